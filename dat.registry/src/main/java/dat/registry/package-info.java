@@ -1,0 +1,4 @@
+/**
+ * Provider discovery, {@code dat_ia_open} by IA name, and selection by attributes.
+ */
+package dat.registry;
