@@ -1,0 +1,74 @@
+package dat.tck;
+
+import dat.tck.rules.EpPostRdmaWriteRules;
+import dat.tck.rules.EpPostSendRules;
+import dat.tck.rules.EpRecvQueryRules;
+import dat.tck.rules.SrqCreateRules;
+import dat.tck.rules.SrqPostRecvRules;
+import dat.tck.rules.SrqResizeRules;
+import org.junit.jupiter.api.Nested;
+
+/**
+ * The whole TCK for one provider: extend it in your provider's tests and implement {@link #openIa()}.
+ *
+ * <pre>{@code
+ * class MyProviderTckTest extends DatProviderVerification {
+ *     protected DatIa openIa() {
+ *         return new MyProvider().open("my0", "", 16);
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Each nested class holds the rules of one DAT call (or object life cycle); each test is named
+ * {@code required_<call>_<rule>}, {@code optional_<call>_<rule>} or {@code untested_<call>_<rule>} and carries
+ * a {@link DatRule}. Run it like any JUnit Jupiter test class; set the configuration parameter
+ * {@value TckContext#STRICT} to fail, rather than skip, required rules the provider cannot run.
+ */
+public abstract class DatProviderVerification implements TckEnvironment {
+
+    /** For subclasses. */
+    protected DatProviderVerification() {
+    }
+
+    @Nested
+    class SrqPostRecv extends SrqPostRecvRules {
+        SrqPostRecv() {
+            super(DatProviderVerification.this);
+        }
+    }
+
+    @Nested
+    class EpPostSend extends EpPostSendRules {
+        EpPostSend() {
+            super(DatProviderVerification.this);
+        }
+    }
+
+    @Nested
+    class SrqResize extends SrqResizeRules {
+        SrqResize() {
+            super(DatProviderVerification.this);
+        }
+    }
+
+    @Nested
+    class SrqCreate extends SrqCreateRules {
+        SrqCreate() {
+            super(DatProviderVerification.this);
+        }
+    }
+
+    @Nested
+    class EpRecvQuery extends EpRecvQueryRules {
+        EpRecvQuery() {
+            super(DatProviderVerification.this);
+        }
+    }
+
+    @Nested
+    class EpPostRdmaWrite extends EpPostRdmaWriteRules {
+        EpPostRdmaWrite() {
+            super(DatProviderVerification.this);
+        }
+    }
+}

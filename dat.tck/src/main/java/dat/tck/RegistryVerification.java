@@ -1,0 +1,30 @@
+package dat.tck;
+
+import dat.api.DatIa;
+import dat.registry.DatRegistry;
+import java.util.Objects;
+
+/**
+ * The verification {@link TckLauncher} runs: it opens the IA named by the configuration parameter
+ * {@value TckContext#IA} through the provider registry, so any provider on the module or class path (or in a
+ * {@code dat.conf}) can be verified without writing a test class.
+ */
+public class RegistryVerification extends DatProviderVerification {
+
+    private String iaName;
+
+    /** Created by JUnit. */
+    public RegistryVerification() {
+    }
+
+    @Override
+    public void configure(TckContext context) {
+        this.iaName = Objects.requireNonNull(context.iaName(),
+                "configuration parameter " + TckContext.IA + " must name the IA to verify");
+    }
+
+    @Override
+    public DatIa openIa() {
+        return DatRegistry.load().open(iaName);
+    }
+}

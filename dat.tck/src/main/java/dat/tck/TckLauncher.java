@@ -1,0 +1,327 @@
+package dat.tck;
+
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+import org.junit.platform.engine.FilterResult;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.engine.support.descriptor.MethodSource;
+import org.junit.platform.launcher.Launcher;
+import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.PostDiscoveryFilter;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.TestPlan;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+import org.junit.platform.reporting.legacy.xml.LegacyXmlReportGeneratingListener;
+
+/**
+ * Runs the TCK programmatically: against an IA by name (through the registry) or any verification class, with
+ * strict mode, an exclude file and a JUnit XML report directory. {@code dat tck} is built on it.
+ */
+public final class TckLauncher {
+
+    private TckLauncher() {
+    }
+
+    /**
+     * What to run.
+     *
+     * @param iaName the IA to verify through the registry; ignored when {@code verification} is given
+     * @param verification a verification class to run instead, or {@code null} for {@link RegistryVerification}
+     * @param strict fail required rules the provider cannot run instead of skipping them
+     * @param excludeFile a file of test names to leave out (one per line, {@code *} wildcards, {@code #}
+     *     comments), or {@code null}
+     * @param reportsDir where to write JUnit XML reports, or {@code null}
+     */
+    public record Options(String iaName, Class<? extends DatProviderVerification> verification, boolean strict,
+                          Path excludeFile, Path reportsDir) {
+
+        /**
+         * @param iaName the IA to verify
+         * @return options for a plain run against that IA
+         */
+        public static Options ia(String iaName) {
+            return new Options(iaName, null, false, null, null);
+        }
+    }
+
+    /** Counts of one DAT call's rules in a run. */
+    public static final class CallSummary {
+        private int passed;
+        private int failed;
+        private int skipped;
+
+        /** @return rules that passed */
+        public int passed() {
+            return passed;
+        }
+
+        /** @return rules that failed */
+        public int failed() {
+            return failed;
+        }
+
+        /** @return rules that were skipped */
+        public int skipped() {
+            return skipped;
+        }
+    }
+
+    /**
+     * One failed rule.
+     *
+     * @param testName the rule's test name
+     * @param level its level
+     * @param message the failure message
+     */
+    public record Failure(String testName, RuleLevel level, String message) {
+    }
+
+    /**
+     * The outcome of a run.
+     *
+     * @param perCall counts per DAT call, sorted by call
+     * @param failures every failed rule
+     * @param skips every skipped rule with its reason
+     */
+    public record Result(Map<String, CallSummary> perCall, List<Failure> failures, Map<String, String> skips) {
+
+        /** @return whether every required rule passed (optional rules may have failed only if they were skipped) */
+        public boolean success() {
+            return failures.isEmpty();
+        }
+
+        /** @return total rules passed */
+        public int passed() {
+            return perCall.values().stream().mapToInt(CallSummary::passed).sum();
+        }
+
+        /** @return total rules failed */
+        public int failed() {
+            return failures.size();
+        }
+
+        /** @return total rules skipped */
+        public int skipped() {
+            return skips.size();
+        }
+    }
+
+    /**
+     * Runs the kit.
+     *
+     * @param options what to run
+     * @param progress also told about every test, for a live progress line; may be {@code null}
+     * @return the outcome
+     */
+    public static Result run(Options options, TestExecutionListener progress) {
+        Class<? extends DatProviderVerification> target = options.verification() != null
+                ? options.verification() : RegistryVerification.class;
+        LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request()
+                .selectors(selectClass(target))
+                .configurationParameter(TckContext.STRICT, Boolean.toString(options.strict()));
+        if (options.iaName() != null) {
+            request.configurationParameter(TckContext.IA, options.iaName());
+        }
+        if (options.excludeFile() != null) {
+            request.filters(excluding(readExcludes(options.excludeFile())));
+        }
+        LauncherDiscoveryRequest discovery = request.build();
+        Collector collector = new Collector();
+        List<TestExecutionListener> listeners = new ArrayList<>(List.of(collector));
+        if (progress != null) {
+            listeners.add(progress);
+        }
+        if (options.reportsDir() != null) {
+            try {
+                Files.createDirectories(options.reportsDir());
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot create the reports directory " + options.reportsDir(), e);
+            }
+            listeners.add(new LegacyXmlReportGeneratingListener(options.reportsDir(),
+                    new PrintWriter(System.err, true)));
+        }
+        Launcher launcher = LauncherFactory.create();
+        launcher.execute(discovery, listeners.toArray(new TestExecutionListener[0]));
+        return collector.result();
+    }
+
+    /**
+     * Command line: {@code --ia NAME [--strict] [--exclude FILE] [--reports DIR]}, or {@code --list-rules}.
+     * Exits 0 only when every required rule passed.
+     *
+     * @param args the arguments
+     */
+    public static void main(String[] args) {
+        String ia = null;
+        boolean strict = false;
+        Path exclude = null;
+        Path reports = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--list-rules" -> {
+                    printRules(System.out);
+                    return;
+                }
+                case "--ia" -> ia = value(args, ++i, "--ia");
+                case "--strict" -> strict = true;
+                case "--exclude" -> exclude = Path.of(value(args, ++i, "--exclude"));
+                case "--reports" -> reports = Path.of(value(args, ++i, "--reports"));
+                default -> usage("unknown argument " + args[i]);
+            }
+        }
+        if (ia == null) {
+            usage("--ia NAME is required");
+        }
+        Result result = run(new Options(ia, null, strict, exclude, reports), null);
+        System.out.printf("%-28s %7s %7s %7s%n", "DAT call", "passed", "failed", "skipped");
+        result.perCall().forEach((call, s) -> System.out.printf("%-28s %7d %7d %7d%n", call, s.passed(), s.failed(),
+                s.skipped()));
+        for (Failure failure : result.failures()) {
+            System.out.println("FAILED " + failure.testName() + ": " + failure.message());
+        }
+        System.exit(result.success() ? 0 : 1);
+    }
+
+    /**
+     * Prints the rules index: call, section, return codes, level, test name, rule.
+     *
+     * @param out where to print
+     */
+    public static void printRules(java.io.PrintStream out) {
+        out.printf("%-24s %-13s %-34s %-9s %s%n", "call", "section", "return codes", "level", "test (rule)");
+        for (TckRule r : RulesIndex.rules()) {
+            out.printf("%-24s %-13s %-34s %-9s %s (%s)%n", r.call(), r.section(), r.returnsText(),
+                    r.level().name().toLowerCase(java.util.Locale.ROOT), r.testName(), r.rule());
+        }
+    }
+
+    private static String value(String[] args, int index, String option) {
+        if (index >= args.length) {
+            usage(option + " needs a value");
+        }
+        return args[index];
+    }
+
+    private static void usage(String problem) {
+        System.err.println("dat.tck: " + problem);
+        System.err.println("usage: TckLauncher --ia NAME [--strict] [--exclude FILE] [--reports DIR] | --list-rules");
+        System.exit(2);
+    }
+
+    /**
+     * Reads an exclude file: one test name per line, {@code *} matches any run of characters, {@code #} starts a
+     * comment.
+     *
+     * @param file the exclude file
+     * @return the patterns
+     */
+    static List<Pattern> readExcludes(Path file) {
+        List<Pattern> patterns = new ArrayList<>();
+        try {
+            for (String line : Files.readAllLines(file)) {
+                int hash = line.indexOf('#');
+                String name = (hash >= 0 ? line.substring(0, hash) : line).strip();
+                if (!name.isEmpty()) {
+                    patterns.add(Pattern.compile(Pattern.quote(name).replace("*", "\\E.*\\Q")));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the exclude file " + file, e);
+        }
+        return patterns;
+    }
+
+    private static PostDiscoveryFilter excluding(List<Pattern> patterns) {
+        return descriptor -> {
+            Optional<String> method = descriptor.getSource().filter(MethodSource.class::isInstance)
+                    .map(s -> ((MethodSource) s).getMethodName());
+            if (method.isPresent()) {
+                for (Pattern p : patterns) {
+                    if (p.matcher(method.get()).matches()) {
+                        return FilterResult.excluded("excluded by the exclude file: " + p);
+                    }
+                }
+            }
+            return FilterResult.included("not excluded");
+        };
+    }
+
+    /** Counts results per DAT call. */
+    private static final class Collector implements TestExecutionListener {
+        private final Map<String, TckRule> byName = new TreeMap<>();
+        private final Map<String, CallSummary> perCall = new TreeMap<>();
+        private final List<Failure> failures = new ArrayList<>();
+        private final Map<String, String> skips = new TreeMap<>();
+
+        Collector() {
+            for (TckRule r : RulesIndex.rules()) {
+                byName.put(r.testName(), r);
+            }
+        }
+
+        @Override
+        public void testPlanExecutionStarted(TestPlan plan) {
+        }
+
+        @Override
+        public void executionSkipped(TestIdentifier test, String reason) {
+            rule(test).ifPresent(r -> {
+                summary(r).skipped++;
+                skips.put(r.testName(), reason);
+            });
+        }
+
+        @Override
+        public void executionFinished(TestIdentifier test, TestExecutionResult result) {
+            Optional<TckRule> rule = rule(test);
+            if (rule.isEmpty()) {
+                if (result.getStatus() == TestExecutionResult.Status.FAILED) {
+                    failures.add(new Failure(test.getDisplayName(), RuleLevel.REQUIRED,
+                            result.getThrowable().map(Throwable::toString).orElse("failed")));
+                }
+                return;
+            }
+            TckRule r = rule.get();
+            switch (result.getStatus()) {
+                case SUCCESSFUL -> summary(r).passed++;
+                case ABORTED -> {
+                    summary(r).skipped++;
+                    skips.put(r.testName(), result.getThrowable().map(Throwable::getMessage).orElse("aborted"));
+                }
+                case FAILED -> {
+                    summary(r).failed++;
+                    failures.add(new Failure(r.testName(), r.level(),
+                            result.getThrowable().map(Throwable::toString).orElse("failed")));
+                }
+            }
+        }
+
+        private Optional<TckRule> rule(TestIdentifier test) {
+            return test.getSource().filter(MethodSource.class::isInstance)
+                    .map(s -> byName.get(((MethodSource) s).getMethodName()));
+        }
+
+        private CallSummary summary(TckRule r) {
+            return perCall.computeIfAbsent(r.call(), c -> new CallSummary());
+        }
+
+        Result result() {
+            return new Result(Collections.unmodifiableSortedMap(new TreeMap<>(perCall)), List.copyOf(failures),
+                    Collections.unmodifiableSortedMap(new TreeMap<>(skips)));
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package dat.tck.rules;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dat.api.DatException;
+import dat.api.DatReturn;
+import dat.tck.TckContext;
+import dat.tck.TckEnvironment;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.function.Executable;
+
+/**
+ * Base of every rule class: opens a {@link TckFixture} on a fresh IA before each test and closes it abruptly
+ * after, and offers the assertions the rules share.
+ */
+@ExtendWith(TckContextResolver.class)
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+public abstract class RuleSupport {
+
+    /** The provider under test. */
+    protected final TckEnvironment env;
+    /** This test's IA and helpers; open during each test. */
+    protected TckFixture f;
+    private TckContext context;
+
+    /**
+     * @param env the provider under test
+     */
+    protected RuleSupport(TckEnvironment env) {
+        this.env = env;
+    }
+
+    @BeforeEach
+    final void openFixture(TckContext runContext) {
+        this.context = runContext;
+        env.configure(runContext);
+        f = new TckFixture(env.openIa());
+    }
+
+    @AfterEach
+    final void closeFixture() {
+        if (f != null) {
+            f.close();
+        }
+    }
+
+    /**
+     * For {@code optional_} rules: skips the test, with the reason, when the provider denies the feature.
+     *
+     * @param claimed whether the provider's attributes claim the feature
+     * @param attribute the attribute and value that deny it, as the skip reason shows it
+     */
+    protected static void optionalFeature(boolean claimed, String attribute) {
+        Assumptions.assumeTrue(claimed, () -> "provider attribute denies the feature: " + attribute);
+    }
+
+    /**
+     * For {@code required_} rules that need a feature DAT lets a provider deny (an SRQ, a recv-info count):
+     * skipped with the reason, or failed in strict mode.
+     *
+     * @param claimed whether the provider's attributes claim the feature
+     * @param attribute the attribute and value that deny it
+     */
+    protected final void requiredFeature(boolean claimed, String attribute) {
+        if (claimed) {
+            return;
+        }
+        if (context != null && context.strict()) {
+            fail("strict mode: this required rule needs a feature the provider denies: " + attribute);
+        }
+        Assumptions.abort("provider attribute denies the feature this rule needs: " + attribute);
+    }
+
+    /**
+     * Asserts a data-path status.
+     *
+     * @param expected the expected status, for example {@link DatReturn#DAT_INVALID_PARAMETER}
+     * @param actual what the call returned
+     * @param what the call and situation, for the failure message
+     */
+    protected static void assertStatus(int expected, int actual, String what) {
+        if (DatReturn.of(expected) != safeType(actual)) {
+            assertEquals(DatReturn.toString(expected), DatReturn.toString(actual), what);
+        }
+    }
+
+    /**
+     * Asserts that a control-path call throws {@link DatException} of the given type.
+     *
+     * @param expected the expected return type
+     * @param call the call
+     * @param what the call and situation, for the failure message
+     * @return the exception, for further checks
+     */
+    protected static DatException assertThrowsDat(DatReturn expected, Executable call, String what) {
+        try {
+            call.execute();
+        } catch (DatException e) {
+            if (e.type() != expected) {
+                fail(what + ": expected DAT_" + expected + " but got " + e.getMessage(), e);
+            }
+            return e;
+        } catch (Throwable t) {
+            fail(what + ": expected DatException DAT_" + expected + " but got " + t, t);
+        }
+        return fail(what + ": expected DAT_" + expected + " but the call succeeded");
+    }
+
+    private static DatReturn safeType(int status) {
+        try {
+            return DatReturn.of(status);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,22 @@
+package dat.tck.rules;
+
+import dat.tck.TckContext;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
+
+/** Hands each rule class the run's {@link TckContext}, read from JUnit configuration parameters. */
+final class TckContextResolver implements ParameterResolver {
+
+    @Override
+    public boolean supportsParameter(ParameterContext parameter, ExtensionContext extension) {
+        return parameter.getParameter().getType() == TckContext.class;
+    }
+
+    @Override
+    public Object resolveParameter(ParameterContext parameter, ExtensionContext extension) {
+        boolean strict = extension.getConfigurationParameter(TckContext.STRICT).map(Boolean::parseBoolean)
+                .orElse(false);
+        return new TckContext(strict, extension.getConfigurationParameter(TckContext.IA).orElse(null));
+    }
+}

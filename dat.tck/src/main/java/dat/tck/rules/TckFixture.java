@@ -1,0 +1,322 @@
+package dat.tck.rules;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dat.api.DatCloseFlags;
+import dat.api.DatCompletionFlags;
+import dat.api.DatDtoStatus;
+import dat.api.DatEp;
+import dat.api.DatEpAttr;
+import dat.api.DatEvd;
+import dat.api.DatEvdFlags;
+import dat.api.DatEvent;
+import dat.api.DatEventType;
+import dat.api.DatIa;
+import dat.api.DatIaAttr;
+import dat.api.DatLmr;
+import dat.api.DatMemPriv;
+import dat.api.DatProviderAttr;
+import dat.api.DatPsp;
+import dat.api.DatPspFlags;
+import dat.api.DatPz;
+import dat.api.DatQos;
+import dat.api.DatReturn;
+import dat.api.DatSrq;
+import dat.api.Iov;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One test's world: an open IA with its attributes, a PZ, native memory, and helpers to register memory,
+ * create EVDs and connect endpoint pairs through DAT's own calls (PSP, CR, accept), so the kit assumes nothing
+ * about the provider beyond the API.
+ */
+public final class TckFixture implements AutoCloseable {
+
+    /** How long the kit waits for an event it expects. */
+    public static final long EVENT_TIMEOUT_MILLIS = 10_000;
+    /** How long the kit watches for an event it expects not to come. */
+    public static final long QUIET_MILLIS = 200;
+
+    /** The IA under test. */
+    public final DatIa ia;
+    /** Its provider attributes. */
+    public final DatProviderAttr provider;
+    /** Its limits. */
+    public final DatIaAttr limits;
+    /** A protection zone of {@link #ia}. */
+    public final DatPz pz;
+    /** Owns every buffer the test registers; closed after the IA. */
+    public final Arena arena = Arena.ofShared();
+
+    TckFixture(DatIa ia) {
+        this.ia = ia;
+        this.provider = ia.providerAttr();
+        this.limits = ia.query();
+        this.pz = ia.createPz();
+    }
+
+    /** A registered buffer: the LMR and the memory it covers. */
+    public record Region(DatLmr lmr, MemorySegment memory) {
+
+        /** @return the first byte's virtual address */
+        public long address() {
+            return lmr.address();
+        }
+    }
+
+    /**
+     * Registers {@code size} bytes of fresh native memory, aligned to the provider's optimal alignment.
+     *
+     * @param size bytes
+     * @param privileges {@link DatMemPriv} flags
+     * @return the region, zero-filled
+     */
+    public Region region(long size, int privileges) {
+        return region(pz, size, privileges);
+    }
+
+    /**
+     * @param zone the PZ to register in
+     * @param size bytes
+     * @param privileges {@link DatMemPriv} flags
+     * @return the region, zero-filled
+     */
+    public Region region(DatPz zone, long size, int privileges) {
+        long align = Math.max(8, provider.optimalBufferAlignment());
+        MemorySegment memory = arena.allocate(size, align);
+        return new Region(ia.createLmr(zone, memory, privileges), memory);
+    }
+
+    /** @return a region of 4 KiB with every privilege */
+    public Region region() {
+        return region(4096, DatMemPriv.ALL);
+    }
+
+    /**
+     * @param capacity triplets
+     * @return a fresh IOV
+     */
+    public Iov iov(int capacity) {
+        return Iov.allocate(arena, capacity);
+    }
+
+    /**
+     * @param flags {@link DatEvdFlags}
+     * @return an EVD with a queue of up to 256 events (less if the IA allows less)
+     */
+    public DatEvd evd(int flags) {
+        return ia.createEvd(Math.min(256, limits.maxEvdQlen()), null, flags);
+    }
+
+    /** What one side of a connection is made of. */
+    public record Side(DatEp ep, DatEvd requestEvd, DatEvd recvEvd, DatEvd connectEvd) {
+    }
+
+    /** Two connected endpoints. */
+    public record Connection(Side active, Side passive) {
+    }
+
+    /**
+     * @return attributes with room for the kit's tests: 64-deep queues, up to 4 segments
+     */
+    public DatEpAttr epAttr() {
+        return epAttr(DatCompletionFlags.DEFAULT, DatCompletionFlags.DEFAULT);
+    }
+
+    /**
+     * @param recvFlags {@code recv_completion_flags}
+     * @param requestFlags {@code request_completion_flags}
+     * @return attributes with room for the kit's tests
+     */
+    public DatEpAttr epAttr(int recvFlags, int requestFlags) {
+        int iov = Math.min(4, limits.maxIovSegmentsPerDto());
+        return DatEpAttr.builder()
+                .maxMessageSize(Math.min(1 << 20, limits.maxMessageSize()))
+                .maxRdmaSize(Math.min(1 << 20, limits.maxRdmaSize()))
+                .maxRecvDtos(Math.min(64, limits.maxDtoPerEp()))
+                .maxRequestDtos(Math.min(64, limits.maxDtoPerEp()))
+                .maxRecvIov(iov).maxRequestIov(iov)
+                .maxRdmaReadIov(Math.min(iov, limits.maxIovSegmentsPerRdmaRead()))
+                .maxRdmaWriteIov(Math.min(iov, limits.maxIovSegmentsPerRdmaWrite()))
+                .maxRdmaReadIn(Math.min(1, limits.maxRdmaReadIn()))
+                .maxRdmaReadOut(Math.min(1, limits.maxRdmaReadOut()))
+                .recvCompletionFlags(recvFlags).requestCompletionFlags(requestFlags)
+                .build();
+    }
+
+    /**
+     * Creates an unconnected EP with its own three EVDs.
+     *
+     * @param attr attributes
+     * @param srq the SRQ to take receives from, or {@code null}
+     * @return the EP and its EVDs
+     */
+    public Side side(DatEpAttr attr, DatSrq srq) {
+        DatEvd request = evd(DatEvdFlags.DTO | DatEvdFlags.RMR_BIND);
+        DatEvd recv = evd(DatEvdFlags.DTO);
+        DatEvd connect = evd(DatEvdFlags.CONNECTION);
+        DatEp ep = srq == null
+                ? ia.createEp(pz, recv, request, connect, attr)
+                : ia.createEpWithSrq(pz, recv, request, connect, srq, attr);
+        return new Side(ep, request, recv, connect);
+    }
+
+    /** @return a connected pair with the kit's default attributes */
+    public Connection connect() {
+        return connect(side(epAttr(), null), side(epAttr(), null));
+    }
+
+    /**
+     * Connects {@code active} to {@code passive} through a PSP on this IA: connect, connection request, accept,
+     * and both ESTABLISHED events.
+     *
+     * @param active the side that calls {@code dat_ep_connect}
+     * @param passive the side handed to {@code dat_cr_accept}
+     * @return the connection
+     */
+    public Connection connect(Side active, Side passive) {
+        DatEvd crEvd = evd(DatEvdFlags.CR);
+        DatPsp psp = ia.createPspAny(crEvd, DatPspFlags.CONSUMER);
+        try {
+            active.ep().connect(ia.address(), psp.connQual(), TimeUnit.MILLISECONDS.toMicros(EVENT_TIMEOUT_MILLIS),
+                    null, DatQos.BEST_EFFORT, 0);
+            DatEvent request = next(crEvd);
+            assertSame(DatEventType.CONNECTION_REQUEST_EVENT, request.type(), "connection request on the CR EVD");
+            request.cr().accept(passive.ep(), null);
+            assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, next(active.connectEvd()).type(),
+                    "active side established");
+            assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, next(passive.connectEvd()).type(),
+                    "passive side established");
+        } finally {
+            psp.close();
+            crEvd.close();
+        }
+        return new Connection(active, passive);
+    }
+
+    /**
+     * Waits for the next event of {@code evd}, failing after {@link #EVENT_TIMEOUT_MILLIS}. Polls with
+     * {@code dat_evd_dequeue}, so it does not depend on {@code dat_evd_wait} being right.
+     *
+     * @param evd the EVD
+     * @return a fresh event holder with the event
+     */
+    public static DatEvent next(DatEvd evd) {
+        DatEvent event = new DatEvent();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(EVENT_TIMEOUT_MILLIS);
+        while (true) {
+            int rc = evd.dequeue(event);
+            if (rc == DatReturn.DAT_SUCCESS) {
+                return event;
+            }
+            if (rc != DatReturn.DAT_QUEUE_EMPTY) {
+                fail("dat_evd_dequeue returned " + DatReturn.toString(rc));
+            }
+            if (System.nanoTime() > deadline) {
+                return fail("no event within " + EVENT_TIMEOUT_MILLIS + " ms on " + evd);
+            }
+            Thread.onSpinWait();
+            Thread.yield();
+        }
+    }
+
+    /**
+     * Waits for a DTO completion and checks its status.
+     *
+     * @param evd the EVD
+     * @param status the expected status
+     * @return the event
+     */
+    public static DatEvent completion(DatEvd evd, DatDtoStatus status) {
+        DatEvent event = next(evd);
+        assertSame(DatEventType.DTO_COMPLETION, event.type(), "expected a DTO completion, got " + event);
+        assertSame(status, event.dtoStatus(), "completion status of " + event);
+        return event;
+    }
+
+    /**
+     * Asserts that {@code evd} stays empty for {@link #QUIET_MILLIS}.
+     *
+     * @param evd the EVD
+     * @param why what the quiet proves, for the failure message
+     */
+    public static void quiet(DatEvd evd, String why) {
+        DatEvent event = new DatEvent();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(QUIET_MILLIS);
+        do {
+            int rc = evd.dequeue(event);
+            if (rc == DatReturn.DAT_SUCCESS) {
+                fail(why + ": unexpected " + event);
+            }
+            Thread.yield();
+        } while (System.nanoTime() < deadline);
+    }
+
+    /**
+     * Fills {@code memory} with a position-dependent pattern seeded by {@code seed}.
+     *
+     * @param memory the bytes
+     * @param seed the seed
+     */
+    public static void pattern(MemorySegment memory, int seed) {
+        for (long i = 0; i < memory.byteSize(); i++) {
+            memory.set(ValueLayout.JAVA_BYTE, i, patternByte(seed, i));
+        }
+    }
+
+    /**
+     * @param seed pattern seed
+     * @param index byte index
+     * @return the pattern byte at that index
+     */
+    public static byte patternByte(int seed, long index) {
+        return (byte) (seed * 31 + index * 7 + (index >>> 8));
+    }
+
+    /**
+     * Asserts that {@code actual} holds {@code expected}'s bytes.
+     *
+     * @param expected the source bytes
+     * @param actual where they should be
+     * @param what for the failure message
+     */
+    public static void assertSameBytes(MemorySegment expected, MemorySegment actual, String what) {
+        assertEquals(expected.byteSize(), actual.byteSize(), what + ": sizes");
+        long mismatch = expected.mismatch(actual);
+        if (mismatch >= 0) {
+            fail(what + ": first differing byte at " + mismatch + ": expected "
+                    + expected.get(ValueLayout.JAVA_BYTE, mismatch) + " but was "
+                    + actual.get(ValueLayout.JAVA_BYTE, mismatch));
+        }
+    }
+
+    /**
+     * Asserts every byte of {@code memory} equals {@code value}.
+     *
+     * @param memory the bytes
+     * @param value the expected byte
+     * @param what for the failure message
+     */
+    public static void assertFilled(MemorySegment memory, byte value, String what) {
+        for (long i = 0; i < memory.byteSize(); i++) {
+            byte b = memory.get(ValueLayout.JAVA_BYTE, i);
+            if (b != value) {
+                fail(what + ": byte " + i + " is " + b + ", expected " + value);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            ia.close(DatCloseFlags.ABRUPT);
+        } finally {
+            arena.close();
+        }
+    }
+}

@@ -1,0 +1,19 @@
+/**
+ * The DAT conformance kit: one JUnit Jupiter test per rule and return code of the DAT calls a provider
+ * implements, an index of those rules, and a launcher.
+ *
+ * <p>A vendor extends {@link dat.tck.DatProviderVerification} in its own tests, or runs
+ * {@link dat.tck.TckLauncher} (or {@code dat tck}) against a provider found by the registry.
+ */
+module dat.tck {
+    requires transitive dat.api;
+    requires dat.registry;
+    requires transitive org.junit.jupiter.api;
+    requires transitive org.junit.platform.launcher;
+    requires org.junit.platform.reporting;
+
+    exports dat.tck;
+    // JUnit instantiates the nested rule classes and calls their methods reflectively.
+    opens dat.tck to org.junit.platform.commons;
+    opens dat.tck.rules to org.junit.platform.commons;
+}
