@@ -14,6 +14,11 @@ import java.net.InetAddress;
  * COMPLETION_PENDING &rarr; CONNECTED &rarr; DISCONNECT_PENDING &rarr; DISCONNECTED &rarr; (reset)
  * UNCONNECTED. Posts are valid in CONNECTED and DISCONNECTED (where they are flushed at once); receives may
  * also be pre-posted in UNCONNECTED and the pending states.
+ *
+ * <p>Queue depth: a request (send, RDMA, bind) holds its slot of {@code max_request_dtos} from the post until
+ * its completion is dequeued from the request EVD (or, when its completion is suppressed, until it completes),
+ * as a verbs send queue slot is freed only when its completion is polled. Receives likewise hold a slot of
+ * {@code max_recv_dtos}. A post into a full queue returns {@link DatReturn#DAT_INSUFFICIENT_RESOURCES}.
  */
 public interface DatEp extends DatHandle {
 
@@ -158,8 +163,12 @@ public interface DatEp extends DatHandle {
      * @param segmentLength the remote buffer's {@code segment_length}
      * @param completionFlags {@link DatCompletionFlags}
      * @return as {@link #postSend}; {@link DatReturn#DAT_LENGTH_ERROR} when the remote buffer is too small
-     *     for the local data; a remote PZ mismatch or missing remote write privilege completes the DTO with
-     *     {@link DatDtoStatus#REMOTE_ACCESS_ERR}
+     *     for the local data or the data exceeds {@code max_rdma_size}; {@link DatReturn#DAT_PROTECTION_VIOLATION}
+     *     when the {@code rmr_context} belongs to another PZ than the remote EP's and
+     *     {@link DatReturn#DAT_PRIVILEGES_VIOLATION} when it lacks remote write, where the provider can tell at
+     *     post time; a transport that learns it only at the target completes the DTO with
+     *     {@link DatDtoStatus#REMOTE_ACCESS_ERR} instead. An unknown {@code rmr_context} or a target outside its
+     *     region always ends in {@link DatDtoStatus#REMOTE_ACCESS_ERR}, and no byte is written
      */
     int postRdmaWrite(int numSegments, Iov localIov, long userCookie, int rmrContext, long targetAddress,
                       long segmentLength, int completionFlags);

@@ -6,7 +6,8 @@ package dat.api;
  * <p>{@link #close()} is the object's {@code dat_*_free} (for an IA, a graceful {@code dat_ia_close}). It is
  * idempotent: closing a closed handle does nothing. Closing a handle that still has live children (an IA
  * with a PZ, a PZ with an LMR, an EVD an EP still uses, ...) throws {@link DatException} with
- * {@link DatReturn#INVALID_STATE} and changes nothing. Every other call on a closed handle fails with
+ * {@link DatReturn#INVALID_STATE} and changes nothing; freeing a connected EP first disconnects it abruptly, as
+ * {@code dat_ep_free} does. Every other call on a closed handle fails with
  * {@link DatReturn#INVALID_HANDLE}: the control path throws it, the data path returns it.
  */
 public interface DatHandle extends AutoCloseable {
@@ -45,8 +46,8 @@ public interface DatHandle extends AutoCloseable {
     /**
      * {@code dat_*_free}: releases the object.
      *
-     * @throws DatException {@link DatReturn#INVALID_STATE} when the object still has live children or, for
-     *     an EP, is not in a state that allows freeing without an abrupt disconnect first
+     * @throws DatException {@link DatReturn#INVALID_STATE} when the object still has live children (or, for an
+     *     EVD, CNO, PZ or SRQ, is still used by another object)
      */
     @Override
     void close();

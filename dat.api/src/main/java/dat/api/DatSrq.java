@@ -34,8 +34,8 @@ public interface DatSrq extends DatHandle {
      * @param srqMaxRecvDto the new maximum number of receive DTOs the SRQ must hold
      * @throws DatException {@link DatReturn#INVALID_STATE} when more buffers are outstanding than
      *     {@code srqMaxRecvDto} or it is below the low watermark (the SRQ is unchanged);
-     *     {@link DatReturn#INVALID_PARAMETER} when it is below 1 or above {@code max_recv_per_srq};
-     *     {@link DatReturn#INSUFFICIENT_RESOURCES}; {@link DatReturn#INVALID_HANDLE}
+     *     {@link DatReturn#INVALID_PARAMETER} when it is below 1; {@link DatReturn#INSUFFICIENT_RESOURCES} when it
+     *     is above the IA's {@code max_recv_per_srq}; {@link DatReturn#INVALID_HANDLE}
      */
     void resize(int srqMaxRecvDto);
 

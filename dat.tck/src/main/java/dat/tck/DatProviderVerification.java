@@ -1,8 +1,12 @@
 package dat.tck;
 
+import dat.tck.rules.EpConnectionRules;
 import dat.tck.rules.EpPostRdmaWriteRules;
 import dat.tck.rules.EpPostSendRules;
 import dat.tck.rules.EpRecvQueryRules;
+import dat.tck.rules.EvdRules;
+import dat.tck.rules.IaPzLmrRules;
+import dat.tck.rules.RmrRules;
 import dat.tck.rules.SrqCreateRules;
 import dat.tck.rules.SrqPostRecvRules;
 import dat.tck.rules.SrqResizeRules;
@@ -68,6 +72,34 @@ public abstract class DatProviderVerification implements TckEnvironment {
     @Nested
     class EpPostRdmaWrite extends EpPostRdmaWriteRules {
         EpPostRdmaWrite() {
+            super(DatProviderVerification.this);
+        }
+    }
+
+    @Nested
+    class IaPzLmr extends IaPzLmrRules {
+        IaPzLmr() {
+            super(DatProviderVerification.this);
+        }
+    }
+
+    @Nested
+    class Evd extends EvdRules {
+        Evd() {
+            super(DatProviderVerification.this);
+        }
+    }
+
+    @Nested
+    class EpConnection extends EpConnectionRules {
+        EpConnection() {
+            super(DatProviderVerification.this);
+        }
+    }
+
+    @Nested
+    class Rmr extends RmrRules {
+        Rmr() {
             super(DatProviderVerification.this);
         }
     }

@@ -1,0 +1,372 @@
+package dat.tck.rules;
+
+import static dat.tck.rules.TckFixture.completion;
+import static dat.tck.rules.TckFixture.next;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dat.api.DatCloseFlags;
+import dat.api.DatCompletionFlags;
+import dat.api.DatCr;
+import dat.api.DatCrParam;
+import dat.api.DatDtoStatus;
+import dat.api.DatEpParam;
+import dat.api.DatEpState;
+import dat.api.DatEpStatus;
+import dat.api.DatEvd;
+import dat.api.DatEvdFlags;
+import dat.api.DatEvent;
+import dat.api.DatEventType;
+import dat.api.DatPsp;
+import dat.api.DatPspFlags;
+import dat.api.DatQos;
+import dat.api.DatReturn;
+import dat.api.DatRsp;
+import dat.tck.DatRule;
+import dat.tck.TckEnvironment;
+import dat.tck.rules.TckFixture.Connection;
+import dat.tck.rules.TckFixture.Region;
+import dat.tck.rules.TckFixture.Side;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Connection life cycle and EP states: {@code dat_ep_create}, {@code dat_psp_create(_any)}, {@code dat_rsp_create},
+ * {@code dat_ep_connect}, {@code dat_cr_query}, {@code dat_cr_accept}, {@code dat_cr_reject}, {@code dat_cr_handoff},
+ * {@code dat_ep_disconnect}, {@code dat_ep_reset}, {@code dat_ep_free}, {@code dat_ep_get_status},
+ * {@code dat_ep_query}, and the flush rules of {@code dat_ep_post_recv}.
+ */
+public abstract class EpConnectionRules extends RuleSupport {
+
+    private static final long TIMEOUT = TimeUnit.MILLISECONDS.toMicros(TckFixture.EVENT_TIMEOUT_MILLIS);
+
+    /**
+     * @param env the provider under test
+     */
+    protected EpConnectionRules(TckEnvironment env) {
+        super(env);
+    }
+
+    private int postRecv(Side side, Region into, long offset, long length, long cookie) {
+        return side.ep().postRecv(1, f.iov(1).set(0, into.lmr(), offset, length), cookie, DatCompletionFlags.DEFAULT);
+    }
+
+    /**
+     * dat_ep_create: a new EP is UNCONNECTED, and dat_ep_query reports its handles and at least the attributes
+     * asked.
+     * If this fails, check the initial state and dat_ep_query.
+     */
+    @Test
+    @DatRule(call = "dat_ep_create", section = "DESCRIPTION", rule = "a new EP is UNCONNECTED with the attributes asked")
+    void required_ep_create_startsUnconnectedWithAttributes() {
+        Side side = f.side(f.epAttr(), null);
+        assertSame(DatEpState.UNCONNECTED, side.ep().state());
+        DatEpParam p = side.ep().query();
+        assertSame(DatEpState.UNCONNECTED, p.epState());
+        assertSame(f.pz, p.pz());
+        assertSame(side.recvEvd(), p.recvEvd());
+        assertSame(side.requestEvd(), p.requestEvd());
+        assertSame(side.connectEvd(), p.connectEvd());
+        assertTrue(p.epAttr().maxRecvDtos() >= f.epAttr().maxRecvDtos(), "max_recv_dtos");
+        assertTrue(p.epAttr().maxRequestDtos() >= f.epAttr().maxRequestDtos(), "max_request_dtos");
+        DatEpStatus status = side.ep().getStatus();
+        assertTrue(status.recvIdle() && status.requestIdle(), "a new EP is idle");
+    }
+
+    /**
+     * dat_ep_create: "DAT_INVALID_PARAMETER" for attributes beyond the IA's limits.
+     * If this fails, an EP was created with more than max_dto_per_ep or max_iov_segments_per_dto.
+     */
+    @Test
+    @DatRule(call = "dat_ep_create", section = "RETURN VALUES", rule = "attributes beyond the IA limits are refused",
+            returns = DatReturn.INVALID_PARAMETER)
+    void required_ep_create_invalidParameterBeyondIaLimits() {
+        if (f.limits.maxDtoPerEp() < Integer.MAX_VALUE) {
+            assertThrowsDat(DatReturn.INVALID_PARAMETER, () -> f.side(f.epAttr().toBuilder()
+                    .maxRecvDtos(f.limits.maxDtoPerEp() + 1).build(), null), "max_recv_dtos above max_dto_per_ep");
+        }
+        if (f.limits.maxIovSegmentsPerDto() < Integer.MAX_VALUE) {
+            assertThrowsDat(DatReturn.INVALID_PARAMETER, () -> f.side(f.epAttr().toBuilder()
+                    .maxRequestIov(f.limits.maxIovSegmentsPerDto() + 1).build(), null),
+                    "max_request_iov above max_iov_segments_per_dto");
+        }
+        assertThrowsDat(DatReturn.INVALID_PARAMETER, () -> f.side(f.epAttr().toBuilder().maxRecvDtos(-1).build(), null),
+                "max_recv_dtos -1");
+    }
+
+    /**
+     * dat_ep_connect / dat_cr_accept: the passive side gets a connection request carrying the active side's
+     * private data; both sides end CONNECTED with CONNECTION_EVENT_ESTABLISHED, the active side's event carrying
+     * the accept's private data.
+     * If this fails, check the CR event, private data in both directions and the final states.
+     */
+    @Test
+    @DatRule(call = "dat_cr_accept", section = "DESCRIPTION", rule = "accept connects both sides with private data")
+    void required_cr_accept_connectsBothSidesWithPrivateData() {
+        Side active = f.side(f.epAttr(), null);
+        Side passive = f.side(f.epAttr(), null);
+        DatEvd crEvd = f.evd(DatEvdFlags.CR);
+        DatPsp psp = f.ia.createPspAny(crEvd, DatPspFlags.CONSUMER);
+        byte[] hello = {1, 2, 3, 4, 5};
+        byte[] welcome = {9, 8, 7};
+        active.ep().connect(f.ia.address(), psp.connQual(), TIMEOUT, hello, DatQos.BEST_EFFORT, 0);
+        assertSame(DatEpState.ACTIVE_CONNECTION_PENDING, active.ep().state(), "state after dat_ep_connect");
+        DatEvent request = next(crEvd);
+        assertSame(DatEventType.CONNECTION_REQUEST_EVENT, request.type());
+        assertSame(psp, request.sp(), "sp_handle");
+        assertEquals(psp.connQual(), request.connQual(), "conn_qual");
+        DatCrParam cr = request.cr().query();
+        assertArrayEquals(hello, cr.privateData(), "private data of the request");
+        assertEquals(f.ia.address(), cr.remoteIaAddress(), "remote_ia_address_ptr");
+        request.cr().accept(passive.ep(), welcome);
+        DatEvent activeEvent = next(active.connectEvd());
+        assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, activeEvent.type());
+        assertSame(active.ep(), activeEvent.ep());
+        assertArrayEquals(welcome, activeEvent.privateData(), "private data of the accept");
+        assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, next(passive.connectEvd()).type());
+        assertSame(DatEpState.CONNECTED, active.ep().state());
+        assertSame(DatEpState.CONNECTED, passive.ep().state());
+        assertEquals(psp.connQual(), active.ep().query().remotePortQual(), "remote_port_qual");
+    }
+
+    /**
+     * dat_ep_connect: private data larger than max_private_data_size is "DAT_INVALID_PARAMETER"; an EP that is not
+     * UNCONNECTED is "DAT_INVALID_STATE".
+     * If this fails, check the private-data limit and the state test of dat_ep_connect.
+     */
+    @Test
+    @DatRule(call = "dat_ep_connect", section = "RETURN VALUES", rule = "too much private data, or a busy EP, is refused",
+            returns = {DatReturn.INVALID_PARAMETER, DatReturn.INVALID_STATE})
+    void required_ep_connect_refusesOversizedPrivateDataAndBusyEp() {
+        Side side = f.side(f.epAttr(), null);
+        byte[] tooMuch = new byte[f.provider.maxPrivateDataSize() + 1];
+        assertThrowsDat(DatReturn.INVALID_PARAMETER,
+                () -> side.ep().connect(f.ia.address(), 1, TIMEOUT, tooMuch, DatQos.BEST_EFFORT, 0),
+                "dat_ep_connect with max_private_data_size + 1 bytes");
+        Connection c = f.connect();
+        assertThrowsDat(DatReturn.INVALID_STATE,
+                () -> c.active().ep().connect(f.ia.address(), 1, TIMEOUT, null, DatQos.BEST_EFFORT, 0),
+                "dat_ep_connect on a CONNECTED EP");
+    }
+
+    /**
+     * dat_ep_connect: with nobody listening on the qualifier the connection fails with
+     * DAT_CONNECTION_EVENT_NON_PEER_REJECTED (or UNREACHABLE / TIMED_OUT) and the EP ends DISCONNECTED.
+     * If this fails, a connect to nobody hung, succeeded, or left the EP in a pending state.
+     */
+    @Test
+    @DatRule(call = "dat_ep_connect", section = "DESCRIPTION", rule = "no listener: a failure event, EP DISCONNECTED")
+    void required_ep_connect_noListenerFailsWithEvent() {
+        Side side = f.side(f.epAttr(), null);
+        DatEvd crEvd = f.evd(DatEvdFlags.CR);
+        DatPsp psp = f.ia.createPspAny(crEvd, DatPspFlags.CONSUMER);
+        long unused = psp.connQual();
+        psp.close();
+        side.ep().connect(f.ia.address(), unused, TimeUnit.SECONDS.toMicros(2), null, DatQos.BEST_EFFORT, 0);
+        DatEventType type = next(side.connectEvd()).type();
+        assertTrue(type == DatEventType.CONNECTION_EVENT_NON_PEER_REJECTED
+                || type == DatEventType.CONNECTION_EVENT_UNREACHABLE
+                || type == DatEventType.CONNECTION_EVENT_TIMED_OUT, "connection event " + type);
+        assertSame(DatEpState.DISCONNECTED, side.ep().state());
+    }
+
+    /**
+     * dat_cr_reject: the active side gets DAT_CONNECTION_EVENT_PEER_REJECTED and ends DISCONNECTED.
+     * If this fails, check the reject path.
+     */
+    @Test
+    @DatRule(call = "dat_cr_reject", section = "DESCRIPTION", rule = "the requester sees PEER_REJECTED")
+    void required_cr_reject_requesterSeesPeerRejected() {
+        Side active = f.side(f.epAttr(), null);
+        DatEvd crEvd = f.evd(DatEvdFlags.CR);
+        DatPsp psp = f.ia.createPspAny(crEvd, DatPspFlags.CONSUMER);
+        active.ep().connect(f.ia.address(), psp.connQual(), TIMEOUT, null, DatQos.BEST_EFFORT, 0);
+        DatCr cr = next(crEvd).cr();
+        cr.reject();
+        assertSame(DatEventType.CONNECTION_EVENT_PEER_REJECTED, next(active.connectEvd()).type());
+        assertSame(DatEpState.DISCONNECTED, active.ep().state());
+        assertThrowsDat(DatReturn.INVALID_HANDLE, cr::query, "dat_cr_query after reject");
+    }
+
+    /**
+     * dat_cr_handoff: the request reappears on the PSP of the hand-off qualifier and can be accepted there.
+     * If this fails, check that handoff re-delivers the same request to the other PSP.
+     */
+    @Test
+    @DatRule(call = "dat_cr_handoff", section = "DESCRIPTION", rule = "the request moves to the other PSP")
+    void required_cr_handoff_movesRequestToOtherPsp() {
+        Side active = f.side(f.epAttr(), null);
+        Side passive = f.side(f.epAttr(), null);
+        DatEvd firstEvd = f.evd(DatEvdFlags.CR);
+        DatEvd secondEvd = f.evd(DatEvdFlags.CR);
+        DatPsp first = f.ia.createPspAny(firstEvd, DatPspFlags.CONSUMER);
+        DatPsp second = f.ia.createPspAny(secondEvd, DatPspFlags.CONSUMER);
+        active.ep().connect(f.ia.address(), first.connQual(), TIMEOUT, new byte[] {42}, DatQos.BEST_EFFORT, 0);
+        next(firstEvd).cr().handoff(second.connQual());
+        DatEvent moved = next(secondEvd);
+        assertSame(second, moved.sp());
+        assertArrayEquals(new byte[] {42}, moved.cr().query().privateData(), "private data survives the hand-off");
+        moved.cr().accept(passive.ep(), null);
+        assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, next(active.connectEvd()).type());
+    }
+
+    /**
+     * dat_psp_create: "DAT_CONN_QUAL_IN_USE" for a qualifier already listened on; dat_psp_create_any picks free,
+     * distinct qualifiers.
+     * If this fails, two PSPs share a qualifier.
+     */
+    @Test
+    @DatRule(call = "dat_psp_create", section = "RETURN VALUES", rule = "a qualifier in use is refused",
+            returns = DatReturn.CONN_QUAL_IN_USE)
+    void required_psp_create_connQualInUseIsRefused() {
+        DatEvd crEvd = f.evd(DatEvdFlags.CR);
+        DatPsp a = f.ia.createPspAny(crEvd, DatPspFlags.CONSUMER);
+        DatPsp b = f.ia.createPspAny(crEvd, DatPspFlags.CONSUMER);
+        assertNotEquals(a.connQual(), b.connQual(), "dat_psp_create_any qualifiers are distinct");
+        assertThrowsDat(DatReturn.CONN_QUAL_IN_USE, () -> f.ia.createPsp(a.connQual(), crEvd, DatPspFlags.CONSUMER),
+                "dat_psp_create on a taken qualifier");
+        assertEquals(a.connQual(), a.query().connQual());
+        a.close();
+        f.ia.createPsp(a.connQual(), crEvd, DatPspFlags.CONSUMER).close();
+    }
+
+    /**
+     * dat_rsp_create: the reserved EP moves to RESERVED; the one request it gets connects that EP.
+     * If this fails, check the RSP path: reserved state, CR naming the RSP, accept of the reserved EP.
+     */
+    @Test
+    @DatRule(call = "dat_rsp_create", section = "DESCRIPTION", rule = "an RSP connects its reserved EP")
+    void required_rsp_create_connectsReservedEp() {
+        Side active = f.side(f.epAttr(), null);
+        Side reserved = f.side(f.epAttr(), null);
+        DatEvd crEvd = f.evd(DatEvdFlags.CR);
+        DatPsp probe = f.ia.createPspAny(crEvd, DatPspFlags.CONSUMER);
+        long qual = probe.connQual();
+        probe.close();
+        DatRsp rsp = f.ia.createRsp(qual, reserved.ep(), crEvd);
+        assertSame(DatEpState.RESERVED, reserved.ep().state());
+        assertSame(reserved.ep(), rsp.query().ep());
+        active.ep().connect(f.ia.address(), qual, TIMEOUT, null, DatQos.BEST_EFFORT, 0);
+        DatEvent request = next(crEvd);
+        assertSame(rsp, request.sp());
+        assertSame(reserved.ep(), request.cr().query().localEp(), "local_ep_handle of an RSP request");
+        request.cr().accept(reserved.ep(), null);
+        assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, next(active.connectEvd()).type());
+        assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, next(reserved.connectEvd()).type());
+    }
+
+    /**
+     * dat_ep_disconnect (graceful): both sides get DAT_CONNECTION_EVENT_DISCONNECTED and end DISCONNECTED;
+     * dat_ep_reset then returns an EP to UNCONNECTED, ready to connect again.
+     * If this fails, check the disconnect events, the final states and reset.
+     */
+    @Test
+    @DatRule(call = "dat_ep_disconnect", section = "DESCRIPTION", rule = "graceful: both sides DISCONNECTED")
+    void required_ep_disconnect_gracefulDisconnectsBothSides() {
+        Connection c = f.connect();
+        c.active().ep().disconnect(DatCloseFlags.GRACEFUL);
+        assertSame(DatEventType.CONNECTION_EVENT_DISCONNECTED, next(c.active().connectEvd()).type());
+        assertSame(DatEventType.CONNECTION_EVENT_DISCONNECTED, next(c.passive().connectEvd()).type());
+        assertSame(DatEpState.DISCONNECTED, c.active().ep().state());
+        assertSame(DatEpState.DISCONNECTED, c.passive().ep().state());
+        c.active().ep().reset();
+        assertSame(DatEpState.UNCONNECTED, c.active().ep().state());
+        f.connect(c.active(), f.side(f.epAttr(), null));
+    }
+
+    /**
+     * dat_ep_disconnect (abrupt): every receive not yet completed is flushed, on both sides, with its cookie.
+     * If this fails, outstanding receives were lost or completed with another status.
+     */
+    @Test
+    @DatRule(call = "dat_ep_disconnect", section = "DESCRIPTION", rule = "abrupt: outstanding receives are flushed")
+    void required_ep_disconnect_abruptFlushesOutstandingReceives() {
+        Connection c = f.connect();
+        Region dst = f.region();
+        for (int i = 0; i < 3; i++) {
+            assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.passive(), dst, 64L * i, 64, 100 + i), "dat_ep_post_recv");
+            assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.active(), dst, 1024 + 64L * i, 64, 200 + i),
+                    "dat_ep_post_recv");
+        }
+        c.active().ep().disconnect(DatCloseFlags.ABRUPT);
+        for (int i = 0; i < 3; i++) {
+            assertEquals(200 + i, completion(c.active().recvEvd(), DatDtoStatus.FLUSHED).userCookie());
+            assertEquals(100 + i, completion(c.passive().recvEvd(), DatDtoStatus.FLUSHED).userCookie());
+        }
+        assertSame(DatEpState.DISCONNECTED, c.passive().ep().state(), "the peer is disconnected too");
+    }
+
+    /**
+     * dat_ep_post_recv: a message larger than the posted buffer completes the receive with
+     * DAT_DTO_ERR_LOCAL_LENGTH, and the send does not complete successfully.
+     * If this fails, an oversized message was truncated silently or overran the buffer.
+     */
+    @Test
+    @DatRule(call = "dat_ep_post_recv", section = "DESCRIPTION", rule = "a message larger than the buffer is a length error")
+    void required_ep_post_recv_oversizedMessageIsLocalLengthError() {
+        Connection c = f.connect();
+        Region dst = f.region();
+        dst.memory().fill((byte) 0x33);
+        assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.passive(), dst, 0, 16, 5), "dat_ep_post_recv of 16 bytes");
+        Region src = f.region();
+        assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, 64), 6, 0),
+                "dat_ep_post_send of 64 bytes");
+        assertEquals(5, completion(c.passive().recvEvd(), DatDtoStatus.LOCAL_LENGTH_ERR).userCookie());
+        DatEvent sent = next(c.active().requestEvd());
+        assertNotEquals(DatDtoStatus.SUCCESS, sent.dtoStatus(), "the oversized send must not succeed");
+        TckFixture.assertFilled(dst.memory().asSlice(16), (byte) 0x33, "memory after the 16-byte buffer");
+    }
+
+    /**
+     * dat_ep_free: freeing a connected EP disconnects it abruptly; the peer sees the connection end.
+     * If this fails, a connected EP could not be freed, or its peer stayed CONNECTED.
+     */
+    @Test
+    @DatRule(call = "dat_ep_free", section = "DESCRIPTION", rule = "freeing a connected EP disconnects it")
+    void required_ep_free_disconnectsAConnectedEp() {
+        Connection c = f.connect();
+        c.active().ep().close();
+        assertTrue(c.active().ep().isClosed());
+        DatEventType type = next(c.passive().connectEvd()).type();
+        assertTrue(type == DatEventType.CONNECTION_EVENT_DISCONNECTED || type == DatEventType.CONNECTION_EVENT_BROKEN,
+                "peer connection event " + type);
+        assertSame(DatEpState.DISCONNECTED, c.passive().ep().state());
+        assertThrowsDat(DatReturn.INVALID_HANDLE, c.active().ep()::query, "dat_ep_query on a freed EP");
+    }
+
+    /**
+     * dat_ep_post_rdma_read: the remote bytes land in the local IOV in order; a remote region without REMOTE_READ
+     * is refused (at once or by an unsuccessful completion) and nothing is read.
+     * If this fails, check the read path and its remote privilege check.
+     */
+    @Test
+    @DatRule(call = "dat_ep_post_rdma_read", section = "DESCRIPTION", rule = "reads remote data; needs REMOTE_READ")
+    void required_ep_post_rdma_read_readsRemoteDataAndChecksPrivilege() {
+        Connection c = f.connect();
+        Region remote = f.region(4096, dat.api.DatMemPriv.LOCAL_READ | dat.api.DatMemPriv.LOCAL_WRITE
+                | dat.api.DatMemPriv.REMOTE_READ);
+        TckFixture.pattern(remote.memory(), 31);
+        Region local = f.region();
+        assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postRdmaRead(2, f.iov(2).set(0, local.lmr(), 1000, 30)
+                .set(1, local.lmr(), 0, 70), 9, remote.lmr().rmrContext(), remote.address() + 100, 100, 0),
+                "dat_ep_post_rdma_read");
+        assertEquals(9, completion(c.active().requestEvd(), DatDtoStatus.SUCCESS).userCookie());
+        TckFixture.assertSameBytes(remote.memory().asSlice(100, 30), local.memory().asSlice(1000, 30), "segment 0");
+        TckFixture.assertSameBytes(remote.memory().asSlice(130, 70), local.memory().asSlice(0, 70), "segment 1");
+        Region writeOnly = f.region(4096, dat.api.DatMemPriv.LOCAL_READ | dat.api.DatMemPriv.REMOTE_WRITE);
+        Region untouched = f.region();
+        Connection fresh = f.connect();
+        int rc = fresh.active().ep().postRdmaRead(1, f.iov(1).set(0, untouched.lmr(), 0, 64), 1,
+                writeOnly.lmr().rmrContext(), writeOnly.address(), 64, 0);
+        if (rc == DatReturn.DAT_SUCCESS) {
+            assertNotEquals(DatDtoStatus.SUCCESS, next(fresh.active().requestEvd()).dtoStatus(),
+                    "a read of memory without REMOTE_READ must not succeed");
+        } else {
+            assertStatus(DatReturn.DAT_PRIVILEGES_VIOLATION, rc, "dat_ep_post_rdma_read without REMOTE_READ");
+        }
+        TckFixture.assertFilled(untouched.memory(), (byte) 0, "local buffer of the refused read");
+    }
+}

@@ -1,0 +1,233 @@
+package dat.tck.rules;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dat.api.Dat;
+import dat.api.DatCloseFlags;
+import dat.api.DatEvdFlags;
+import dat.api.DatHandleType;
+import dat.api.DatIa;
+import dat.api.DatIaAttr;
+import dat.api.DatLmr;
+import dat.api.DatLmrParam;
+import dat.api.DatMemPriv;
+import dat.api.DatProviderAttr;
+import dat.api.DatPz;
+import dat.api.DatReturn;
+import dat.tck.DatRule;
+import dat.tck.TckEnvironment;
+import dat.tck.rules.TckFixture.Region;
+import java.lang.foreign.MemorySegment;
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Life cycle rules of the IA, PZ and LMR: {@code dat_ia_open}, {@code dat_ia_query}, {@code dat_ia_close},
+ * {@code dat_pz_create}/{@code _query}/{@code _free}, {@code dat_lmr_create}/{@code _query}/{@code _free}, and the
+ * handle calls every object shares.
+ */
+public abstract class IaPzLmrRules extends RuleSupport {
+
+    /**
+     * @param env the provider under test
+     */
+    protected IaPzLmrRules(TckEnvironment env) {
+        super(env);
+    }
+
+    /**
+     * dat_ia_open: "async_evd_handle ... the asynchronous event dispatcher" is created with the IA.
+     * If this fails, check that the IA's async EVD exists and accepts asynchronous events.
+     */
+    @Test
+    @DatRule(call = "dat_ia_open", section = "DESCRIPTION", rule = "opening creates the async EVD")
+    void required_ia_open_createsAsyncEvd() {
+        assertTrue((f.ia.asyncEvd().query().evdFlags() & DatEvdFlags.ASYNC) != 0, "the async EVD has DAT_EVD_ASYNC_FLAG");
+        assertSame(DatHandleType.EVD, f.ia.asyncEvd().handleType());
+        assertSame(DatHandleType.IA, f.ia.handleType());
+    }
+
+    /**
+     * dat_ia_query: provider and IA attributes describe a usable IA, and optimal_buffer_alignment is a power of two.
+     * If this fails, an attribute is impossible (a zero limit the provider still serves, a bad alignment, a wrong
+     * DAT version).
+     */
+    @Test
+    @DatRule(call = "dat_ia_query", section = "DESCRIPTION", rule = "attributes are coherent")
+    void required_ia_query_attributesAreCoherent() {
+        DatProviderAttr p = f.provider;
+        DatIaAttr a = f.limits;
+        assertEquals(Dat.DAT_VERSION_MAJOR, p.daplVersionMajor(), "dapl_version_major");
+        assertEquals(Dat.DAT_VERSION_MINOR, p.daplVersionMinor(), "dapl_version_minor");
+        assertTrue(Integer.bitCount(p.optimalBufferAlignment()) == 1, "optimal_buffer_alignment is a power of two");
+        assertTrue(p.maxPrivateDataSize() >= Dat.DAT_MIN_PRIVATE_DATA_SIZE, "max_private_data_size >= 64");
+        assertTrue((p.completionFlagsSupported() & ~dat.api.DatCompletionFlags.ALL) == 0,
+                "completion_flags_supported holds only DAT flags");
+        for (String name : new String[] {"max_eps", "max_dto_per_ep", "max_evds", "max_evd_qlen",
+                "max_iov_segments_per_dto", "max_lmrs", "max_pzs"}) {
+            Object v = dat.api.DatFields.of(a).get(name);
+            assertTrue(((Number) v).longValue() >= 1, name + " = " + v + " must be at least 1");
+        }
+        assertTrue(a.maxLmrBlockSize() >= 4096, "max_lmr_block_size");
+        assertTrue(a.maxMessageSize() >= 1, "max_message_size");
+        if (p.srqSupported()) {
+            assertTrue(a.maxSrqs() >= 1 && a.maxRecvPerSrq() >= 1, "an IA with SRQs has max_srqs and max_recv_per_srq");
+        }
+        assertEquals(a, f.ia.query(), "dat_ia_query is stable");
+    }
+
+    /**
+     * dat_ia_close: "DAT_CLOSE_GRACEFUL_FLAG ... the IA is closed only if all objects have been freed", else
+     * DAT_INVALID_STATE.
+     * If this fails, a graceful close destroyed live objects or succeeded with objects alive.
+     */
+    @Test
+    @DatRule(call = "dat_ia_close", section = "DESCRIPTION", rule = "graceful close refuses while objects live",
+            returns = DatReturn.INVALID_STATE)
+    void required_ia_close_gracefulRefusesWhileObjectsLive() {
+        DatIa ia = env.openIa();
+        try {
+            DatPz pz = ia.createPz();
+            assertThrowsDat(DatReturn.INVALID_STATE, () -> ia.close(DatCloseFlags.GRACEFUL), "dat_ia_close with a PZ");
+            assertTrue(!pz.isClosed() && !ia.isClosed(), "nothing was freed");
+            pz.close();
+            ia.close(DatCloseFlags.GRACEFUL);
+            assertTrue(ia.isClosed());
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /**
+     * dat_ia_close: "DAT_CLOSE_ABRUPT_FLAG ... all objects of the IA are destroyed".
+     * If this fails, an object of an abruptly closed IA still works.
+     */
+    @Test
+    @DatRule(call = "dat_ia_close", section = "DESCRIPTION", rule = "abrupt close destroys every object",
+            returns = DatReturn.INVALID_HANDLE)
+    void required_ia_close_abruptDestroysEveryObject() {
+        DatIa ia = env.openIa();
+        DatPz pz = ia.createPz();
+        MemorySegment memory = f.arena.allocate(4096, 256);
+        DatLmr lmr = ia.createLmr(pz, memory, DatMemPriv.ALL);
+        ia.close(DatCloseFlags.ABRUPT);
+        assertTrue(ia.isClosed() && pz.isClosed() && lmr.isClosed(), "IA, PZ and LMR are freed");
+        assertThrowsDat(DatReturn.INVALID_HANDLE, pz::query, "dat_pz_query after the IA closed");
+        assertThrowsDat(DatReturn.INVALID_HANDLE, ia::createPz, "dat_pz_create on a closed IA");
+        ia.close();
+    }
+
+    /**
+     * dat_set_consumer_context / dat_get_consumer_context: the value set is the value got; the provider never
+     * interprets it.
+     * If this fails, the consumer context is lost or shared between handles.
+     */
+    @Test
+    @DatRule(call = "dat_set_consumer_context", section = "DESCRIPTION", rule = "the context set is the context got")
+    void required_set_consumer_context_roundTrips() {
+        Object token = new Object();
+        assertNull(f.pz.consumerContext(), "no context before one is set");
+        f.pz.consumerContext(token);
+        assertSame(token, f.pz.consumerContext());
+        assertNull(f.ia.consumerContext(), "contexts are per handle");
+        f.pz.close();
+        assertThrowsDat(DatReturn.INVALID_HANDLE, f.pz::consumerContext, "dat_get_consumer_context on a freed PZ");
+    }
+
+    /**
+     * dat_pz_free: "DAT_INVALID_STATE Parameter in an invalid state. The Protection Zone is in use by some other
+     * object."
+     * If this fails, a PZ with an LMR was freed, or the refused free changed something.
+     */
+    @Test
+    @DatRule(call = "dat_pz_free", section = "RETURN VALUES", rule = "a PZ in use cannot be freed",
+            returns = DatReturn.INVALID_STATE)
+    void required_pz_free_refusedWhileInUse() {
+        DatPz pz = f.ia.createPz();
+        Region r = f.region(pz, 4096, DatMemPriv.LOCAL_READ);
+        assertThrowsDat(DatReturn.INVALID_STATE, pz::close, "dat_pz_free with an LMR");
+        assertSame(f.ia, pz.query().ia(), "the PZ still works");
+        r.lmr().close();
+        pz.close();
+        assertTrue(pz.isClosed());
+        pz.close();
+    }
+
+    /**
+     * dat_lmr_create: the LMR covers the region with the privileges asked, and dat_lmr_query says so.
+     * If this fails, check registered_address, registered_size, contexts and privileges of the LMR.
+     */
+    @Test
+    @DatRule(call = "dat_lmr_create", section = "DESCRIPTION", rule = "the LMR reports its region and privileges",
+            returns = DatReturn.SUCCESS)
+    void required_lmr_create_reportsRegionAndPrivileges() {
+        Region r = f.region(8192, DatMemPriv.LOCAL_READ | DatMemPriv.REMOTE_WRITE);
+        DatLmrParam q = r.lmr().query();
+        assertEquals(r.memory().address(), q.registeredAddress(), "registered_address");
+        assertTrue(q.registeredSize() >= 8192, "registered_size");
+        assertEquals(DatMemPriv.LOCAL_READ | DatMemPriv.REMOTE_WRITE, q.memPriv(), "mem_priv");
+        assertEquals(r.lmr().lmrContext(), q.lmrContext(), "lmr_context");
+        assertEquals(r.lmr().rmrContext(), q.rmrContext(), "rmr_context");
+        assertSame(f.pz, q.pz(), "pz_handle");
+        assertEquals(Dat.DAT_MEM_TYPE_VIRTUAL, q.memType(), "mem_type");
+    }
+
+    /**
+     * dat_lmr_create: "DAT_INVALID_PARAMETER" for a region that cannot be registered or unknown privilege bits.
+     * If this fails, a heap segment, an empty region or privilege bit 0x04 was accepted.
+     */
+    @Test
+    @DatRule(call = "dat_lmr_create", section = "RETURN VALUES", rule = "bad regions and privileges are refused",
+            returns = DatReturn.INVALID_PARAMETER)
+    void required_lmr_create_invalidParameterForBadRegionOrPrivileges() {
+        assertThrowsDat(DatReturn.INVALID_PARAMETER,
+                () -> f.ia.createLmr(f.pz, MemorySegment.ofArray(new byte[64]), DatMemPriv.ALL), "a heap segment");
+        assertThrowsDat(DatReturn.INVALID_PARAMETER,
+                () -> f.ia.createLmr(f.pz, f.arena.allocate(64).asSlice(0, 0), DatMemPriv.ALL), "an empty region");
+        assertThrowsDat(DatReturn.INVALID_PARAMETER,
+                () -> f.ia.createLmr(f.pz, f.arena.allocate(64), 0x04), "privilege bit 0x04");
+    }
+
+    /**
+     * Security (DESIGN: "LMR and RMR contexts are random tags, not counters, so they cannot be guessed"): contexts
+     * of successive LMRs are distinct and do not step by a constant.
+     * If this fails, contexts are handed out from a counter: use a random tag.
+     */
+    @Test
+    @DatRule(call = "dat_lmr_create", section = "DESCRIPTION", rule = "contexts are unguessable, not counters")
+    void required_lmr_create_contextsAreNotCounters() {
+        Set<Integer> seen = new HashSet<>();
+        Set<Integer> steps = new HashSet<>();
+        int previous = 0;
+        for (int i = 0; i < 16; i++) {
+            Region r = f.region(64, DatMemPriv.ALL);
+            int context = r.lmr().rmrContext();
+            assertTrue(seen.add(context), "rmr_context " + context + " repeated");
+            assertTrue(seen.add(r.lmr().lmrContext()) || r.lmr().lmrContext() == context, "lmr_context repeated");
+            if (i > 0) {
+                steps.add(context - previous);
+            }
+            previous = context;
+        }
+        assertNotEquals(1, steps.size(), "rmr_contexts step by a constant " + steps);
+    }
+
+    /**
+     * dat_lmr_free: afterwards the LMR's context names nothing (see the post rules) and its handle is invalid.
+     * If this fails, a freed LMR still answers queries.
+     */
+    @Test
+    @DatRule(call = "dat_lmr_free", section = "DESCRIPTION", rule = "a freed LMR is an invalid handle",
+            returns = DatReturn.INVALID_HANDLE)
+    void required_lmr_free_makesTheHandleInvalid() {
+        Region r = f.region();
+        r.lmr().close();
+        assertThrowsDat(DatReturn.INVALID_HANDLE, r.lmr()::query, "dat_lmr_query on a freed LMR");
+        r.lmr().close();
+    }
+}
