@@ -1,17 +1,53 @@
 package dat.tck;
 
-/**
- * Settings of one TCK run, read from JUnit configuration parameters (set by {@link TckLauncher}, or by a
- * vendor in {@code junit-platform.properties}).
- *
- * @param strict {@value #STRICT}: a required rule that cannot run because the provider denies a feature it
- *     needs fails instead of being skipped
- * @param iaName {@value #IA}: the IA {@link RegistryVerification} opens through the registry, or {@code null}
- */
-public record TckContext(boolean strict, String iaName) {
+import dat.tck.rules.TckFixture;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
 
-    /** Configuration parameter for strict mode ({@code true}/{@code false}). */
+/**
+ * Settings of one TCK run, read from JUnit configuration parameters (set by {@link TckLauncher}, or by a vendor
+ * in {@code junit-platform.properties}).
+ *
+ * @param parameters looks up a configuration parameter by name
+ */
+public record TckContext(Function<String, Optional<String>> parameters) {
+
+    /** Configuration parameter for strict mode ({@code true}/{@code false}, default false). */
     public static final String STRICT = "dat.tck.strict";
-    /** Configuration parameter naming the IA to verify. */
+    /** Configuration parameter naming the IA {@link RegistryVerification} opens. */
     public static final String IA = "dat.tck.ia";
+    /** Configuration parameter: how long the kit waits for an expected event, in milliseconds (default 10000). */
+    public static final String EVENT_TIMEOUT_MS = "dat.tck.event.timeout.ms";
+
+    /** Checks that the lookup is present. */
+    public TckContext {
+        Objects.requireNonNull(parameters, "parameters");
+    }
+
+    /**
+     * @return whether a required rule that cannot run because the provider denies a feature it needs fails instead
+     *     of being skipped
+     */
+    public boolean strict() {
+        return parameters.apply(STRICT).map(Boolean::parseBoolean).orElse(false);
+    }
+
+    /** @return the IA to verify through the registry, or {@code null} */
+    public String iaName() {
+        return parameters.apply(IA).orElse(null);
+    }
+
+    /** @return how long the kit waits for an event it expects */
+    public long eventTimeoutMillis() {
+        return parameters.apply(EVENT_TIMEOUT_MS).map(Long::parseLong).orElse(TckFixture.EVENT_TIMEOUT_MILLIS_DEFAULT);
+    }
+
+    /**
+     * @param name any configuration parameter, for example one a vendor's verification reads
+     * @return its value
+     */
+    public Optional<String> parameter(String name) {
+        return parameters.apply(name);
+    }
 }

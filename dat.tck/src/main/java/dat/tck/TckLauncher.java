@@ -45,16 +45,75 @@ public final class TckLauncher {
      * @param excludeFile a file of test names to leave out (one per line, {@code *} wildcards, {@code #}
      *     comments), or {@code null}
      * @param reportsDir where to write JUnit XML reports, or {@code null}
+     * @param only test-name patterns ({@code *} wildcards) to run alone; empty runs every rule
+     * @param parameters further JUnit configuration parameters, such as {@link TckContext#EVENT_TIMEOUT_MS}
      */
     public record Options(String iaName, Class<? extends DatProviderVerification> verification, boolean strict,
-                          Path excludeFile, Path reportsDir) {
+                          Path excludeFile, Path reportsDir, List<String> only, Map<String, String> parameters) {
+
+        /** Makes the collections immutable. */
+        public Options {
+            only = List.copyOf(only);
+            parameters = Map.copyOf(parameters);
+        }
 
         /**
          * @param iaName the IA to verify
          * @return options for a plain run against that IA
          */
         public static Options ia(String iaName) {
-            return new Options(iaName, null, false, null, null);
+            return new Options(iaName, null, false, null, null, List.of(), Map.of());
+        }
+
+        /**
+         * @param verificationClass the verification class to run
+         * @return options for a plain run of that class
+         */
+        public static Options verification(Class<? extends DatProviderVerification> verificationClass) {
+            return new Options(null, verificationClass, false, null, null, List.of(), Map.of());
+        }
+
+        /**
+         * @param on strict mode
+         * @return a copy with strict mode set
+         */
+        public Options strict(boolean on) {
+            return new Options(iaName, verification, on, excludeFile, reportsDir, only, parameters);
+        }
+
+        /**
+         * @param file the exclude file, or {@code null}
+         * @return a copy with that exclude file
+         */
+        public Options excludeFile(Path file) {
+            return new Options(iaName, verification, strict, file, reportsDir, only, parameters);
+        }
+
+        /**
+         * @param dir the JUnit XML report directory, or {@code null}
+         * @return a copy writing reports there
+         */
+        public Options reportsDir(Path dir) {
+            return new Options(iaName, verification, strict, excludeFile, dir, only, parameters);
+        }
+
+        /**
+         * @param patterns test-name patterns to run alone
+         * @return a copy running only those
+         */
+        public Options only(String... patterns) {
+            return new Options(iaName, verification, strict, excludeFile, reportsDir, List.of(patterns), parameters);
+        }
+
+        /**
+         * @param name a configuration parameter
+         * @param value its value
+         * @return a copy with the parameter added
+         */
+        public Options parameter(String name, String value) {
+            Map<String, String> more = new java.util.HashMap<>(parameters);
+            more.put(name, value);
+            return new Options(iaName, verification, strict, excludeFile, reportsDir, only, more);
         }
     }
 
@@ -136,8 +195,12 @@ public final class TckLauncher {
         if (options.iaName() != null) {
             request.configurationParameter(TckContext.IA, options.iaName());
         }
+        options.parameters().forEach(request::configurationParameter);
         if (options.excludeFile() != null) {
-            request.filters(excluding(readExcludes(options.excludeFile())));
+            request.filters(matching(readExcludes(options.excludeFile()), false));
+        }
+        if (!options.only().isEmpty()) {
+            request.filters(matching(options.only().stream().map(TckLauncher::wildcard).toList(), true));
         }
         LauncherDiscoveryRequest discovery = request.build();
         Collector collector = new Collector();
@@ -186,7 +249,7 @@ public final class TckLauncher {
         if (ia == null) {
             usage("--ia NAME is required");
         }
-        Result result = run(new Options(ia, null, strict, exclude, reports), null);
+        Result result = run(Options.ia(ia).strict(strict).excludeFile(exclude).reportsDir(reports), null);
         System.out.printf("%-28s %7s %7s %7s%n", "DAT call", "passed", "failed", "skipped");
         result.perCall().forEach((call, s) -> System.out.printf("%-28s %7d %7d %7d%n", call, s.passed(), s.failed(),
                 s.skipped()));
@@ -236,7 +299,7 @@ public final class TckLauncher {
                 int hash = line.indexOf('#');
                 String name = (hash >= 0 ? line.substring(0, hash) : line).strip();
                 if (!name.isEmpty()) {
-                    patterns.add(Pattern.compile(Pattern.quote(name).replace("*", "\\E.*\\Q")));
+                    patterns.add(wildcard(name));
                 }
             }
         } catch (IOException e) {
@@ -245,18 +308,21 @@ public final class TckLauncher {
         return patterns;
     }
 
-    private static PostDiscoveryFilter excluding(List<Pattern> patterns) {
+    private static Pattern wildcard(String name) {
+        return Pattern.compile(Pattern.quote(name).replace("*", "\\E.*\\Q"));
+    }
+
+    /** Keeps ({@code include}) or drops the test methods whose names match one of {@code patterns}. */
+    private static PostDiscoveryFilter matching(List<Pattern> patterns, boolean include) {
         return descriptor -> {
             Optional<String> method = descriptor.getSource().filter(MethodSource.class::isInstance)
                     .map(s -> ((MethodSource) s).getMethodName());
-            if (method.isPresent()) {
-                for (Pattern p : patterns) {
-                    if (p.matcher(method.get()).matches()) {
-                        return FilterResult.excluded("excluded by the exclude file: " + p);
-                    }
-                }
+            if (method.isEmpty()) {
+                return FilterResult.included("not a test method");
             }
-            return FilterResult.included("not excluded");
+            boolean matched = patterns.stream().anyMatch(p -> p.matcher(method.get()).matches());
+            return matched == include ? FilterResult.included(include ? "selected" : "not excluded")
+                    : FilterResult.excluded(include ? "not selected" : "excluded by the exclude file");
         };
     }
 

@@ -1,7 +1,5 @@
 package dat.tck.rules;
 
-import static dat.tck.rules.TckFixture.completion;
-import static dat.tck.rules.TckFixture.next;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -40,8 +38,6 @@ import org.junit.jupiter.api.Test;
  * {@code dat_ep_query}, and the flush rules of {@code dat_ep_post_recv}.
  */
 public abstract class EpConnectionRules extends RuleSupport {
-
-    private static final long TIMEOUT = TimeUnit.MILLISECONDS.toMicros(TckFixture.EVENT_TIMEOUT_MILLIS);
 
     /**
      * @param env the provider under test
@@ -112,9 +108,9 @@ public abstract class EpConnectionRules extends RuleSupport {
         DatPsp psp = f.ia.createPspAny(crEvd, DatPspFlags.CONSUMER);
         byte[] hello = {1, 2, 3, 4, 5};
         byte[] welcome = {9, 8, 7};
-        active.ep().connect(f.ia.address(), psp.connQual(), TIMEOUT, hello, DatQos.BEST_EFFORT, 0);
+        active.ep().connect(f.ia.address(), psp.connQual(), f.eventTimeoutMicros(), hello, DatQos.BEST_EFFORT, 0);
         assertSame(DatEpState.ACTIVE_CONNECTION_PENDING, active.ep().state(), "state after dat_ep_connect");
-        DatEvent request = next(crEvd);
+        DatEvent request = f.next(crEvd);
         assertSame(DatEventType.CONNECTION_REQUEST_EVENT, request.type());
         assertSame(psp, request.sp(), "sp_handle");
         assertEquals(psp.connQual(), request.connQual(), "conn_qual");
@@ -122,11 +118,11 @@ public abstract class EpConnectionRules extends RuleSupport {
         assertArrayEquals(hello, cr.privateData(), "private data of the request");
         assertEquals(f.ia.address(), cr.remoteIaAddress(), "remote_ia_address_ptr");
         request.cr().accept(passive.ep(), welcome);
-        DatEvent activeEvent = next(active.connectEvd());
+        DatEvent activeEvent = f.next(active.connectEvd());
         assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, activeEvent.type());
         assertSame(active.ep(), activeEvent.ep());
         assertArrayEquals(welcome, activeEvent.privateData(), "private data of the accept");
-        assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, next(passive.connectEvd()).type());
+        assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, f.next(passive.connectEvd()).type());
         assertSame(DatEpState.CONNECTED, active.ep().state());
         assertSame(DatEpState.CONNECTED, passive.ep().state());
         assertEquals(psp.connQual(), active.ep().query().remotePortQual(), "remote_port_qual");
@@ -144,11 +140,11 @@ public abstract class EpConnectionRules extends RuleSupport {
         Side side = f.side(f.epAttr(), null);
         byte[] tooMuch = new byte[f.provider.maxPrivateDataSize() + 1];
         assertThrowsDat(DatReturn.INVALID_PARAMETER,
-                () -> side.ep().connect(f.ia.address(), 1, TIMEOUT, tooMuch, DatQos.BEST_EFFORT, 0),
+                () -> side.ep().connect(f.ia.address(), 1, f.eventTimeoutMicros(), tooMuch, DatQos.BEST_EFFORT, 0),
                 "dat_ep_connect with max_private_data_size + 1 bytes");
         Connection c = f.connect();
         assertThrowsDat(DatReturn.INVALID_STATE,
-                () -> c.active().ep().connect(f.ia.address(), 1, TIMEOUT, null, DatQos.BEST_EFFORT, 0),
+                () -> c.active().ep().connect(f.ia.address(), 1, f.eventTimeoutMicros(), null, DatQos.BEST_EFFORT, 0),
                 "dat_ep_connect on a CONNECTED EP");
     }
 
@@ -166,7 +162,7 @@ public abstract class EpConnectionRules extends RuleSupport {
         long unused = psp.connQual();
         psp.close();
         side.ep().connect(f.ia.address(), unused, TimeUnit.SECONDS.toMicros(2), null, DatQos.BEST_EFFORT, 0);
-        DatEventType type = next(side.connectEvd()).type();
+        DatEventType type = f.next(side.connectEvd()).type();
         assertTrue(type == DatEventType.CONNECTION_EVENT_NON_PEER_REJECTED
                 || type == DatEventType.CONNECTION_EVENT_UNREACHABLE
                 || type == DatEventType.CONNECTION_EVENT_TIMED_OUT, "connection event " + type);
@@ -183,10 +179,10 @@ public abstract class EpConnectionRules extends RuleSupport {
         Side active = f.side(f.epAttr(), null);
         DatEvd crEvd = f.evd(DatEvdFlags.CR);
         DatPsp psp = f.ia.createPspAny(crEvd, DatPspFlags.CONSUMER);
-        active.ep().connect(f.ia.address(), psp.connQual(), TIMEOUT, null, DatQos.BEST_EFFORT, 0);
-        DatCr cr = next(crEvd).cr();
+        active.ep().connect(f.ia.address(), psp.connQual(), f.eventTimeoutMicros(), null, DatQos.BEST_EFFORT, 0);
+        DatCr cr = f.next(crEvd).cr();
         cr.reject();
-        assertSame(DatEventType.CONNECTION_EVENT_PEER_REJECTED, next(active.connectEvd()).type());
+        assertSame(DatEventType.CONNECTION_EVENT_PEER_REJECTED, f.next(active.connectEvd()).type());
         assertSame(DatEpState.DISCONNECTED, active.ep().state());
         assertThrowsDat(DatReturn.INVALID_HANDLE, cr::query, "dat_cr_query after reject");
     }
@@ -204,13 +200,13 @@ public abstract class EpConnectionRules extends RuleSupport {
         DatEvd secondEvd = f.evd(DatEvdFlags.CR);
         DatPsp first = f.ia.createPspAny(firstEvd, DatPspFlags.CONSUMER);
         DatPsp second = f.ia.createPspAny(secondEvd, DatPspFlags.CONSUMER);
-        active.ep().connect(f.ia.address(), first.connQual(), TIMEOUT, new byte[] {42}, DatQos.BEST_EFFORT, 0);
-        next(firstEvd).cr().handoff(second.connQual());
-        DatEvent moved = next(secondEvd);
+        active.ep().connect(f.ia.address(), first.connQual(), f.eventTimeoutMicros(), new byte[] {42}, DatQos.BEST_EFFORT, 0);
+        f.next(firstEvd).cr().handoff(second.connQual());
+        DatEvent moved = f.next(secondEvd);
         assertSame(second, moved.sp());
         assertArrayEquals(new byte[] {42}, moved.cr().query().privateData(), "private data survives the hand-off");
         moved.cr().accept(passive.ep(), null);
-        assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, next(active.connectEvd()).type());
+        assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, f.next(active.connectEvd()).type());
     }
 
     /**
@@ -249,13 +245,13 @@ public abstract class EpConnectionRules extends RuleSupport {
         DatRsp rsp = f.ia.createRsp(qual, reserved.ep(), crEvd);
         assertSame(DatEpState.RESERVED, reserved.ep().state());
         assertSame(reserved.ep(), rsp.query().ep());
-        active.ep().connect(f.ia.address(), qual, TIMEOUT, null, DatQos.BEST_EFFORT, 0);
-        DatEvent request = next(crEvd);
+        active.ep().connect(f.ia.address(), qual, f.eventTimeoutMicros(), null, DatQos.BEST_EFFORT, 0);
+        DatEvent request = f.next(crEvd);
         assertSame(rsp, request.sp());
         assertSame(reserved.ep(), request.cr().query().localEp(), "local_ep_handle of an RSP request");
         request.cr().accept(reserved.ep(), null);
-        assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, next(active.connectEvd()).type());
-        assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, next(reserved.connectEvd()).type());
+        assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, f.next(active.connectEvd()).type());
+        assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, f.next(reserved.connectEvd()).type());
     }
 
     /**
@@ -268,8 +264,8 @@ public abstract class EpConnectionRules extends RuleSupport {
     void required_ep_disconnect_gracefulDisconnectsBothSides() {
         Connection c = f.connect();
         c.active().ep().disconnect(DatCloseFlags.GRACEFUL);
-        assertSame(DatEventType.CONNECTION_EVENT_DISCONNECTED, next(c.active().connectEvd()).type());
-        assertSame(DatEventType.CONNECTION_EVENT_DISCONNECTED, next(c.passive().connectEvd()).type());
+        assertSame(DatEventType.CONNECTION_EVENT_DISCONNECTED, f.next(c.active().connectEvd()).type());
+        assertSame(DatEventType.CONNECTION_EVENT_DISCONNECTED, f.next(c.passive().connectEvd()).type());
         assertSame(DatEpState.DISCONNECTED, c.active().ep().state());
         assertSame(DatEpState.DISCONNECTED, c.passive().ep().state());
         c.active().ep().reset();
@@ -293,8 +289,8 @@ public abstract class EpConnectionRules extends RuleSupport {
         }
         c.active().ep().disconnect(DatCloseFlags.ABRUPT);
         for (int i = 0; i < 3; i++) {
-            assertEquals(200 + i, completion(c.active().recvEvd(), DatDtoStatus.FLUSHED).userCookie());
-            assertEquals(100 + i, completion(c.passive().recvEvd(), DatDtoStatus.FLUSHED).userCookie());
+            assertEquals(200 + i, f.completion(c.active().recvEvd(), DatDtoStatus.FLUSHED).userCookie());
+            assertEquals(100 + i, f.completion(c.passive().recvEvd(), DatDtoStatus.FLUSHED).userCookie());
         }
         assertSame(DatEpState.DISCONNECTED, c.passive().ep().state(), "the peer is disconnected too");
     }
@@ -314,8 +310,8 @@ public abstract class EpConnectionRules extends RuleSupport {
         Region src = f.region();
         assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, 64), 6, 0),
                 "dat_ep_post_send of 64 bytes");
-        assertEquals(5, completion(c.passive().recvEvd(), DatDtoStatus.LOCAL_LENGTH_ERR).userCookie());
-        DatEvent sent = next(c.active().requestEvd());
+        assertEquals(5, f.completion(c.passive().recvEvd(), DatDtoStatus.LOCAL_LENGTH_ERR).userCookie());
+        DatEvent sent = f.next(c.active().requestEvd());
         assertNotEquals(DatDtoStatus.SUCCESS, sent.dtoStatus(), "the oversized send must not succeed");
         TckFixture.assertFilled(dst.memory().asSlice(16), (byte) 0x33, "memory after the 16-byte buffer");
     }
@@ -330,7 +326,7 @@ public abstract class EpConnectionRules extends RuleSupport {
         Connection c = f.connect();
         c.active().ep().close();
         assertTrue(c.active().ep().isClosed());
-        DatEventType type = next(c.passive().connectEvd()).type();
+        DatEventType type = f.next(c.passive().connectEvd()).type();
         assertTrue(type == DatEventType.CONNECTION_EVENT_DISCONNECTED || type == DatEventType.CONNECTION_EVENT_BROKEN,
                 "peer connection event " + type);
         assertSame(DatEpState.DISCONNECTED, c.passive().ep().state());
@@ -353,7 +349,7 @@ public abstract class EpConnectionRules extends RuleSupport {
         assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postRdmaRead(2, f.iov(2).set(0, local.lmr(), 1000, 30)
                 .set(1, local.lmr(), 0, 70), 9, remote.lmr().rmrContext(), remote.address() + 100, 100, 0),
                 "dat_ep_post_rdma_read");
-        assertEquals(9, completion(c.active().requestEvd(), DatDtoStatus.SUCCESS).userCookie());
+        assertEquals(9, f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS).userCookie());
         TckFixture.assertSameBytes(remote.memory().asSlice(100, 30), local.memory().asSlice(1000, 30), "segment 0");
         TckFixture.assertSameBytes(remote.memory().asSlice(130, 70), local.memory().asSlice(0, 70), "segment 1");
         Region writeOnly = f.region(4096, dat.api.DatMemPriv.LOCAL_READ | dat.api.DatMemPriv.REMOTE_WRITE);
@@ -362,7 +358,7 @@ public abstract class EpConnectionRules extends RuleSupport {
         int rc = fresh.active().ep().postRdmaRead(1, f.iov(1).set(0, untouched.lmr(), 0, 64), 1,
                 writeOnly.lmr().rmrContext(), writeOnly.address(), 64, 0);
         if (rc == DatReturn.DAT_SUCCESS) {
-            assertNotEquals(DatDtoStatus.SUCCESS, next(fresh.active().requestEvd()).dtoStatus(),
+            assertNotEquals(DatDtoStatus.SUCCESS, f.next(fresh.active().requestEvd()).dtoStatus(),
                     "a read of memory without REMOTE_READ must not succeed");
         } else {
             assertStatus(DatReturn.DAT_PRIVILEGES_VIOLATION, rc, "dat_ep_post_rdma_read without REMOTE_READ");

@@ -2,7 +2,6 @@ package dat.tck.rules;
 
 import static dat.tck.rules.TckFixture.assertFilled;
 import static dat.tck.rules.TckFixture.assertSameBytes;
-import static dat.tck.rules.TckFixture.completion;
 import static dat.tck.rules.TckFixture.pattern;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
@@ -66,7 +65,7 @@ public abstract class EpPostRdmaWriteRules extends RuleSupport {
      */
     private void assertRemoteRefusal(int code, int rc, Side side, Region to, String what) {
         if (rc == DatReturn.DAT_SUCCESS) {
-            DatEvent event = TckFixture.next(side.requestEvd());
+            DatEvent event = f.next(side.requestEvd());
             assertSame(DatEventType.DTO_COMPLETION, event.type(), what + ": completion expected");
             assertNotSame(DatDtoStatus.SUCCESS, event.dtoStatus(), what + ": the write must not succeed");
         } else {
@@ -95,14 +94,14 @@ public abstract class EpPostRdmaWriteRules extends RuleSupport {
         long cookie = -7;
         assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postRdmaWrite(3, iov, cookie, to.lmr().rmrContext(),
                 to.address() + 512, 300, 0), CALL);
-        DatEvent done = completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
+        DatEvent done = f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
         assertEquals(cookie, done.userCookie(), "user_cookie");
         assertSameBytes(src.memory().asSlice(2048, 100), to.memory().asSlice(512, 100), "segment 0");
         assertSameBytes(src.memory().asSlice(0, 50), to.memory().asSlice(612, 50), "segment 1");
         assertSameBytes(src.memory().asSlice(1024, 150), to.memory().asSlice(662, 150), "segment 2");
         assertFilled(to.memory().asSlice(0, 512), UNTOUCHED, "before the target range");
         assertFilled(to.memory().asSlice(812), UNTOUCHED, "after the target range");
-        TckFixture.quiet(c.passive().recvEvd(), "an RDMA write consumes no receive");
+        f.quiet(c.passive().recvEvd(), "an RDMA write consumes no receive");
     }
 
     /**
@@ -282,7 +281,7 @@ public abstract class EpPostRdmaWriteRules extends RuleSupport {
         pattern(src.memory(), 9);
         int rc = write(c.active(), src, 0, 64, 1, to, 4096 - 32, 64, 0);
         if (rc == DatReturn.DAT_SUCCESS) {
-            assertNotSame(DatDtoStatus.SUCCESS, TckFixture.next(c.active().requestEvd()).dtoStatus(),
+            assertNotSame(DatDtoStatus.SUCCESS, f.next(c.active().requestEvd()).dtoStatus(),
                     "a write running past the remote region must not succeed");
         }
         assertFilled(to.memory(), UNTOUCHED, "target memory after a write past its end");
@@ -290,7 +289,7 @@ public abstract class EpPostRdmaWriteRules extends RuleSupport {
         int bogus = to.lmr().rmrContext() ^ 0x5A5A_5A5A;
         rc = fresh.active().ep().postRdmaWrite(1, f.iov(1).set(0, src.lmr(), 0, 64), 2, bogus, to.address(), 64, 0);
         if (rc == DatReturn.DAT_SUCCESS) {
-            assertNotSame(DatDtoStatus.SUCCESS, TckFixture.next(fresh.active().requestEvd()).dtoStatus(),
+            assertNotSame(DatDtoStatus.SUCCESS, f.next(fresh.active().requestEvd()).dtoStatus(),
                     "a write with an unknown rmr_context must not succeed");
         }
         assertFilled(to.memory(), UNTOUCHED, "target memory after a write with an unknown context");
@@ -317,7 +316,7 @@ public abstract class EpPostRdmaWriteRules extends RuleSupport {
         assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postRdmaWrite(1, iov, 1, to.lmr().rmrContext(),
                 to.address(), 128, 0), CALL);
         iov.set(0, decoy.lmr(), 0, 128);
-        completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
+        f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
         assertSameBytes(src.memory().asSlice(0, 128), to.memory().asSlice(0, 128), "data named at post time");
     }
 
@@ -354,7 +353,7 @@ public abstract class EpPostRdmaWriteRules extends RuleSupport {
         assertStatus(DatReturn.DAT_SUCCESS,
                 write(c.active(), src, 0, 64, 1, to, 0, 64, DatCompletionFlags.SUPPRESS), CALL + " suppressed");
         assertStatus(DatReturn.DAT_SUCCESS, write(c.active(), src, 64, 64, 2, to, 64, 64, 0), CALL);
-        assertEquals(2, completion(c.active().requestEvd(), DatDtoStatus.SUCCESS).userCookie(),
+        assertEquals(2, f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS).userCookie(),
                 "the first completion is the unsuppressed write's");
         assertSameBytes(src.memory().asSlice(0, 128), to.memory().asSlice(0, 128), "both writes landed");
     }
@@ -371,10 +370,10 @@ public abstract class EpPostRdmaWriteRules extends RuleSupport {
         Connection c = f.connect();
         Region to = target();
         c.active().ep().disconnect(DatCloseFlags.ABRUPT);
-        TckFixture.next(c.active().connectEvd());
+        f.next(c.active().connectEvd());
         assertStatus(DatReturn.DAT_SUCCESS, write(c.active(), f.region(), 0, 8, 41, to, 0, 8, 0),
                 CALL + " in DISCONNECTED");
-        assertEquals(41, completion(c.active().requestEvd(), DatDtoStatus.FLUSHED).userCookie());
+        assertEquals(41, f.completion(c.active().requestEvd(), DatDtoStatus.FLUSHED).userCookie());
         assertFilled(to.memory(), UNTOUCHED, "target memory");
     }
 
@@ -393,7 +392,7 @@ public abstract class EpPostRdmaWriteRules extends RuleSupport {
         Region to = target();
         assertStatus(DatReturn.DAT_SUCCESS, write(c.active(), src, Dat.DAT_OPTIMAL_ALIGNMENT,
                 Dat.DAT_OPTIMAL_ALIGNMENT, 1, to, Dat.DAT_OPTIMAL_ALIGNMENT, Dat.DAT_OPTIMAL_ALIGNMENT, 0), CALL);
-        completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
+        f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
         assertSameBytes(src.memory().asSlice(Dat.DAT_OPTIMAL_ALIGNMENT, Dat.DAT_OPTIMAL_ALIGNMENT),
                 to.memory().asSlice(Dat.DAT_OPTIMAL_ALIGNMENT, Dat.DAT_OPTIMAL_ALIGNMENT), "aligned write");
     }

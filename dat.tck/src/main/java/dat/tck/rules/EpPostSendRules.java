@@ -1,7 +1,6 @@
 package dat.tck.rules;
 
 import static dat.tck.rules.TckFixture.assertSameBytes;
-import static dat.tck.rules.TckFixture.completion;
 import static dat.tck.rules.TckFixture.pattern;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -68,10 +67,10 @@ public abstract class EpPostSendRules extends RuleSupport {
         assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.passive(), dst, 0, 4096, 8), "dat_ep_post_recv");
         long cookie = 0xFEED_FACE_CAFE_BEEFL;
         assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), src, 0, 4096, cookie, 0), CALL);
-        DatEvent sent = completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
+        DatEvent sent = f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
         assertEquals(cookie, sent.userCookie(), "user_cookie of the send completion");
         assertSame(c.active().ep(), sent.ep(), "ep_handle of the send completion");
-        DatEvent received = completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        DatEvent received = f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
         assertEquals(4096, received.transferredLength());
         assertSameBytes(src.memory(), dst.memory(), "received message");
     }
@@ -195,8 +194,8 @@ public abstract class EpPostSendRules extends RuleSupport {
         Region dst = f.region();
         assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.passive(), dst, 0, 64, 4), "dat_ep_post_recv");
         assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(0, null, 12, 0), CALL + " (0, NULL)");
-        assertEquals(12, completion(c.active().requestEvd(), DatDtoStatus.SUCCESS).userCookie());
-        assertEquals(0, completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).transferredLength());
+        assertEquals(12, f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS).userCookie());
+        assertEquals(0, f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).transferredLength());
     }
 
     /**
@@ -215,7 +214,7 @@ public abstract class EpPostSendRules extends RuleSupport {
         assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.passive(), dst, 0, 4096, 1), "dat_ep_post_recv");
         Iov iov = f.iov(3).set(0, src.lmr(), 3000, 10).set(1, src.lmr(), 0, 20).set(2, src.lmr(), 1000, 30);
         assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(3, iov, 1, 0), CALL + " with 3 segments");
-        assertEquals(60, completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).transferredLength());
+        assertEquals(60, f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).transferredLength());
         assertSameBytes(src.memory().asSlice(3000, 10), dst.memory().asSlice(0, 10), "segment 0");
         assertSameBytes(src.memory().asSlice(0, 20), dst.memory().asSlice(10, 20), "segment 1");
         assertSameBytes(src.memory().asSlice(1000, 30), dst.memory().asSlice(30, 30), "segment 2");
@@ -244,7 +243,7 @@ public abstract class EpPostSendRules extends RuleSupport {
         iov.set(0, decoy.lmr(), 0, 256);
         Region dst = f.region();
         assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.passive(), dst, 0, 4096, 1), "dat_ep_post_recv");
-        completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
         assertSameBytes(src.memory().asSlice(0, 256), dst.memory().asSlice(0, 256), "data named at post time");
     }
 
@@ -280,13 +279,13 @@ public abstract class EpPostSendRules extends RuleSupport {
         assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.passive(), dst, 0, 64, 1), "dat_ep_post_recv");
         assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.passive(), dst, 64, 64, 2), "dat_ep_post_recv");
         assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), src, 0, 8, 1, DatCompletionFlags.UNSIGNALLED), CALL);
-        completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
         DatEvent event = new DatEvent();
         assertStatus(DatReturn.DAT_TIMEOUT_EXPIRED, c.active().requestEvd().await(TIMEOUT_200MS, 1, event),
                 "dat_evd_wait after an UNSIGNALLED send only");
         assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), src, 0, 8, 2, 0), CALL + " signalled");
         assertStatus(DatReturn.DAT_SUCCESS,
-                c.active().requestEvd().await(TckFixture.EVENT_TIMEOUT_MILLIS * 1000, 1, event),
+                c.active().requestEvd().await(f.eventTimeoutMicros(), 1, event),
                 "dat_evd_wait after a signalled send");
     }
 
@@ -305,10 +304,10 @@ public abstract class EpPostSendRules extends RuleSupport {
         assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.passive(), dst, 0, 64, 1), "dat_ep_post_recv");
         assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.passive(), dst, 64, 64, 2), "dat_ep_post_recv");
         assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), src, 0, 8, 1, DatCompletionFlags.SUPPRESS), CALL);
-        completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
         assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), src, 0, 8, 2, 0), CALL);
-        completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
-        assertEquals(2, completion(c.active().requestEvd(), DatDtoStatus.SUCCESS).userCookie(),
+        f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        assertEquals(2, f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS).userCookie(),
                 "the first completion on the request EVD is the unsuppressed send's");
     }
 
@@ -332,9 +331,9 @@ public abstract class EpPostSendRules extends RuleSupport {
         // The fenced send carries what the read brought in: it must not start before the read completed.
         assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), local, 0, 512, 11, DatCompletionFlags.BARRIER_FENCE),
                 CALL + " with BARRIER_FENCE");
-        assertEquals(10, completion(c.active().requestEvd(), DatDtoStatus.SUCCESS).userCookie(), "read first");
-        assertEquals(11, completion(c.active().requestEvd(), DatDtoStatus.SUCCESS).userCookie(), "then the send");
-        completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        assertEquals(10, f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS).userCookie(), "read first");
+        assertEquals(11, f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS).userCookie(), "then the send");
+        f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
         assertSameBytes(remote.memory().asSlice(0, 512), dst.memory().asSlice(0, 512), "data read, then sent");
     }
 
@@ -363,7 +362,7 @@ public abstract class EpPostSendRules extends RuleSupport {
             assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), src, 8L * i, 8, i, 0), CALL);
         }
         for (int i = 0; i < count; i++) {
-            assertEquals(i, completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie(), "receive order");
+            assertEquals(i, f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie(), "receive order");
             assertEquals(i, dst.memory().get(ValueLayout.JAVA_LONG_UNALIGNED, 8L * i), "message " + i);
         }
     }
@@ -382,9 +381,9 @@ public abstract class EpPostSendRules extends RuleSupport {
         c.active().ep().disconnect(DatCloseFlags.ABRUPT);
         DatEp ep = c.active().ep();
         assertSame(DatEpState.DISCONNECTED, ep.state());
-        TckFixture.next(c.active().connectEvd());
+        f.next(c.active().connectEvd());
         assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), f.region(), 0, 8, 31, 0), CALL + " in DISCONNECTED");
-        DatEvent flushed = completion(c.active().requestEvd(), DatDtoStatus.FLUSHED);
+        DatEvent flushed = f.completion(c.active().requestEvd(), DatDtoStatus.FLUSHED);
         assertEquals(31, flushed.userCookie());
     }
 
@@ -404,7 +403,7 @@ public abstract class EpPostSendRules extends RuleSupport {
         assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.passive(), dst, 0, 4096, 1), "dat_ep_post_recv");
         assertStatus(DatReturn.DAT_SUCCESS,
                 send(c.active(), src, Dat.DAT_OPTIMAL_ALIGNMENT, Dat.DAT_OPTIMAL_ALIGNMENT, 1, 0), CALL);
-        completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
         assertSameBytes(src.memory().asSlice(Dat.DAT_OPTIMAL_ALIGNMENT, Dat.DAT_OPTIMAL_ALIGNMENT),
                 dst.memory().asSlice(0, Dat.DAT_OPTIMAL_ALIGNMENT), "aligned segment");
     }

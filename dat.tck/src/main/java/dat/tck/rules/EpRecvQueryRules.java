@@ -1,6 +1,5 @@
 package dat.tck.rules;
 
-import static dat.tck.rules.TckFixture.completion;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -88,7 +87,7 @@ public abstract class EpRecvQueryRules extends RuleSupport {
         Region src = f.region();
         assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, 8), 1, 0),
                 "dat_ep_post_send");
-        completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
         assertSnapshot(c.passive().ep().recvQuery(BOTH), 2, "after one receive completed");
     }
 
@@ -178,7 +177,7 @@ public abstract class EpRecvQueryRules extends RuleSupport {
         Region src = f.region();
         assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, 8), 1, 0),
                 "dat_ep_post_send");
-        completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
         assertSnapshot(c.passive().ep().recvQuery(BOTH), 0, "after the taken buffer completed");
     }
 
@@ -213,8 +212,8 @@ public abstract class EpRecvQueryRules extends RuleSupport {
             }
             for (int i = 0; i < 32; i++) {
                 assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, sendIov, i, 0), "dat_ep_post_send");
-                completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
-                completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+                f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
+                f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
             }
         }
         observer.join();

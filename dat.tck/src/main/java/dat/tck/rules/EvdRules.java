@@ -129,7 +129,7 @@ public abstract class EvdRules extends RuleSupport {
             assertStatus(DatReturn.DAT_SUCCESS, evd.postSoftwareEvent(i), "dat_evd_post_se " + i);
         }
         assertStatus(DatReturn.DAT_QUEUE_FULL, evd.postSoftwareEvent(capacity), "dat_evd_post_se on a full EVD");
-        DatEvent async = TckFixture.next(f.ia.asyncEvd());
+        DatEvent async = f.next(f.ia.asyncEvd());
         assertSame(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, async.type());
         assertSame(evd, async.asyncHandle(), "the overflowed EVD is named");
         DatEvent event = new DatEvent();
@@ -189,7 +189,7 @@ public abstract class EvdRules extends RuleSupport {
         });
         Thread.sleep(100);
         evd.postSoftwareEvent(55);
-        long[] result = waiter.get(TckFixture.EVENT_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+        long[] result = waiter.get(f.eventTimeoutMillis(), TimeUnit.MILLISECONDS);
         assertStatus(DatReturn.DAT_SUCCESS, (int) result[0], "dat_evd_wait");
         assertEquals(55, result[1]);
     }
@@ -208,7 +208,7 @@ public abstract class EvdRules extends RuleSupport {
                 () -> evd.await(Dat.DAT_TIMEOUT_INFINITE, 1, new DatEvent()));
         Thread.sleep(100);
         evd.setUnwaitable();
-        assertStatus(DatReturn.DAT_ABORT, waiter.get(TckFixture.EVENT_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS),
+        assertStatus(DatReturn.DAT_ABORT, waiter.get(f.eventTimeoutMillis(), TimeUnit.MILLISECONDS),
                 "the blocked dat_evd_wait");
         assertStatus(DatReturn.DAT_INVALID_STATE, evd.await(TIMEOUT_100MS, 1, new DatEvent()),
                 "dat_evd_wait on an unwaitable EVD");

@@ -2,7 +2,6 @@ package dat.tck.rules;
 
 import static dat.tck.rules.TckFixture.assertFilled;
 import static dat.tck.rules.TckFixture.assertSameBytes;
-import static dat.tck.rules.TckFixture.next;
 import static dat.tck.rules.TckFixture.pattern;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -43,7 +42,7 @@ public abstract class RmrRules extends RuleSupport {
     private DatEvent bind(DatRmr rmr, Region lmr, long offset, long length, int privileges, Connection c) {
         assertStatus(DatReturn.DAT_SUCCESS, rmr.bind(lmr.lmr(), offset, length, privileges, c.passive().ep(), 77, 0),
                 "dat_rmr_bind");
-        DatEvent done = next(c.passive().requestEvd());
+        DatEvent done = f.next(c.passive().requestEvd());
         assertSame(DatEventType.RMR_BIND_COMPLETION, done.type(), "bind completion on the request EVD");
         assertSame(DatDtoStatus.SUCCESS, done.dtoStatus());
         assertEquals(77, done.userCookie());
@@ -83,12 +82,12 @@ public abstract class RmrRules extends RuleSupport {
         pattern(src.memory(), 3);
         assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postRdmaWrite(1, f.iov(1).set(0, src.lmr(), 0, 256), 1,
                 rmr.rmrContext(), memory.address() + 1024, 256, 0), "dat_ep_post_rdma_write through the RMR");
-        assertSame(DatDtoStatus.SUCCESS, next(c.active().requestEvd()).dtoStatus());
+        assertSame(DatDtoStatus.SUCCESS, f.next(c.active().requestEvd()).dtoStatus());
         assertSameBytes(src.memory().asSlice(0, 256), memory.memory().asSlice(1024, 256), "window");
         int rc = c.active().ep().postRdmaWrite(1, f.iov(1).set(0, src.lmr(), 0, 8), 2, rmr.rmrContext(),
                 memory.address() + 1024 + 256, 8, 0);
         if (rc == DatReturn.DAT_SUCCESS) {
-            assertNotEquals(DatDtoStatus.SUCCESS, next(c.active().requestEvd()).dtoStatus(), "write past the window");
+            assertNotEquals(DatDtoStatus.SUCCESS, f.next(c.active().requestEvd()).dtoStatus(), "write past the window");
         }
         assertFilled(memory.memory().asSlice(1280), (byte) 0x11, "memory after the window");
         assertFilled(memory.memory().asSlice(0, 1024), (byte) 0x11, "memory before the window");
@@ -107,12 +106,12 @@ public abstract class RmrRules extends RuleSupport {
         bind(rmr, memory, 0, 512, DatMemPriv.REMOTE_WRITE, c);
         int first = rmr.rmrContext();
         assertStatus(DatReturn.DAT_SUCCESS, rmr.unbind(c.passive().ep(), 78, 0), "unbind");
-        assertSame(DatEventType.RMR_BIND_COMPLETION, next(c.passive().requestEvd()).type());
+        assertSame(DatEventType.RMR_BIND_COMPLETION, f.next(c.passive().requestEvd()).type());
         Region src = f.region();
         pattern(src.memory(), 5);
         int rc = c.active().ep().postRdmaWrite(1, f.iov(1).set(0, src.lmr(), 0, 64), 3, first, memory.address(), 64, 0);
         if (rc == DatReturn.DAT_SUCCESS) {
-            assertNotEquals(DatDtoStatus.SUCCESS, next(c.active().requestEvd()).dtoStatus(), "write with a revoked context");
+            assertNotEquals(DatDtoStatus.SUCCESS, f.next(c.active().requestEvd()).dtoStatus(), "write with a revoked context");
         }
         assertFilled(memory.memory(), (byte) 0, "memory after a write through a revoked context");
         Connection again = f.connect();

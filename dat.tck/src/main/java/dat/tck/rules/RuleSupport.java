@@ -40,7 +40,7 @@ public abstract class RuleSupport {
     final void openFixture(TckContext runContext) {
         this.context = runContext;
         env.configure(runContext);
-        f = new TckFixture(env.openIa());
+        f = new TckFixture(env.openIa(), runContext.eventTimeoutMillis());
     }
 
     @AfterEach

@@ -1,6 +1,5 @@
 package dat.tck.rules;
 
-import static dat.tck.rules.TckFixture.completion;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -199,7 +198,7 @@ public abstract class SrqCreateRules extends RuleSupport {
     void required_srq_create_defaultLowWatermarkRaisesNoEvent() {
         requireSrq();
         f.ia.createSrq(f.pz, DatSrqAttr.of(4, 1));
-        TckFixture.quiet(f.ia.asyncEvd(), "the async EVD after creating an empty SRQ");
+        f.quiet(f.ia.asyncEvd(), "the async EVD after creating an empty SRQ");
     }
 
     /**
@@ -215,12 +214,12 @@ public abstract class SrqCreateRules extends RuleSupport {
         Connection c = f.connect(f.side(f.epAttr(), null), f.side(f.epAttr(), srq));
         Region src = f.region();
         assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), src, 1), "dat_ep_post_send to an empty SRQ");
-        TckFixture.quiet(c.passive().recvEvd(), "no receive completes without a buffer");
+        f.quiet(c.passive().recvEvd(), "no receive completes without a buffer");
         Region dst = f.region();
         assertStatus(DatReturn.DAT_SUCCESS, srq.postRecv(1, f.iov(1).set(0, dst.lmr(), 0, 64), 7),
                 "dat_srq_post_recv");
-        assertEquals(7, completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie());
-        completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
+        assertEquals(7, f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie());
+        f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
     }
 
     /**
@@ -244,7 +243,7 @@ public abstract class SrqCreateRules extends RuleSupport {
         Region dst = f.region();
         assertStatus(DatReturn.DAT_SUCCESS, srq.postRecv(1, f.iov(1).set(0, dst.lmr(), 0, 64), 3), "SRQ buffer");
         assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), f.region(), 1), "dat_ep_post_send");
-        assertEquals(3, completion(recv, DatDtoStatus.SUCCESS).userCookie());
+        assertEquals(3, f.completion(recv, DatDtoStatus.SUCCESS).userCookie());
     }
 
     /**
@@ -284,8 +283,8 @@ public abstract class SrqCreateRules extends RuleSupport {
         Region src = f.region();
         assertStatus(DatReturn.DAT_SUCCESS, send(one.active(), src, 1), "send on one");
         assertStatus(DatReturn.DAT_SUCCESS, send(two.active(), src, 2), "send on two");
-        DatEvent a = completion(one.passive().recvEvd(), DatDtoStatus.SUCCESS);
-        DatEvent b = completion(two.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        DatEvent a = f.completion(one.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        DatEvent b = f.completion(two.passive().recvEvd(), DatDtoStatus.SUCCESS);
         assertSame(one.passive().ep(), a.ep());
         assertSame(two.passive().ep(), b.ep());
     }

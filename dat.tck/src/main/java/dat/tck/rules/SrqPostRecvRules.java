@@ -2,7 +2,6 @@ package dat.tck.rules;
 
 import static dat.tck.rules.TckFixture.assertFilled;
 import static dat.tck.rules.TckFixture.assertSameBytes;
-import static dat.tck.rules.TckFixture.completion;
 import static dat.tck.rules.TckFixture.pattern;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -175,10 +174,10 @@ public abstract class SrqPostRecvRules extends RuleSupport {
         assertStatus(DatReturn.DAT_SUCCESS, srq.postRecv(0, null, 77), CALL + " (0, NULL)");
         Region src = f.region();
         assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), src, 0, 0, 5, 0), "dat_ep_post_send of 0 bytes");
-        DatEvent recv = completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        DatEvent recv = f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
         assertEquals(77, recv.userCookie());
         assertEquals(0, recv.transferredLength());
-        completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
+        f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
     }
 
     /**
@@ -201,7 +200,7 @@ public abstract class SrqPostRecvRules extends RuleSupport {
         Region src = f.region();
         pattern(src.memory(), 3);
         assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), src, 0, 250, 1, 0), "dat_ep_post_send of 250 bytes");
-        DatEvent recv = completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        DatEvent recv = f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
         assertEquals(250, recv.transferredLength(), "transfered_length");
         assertSameBytes(src.memory().asSlice(0, 100), dst.memory().asSlice(1000, 100), "segment 0 (full)");
         assertSameBytes(src.memory().asSlice(100, 100), dst.memory().asSlice(0, 100), "segment 1 (full)");
@@ -228,7 +227,7 @@ public abstract class SrqPostRecvRules extends RuleSupport {
         Region src = f.region();
         for (int i = 0; i < 2; i++) {
             assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), src, 0, 8, i, 0), "dat_ep_post_send");
-            assertEquals(cookie, completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie());
+            assertEquals(cookie, f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie());
         }
     }
 
@@ -247,7 +246,7 @@ public abstract class SrqPostRecvRules extends RuleSupport {
         assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), f.region(), 0, 16, 1, 0), "dat_ep_post_send");
         DatEvent event = new DatEvent();
         assertStatus(DatReturn.DAT_SUCCESS,
-                c.passive().recvEvd().await(TckFixture.EVENT_TIMEOUT_MILLIS * 1000, 1, event),
+                c.passive().recvEvd().await(f.eventTimeoutMicros(), 1, event),
                 "dat_evd_wait for the receive of an UNSIGNALLED SRQ EP");
         assertSame(DatEventType.DTO_COMPLETION, event.type());
         assertEquals(3, event.userCookie());
@@ -275,7 +274,7 @@ public abstract class SrqPostRecvRules extends RuleSupport {
         Region src = f.region();
         pattern(src.memory(), 11);
         assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), src, 0, 128, 1, 0), "dat_ep_post_send");
-        completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
         assertSameBytes(src.memory().asSlice(0, 128), dst.memory().asSlice(0, 128), "buffer named at post time");
         assertFilled(decoy.memory(), (byte) 0, "buffer the IOV named after the post");
     }
@@ -298,10 +297,10 @@ public abstract class SrqPostRecvRules extends RuleSupport {
         }
         Region src = f.region();
         assertStatus(DatReturn.DAT_SUCCESS, send(two.active(), src, 0, 40, 1, 0), "send on connection two");
-        DatEvent recv = completion(two.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        DatEvent recv = f.completion(two.passive().recvEvd(), DatDtoStatus.SUCCESS);
         assertSame(two.passive().ep(), recv.ep(), "ep_handle of the completion");
         assertEquals(40, recv.transferredLength());
-        TckFixture.quiet(one.passive().recvEvd(), "the other EP on the SRQ received nothing");
+        f.quiet(one.passive().recvEvd(), "the other EP on the SRQ received nothing");
     }
 
     /**
@@ -340,7 +339,7 @@ public abstract class SrqPostRecvRules extends RuleSupport {
         for (Connection c : new Connection[] {one, two}) {
             long base = c == one ? 0 : 1000;
             for (int i = 0; i < perConnection; i++) {
-                DatEvent recv = completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+                DatEvent recv = f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
                 long landed = recv.userCookie();
                 long seq = dst.memory().get(ValueLayout.JAVA_LONG_UNALIGNED, 64 * landed);
                 assertEquals(base + i, seq, "message " + i + " of its connection, in buffer " + landed);
@@ -399,7 +398,7 @@ public abstract class SrqPostRecvRules extends RuleSupport {
         Region src = f.region();
         pattern(src.memory(), 5);
         assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), src, 0, 96, 1, 0), "dat_ep_post_send");
-        completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
         assertSameBytes(src.memory().asSlice(0, 96), dst.memory().asSlice(Dat.DAT_OPTIMAL_ALIGNMENT, 96),
                 "buffer at DAT_OPTIMAL_ALIGNMENT");
     }
@@ -417,8 +416,8 @@ public abstract class SrqPostRecvRules extends RuleSupport {
         assertStatus(DatReturn.DAT_SUCCESS, srq.postRecv(1, f.iov(1).set(0, dst.lmr(), 0, 64), 42), CALL);
         Connection c = srqConnection(srq, DatCompletionFlags.DEFAULT);
         assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), f.region(), 0, 32, 1, 0), "dat_ep_post_send");
-        assertEquals(42, completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie());
-        TckFixture.quiet(idle.recvEvd(), "the unconnected EP on the SRQ");
+        assertEquals(42, f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie());
+        f.quiet(idle.recvEvd(), "the unconnected EP on the SRQ");
     }
 
     /**
@@ -440,15 +439,15 @@ public abstract class SrqPostRecvRules extends RuleSupport {
         }
         Region src = f.region();
         assertStatus(DatReturn.DAT_SUCCESS, send(one.active(), src, 0, 16, 1, 0), "send before disconnect");
-        completion(one.active().requestEvd(), DatDtoStatus.SUCCESS);
+        f.completion(one.active().requestEvd(), DatDtoStatus.SUCCESS);
         one.passive().ep().disconnect(DatCloseFlags.ABRUPT);
-        DatEvent kept = completion(one.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        DatEvent kept = f.completion(one.passive().recvEvd(), DatDtoStatus.SUCCESS);
         assertEquals(16, kept.transferredLength(), "the receive completed before the disconnect");
-        TckFixture.quiet(one.passive().recvEvd(), "no flush for SRQ buffers the EP never took");
+        f.quiet(one.passive().recvEvd(), "no flush for SRQ buffers the EP never took");
         Connection two = srqConnection(srq, DatCompletionFlags.DEFAULT);
         for (int i = 0; i < 2; i++) {
             assertStatus(DatReturn.DAT_SUCCESS, send(two.active(), src, 0, 16, i, 0), "send on a new connection");
-            completion(two.passive().recvEvd(), DatDtoStatus.SUCCESS);
+            f.completion(two.passive().recvEvd(), DatDtoStatus.SUCCESS);
         }
     }
 
@@ -470,17 +469,17 @@ public abstract class SrqPostRecvRules extends RuleSupport {
         assertStatus(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, dst.lmr(), 64, 64), 2), CALL);
         Region src = f.region();
         assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), src, 0, 8, 1, 0), "unsolicited send");
-        completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
+        f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
         DatEvent event = new DatEvent();
         assertStatus(DatReturn.DAT_TIMEOUT_EXPIRED, c.passive().recvEvd().await(TIMEOUT_200MS, 1, event),
                 "dat_evd_wait must not wake for an unsolicited receive");
         assertStatus(DatReturn.DAT_SUCCESS,
                 send(c.active(), src, 0, 8, 2, DatCompletionFlags.SOLICITED_WAIT), "solicited send");
         assertStatus(DatReturn.DAT_SUCCESS,
-                c.passive().recvEvd().await(TckFixture.EVENT_TIMEOUT_MILLIS * 1000, 1, event),
+                c.passive().recvEvd().await(f.eventTimeoutMicros(), 1, event),
                 "dat_evd_wait wakes for the solicited receive");
         assertEquals(1, event.userCookie(), "the unsolicited completion is still queued first");
-        assertEquals(2, completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie());
+        assertEquals(2, f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie());
     }
 
     /**
@@ -502,13 +501,13 @@ public abstract class SrqPostRecvRules extends RuleSupport {
         assertStatus(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, dst.lmr(), 64, 64), 2), CALL);
         Region src = f.region();
         assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), src, 0, 8, 1, 0), "first send");
-        completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
+        f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
         DatEvent event = new DatEvent();
         assertStatus(DatReturn.DAT_TIMEOUT_EXPIRED, c.passive().recvEvd().await(TIMEOUT_200MS, 2, event),
                 "dat_evd_wait(threshold 2) with one completion queued");
         assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), src, 0, 8, 2, 0), "second send");
         assertStatus(DatReturn.DAT_SUCCESS,
-                c.passive().recvEvd().await(TckFixture.EVENT_TIMEOUT_MILLIS * 1000, 2, event),
+                c.passive().recvEvd().await(f.eventTimeoutMicros(), 2, event),
                 "dat_evd_wait(threshold 2) with two completions queued");
         assertEquals(1, event.userCookie());
         assertEquals(1, event.nmore(), "nmore after taking the first of two");

@@ -1,6 +1,5 @@
 package dat.tck.rules;
 
-import static dat.tck.rules.TckFixture.completion;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -58,7 +57,7 @@ public abstract class SrqResizeRules extends RuleSupport {
         for (int i = 0; i < messages; i++) {
             assertStatus(DatReturn.DAT_SUCCESS,
                     c.active().ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, 8), i, 0), "dat_ep_post_send");
-            completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
+            f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
         }
     }
 
@@ -139,7 +138,7 @@ public abstract class SrqResizeRules extends RuleSupport {
         sendAndReap(c, 6);
         Set<Long> cookies = new HashSet<>();
         for (int i = 0; i < 6; i++) {
-            cookies.add(completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie());
+            cookies.add(f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie());
         }
         assertEquals(6, cookies.size(), "all six buffers still receive");
     }
@@ -161,8 +160,8 @@ public abstract class SrqResizeRules extends RuleSupport {
         // Two buffers remain on the SRQ and two completions wait unreaped on the recv EVD: 4 are outstanding.
         assertThrowsDat(DatReturn.INVALID_STATE, () -> srq.resize(3),
                 CALL + "(3) with 2 buffers on the SRQ and 2 completions not yet reaped");
-        completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
-        completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
         srq.resize(3);
         assertTrue(srq.query().maxRecvDtos() >= 3, "after reaping, 2 outstanding fit in 3");
     }
@@ -213,7 +212,7 @@ public abstract class SrqResizeRules extends RuleSupport {
         sendAndReap(c, 6);
         Set<Long> cookies = new HashSet<>();
         for (int i = 0; i < 6; i++) {
-            cookies.add(completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie());
+            cookies.add(f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie());
         }
         assertEquals(Set.of(100L, 101L, 102L, 103L, 104L, 105L), cookies, "every posted buffer completed");
     }
@@ -235,6 +234,6 @@ public abstract class SrqResizeRules extends RuleSupport {
         postBuffers(srq, 8, 0);
         Connection c = connection(srq);
         sendAndReap(c, 1);
-        completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
     }
 }

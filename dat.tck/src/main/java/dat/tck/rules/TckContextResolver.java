@@ -15,8 +15,6 @@ final class TckContextResolver implements ParameterResolver {
 
     @Override
     public Object resolveParameter(ParameterContext parameter, ExtensionContext extension) {
-        boolean strict = extension.getConfigurationParameter(TckContext.STRICT).map(Boolean::parseBoolean)
-                .orElse(false);
-        return new TckContext(strict, extension.getConfigurationParameter(TckContext.IA).orElse(null));
+        return new TckContext(extension::getConfigurationParameter);
     }
 }

@@ -25,6 +25,7 @@ import dat.api.DatQos;
 import dat.api.DatReturn;
 import dat.api.DatSrq;
 import dat.api.Iov;
+import dat.tck.TckContext;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -37,8 +38,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class TckFixture implements AutoCloseable {
 
-    /** How long the kit waits for an event it expects. */
-    public static final long EVENT_TIMEOUT_MILLIS = 10_000;
+    /** Default of {@link TckContext#EVENT_TIMEOUT_MS}: how long the kit waits for an event it expects. */
+    public static final long EVENT_TIMEOUT_MILLIS_DEFAULT = 10_000;
     /** How long the kit watches for an event it expects not to come. */
     public static final long QUIET_MILLIS = 200;
 
@@ -53,11 +54,24 @@ public final class TckFixture implements AutoCloseable {
     /** Owns every buffer the test registers; closed after the IA. */
     public final Arena arena = Arena.ofShared();
 
-    TckFixture(DatIa ia) {
+    private final long eventTimeoutMillis;
+
+    TckFixture(DatIa ia, long eventTimeoutMillis) {
+        this.eventTimeoutMillis = eventTimeoutMillis;
         this.ia = ia;
         this.provider = ia.providerAttr();
         this.limits = ia.query();
         this.pz = ia.createPz();
+    }
+
+    /** @return how long {@link #next} waits, in milliseconds */
+    public long eventTimeoutMillis() {
+        return eventTimeoutMillis;
+    }
+
+    /** @return how long {@link #next} waits, in microseconds, as DAT timeouts are given */
+    public long eventTimeoutMicros() {
+        return TimeUnit.MILLISECONDS.toMicros(eventTimeoutMillis);
     }
 
     /** A registered buffer: the LMR and the memory it covers. */
@@ -183,8 +197,7 @@ public final class TckFixture implements AutoCloseable {
         DatEvd crEvd = evd(DatEvdFlags.CR);
         DatPsp psp = ia.createPspAny(crEvd, DatPspFlags.CONSUMER);
         try {
-            active.ep().connect(ia.address(), psp.connQual(), TimeUnit.MILLISECONDS.toMicros(EVENT_TIMEOUT_MILLIS),
-                    null, DatQos.BEST_EFFORT, 0);
+            active.ep().connect(ia.address(), psp.connQual(), eventTimeoutMicros(), null, DatQos.BEST_EFFORT, 0);
             DatEvent request = next(crEvd);
             assertSame(DatEventType.CONNECTION_REQUEST_EVENT, request.type(), "connection request on the CR EVD");
             request.cr().accept(passive.ep(), null);
@@ -200,15 +213,15 @@ public final class TckFixture implements AutoCloseable {
     }
 
     /**
-     * Waits for the next event of {@code evd}, failing after {@link #EVENT_TIMEOUT_MILLIS}. Polls with
+     * Waits for the next event of {@code evd}, failing after {@link #eventTimeoutMillis()}. Polls with
      * {@code dat_evd_dequeue}, so it does not depend on {@code dat_evd_wait} being right.
      *
      * @param evd the EVD
      * @return a fresh event holder with the event
      */
-    public static DatEvent next(DatEvd evd) {
+    public DatEvent next(DatEvd evd) {
         DatEvent event = new DatEvent();
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(EVENT_TIMEOUT_MILLIS);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(eventTimeoutMillis);
         while (true) {
             int rc = evd.dequeue(event);
             if (rc == DatReturn.DAT_SUCCESS) {
@@ -218,7 +231,7 @@ public final class TckFixture implements AutoCloseable {
                 fail("dat_evd_dequeue returned " + DatReturn.toString(rc));
             }
             if (System.nanoTime() > deadline) {
-                return fail("no event within " + EVENT_TIMEOUT_MILLIS + " ms on " + evd);
+                return fail("no event within " + eventTimeoutMillis + " ms on " + evd);
             }
             Thread.onSpinWait();
             Thread.yield();
@@ -232,7 +245,7 @@ public final class TckFixture implements AutoCloseable {
      * @param status the expected status
      * @return the event
      */
-    public static DatEvent completion(DatEvd evd, DatDtoStatus status) {
+    public DatEvent completion(DatEvd evd, DatDtoStatus status) {
         DatEvent event = next(evd);
         assertSame(DatEventType.DTO_COMPLETION, event.type(), "expected a DTO completion, got " + event);
         assertSame(status, event.dtoStatus(), "completion status of " + event);
@@ -245,7 +258,7 @@ public final class TckFixture implements AutoCloseable {
      * @param evd the EVD
      * @param why what the quiet proves, for the failure message
      */
-    public static void quiet(DatEvd evd, String why) {
+    public void quiet(DatEvd evd, String why) {
         DatEvent event = new DatEvent();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(QUIET_MILLIS);
         do {
