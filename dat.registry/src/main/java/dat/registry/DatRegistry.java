@@ -1,0 +1,562 @@
+package dat.registry;
+
+import dat.api.DatException;
+import dat.api.DatIa;
+import dat.api.DatReturn;
+import dat.api.DatReturnSubtype;
+import dat.spi.DatProvider;
+import dat.spi.DatSetting;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.ServiceLoader;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * The DAT registry: finds providers, lists their IAs, opens an IA by name ({@code dat_ia_open}) and selects IAs
+ * by attributes, explaining every rejection.
+ *
+ * <p>Discovery, in this order:
+ * <ol>
+ *   <li>{@value #PROVIDERS_PROPERTY} (system property), or else {@value #PROVIDERS_ENV} (environment): a comma
+ *       and/or whitespace separated list of provider names, most preferred first; {@code ^name} leaves a
+ *       provider out, and a list of only exclusions keeps every other provider. Listed providers come first, in
+ *       the list's order; a listed name that is not found is listed as unavailable, "not found", so a typo shows.
+ *   <li>{@link ServiceLoader} for {@link DatProvider}, through the thread context class loader (module path and
+ *       class path), or an explicit class loader or module layer, or an explicit list of instances.
+ *   <li>A static registry file in uDAPL's {@code dat.conf} format ({@link DatConf}): its path from
+ *       {@value #DAT_CONF_ENV} (environment), or else {@value #DAT_CONF_PROPERTY} (system property). Each entry
+ *       names an IA and its provider, by provider name or provider class name, and the provider's
+ *       {@link DatProvider#describe} gives its attributes. A configured file that does not exist is a warning.
+ * </ol>
+ *
+ * <p>Discovery never throws and never drops anything silently (unlike {@code java.sql.DriverManager}): a provider
+ * that fails to load, throws from its constructor, {@code name()} or {@code info()}, reports itself unavailable,
+ * or repeats another's name is listed in {@link #providers()} with the reason, and each such event is logged once
+ * through {@link System.Logger} {@value #LOGGER_NAME} (WARNING for failures, INFO for a provider that says it
+ * is unavailable). The same holds for IAs in {@link #ias()}. When two providers or IAs share a name the first
+ * wins.
+ *
+ * <p>An instance is an immutable snapshot of one discovery and is safe to share between threads; call
+ * {@link #load()} again to see providers installed since.
+ */
+public final class DatRegistry {
+
+    /** System property naming the providers to use: {@code loopback,verbs}, or {@code ^verbs} to exclude one. */
+    public static final String PROVIDERS_PROPERTY = "dat.providers";
+    /** Environment variable read when {@link #PROVIDERS_PROPERTY} is not set. */
+    public static final String PROVIDERS_ENV = "DAT_PROVIDERS";
+    /** Default of {@link #PROVIDERS_PROPERTY}: empty, every provider found. */
+    public static final String PROVIDERS_DEFAULT = "";
+    /** System property with the path of a static registry file, read when {@link #DAT_CONF_ENV} is not set. */
+    public static final String DAT_CONF_PROPERTY = "dat.conf";
+    /** Environment variable with the path of a static registry file; uDAPL's name, taking precedence. */
+    public static final String DAT_CONF_ENV = "DAT_OVERRIDE";
+    /** Default of {@link #DAT_CONF_PROPERTY}: empty, no static registry file. */
+    public static final String DAT_CONF_DEFAULT = "";
+    /**
+     * Async EVD queue length {@link #open(String)} asks for: room for a burst of asynchronous errors (EP broken,
+     * SRQ low watermark, EVD overflow) from a handful of endpoints before the consumer dequeues.
+     */
+    public static final int ASYNC_EVD_MIN_QLEN_DEFAULT = 16;
+    /** Name of the {@link System.Logger} discovery reports to. */
+    public static final String LOGGER_NAME = "dat.registry";
+
+    private final List<ProviderEntry> providers;
+    private final List<IaEntry> ias;
+    /** The provider of each IA, parallel to {@link #ias}; {@code null} where the IA is unavailable. */
+    private final List<DatProvider> iaProviders;
+    private final List<DatSetting> settings;
+
+    private DatRegistry(Discovery discovery, List<DatSetting> settings) {
+        this.providers = List.copyOf(discovery.providers());
+        this.ias = List.copyOf(discovery.ias());
+        // May hold nulls, so not List.copyOf.
+        this.iaProviders = Collections.unmodifiableList(new ArrayList<>(discovery.iaProviders()));
+        this.settings = List.copyOf(settings);
+    }
+
+    /**
+     * Discovers providers with the system properties and environment of this process, through the thread
+     * context class loader.
+     *
+     * @return a snapshot of what was found
+     */
+    public static DatRegistry load() {
+        return builder().systemConfiguration().build();
+    }
+
+    /**
+     * Discovers providers visible to a class loader, with the system properties and environment of this process.
+     *
+     * @param loader where {@link ServiceLoader} and {@code dat.conf} class names look
+     * @return a snapshot of what was found
+     */
+    public static DatRegistry load(ClassLoader loader) {
+        return builder().systemConfiguration().classLoader(loader).build();
+    }
+
+    /**
+     * Discovers providers in a module layer (and its parents), with the system properties and environment of
+     * this process; for applications that load provider modules into a layer of their own.
+     *
+     * @param layer where {@link ServiceLoader} and {@code dat.conf} class names look
+     * @return a snapshot of what was found
+     */
+    public static DatRegistry load(ModuleLayer layer) {
+        return builder().systemConfiguration().moduleLayer(layer).build();
+    }
+
+    /**
+     * @return a builder with no configuration (no properties, no environment, no {@code dat.conf}) that
+     *     discovers through the thread context class loader
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * @return every provider found, named or failed, available or not, in registry order: those
+     *     {@value #PROVIDERS_PROPERTY} lists in its order, then the others in discovery order
+     */
+    public List<ProviderEntry> providers() {
+        return providers;
+    }
+
+    /**
+     * @return every IA, available or not, in registry order: the IAs of each available provider in provider
+     *     order, then the {@code dat.conf} entries in file order
+     */
+    public List<IaEntry> ias() {
+        return ias;
+    }
+
+    /** @return the registry's settings with the values this snapshot used, for {@code dat info -e} */
+    public List<DatSetting> settings() {
+        return settings;
+    }
+
+    /**
+     * {@code dat_ia_open} with an async EVD of {@value #ASYNC_EVD_MIN_QLEN_DEFAULT} entries.
+     *
+     * @param iaName an IA name from {@link #ias()}
+     * @return the open IA; the caller closes it
+     * @throws DatException as {@link #open(String, int)}
+     */
+    public DatIa open(String iaName) {
+        return open(iaName, ASYNC_EVD_MIN_QLEN_DEFAULT);
+    }
+
+    /**
+     * {@code dat_ia_open}: opens an IA by name through its provider.
+     *
+     * @param iaName an IA name from {@link #ias()}; when several entries share it, the first
+     * @param asyncEvdMinQlen the minimum queue length of the IA's async EVD, at least 1
+     * @return the open IA; the caller closes it
+     * @throws DatException {@link DatReturn#PROVIDER_NOT_FOUND}/{@link DatReturnSubtype#NAME_NOT_REGISTERED}
+     *     for an unknown name (the message lists the known IAs), {@link DatReturn#PROVIDER_NOT_FOUND} with the
+     *     reason for an unavailable IA, {@link DatReturn#INVALID_PARAMETER} for a queue length below 1, or
+     *     what the provider's {@link DatProvider#open} throws ({@link DatReturn#INTERNAL_ERROR} when that is not a
+     *     {@code DatException})
+     */
+    public DatIa open(String iaName, int asyncEvdMinQlen) {
+        Objects.requireNonNull(iaName, "iaName");
+        if (asyncEvdMinQlen < 1) {
+            throw new DatException(DatReturn.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG2,
+                    "dat_ia_open: async_evd_min_qlen " + asyncEvdMinQlen + " is below 1");
+        }
+        int index = indexOf(iaName);
+        if (index < 0) {
+            throw new DatException(DatReturn.PROVIDER_NOT_FOUND, DatReturnSubtype.NAME_NOT_REGISTERED,
+                    "dat_ia_open: no IA named '" + iaName + "' is registered" + knownIas(iaName));
+        }
+        IaEntry entry = ias.get(index);
+        if (!entry.available()) {
+            throw new DatException(DatReturn.PROVIDER_NOT_FOUND, DatReturnSubtype.NO_SUBTYPE,
+                    "dat_ia_open: IA " + iaName + " is unavailable: " + entry.unavailableReason());
+        }
+        DatIa ia;
+        try {
+            ia = iaProviders.get(index).open(iaName, entry.iaParams(), asyncEvdMinQlen);
+        } catch (DatException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new DatException(DatReturn.INTERNAL_ERROR, DatReturnSubtype.NO_SUBTYPE, "dat_ia_open: provider "
+                    + entry.providerName() + " failed to open IA " + iaName + ": " + e, e);
+        }
+        if (ia == null) {
+            throw new DatException(DatReturn.INTERNAL_ERROR, "dat_ia_open: provider " + entry.providerName()
+                    + " returned no IA for " + iaName);
+        }
+        return ia;
+    }
+
+    private int indexOf(String iaName) {
+        for (int i = 0; i < ias.size(); i++) {
+            if (ias.get(i).name().equals(iaName)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private String knownIas(String iaName) {
+        if (ias.isEmpty()) {
+            return "; no IAs are registered at all (providers: " + (providers.isEmpty() ? "none"
+                    : providers.stream().map(p -> p.name() + (p.available() ? "" : " (unavailable)"))
+                            .collect(Collectors.joining(", "))) + ")";
+        }
+        List<String> names = ias.stream().map(IaEntry::name).distinct().toList();
+        return QueryAttributes.didYouMean(QueryAttributes.suggestions(iaName, names)) + "; known IAs: "
+                + ias.stream().map(ia -> ia.name() + (ia.available() ? "" : " (unavailable)")).distinct()
+                        .collect(Collectors.joining(", "));
+    }
+
+    /**
+     * Selects the available IAs that satisfy a query and explains why each other IA does not.
+     *
+     * @param query the condition
+     * @return matches and rejections, each in registry order; an unavailable IA is rejected with
+     *     {@code unavailable: <reason>}
+     */
+    public Selection select(DatQuery query) {
+        Objects.requireNonNull(query, "query");
+        Map<IaEntry, List<String>> outcomes = new LinkedHashMap<>();
+        for (IaEntry ia : ias) {
+            outcomes.put(ia, ia.available() ? query.explain(ia.info())
+                    : List.of("unavailable: " + ia.unavailableReason()));
+        }
+        return new Selection(query, outcomes);
+    }
+
+    /**
+     * Parses a query and selects with it.
+     *
+     * @param queryText a query in the text form of {@link DatQuery}
+     * @return matches and rejections
+     * @throws DatQuerySyntaxException when the text is not a valid query
+     */
+    public Selection select(String queryText) {
+        return select(DatQuery.parse(queryText));
+    }
+
+    /**
+     * @return a table of the providers, then of the IAs, one per line, with status, source, and class or
+     *     reason
+     */
+    @Override
+    public String toString() {
+        List<String[]> providerRows = new ArrayList<>();
+        for (ProviderEntry p : providers) {
+            providerRows.add(new String[] {p.name(), p.available() ? "available" : "unavailable",
+                p.source().toString(), p.className() == null ? "-" : p.className(),
+                p.available() ? "" : p.unavailableReason()});
+        }
+        List<String[]> iaRows = new ArrayList<>();
+        for (IaEntry ia : ias) {
+            iaRows.add(new String[] {ia.name(), ia.providerName(), ia.available() ? "available" : "unavailable",
+                ia.source().toString(), ia.available() ? "" : ia.unavailableReason()});
+        }
+        StringBuilder sb = new StringBuilder();
+        table(sb, "DAT providers", new String[] {"NAME", "STATUS", "SOURCE", "CLASS", "REASON"}, providerRows);
+        table(sb, "DAT IAs", new String[] {"NAME", "PROVIDER", "STATUS", "SOURCE", "REASON"}, iaRows);
+        return sb.toString();
+    }
+
+    private static void table(StringBuilder sb, String title, String[] header, List<String[]> rows) {
+        sb.append(title).append(" (").append(rows.size()).append("):\n");
+        if (rows.isEmpty()) {
+            return;
+        }
+        int[] widths = new int[header.length];
+        List<String[]> all = new ArrayList<>();
+        all.add(header);
+        all.addAll(rows);
+        for (String[] row : all) {
+            for (int c = 0; c < row.length; c++) {
+                widths[c] = Math.max(widths[c], row[c].length());
+            }
+        }
+        for (String[] row : all) {
+            StringBuilder line = new StringBuilder("  ");
+            for (int c = 0; c < row.length; c++) {
+                line.append(c == row.length - 1 ? row[c] : String.format("%-" + widths[c] + "s  ", row[c]));
+            }
+            sb.append(line.toString().stripTrailing()).append('\n');
+        }
+    }
+
+    /**
+     * Prints what discovery finds in this process, the quickest way to see why a provider is missing:
+     * {@code java -p <modules> -m dat.registry/dat.registry.DatRegistry [query]}. With a query (the arguments
+     * joined by spaces), also prints the selection; the exit status is then 0 when an IA matches, 1 when none
+     * does, and 2 for an invalid query.
+     *
+     * @param args an optional selection query
+     */
+    public static void main(String[] args) {
+        int status = run(args, System.out, System.err);
+        if (status != 0) {
+            System.exit(status);
+        }
+    }
+
+    /** {@link #main} without {@link System#exit}, for tests. */
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length > 0 && (args[0].equals("-h") || args[0].equals("--help"))) {
+            out.println("usage: java -m dat.registry/dat.registry.DatRegistry [query]");
+            out.println("Lists DAT providers and IAs; with a query, also which IAs match it and why the others"
+                    + " do not.");
+            out.println("Settings: " + PROVIDERS_PROPERTY + " or " + PROVIDERS_ENV + ", " + DAT_CONF_ENV + " or "
+                    + DAT_CONF_PROPERTY + ".");
+            return 0;
+        }
+        DatRegistry registry = load();
+        out.print(registry);
+        if (args.length == 0) {
+            return 0;
+        }
+        Selection selection;
+        try {
+            selection = registry.select(String.join(" ", Arrays.asList(args)));
+        } catch (DatQuerySyntaxException e) {
+            err.println(e.getMessage());
+            return 2;
+        }
+        out.print(selection);
+        return selection.matches().isEmpty() ? 1 : 0;
+    }
+
+    /**
+     * Configures one discovery. Starts with no properties, no environment and no {@code dat.conf}, discovering
+     * through the thread context class loader; {@link #providers}, {@link #classLoader} and
+     * {@link #moduleLayer} each replace the way providers are found, the last call winning.
+     */
+    public static final class Builder {
+
+        private Iterable<? extends ServiceLoader.Provider<DatProvider>> serviceProviders;
+        private DiscoverySource source = DiscoverySource.SERVICE_LOADER;
+        private ClassLoader classLoader;
+        private ModuleLayer moduleLayer;
+        private Map<String, String> properties = Map.of();
+        private Map<String, String> environment = Map.of();
+        private Path datConf;
+        private System.Logger logger;
+
+        private Builder() {
+        }
+
+        /**
+         * Uses these provider instances instead of a {@link ServiceLoader}, in this order; for tests and for
+         * applications that construct providers themselves. Their IAs get {@link DiscoverySource#EXPLICIT}.
+         *
+         * @param instances the providers
+         * @return this builder
+         */
+        public Builder providers(List<? extends DatProvider> instances) {
+            List<ServiceLoader.Provider<DatProvider>> given = new ArrayList<>();
+            for (DatProvider instance : instances) {
+                given.add(new GivenProvider(Objects.requireNonNull(instance, "provider")));
+            }
+            return discover(given, DiscoverySource.EXPLICIT);
+        }
+
+        /**
+         * Finds providers with {@code ServiceLoader.load(DatProvider.class, loader)}: named modules defined to
+         * the loader and its ancestors, then {@code META-INF/services} on its class path. Also where
+         * {@code dat.conf} class names are loaded from.
+         *
+         * @param loader the class loader
+         * @return this builder
+         */
+        public Builder classLoader(ClassLoader loader) {
+            this.classLoader = Objects.requireNonNull(loader, "loader");
+            this.moduleLayer = null;
+            return discover(null, DiscoverySource.SERVICE_LOADER);
+        }
+
+        /**
+         * Finds providers with {@code ServiceLoader.load(layer, DatProvider.class)}: the layer and its parents.
+         * Also where {@code dat.conf} class names are looked up.
+         *
+         * @param layer the module layer
+         * @return this builder
+         */
+        public Builder moduleLayer(ModuleLayer layer) {
+            this.moduleLayer = Objects.requireNonNull(layer, "layer");
+            this.classLoader = null;
+            return discover(null, DiscoverySource.SERVICE_LOADER);
+        }
+
+        /** Test seam: providers as a {@link ServiceLoader} would hand them out, failures included. */
+        Builder discover(Iterable<? extends ServiceLoader.Provider<DatProvider>> found, DiscoverySource as) {
+            this.serviceProviders = found;
+            this.source = as;
+            return this;
+        }
+
+        /**
+         * @param values system properties to read {@value #PROVIDERS_PROPERTY} and {@value #DAT_CONF_PROPERTY}
+         *     from
+         * @return this builder
+         */
+        public Builder properties(Map<String, String> values) {
+            this.properties = Map.copyOf(values);
+            return this;
+        }
+
+        /**
+         * @param values environment variables to read {@value #PROVIDERS_ENV} and {@value #DAT_CONF_ENV} from
+         * @return this builder
+         */
+        public Builder environment(Map<String, String> values) {
+            this.environment = Map.copyOf(values);
+            return this;
+        }
+
+        /**
+         * Reads {@link System#getProperties()} and {@link System#getenv()}, as {@link DatRegistry#load()} does.
+         *
+         * @return this builder
+         */
+        public Builder systemConfiguration() {
+            Properties system = System.getProperties();
+            Map<String, String> values = new LinkedHashMap<>();
+            for (String name : system.stringPropertyNames()) {
+                values.put(name, system.getProperty(name));
+            }
+            return properties(values).environment(System.getenv());
+        }
+
+        /**
+         * Reads this static registry file, whatever the environment and properties say.
+         *
+         * @param path a file in {@code dat.conf} format
+         * @return this builder
+         */
+        public Builder datConf(Path path) {
+            this.datConf = Objects.requireNonNull(path, "path");
+            return this;
+        }
+
+        /**
+         * @param destination where discovery reports problems, instead of {@code System.getLogger}
+         *     ({@value #LOGGER_NAME})
+         * @return this builder
+         */
+        public Builder logger(System.Logger destination) {
+            this.logger = Objects.requireNonNull(destination, "destination");
+            return this;
+        }
+
+        /**
+         * Runs discovery.
+         *
+         * @return the snapshot
+         */
+        public DatRegistry build() {
+            System.Logger log = logger != null ? logger : System.getLogger(LOGGER_NAME);
+
+            String providersVariable = PROVIDERS_PROPERTY;
+            String providersText = properties.get(PROVIDERS_PROPERTY);
+            if (providersText == null && environment.get(PROVIDERS_ENV) != null) {
+                providersVariable = PROVIDERS_ENV;
+                providersText = environment.get(PROVIDERS_ENV);
+            }
+            ProviderFilter filter = ProviderFilter.parse(providersVariable, providersText);
+
+            ClassLoader loader = classLoader != null ? classLoader : contextClassLoader();
+            Function<String, Class<?>> classLookup = moduleLayer != null ? name -> findInLayer(moduleLayer, name)
+                    : name -> findInLoader(loader, name);
+            Iterable<? extends ServiceLoader.Provider<DatProvider>> found = serviceProviders;
+            if (found == null) {
+                ServiceLoader<DatProvider> serviceLoader = moduleLayer != null
+                        ? ServiceLoader.load(moduleLayer, DatProvider.class)
+                        : ServiceLoader.load(DatProvider.class, loader);
+                found = () -> serviceLoader.stream().iterator();
+            }
+
+            Discovery discovery = new Discovery(log, filter, classLookup);
+            discovery.discoverProviders(found, source);
+            discovery.discoverProviderIas();
+
+            Path confPath = datConf;
+            String confOrigin = "DatRegistry.Builder.datConf";
+            if (confPath == null && !isBlank(environment.get(DAT_CONF_ENV))) {
+                confPath = Path.of(environment.get(DAT_CONF_ENV));
+                confOrigin = DAT_CONF_ENV;
+            } else if (confPath == null && !isBlank(properties.get(DAT_CONF_PROPERTY))) {
+                confPath = Path.of(properties.get(DAT_CONF_PROPERTY));
+                confOrigin = "system property " + DAT_CONF_PROPERTY;
+            }
+            if (confPath != null) {
+                discovery.discoverDatConf(confPath, confOrigin);
+            }
+
+            List<DatSetting> settings = List.of(
+                    new DatSetting(PROVIDERS_PROPERTY, PROVIDERS_DEFAULT, providersText == null ? PROVIDERS_DEFAULT
+                            : providersText.trim(), "providers to use, most preferred first; ^name excludes one ("
+                            + PROVIDERS_ENV + " when the property is unset)"),
+                    new DatSetting(DAT_CONF_PROPERTY, DAT_CONF_DEFAULT, confPath == null ? DAT_CONF_DEFAULT
+                            : confPath.toString(), "static registry file in dat.conf format (" + DAT_CONF_ENV
+                            + " takes precedence)"));
+            return new DatRegistry(discovery, settings);
+        }
+
+        private static boolean isBlank(String value) {
+            return value == null || value.isBlank();
+        }
+
+        private static ClassLoader contextClassLoader() {
+            ClassLoader context = Thread.currentThread().getContextClassLoader();
+            return context != null ? context : ClassLoader.getSystemClassLoader();
+        }
+
+        private static Class<?> findInLoader(ClassLoader loader, String className) {
+            try {
+                return Class.forName(className, false, loader);
+            } catch (ClassNotFoundException e) {
+                return null;
+            }
+        }
+
+        private static Class<?> findInLayer(ModuleLayer layer, String className) {
+            int dot = className.lastIndexOf('.');
+            String packageName = dot < 0 ? "" : className.substring(0, dot);
+            for (Module module : layer.modules()) {
+                if (module.getPackages().contains(packageName)) {
+                    return Class.forName(module, className);
+                }
+            }
+            for (ModuleLayer parent : layer.parents()) {
+                Class<?> found = findInLayer(parent, className);
+                if (found != null) {
+                    return found;
+                }
+            }
+            return null;
+        }
+    }
+
+    /** A provider instance handed to the builder, presented as a service loader would present it. */
+    private record GivenProvider(DatProvider instance) implements ServiceLoader.Provider<DatProvider> {
+
+        @Override
+        public Class<? extends DatProvider> type() {
+            return instance.getClass();
+        }
+
+        @Override
+        public DatProvider get() {
+            return instance;
+        }
+    }
+}

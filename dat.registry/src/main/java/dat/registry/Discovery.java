@@ -1,0 +1,437 @@
+package dat.registry;
+
+import dat.api.DatException;
+import dat.spi.DatIaInfo;
+import dat.spi.DatProvider;
+import dat.spi.DatProviderInfo;
+import java.io.IOException;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceConfigurationError;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One run of discovery: the {@code dat.providers} filter, then the providers the {@link ServiceLoader} (or the
+ * builder) offers, then the {@code dat.conf} entries. Every problem becomes an entry with its reason and one
+ * log record; nothing a provider does, short of a {@link VirtualMachineError}, escapes from here.
+ */
+final class Discovery {
+
+    /**
+     * Stop asking the service loader after this many failures in a row: it documents recovery after an error as
+     * best effort only, and a loader that fails forever must not hang discovery.
+     */
+    static final int MAX_CONSECUTIVE_LOOKUP_FAILURES = 64;
+
+    /** How the JDK names the provider class in a {@link ServiceConfigurationError} message. */
+    private static final Pattern PROVIDER_IN_MESSAGE = Pattern.compile("Provider (\\S+) ");
+
+    /** Entry name of a provider that failed before even its class name was known. */
+    static final String UNKNOWN_PROVIDER = "(unknown provider)";
+
+    private final System.Logger logger;
+    private final ProviderFilter filter;
+    /** Turns a class name from {@code dat.conf} into a class, or {@code null} when there is none by that name. */
+    private final Function<String, Class<?>> classLookup;
+
+    private final List<ProviderEntry> providers = new ArrayList<>();
+    /** Named providers by name, first one wins, including those left out by the filter. */
+    private final Map<String, ProviderEntry> byName = new HashMap<>();
+    /** Instances of the available providers, by name. */
+    private final Map<String, DatProvider> instances = new HashMap<>();
+
+    private final List<IaEntry> ias = new ArrayList<>();
+    /** The provider of each available IA, by IA entry position in {@link #ias}. */
+    private final List<DatProvider> iaProviders = new ArrayList<>();
+    private final Map<String, IaEntry> firstIaByName = new HashMap<>();
+
+    /**
+     * @param logger where each problem is reported once
+     * @param filter the {@code dat.providers} list
+     * @param classLookup finds provider classes named in {@code dat.conf}
+     */
+    Discovery(System.Logger logger, ProviderFilter filter, Function<String, Class<?>> classLookup) {
+        this.logger = logger;
+        this.filter = filter;
+        this.classLookup = classLookup;
+    }
+
+    /** @return the provider entries in registry order */
+    List<ProviderEntry> providers() {
+        return providers;
+    }
+
+    /** @return the IA entries in registry order */
+    List<IaEntry> ias() {
+        return ias;
+    }
+
+    /** @return the provider of each IA, parallel to {@link #ias()}, {@code null} for unavailable ones */
+    List<DatProvider> iaProviders() {
+        return iaProviders;
+    }
+
+    /**
+     * Registers the providers a service loader, or the builder's list, offers, in their order, then puts the
+     * names {@code dat.providers} lists first, in its order.
+     *
+     * @param found the providers, not yet instantiated
+     * @param source {@link DiscoverySource#SERVICE_LOADER} or {@link DiscoverySource#EXPLICIT}
+     */
+    void discoverProviders(Iterable<? extends ServiceLoader.Provider<DatProvider>> found, DiscoverySource source) {
+        Iterator<? extends ServiceLoader.Provider<DatProvider>> it = found.iterator();
+        int failuresInARow = 0;
+        while (true) {
+            ServiceLoader.Provider<DatProvider> next;
+            try {
+                if (!it.hasNext()) {
+                    break;
+                }
+                next = it.next();
+                failuresInARow = 0;
+            } catch (ServiceConfigurationError e) {
+                // A bad META-INF/services line or a class that cannot be loaded: listed, and the loader moves on.
+                String className = classNameIn(e);
+                fail(className != null ? className : UNKNOWN_PROVIDER, className, source,
+                        "failed to load: " + describe(e), e);
+                if (++failuresInARow == MAX_CONSECUTIVE_LOOKUP_FAILURES) {
+                    logger.log(Level.WARNING, "gave up looking for more DAT providers after "
+                            + MAX_CONSECUTIVE_LOOKUP_FAILURES + " failures in a row");
+                    break;
+                }
+                continue;
+            }
+            String className = null;
+            DatProvider provider;
+            try {
+                className = next.type().getName();
+                provider = next.get();
+            } catch (ServiceConfigurationError | RuntimeException | LinkageError e) {
+                if (className == null) {
+                    className = classNameIn(e);
+                }
+                fail(className != null ? className : UNKNOWN_PROVIDER, className, source,
+                        "failed to load: " + describe(e), e);
+                continue;
+            }
+            register(provider, className, source);
+        }
+        orderByFilter();
+    }
+
+    /**
+     * Asks a provider its name and, when the filter selects it, its info; records the outcome.
+     *
+     * @return the provider's entry, available or not
+     */
+    private ProviderEntry register(DatProvider provider, String className, DiscoverySource source) {
+        String name;
+        try {
+            name = provider.name();
+        } catch (RuntimeException | Error e) {
+            rethrowIfFatal(e);
+            return fail(className, className, source, "name() threw " + describe(e), e);
+        }
+        if (name == null || name.isBlank()) {
+            return fail(className, className, source, "name() returned " + (name == null ? "null" : "a blank name"),
+                    null);
+        }
+        ProviderEntry first = byName.get(name);
+        if (first != null) {
+            String reason = "duplicate provider name " + name + ": already provided by class " + first.className();
+            logger.log(Level.WARNING, "DAT provider " + className + " ignored: " + reason);
+            return add(new ProviderEntry(name, className, source, null, reason));
+        }
+        DiscoverySource actual = filter.includes().contains(name) ? DiscoverySource.PROPERTY : source;
+        if (!filter.selects(name)) {
+            // The user asked for this, so it is no news worth a warning; info() is not called, which is the
+            // point of excluding a provider that misbehaves.
+            logger.log(Level.DEBUG, "DAT provider " + name + " " + filter.reasonLeftOut(name));
+            return named(new ProviderEntry(name, className, actual, null, filter.reasonLeftOut(name)));
+        }
+        DatProviderInfo info;
+        try {
+            info = provider.info();
+        } catch (RuntimeException | Error e) {
+            rethrowIfFatal(e);
+            return rememberName(fail(name, className, actual, "info() threw " + describe(e), e));
+        }
+        if (info == null) {
+            return rememberName(fail(name, className, actual, "info() returned null", null));
+        }
+        if (!info.available()) {
+            logger.log(Level.INFO, "DAT provider " + name + " is unavailable: " + info.unavailableReason());
+            return named(new ProviderEntry(name, className, actual, info, info.unavailableReason()));
+        }
+        instances.put(name, provider);
+        return named(new ProviderEntry(name, className, actual, info, null));
+    }
+
+    /** Lists a named provider and claims its name, so a later provider of that name is a duplicate. */
+    private ProviderEntry named(ProviderEntry entry) {
+        return add(rememberName(entry));
+    }
+
+    /** Claims the name of an entry already listed. */
+    private ProviderEntry rememberName(ProviderEntry entry) {
+        byName.put(entry.name(), entry);
+        return entry;
+    }
+
+    private ProviderEntry add(ProviderEntry entry) {
+        providers.add(entry);
+        return entry;
+    }
+
+    private ProviderEntry fail(String name, String className, DiscoverySource source, String reason, Throwable e) {
+        String message = "DAT provider " + name + (className != null && !className.equals(name)
+                ? " (" + className + ")" : "") + " " + reason;
+        if (e == null) {
+            logger.log(Level.WARNING, message);
+        } else {
+            logger.log(Level.WARNING, message, e);
+        }
+        return add(new ProviderEntry(name, className, source, null, reason));
+    }
+
+    /** Puts the providers {@code dat.providers} lists first, in its order, and adds the listed but missing. */
+    private void orderByFilter() {
+        if (filter.includes().isEmpty()) {
+            return;
+        }
+        List<ProviderEntry> ordered = new ArrayList<>();
+        // By identity: two failures can be equal records and must both stay listed.
+        Set<ProviderEntry> placed = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (String wanted : filter.includes()) {
+            ProviderEntry entry = byName.get(wanted);
+            if (entry == null) {
+                String reason = "not found: no provider of that name was discovered" + QueryAttributes.didYouMean(
+                        QueryAttributes.suggestions(wanted, byName.keySet()));
+                logger.log(Level.WARNING, "DAT provider " + wanted + " listed in " + filter.origin() + " is " + reason);
+                entry = new ProviderEntry(wanted, null, DiscoverySource.PROPERTY, null, reason);
+                byName.put(wanted, entry);
+            } else if (filter.excludes().contains(wanted)) {
+                continue;
+            }
+            ordered.add(entry);
+            placed.add(entry);
+        }
+        for (ProviderEntry entry : providers) {
+            if (placed.add(entry)) {
+                ordered.add(entry);
+            }
+        }
+        providers.clear();
+        providers.addAll(ordered);
+    }
+
+    /** Lists the IAs each available provider offers by itself, in provider order. */
+    void discoverProviderIas() {
+        for (ProviderEntry entry : providers) {
+            if (entry.available()) {
+                for (DatIaInfo ia : entry.info().ias()) {
+                    addIa(ia.iaName(), entry.name(), ia.iaParams(), entry.source(), ia, instances.get(entry.name()),
+                            "provider " + entry.name());
+                }
+            }
+        }
+    }
+
+    /**
+     * Adds the IAs of a static registry file.
+     *
+     * @param path the file
+     * @param origin where its path came from, for messages: {@code DAT_OVERRIDE}
+     */
+    void discoverDatConf(Path path, String origin) {
+        if (!Files.exists(path)) {
+            logger.log(Level.WARNING, "static registry file " + path + " (from " + origin
+                    + ") does not exist; no dat.conf entries are used");
+            return;
+        }
+        DatConf conf;
+        try (Reader reader = Files.newBufferedReader(path)) {
+            conf = DatConf.parse(path.toString(), reader);
+        } catch (IOException | UncheckedIOException e) {
+            logger.log(Level.WARNING, "cannot read static registry file " + path + " (from " + origin + "): " + e, e);
+            return;
+        }
+        for (DatConf.Diagnostic diagnostic : conf.diagnostics()) {
+            logger.log(Level.WARNING, diagnostic.toString());
+        }
+        for (DatConf.Entry entry : conf.entries()) {
+            addDatConfEntry(conf.fileName(), entry);
+        }
+    }
+
+    private void addDatConfEntry(String fileName, DatConf.Entry entry) {
+        String where = fileName + ":" + entry.line();
+        IaEntry first = firstIaByName.get(entry.iaName());
+        if (first != null) {
+            // Decided before the provider is asked: an ignored entry must not cost a describe() or a warning of
+            // its own.
+            addDuplicateIa(entry.iaName(), entry.library(), entry.iaParams(), DiscoverySource.DAT_CONF, where, first);
+            return;
+        }
+        if (entry.isKernel()) {
+            unavailableIa(entry, where, "a kDAPL entry (api_version k" + entry.apiVersion().major() + "."
+                    + entry.apiVersion().minor() + "); Java consumers use uDAPL entries (u" + entry.apiVersion().major()
+                    + "." + entry.apiVersion().minor() + ")");
+            return;
+        }
+        ProviderEntry provider = byName.get(entry.library());
+        if (provider == null) {
+            provider = providers.stream().filter(p -> entry.library().equals(p.className())).findFirst()
+                    .orElse(null);
+        }
+        if (provider == null && isClassName(entry.library())) {
+            provider = loadByClassName(entry.library());
+        }
+        if (provider == null) {
+            unavailableIa(entry, where, "provider " + entry.library() + " not found" + QueryAttributes.didYouMean(
+                    QueryAttributes.suggestions(entry.library(), byName.keySet())));
+            return;
+        }
+        if (!provider.available()) {
+            // The provider's own problem was logged when it was found; the IA only points at it.
+            addIa(entry.iaName(), provider.name(), entry.iaParams(), DiscoverySource.DAT_CONF, null, null, where,
+                    "provider " + provider.name() + " is unavailable: " + provider.unavailableReason());
+            return;
+        }
+        DatProvider instance = instances.get(provider.name());
+        DatIaInfo info;
+        try {
+            info = instance.describe(entry.iaName(), entry.iaParams());
+        } catch (RuntimeException | Error e) {
+            rethrowIfFatal(e);
+            unavailableIa(entry, where, "provider " + provider.name() + " cannot describe it: "
+                    + (e instanceof DatException ? e.getMessage() : describe(e)));
+            return;
+        }
+        if (info == null) {
+            unavailableIa(entry, where, "provider " + provider.name() + " describe() returned null");
+            return;
+        }
+        if (!info.iaName().equals(entry.iaName()) || !info.iaParams().equals(entry.iaParams())) {
+            // The entry's name is what open() is called with, so the description must carry it.
+            info = new DatIaInfo(entry.iaName(), entry.iaParams(), info.providerAttr(), info.iaAttr());
+        }
+        addIa(entry.iaName(), provider.name(), entry.iaParams(), DiscoverySource.DAT_CONF, info, instance, where);
+    }
+
+    private void unavailableIa(DatConf.Entry entry, String where, String reason) {
+        logger.log(Level.WARNING, where + ": IA " + entry.iaName() + " is unavailable: " + reason);
+        addIa(entry.iaName(), entry.library(), entry.iaParams(), DiscoverySource.DAT_CONF, null, null, where, reason);
+    }
+
+    private void addIa(String name, String providerName, String iaParams, DiscoverySource source, DatIaInfo info,
+                       DatProvider provider, String where) {
+        addIa(name, providerName, iaParams, source, info, provider, where, null);
+    }
+
+    private void addIa(String name, String providerName, String iaParams, DiscoverySource source, DatIaInfo info,
+                       DatProvider provider, String where, String unavailableReason) {
+        IaEntry first = firstIaByName.get(name);
+        if (first != null) {
+            addDuplicateIa(name, providerName, iaParams, source, where, first);
+            return;
+        }
+        IaEntry entry = new IaEntry(name, providerName, iaParams, source, unavailableReason == null ? info : null,
+                unavailableReason);
+        firstIaByName.put(name, entry);
+        ias.add(entry);
+        iaProviders.add(entry.available() ? provider : null);
+    }
+
+    private void addDuplicateIa(String name, String providerName, String iaParams, DiscoverySource source,
+                                String where, IaEntry first) {
+        String reason = "duplicate IA name " + name + ": already offered by provider " + first.providerName() + " ("
+                + first.source() + ")";
+        logger.log(Level.WARNING, where + ": IA " + name + " ignored: " + reason);
+        ias.add(new IaEntry(name, providerName, iaParams, source, null, reason));
+        iaProviders.add(null);
+    }
+
+    /** Loads, instantiates and registers a provider class named by {@code dat.conf}. */
+    private ProviderEntry loadByClassName(String className) {
+        Class<?> type;
+        try {
+            type = classLookup.apply(className);
+        } catch (RuntimeException | LinkageError e) {
+            return fail(className, className, DiscoverySource.DAT_CONF, "failed to load: " + describe(e), e);
+        }
+        if (type == null) {
+            return null;
+        }
+        if (!DatProvider.class.isAssignableFrom(type)) {
+            return fail(className, className, DiscoverySource.DAT_CONF, "does not implement "
+                    + DatProvider.class.getName(), null);
+        }
+        DatProvider provider;
+        try {
+            provider = (DatProvider) type.getConstructor().newInstance();
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            Throwable cause = e instanceof java.lang.reflect.InvocationTargetException ite ? ite.getCause() : e;
+            return fail(className, className, DiscoverySource.DAT_CONF, "could not be instantiated: "
+                    + describe(cause), cause);
+        }
+        return register(provider, className, DiscoverySource.DAT_CONF);
+    }
+
+    /** @return whether the text is a Java binary class name with a package, as opposed to a provider name */
+    static boolean isClassName(String text) {
+        if (!text.contains(".")) {
+            return false;
+        }
+        for (String part : text.split("\\.", -1)) {
+            if (part.isEmpty() || !Character.isJavaIdentifierStart(part.charAt(0))) {
+                return false;
+            }
+            for (int i = 1; i < part.length(); i++) {
+                if (!Character.isJavaIdentifierPart(part.charAt(i))) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** @return the provider class a service loader error names, or {@code null} */
+    private static String classNameIn(Throwable e) {
+        Matcher m = PROVIDER_IN_MESSAGE.matcher(String.valueOf(e.getMessage()));
+        return m.find() ? m.group(1) : null;
+    }
+
+    /**
+     * The JVM is failing rather than the provider: continuing discovery would only hide that.
+     */
+    private static void rethrowIfFatal(Throwable e) {
+        if (e instanceof VirtualMachineError fatal) {
+            throw fatal;
+        }
+    }
+
+    /** @return the exception and its causes on one line, for a reason a user reads */
+    static String describe(Throwable e) {
+        StringBuilder sb = new StringBuilder(e.toString());
+        int depth = 0;
+        for (Throwable cause = e.getCause(); cause != null && depth < 4; cause = cause.getCause(), depth++) {
+            sb.append(": caused by ").append(cause);
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,66 @@
+package dat.registry;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The {@code dat.providers} list: names to use, in order of preference, and {@code ^name} to leave out. A list of
+ * only exclusions means every provider but those; an empty list means every provider. A name both listed and
+ * excluded is excluded, so {@code ^} always wins.
+ *
+ * @param origin what the list came from, for reasons: {@code dat.providers=^verbs}
+ * @param includes the names to use, in the order given, without repeats; empty for all
+ * @param excludes the names to leave out
+ */
+record ProviderFilter(String origin, List<String> includes, Set<String> excludes) {
+
+    /** Makes the collections immutable. */
+    ProviderFilter {
+        includes = List.copyOf(includes);
+        excludes = Set.copyOf(excludes);
+    }
+
+    /** The filter that selects every provider. */
+    static final ProviderFilter ALL = new ProviderFilter("", List.of(), Set.of());
+
+    /**
+     * @param variable the property or variable name, for reasons
+     * @param text a comma and/or whitespace separated list, or {@code null}
+     * @return the filter; {@link #ALL} for {@code null} or blank text
+     */
+    static ProviderFilter parse(String variable, String text) {
+        if (text == null || text.isBlank()) {
+            return ALL;
+        }
+        Set<String> includes = new LinkedHashSet<>();
+        Set<String> excludes = new LinkedHashSet<>();
+        for (String token : text.trim().split("[,\\s]+")) {
+            if (token.startsWith("^")) {
+                if (token.length() > 1) {
+                    excludes.add(token.substring(1));
+                }
+            } else if (!token.isEmpty()) {
+                includes.add(token);
+            }
+        }
+        return new ProviderFilter(variable + "=" + text.trim(), new ArrayList<>(includes), excludes);
+    }
+
+    /**
+     * @param name a provider name
+     * @return whether the provider is to be used
+     */
+    boolean selects(String name) {
+        return !excludes.contains(name) && (includes.isEmpty() || includes.contains(name));
+    }
+
+    /**
+     * @param name a provider name {@link #selects} refuses
+     * @return why, for the provider's entry
+     */
+    String reasonLeftOut(String name) {
+        return excludes.contains(name) ? "excluded by " + origin : "not listed in " + origin;
+    }
+}
