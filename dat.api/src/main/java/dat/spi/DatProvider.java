@@ -2,6 +2,8 @@ package dat.spi;
 
 import dat.api.DatException;
 import dat.api.DatIa;
+import dat.api.DatReturn;
+import dat.api.DatReturnSubtype;
 
 /**
  * What a DAT provider implements to be found by {@link java.util.ServiceLoader}: a cheap factory plus
@@ -22,7 +24,9 @@ public interface DatProvider {
 
     /**
      * @return the provider's short name, unique among providers, for example {@code loopback}; what
-     *     {@code dat.providers} and the library-path field of {@code dat.conf} name
+     *     {@code dat.providers} and the library-path field of {@code dat.conf} name. It must equal the
+     *     {@code provider_name} of the {@link dat.api.DatProviderAttr} the provider reports, since selection
+     *     queries read that attribute
      */
     String name();
 
@@ -42,8 +46,8 @@ public interface DatProvider {
      * @param iaName the IA name of the entry
      * @param iaParams the entry's {@code ia_params} field, {@code ""} when empty
      * @return the IA's description
-     * @throws DatException {@link dat.api.DatReturn#PROVIDER_NOT_FOUND} when this provider cannot offer that
-     *     IA, {@link dat.api.DatReturn#INVALID_PARAMETER} when {@code iaParams} is malformed
+     * @throws DatException {@link DatReturn#PROVIDER_NOT_FOUND} when this provider cannot offer that
+     *     IA, {@link DatReturn#INVALID_PARAMETER} when {@code iaParams} is malformed
      */
     default DatIaInfo describe(String iaName, String iaParams) {
         for (DatIaInfo ia : info().ias()) {
@@ -51,7 +55,7 @@ public interface DatProvider {
                 return ia;
             }
         }
-        throw new DatException(dat.api.DatReturn.PROVIDER_NOT_FOUND, dat.api.DatReturnSubtype.NAME_NOT_REGISTERED,
+        throw new DatException(DatReturn.PROVIDER_NOT_FOUND, DatReturnSubtype.NAME_NOT_REGISTERED,
                 "provider " + name() + " offers no IA named " + iaName);
     }
 
@@ -63,9 +67,9 @@ public interface DatProvider {
      *     by one
      * @param asyncEvdMinQlen the minimum queue length of the async EVD, at least 1
      * @return the open IA
-     * @throws DatException {@link dat.api.DatReturn#PROVIDER_NOT_FOUND} for a name this provider does not
-     *     offer, {@link dat.api.DatReturn#INVALID_PARAMETER} for a bad queue length,
-     *     {@link dat.api.DatReturn#INSUFFICIENT_RESOURCES}, or the reason the provider is unavailable
+     * @throws DatException {@link DatReturn#PROVIDER_NOT_FOUND} for a name this provider does not
+     *     offer, {@link DatReturn#INVALID_PARAMETER} for a bad queue length,
+     *     {@link DatReturn#INSUFFICIENT_RESOURCES}, or the reason the provider is unavailable
      */
     DatIa open(String iaName, String iaParams, int asyncEvdMinQlen);
 }

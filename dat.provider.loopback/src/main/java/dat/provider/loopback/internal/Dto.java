@@ -1,0 +1,213 @@
+package dat.provider.loopback.internal;
+
+import dat.api.DatReturn;
+import dat.api.Iov;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One preallocated work descriptor of a request queue, receive queue or SRQ. A post copies the consumer's
+ * {@code DAT_LMR_TRIPLET}s into it, resolved to (LMR, offset, length), so the consumer owns its {@link Iov}
+ * again when the post returns ({@code iov_ownership_on_return = DAT_IOV_CONSUMER}).
+ *
+ * <p>Descriptors are reused for ever: nothing here allocates after construction.
+ */
+final class Dto {
+
+    static final int SEND = 1;
+    static final int RECV = 2;
+    static final int RDMA_WRITE = 3;
+    static final int RDMA_READ = 4;
+    static final int BIND = 5;
+
+    int op;
+    long cookie;
+    int flags;
+    int count;
+    long total;
+    final LoopbackLmr[] lmrs;
+    final long[] offsets;
+    final long[] lengths;
+
+    // RDMA: the remote buffer triplet.
+    int rmrContext;
+    long target;
+    long segmentLength;
+
+    // RMR bind.
+    LoopbackRmr rmr;
+    LoopbackLmr bindLmr;
+    long bindOffset;
+    long bindLength;
+    int bindPrivileges;
+
+    /** The SRQ a receive buffer belongs to, {@code null} for an EP's own receive. */
+    LoopbackSrq srq;
+
+    Dto(int maxSegments) {
+        lmrs = new LoopbackLmr[maxSegments];
+        offsets = new long[maxSegments];
+        lengths = new long[maxSegments];
+    }
+
+    int capacity() {
+        return lmrs.length;
+    }
+
+    /**
+     * Copies and checks {@code iov[0..n)}, in the order the DAT post pages give: an unknown or freed
+     * {@code lmr_context} is {@code DAT_PRIVILEGES_VIOLATION} ("one of the LMRs used in local_iov was either
+     * invalid"), an LMR of another PZ {@code DAT_PROTECTION_VIOLATION}, a missing local privilege
+     * {@code DAT_PRIVILEGES_VIOLATION}, a segment outside its LMR {@code DAT_INVALID_PARAMETER}.
+     * Caller checked {@code 0 <= n <= capacity()} and {@code n <= iov.capacity()}.
+     *
+     * @return a DAT status
+     */
+    int load(ContextTable contexts, LoopbackPz pz, int n, Iov iov, int privilege) {
+        long sum = 0;
+        for (int i = 0; i < n; i++) {
+            int context = iov.lmrContext(i);
+            long address = iov.virtualAddress(i);
+            long length = iov.segmentLength(i);
+            if (!(contexts.get(context) instanceof LoopbackLmr lmr) || lmr.isClosed()) {
+                return DatReturn.DAT_PRIVILEGES_VIOLATION;
+            }
+            if (lmr.pz != pz) {
+                return DatReturn.DAT_PROTECTION_VIOLATION;
+            }
+            if ((lmr.privileges & privilege) != privilege) {
+                return DatReturn.DAT_PRIVILEGES_VIOLATION;
+            }
+            if (!lmr.contains(address, length)) {
+                return DatReturn.DAT_INVALID_PARAMETER;
+            }
+            lmrs[i] = lmr;
+            offsets[i] = address - lmr.address;
+            lengths[i] = length;
+            // Each length is at most max_lmr_block_size (2^40) and n at most 16: the sum cannot overflow.
+            sum += length;
+        }
+        count = n;
+        total = sum;
+        srq = null;
+        rmr = null;
+        bindLmr = null;
+        return DatReturn.DAT_SUCCESS;
+    }
+
+    /** @return whether every LMR this descriptor names is still registered */
+    boolean lmrsOpen() {
+        for (int i = 0; i < count; i++) {
+            if (lmrs[i].isClosed()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Copies the whole message of {@code from} into {@code to} in IOV order: the front segments of {@code to}
+     * fill completely, at most one partly, the rest stay untouched. Caller checked
+     * {@code from.total <= to.total}.
+     *
+     * @return {@code true}, or {@code false} when memory was freed under the transfer
+     */
+    static boolean copy(Dto from, Dto to) {
+        if (!from.lmrsOpen() || !to.lmrsOpen()) {
+            return false;
+        }
+        try {
+            int si = 0;
+            int di = 0;
+            long so = 0;
+            long dof = 0;
+            long remaining = from.total;
+            while (remaining > 0) {
+                while (from.lengths[si] == so) {
+                    si++;
+                    so = 0;
+                }
+                while (to.lengths[di] == dof) {
+                    di++;
+                    dof = 0;
+                }
+                long chunk = Math.min(from.lengths[si] - so, to.lengths[di] - dof);
+                MemorySegment.copy(from.lmrs[si].segment, from.offsets[si] + so,
+                        to.lmrs[di].segment, to.offsets[di] + dof, chunk);
+                so += chunk;
+                dof += chunk;
+                remaining -= chunk;
+            }
+            return true;
+        } catch (IllegalStateException | WrongThreadException e) {
+            // The consumer closed the arena of a registered region: the DTO fails, memory is never touched.
+            return false;
+        }
+    }
+
+    /**
+     * Gathers this descriptor's segments into {@code dst} at {@code dstOffset} (RDMA write).
+     *
+     * @return {@code false} when memory was freed under the transfer
+     */
+    boolean gatherInto(MemorySegment dst, long dstOffset) {
+        if (!lmrsOpen()) {
+            return false;
+        }
+        try {
+            long at = dstOffset;
+            for (int i = 0; i < count; i++) {
+                MemorySegment.copy(lmrs[i].segment, offsets[i], dst, at, lengths[i]);
+                at += lengths[i];
+            }
+            return true;
+        } catch (IllegalStateException | WrongThreadException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Scatters {@code length} bytes of {@code src} at {@code srcOffset} into this descriptor's segments in
+     * IOV order (RDMA read).
+     *
+     * @return {@code false} when memory was freed under the transfer
+     */
+    boolean scatterFrom(MemorySegment src, long srcOffset, long length) {
+        if (!lmrsOpen()) {
+            return false;
+        }
+        try {
+            long from = srcOffset;
+            long remaining = length;
+            for (int i = 0; i < count && remaining > 0; i++) {
+                long chunk = Math.min(lengths[i], remaining);
+                MemorySegment.copy(src, from, lmrs[i].segment, offsets[i], chunk);
+                from += chunk;
+                remaining -= chunk;
+            }
+            return true;
+        } catch (IllegalStateException | WrongThreadException e) {
+            return false;
+        }
+    }
+
+    /** Copies every field of {@code other}, whose segments fit; used when a queue is rebuilt. */
+    void copyFrom(Dto other) {
+        op = other.op;
+        cookie = other.cookie;
+        flags = other.flags;
+        count = other.count;
+        total = other.total;
+        System.arraycopy(other.lmrs, 0, lmrs, 0, other.count);
+        System.arraycopy(other.offsets, 0, offsets, 0, other.count);
+        System.arraycopy(other.lengths, 0, lengths, 0, other.count);
+        rmrContext = other.rmrContext;
+        target = other.target;
+        segmentLength = other.segmentLength;
+        rmr = other.rmr;
+        bindLmr = other.bindLmr;
+        bindOffset = other.bindOffset;
+        bindLength = other.bindLength;
+        bindPrivileges = other.bindPrivileges;
+        srq = other.srq;
+    }
+}

@@ -1,0 +1,143 @@
+package dat.provider.loopback.internal;
+
+import dat.api.DatException;
+import dat.api.DatReturn;
+import dat.api.DatReturnSubtype;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The JVM-wide "network" of the loopback provider: which IA name has which address, and which PSP or RSP
+ * listens at an (address, connection qualifier).
+ *
+ * <p>Each IA name gets a stable loopback address, {@code 127.0.1.1}, {@code 127.0.1.2}, ... in order of first
+ * use; two opens of the same name share it.
+ *
+ * <p>{@link #connLock} serialises every connection state change (connect, accept, reject, handoff,
+ * disconnect, break, free) of every EP of the JVM: connection management is the control path, and one lock
+ * makes the two-sided transitions atomic without an ordering protocol between EPs. Lock order, outermost
+ * first: IA lifecycle lock, {@link #connLock}, EP send locks (lower {@link LoopbackEp#id} first), EP recv
+ * lock or SRQ lock, EVD lock. The data path never takes {@link #connLock}: when it must break a connection
+ * it marks the connection and breaks it after releasing its own locks.
+ */
+final class LoopbackFabric {
+
+    static final LoopbackFabric INSTANCE = new LoopbackFabric();
+
+    /** First qualifier {@code dat_psp_create_any} hands out; ports below are left to the consumer. */
+    private static final long ANY_QUAL_BASE = 0x10000L;
+
+    final ReentrantLock connLock = new ReentrantLock();
+
+    private final Map<String, InetAddress> addresses = new LinkedHashMap<>();
+    private final Map<InetAddress, String> names = new HashMap<>();
+    /** Guarded by {@link #connLock}. */
+    private final Map<Key, ServicePoint> listeners = new HashMap<>();
+    private long nextAnyQual = ANY_QUAL_BASE;
+    private long nextPortQual = 1;
+    private ScheduledThreadPoolExecutor timer;
+
+    private record Key(InetAddress address, long connQual) {
+    }
+
+    private LoopbackFabric() {
+    }
+
+    /**
+     * @param iaName an IA name
+     * @return its stable address within this JVM, assigned on first use
+     */
+    synchronized InetAddress addressOf(String iaName) {
+        InetAddress address = addresses.get(iaName);
+        if (address == null) {
+            int index = addresses.size();
+            if (index >= 254 * 254) {
+                throw new DatException(DatReturn.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
+                        "no loopback address left for IA " + iaName + ": " + index + " IA names in use");
+            }
+            byte[] bytes = {127, 0, (byte) (1 + index / 254), (byte) (1 + index % 254)};
+            try {
+                address = InetAddress.getByAddress(iaName, bytes);
+            } catch (UnknownHostException e) {
+                throw new IllegalStateException("a 4-byte address is always valid", e);
+            }
+            addresses.put(iaName, address);
+            names.put(address, iaName);
+        }
+        return address;
+    }
+
+    /**
+     * @param address an address
+     * @return whether some IA name of this JVM has it
+     */
+    synchronized boolean isKnown(InetAddress address) {
+        return names.containsKey(address);
+    }
+
+    /**
+     * Starts listening. Caller holds {@link #connLock}.
+     *
+     * @param sp the PSP or RSP
+     * @param call the DAT call, for the message
+     */
+    void listen(ServicePoint sp, String call) {
+        Key key = new Key(sp.owner().address(), sp.connQual());
+        if (listeners.containsKey(key)) {
+            throw new DatException(DatReturn.CONN_QUAL_IN_USE, call + ": conn_qual " + sp.connQual()
+                    + " is already listened on at " + key.address().getHostAddress());
+        }
+        listeners.put(key, sp);
+    }
+
+    /**
+     * Picks a free qualifier at {@code address}. Caller holds {@link #connLock}.
+     *
+     * @param address the IA address
+     * @return a qualifier nothing listens on
+     */
+    long freeQualifier(InetAddress address) {
+        while (listeners.containsKey(new Key(address, nextAnyQual))) {
+            nextAnyQual++;
+        }
+        return nextAnyQual++;
+    }
+
+    /** Stops listening if {@code sp} is the listener there. Caller holds {@link #connLock}. */
+    void unlisten(ServicePoint sp) {
+        listeners.remove(new Key(sp.owner().address(), sp.connQual()), sp);
+    }
+
+    /** Caller holds {@link #connLock}. */
+    ServicePoint listener(InetAddress address, long connQual) {
+        return listeners.get(new Key(address, connQual));
+    }
+
+    /** @return a fresh local port qualifier for an active EP. Caller holds {@link #connLock}. */
+    long nextPortQual() {
+        return nextPortQual++;
+    }
+
+    /**
+     * Runs {@code task} after {@code micros}, on a daemon thread: only connection timeouts use it, never the
+     * data path.
+     */
+    synchronized Future<?> schedule(Runnable task, long micros) {
+        if (timer == null) {
+            timer = new ScheduledThreadPoolExecutor(1, r -> {
+                Thread t = new Thread(r, "dat-loopback-timer");
+                t.setDaemon(true);
+                return t;
+            });
+            timer.setRemoveOnCancelPolicy(true);
+        }
+        return timer.schedule(task, micros, TimeUnit.MICROSECONDS);
+    }
+}

@@ -1,0 +1,617 @@
+package dat.provider.loopback.internal;
+
+import dat.api.Dat;
+import dat.api.DatCloseFlags;
+import dat.api.DatCno;
+import dat.api.DatCompletionFlags;
+import dat.api.DatEp;
+import dat.api.DatEpAttr;
+import dat.api.DatEpState;
+import dat.api.DatEvd;
+import dat.api.DatEvdFlags;
+import dat.api.DatException;
+import dat.api.DatHandleType;
+import dat.api.DatIa;
+import dat.api.DatIaAttr;
+import dat.api.DatLmr;
+import dat.api.DatMemPriv;
+import dat.api.DatProviderAttr;
+import dat.api.DatPsp;
+import dat.api.DatPspFlags;
+import dat.api.DatPz;
+import dat.api.DatQos;
+import dat.api.DatReturn;
+import dat.api.DatReturnSubtype;
+import dat.api.DatRsp;
+import dat.api.DatServiceType;
+import dat.api.DatSrq;
+import dat.api.DatSrqAttr;
+import dat.api.Iov;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A loopback IA ({@code dat_ia_open} ... {@code dat_ia_close}): the factory of every other object and the
+ * owner of the context tables that turn {@code lmr_context} and {@code rmr_context} tags into regions.
+ *
+ * <p>Creation and free of objects are serialised by {@link #lifecycle}, so "a parent with live children
+ * refuses to close" is checked against a stable set of objects.
+ */
+final class LoopbackIa extends LoopbackHandle implements DatIa {
+
+    /** A thread that never runs: memory confined to any real thread is not accessible by it. */
+    private static final Thread NOBODY = Thread.ofVirtual().unstarted(() -> { });
+
+    final String name;
+    final InetAddress address;
+    final DatProviderAttr providerAttr;
+    final DatIaAttr iaAttr;
+    final ReentrantLock lifecycle = new ReentrantLock();
+    /** lmr_context to LMR, for local IOVs. */
+    final ContextTable lmrContexts = new ContextTable();
+    /** rmr_context to LMR or RMR, for RDMA by a peer. */
+    final ContextTable rmrContexts = new ContextTable();
+    /** Connection requests that arrived at this IA's listeners and are not yet consumed. */
+    final Set<LoopbackCr> pendingCrs = ConcurrentHashMap.newKeySet();
+
+    private final LoopbackEvd asyncEvd;
+    /** Guarded by {@link #lifecycle}; insertion order for readable messages. */
+    private final Set<LoopbackHandle> objects = new LinkedHashSet<>();
+    private final int[] live = new int[DatHandleType.values().length];
+
+    LoopbackIa(String name, InetAddress address, DatProviderAttr providerAttr, DatIaAttr iaAttr,
+               int asyncEvdQlen) {
+        this.name = name;
+        this.address = address;
+        this.providerAttr = providerAttr;
+        this.iaAttr = iaAttr;
+        this.asyncEvd = new LoopbackEvd(this, asyncEvdQlen, null, DatEvdFlags.ASYNC, true);
+    }
+
+    @Override
+    LoopbackIa owner() {
+        return this;
+    }
+
+    @Override
+    DatReturnSubtype invalidHandleSubtype() {
+        return DatReturnSubtype.INVALID_HANDLE_IA;
+    }
+
+    @Override
+    DatReturnSubtype inUseSubtype() {
+        return DatReturnSubtype.INVALID_STATE_IA_IN_USE;
+    }
+
+    @Override
+    String freeCall() {
+        return "dat_ia_close";
+    }
+
+    @Override
+    void destroy() {
+        throw new AssertionError("an IA is closed with close(flags)");
+    }
+
+    @Override
+    public DatHandleType handleType() {
+        return DatHandleType.IA;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public DatIaAttr query() {
+        requireOpen("dat_ia_query");
+        return iaAttr;
+    }
+
+    @Override
+    public DatProviderAttr providerAttr() {
+        requireOpen("dat_ia_query");
+        return providerAttr;
+    }
+
+    @Override
+    public DatEvd asyncEvd() {
+        return asyncEvd;
+    }
+
+    LoopbackEvd async() {
+        return asyncEvd;
+    }
+
+    @Override
+    public InetAddress address() {
+        return address;
+    }
+
+    @Override
+    public void close() {
+        close(DatCloseFlags.GRACEFUL);
+    }
+
+    @Override
+    public void close(DatCloseFlags flags) {
+        if (flags == null) {
+            throw new DatException(DatReturn.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG2,
+                    "dat_ia_close: ia_flags is null");
+        }
+        lifecycle.lock();
+        try {
+            if (isClosed()) {
+                return;
+            }
+            if (flags == DatCloseFlags.GRACEFUL && !objects.isEmpty()) {
+                throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_IA_IN_USE,
+                        "dat_ia_close: graceful close of IA " + name + " while " + describe(objects)
+                                + " still alive; free them or close with ABRUPT");
+            }
+            // dat_ia_close(ABRUPT): EPs first, so their flushes reach EVDs that still exist.
+            DatHandleType[] order = {DatHandleType.RSP, DatHandleType.PSP, DatHandleType.EP, DatHandleType.RMR,
+                DatHandleType.LMR, DatHandleType.SRQ, DatHandleType.EVD, DatHandleType.CNO, DatHandleType.PZ};
+            for (DatHandleType type : order) {
+                for (LoopbackHandle h : new ArrayList<>(objects)) {
+                    if (h.handleType() == type && !h.isClosed()) {
+                        h.destroy();
+                    }
+                }
+            }
+            objects.clear();
+            for (LoopbackCr cr : new ArrayList<>(pendingCrs)) {
+                cr.rejectQuietly();
+            }
+            asyncEvd.destroy();
+            markClosed();
+        } finally {
+            lifecycle.unlock();
+        }
+    }
+
+    /** {@code dat_*_free} of a child: refuses while another live object uses it. */
+    void free(LoopbackHandle h) {
+        lifecycle.lock();
+        try {
+            if (h.isClosed()) {
+                return;
+            }
+            List<LoopbackHandle> users = new ArrayList<>();
+            for (LoopbackHandle o : objects) {
+                if (o != h && !o.isClosed() && o.dependsOn(h)) {
+                    users.add(o);
+                }
+            }
+            if (!users.isEmpty()) {
+                throw new DatException(DatReturn.INVALID_STATE, h.inUseSubtype(), h.freeCall() + ": the "
+                        + h.handleType() + " is still used by " + describe(users));
+            }
+            h.checkFree();
+            h.destroy();
+            if (objects.remove(h)) {
+                live[h.handleType().ordinal()]--;
+            }
+        } finally {
+            lifecycle.unlock();
+        }
+    }
+
+    private static String describe(Iterable<LoopbackHandle> handles) {
+        int[] counts = new int[DatHandleType.values().length];
+        for (LoopbackHandle h : handles) {
+            counts[h.handleType().ordinal()]++;
+        }
+        StringBuilder sb = new StringBuilder();
+        for (DatHandleType t : DatHandleType.values()) {
+            if (counts[t.ordinal()] > 0) {
+                sb.append(sb.isEmpty() ? "" : ", ").append(counts[t.ordinal()]).append(' ').append(t);
+            }
+        }
+        return sb.toString();
+    }
+
+    /** Adds a new object; caller holds {@link #lifecycle} and checked {@link #requireRoom}. */
+    private <T extends LoopbackHandle> T register(T h) {
+        objects.add(h);
+        live[h.handleType().ordinal()]++;
+        return h;
+    }
+
+    private void requireRoom(DatHandleType type, int max, String call, String limit) {
+        if (live[type.ordinal()] >= max) {
+            throw new DatException(DatReturn.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_MEMORY,
+                    call + ": IA " + name + " already has " + max + " " + type + "s (" + limit + ")");
+        }
+    }
+
+    /** Opens the lifecycle section of a create call: the IA must still be open. */
+    private void beginCreate(String call) {
+        lifecycle.lock();
+        if (isClosed()) {
+            lifecycle.unlock();
+            requireOpen(call);
+        }
+    }
+
+    /**
+     * Resolves a handle argument to this IA's open object of the given class.
+     *
+     * @param handle the consumer's handle
+     * @param type the loopback class expected
+     * @param subtype the DAT_INVALID_HANDLE subtype
+     * @param call the DAT call
+     * @param arg the argument name
+     * @return the object
+     */
+    <T extends LoopbackHandle> T own(Object handle, Class<T> type, DatReturnSubtype subtype, String call,
+                                     String arg) {
+        String why;
+        if (handle == null) {
+            why = "is null";
+        } else if (!type.isInstance(handle) || type.cast(handle).owner() != this) {
+            why = "belongs to another IA or provider";
+        } else if (type.cast(handle).isClosed()) {
+            why = "is closed";
+        } else {
+            return type.cast(handle);
+        }
+        throw new DatException(DatReturn.INVALID_HANDLE, subtype, call + ": " + arg + " " + why);
+    }
+
+    private LoopbackEvd ownEvd(DatEvd evd, int flag, DatReturnSubtype subtype, String call, String arg) {
+        LoopbackEvd e = own(evd, LoopbackEvd.class, subtype, call, arg);
+        if ((e.flags & flag) == 0) {
+            throw new DatException(DatReturn.INVALID_HANDLE, subtype,
+                    call + ": " + arg + " lacks the " + flagName(flag) + " flag (evd_flags 0x"
+                            + Integer.toHexString(e.flags) + ")");
+        }
+        return e;
+    }
+
+    private static String flagName(int flag) {
+        return switch (flag) {
+            case DatEvdFlags.DTO -> "DAT_EVD_DTO_FLAG";
+            case DatEvdFlags.CONNECTION -> "DAT_EVD_CONNECTION_FLAG";
+            case DatEvdFlags.CR -> "DAT_EVD_CR_FLAG";
+            default -> "0x" + Integer.toHexString(flag);
+        };
+    }
+
+    static DatException invalidParameter(DatReturnSubtype subtype, String message) {
+        return new DatException(DatReturn.INVALID_PARAMETER, subtype, message);
+    }
+
+    @Override
+    public DatPz createPz() {
+        beginCreate("dat_pz_create");
+        try {
+            requireRoom(DatHandleType.PZ, iaAttr.maxPzs(), "dat_pz_create", "max_pzs");
+            return register(new LoopbackPz(this));
+        } finally {
+            lifecycle.unlock();
+        }
+    }
+
+    @Override
+    public DatEvd createEvd(int evdMinQlen, DatCno cno, int evdFlags) {
+        String call = "dat_evd_create";
+        requireOpen(call);
+        if (evdMinQlen < 1 || evdMinQlen > iaAttr.maxEvdQlen()) {
+            throw invalidParameter(DatReturnSubtype.INVALID_ARG2, call + ": evd_min_qlen " + evdMinQlen
+                    + " is outside 1..max_evd_qlen " + iaAttr.maxEvdQlen());
+        }
+        if (evdFlags == 0 || (evdFlags & ~DatEvdFlags.ALL) != 0) {
+            throw invalidParameter(DatReturnSubtype.INVALID_ARG4, call + ": evd_flags 0x"
+                    + Integer.toHexString(evdFlags) + (evdFlags == 0 ? " asks for no event kind"
+                    : " has unknown bits 0x" + Integer.toHexString(evdFlags & ~DatEvdFlags.ALL)));
+        }
+        beginCreate(call);
+        try {
+            LoopbackCno c = cno == null ? null
+                    : own(cno, LoopbackCno.class, DatReturnSubtype.INVALID_HANDLE_CNO, call, "cno_handle");
+            requireRoom(DatHandleType.EVD, iaAttr.maxEvds(), call, "max_evds");
+            return register(new LoopbackEvd(this, evdMinQlen, c, evdFlags, false));
+        } finally {
+            lifecycle.unlock();
+        }
+    }
+
+    @Override
+    public DatCno createCno(DatCno.Agent agent) {
+        beginCreate("dat_cno_create");
+        try {
+            return register(new LoopbackCno(this, agent));
+        } finally {
+            lifecycle.unlock();
+        }
+    }
+
+    @Override
+    public DatLmr createLmr(DatPz pz, MemorySegment region, int privileges) {
+        String call = "dat_lmr_create";
+        requireOpen(call);
+        if (region == null) {
+            throw invalidParameter(DatReturnSubtype.INVALID_ARG3, call + ": region_description is null");
+        }
+        if (!region.isNative()) {
+            throw invalidParameter(DatReturnSubtype.INVALID_ARG3,
+                    call + ": region_description is a heap segment; only native memory can be registered");
+        }
+        if (region.byteSize() == 0 || region.byteSize() > iaAttr.maxLmrBlockSize()) {
+            throw invalidParameter(DatReturnSubtype.INVALID_ARG4, call + ": length " + region.byteSize()
+                    + " is outside 1..max_lmr_block_size " + iaAttr.maxLmrBlockSize());
+        }
+        if ((privileges & ~DatMemPriv.ALL) != 0) {
+            throw invalidParameter(DatReturnSubtype.INVALID_ARG6, call + ": privileges 0x"
+                    + Integer.toHexString(privileges) + " has unknown bits 0x"
+                    + Integer.toHexString(privileges & ~DatMemPriv.ALL));
+        }
+        if (region.isReadOnly() && (privileges & (DatMemPriv.LOCAL_WRITE | DatMemPriv.REMOTE_WRITE)) != 0) {
+            throw invalidParameter(DatReturnSubtype.INVALID_ARG6,
+                    call + ": privileges ask for write access to a read-only segment");
+        }
+        if (!region.isAccessibleBy(NOBODY)) {
+            // Deliveries run on whichever thread posts: the peer's thread must be able to touch the memory.
+            throw invalidParameter(DatReturnSubtype.INVALID_ARG3, call
+                    + ": region_description is confined to one thread; register memory of a shared or global arena");
+        }
+        beginCreate(call);
+        try {
+            LoopbackPz p = own(pz, LoopbackPz.class, DatReturnSubtype.INVALID_HANDLE_PZ, call, "pz_handle");
+            requireRoom(DatHandleType.LMR, iaAttr.maxLmrs(), call, "max_lmrs");
+            return register(new LoopbackLmr(p, region, privileges));
+        } finally {
+            lifecycle.unlock();
+        }
+    }
+
+    /** Creates an RMR for {@link LoopbackPz#createRmr()}. */
+    LoopbackRmr createRmr(LoopbackPz pz) {
+        String call = "dat_rmr_create";
+        beginCreate(call);
+        try {
+            own(pz, LoopbackPz.class, DatReturnSubtype.INVALID_HANDLE_PZ, call, "pz_handle");
+            requireRoom(DatHandleType.RMR, iaAttr.maxRmrs(), call, "max_rmrs");
+            return register(new LoopbackRmr(pz));
+        } finally {
+            lifecycle.unlock();
+        }
+    }
+
+    @Override
+    public int lmrSyncRdmaRead(Iov localSegments, int numSegments) {
+        return lmrSync(localSegments, numSegments);
+    }
+
+    @Override
+    public int lmrSyncRdmaWrite(Iov localSegments, int numSegments) {
+        return lmrSync(localSegments, numSegments);
+    }
+
+    /** lmr_sync_req is false: memory is coherent, so only the arguments are checked. */
+    private int lmrSync(Iov iov, int numSegments) {
+        if (isClosed()) {
+            return DatReturn.DAT_INVALID_HANDLE;
+        }
+        if (numSegments < 0 || (numSegments > 0 && (iov == null || numSegments > iov.capacity()))) {
+            return DatReturn.DAT_INVALID_PARAMETER;
+        }
+        for (int i = 0; i < numSegments; i++) {
+            if (!(lmrContexts.get(iov.lmrContext(i)) instanceof LoopbackLmr lmr) || lmr.isClosed()
+                    || !lmr.contains(iov.virtualAddress(i), iov.segmentLength(i))) {
+                return DatReturn.DAT_INVALID_PARAMETER;
+            }
+        }
+        return DatReturn.DAT_SUCCESS;
+    }
+
+    @Override
+    public DatEp createEp(DatPz pz, DatEvd recvEvd, DatEvd requestEvd, DatEvd connectEvd, DatEpAttr attr) {
+        return newEp("dat_ep_create", pz, recvEvd, requestEvd, connectEvd, null, attr);
+    }
+
+    @Override
+    public DatEp createEpWithSrq(DatPz pz, DatEvd recvEvd, DatEvd requestEvd, DatEvd connectEvd, DatSrq srq,
+                                 DatEpAttr attr) {
+        if (srq == null) {
+            throw new DatException(DatReturn.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_SRQ,
+                    "dat_ep_create_with_srq: srq_handle is null");
+        }
+        return newEp("dat_ep_create_with_srq", pz, recvEvd, requestEvd, connectEvd, srq, attr);
+    }
+
+    private DatEp newEp(String call, DatPz pz, DatEvd recvEvd, DatEvd requestEvd, DatEvd connectEvd, DatSrq srq,
+                        DatEpAttr attr) {
+        requireOpen(call);
+        DatEpAttr a = attr != null ? attr : defaultEpAttr(srq != null);
+        validateEpAttr(call, a, srq != null);
+        beginCreate(call);
+        try {
+            LoopbackPz p = own(pz, LoopbackPz.class, DatReturnSubtype.INVALID_HANDLE_PZ, call, "pz_handle");
+            LoopbackEvd recv = recvEvd == null ? null
+                    : ownEvd(recvEvd, DatEvdFlags.DTO, DatReturnSubtype.INVALID_HANDLE_EVD_RECV, call,
+                    "recv_evd_handle");
+            LoopbackEvd request = requestEvd == null ? null
+                    : ownEvd(requestEvd, DatEvdFlags.DTO, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST, call,
+                    "request_evd_handle");
+            LoopbackEvd connect = connectEvd == null ? null
+                    : ownEvd(connectEvd, DatEvdFlags.CONNECTION, DatReturnSubtype.INVALID_HANDLE_EVD_CONN, call,
+                    "connect_evd_handle");
+            LoopbackSrq s = srq == null ? null
+                    : own(srq, LoopbackSrq.class, DatReturnSubtype.INVALID_HANDLE_SRQ, call, "srq_handle");
+            requireRoom(DatHandleType.EP, iaAttr.maxEps(), call, "max_eps");
+            LoopbackEp ep = new LoopbackEp(p, recv, request, connect, s, a);
+            if (s != null) {
+                s.attach(ep, call);
+            }
+            return register(ep);
+        } finally {
+            lifecycle.unlock();
+        }
+    }
+
+    /** The attributes of {@code createEp(..., null)}: the builder's portable values. */
+    static DatEpAttr defaultEpAttr(boolean withSrq) {
+        DatEpAttr.Builder b = DatEpAttr.builder();
+        if (withSrq) {
+            // DAT's default recv completion flag of an SRQ EP: every receive completes signalled.
+            b.recvCompletionFlags(DatCompletionFlags.UNSIGNALLED);
+        }
+        return b.build();
+    }
+
+    /** Checks EP attributes against this IA's limits; the message names the DAT field. */
+    void validateEpAttr(String call, DatEpAttr a, boolean withSrq) {
+        DatReturnSubtype arg = DatReturnSubtype.INVALID_ARG6;
+        if (a.serviceType() != DatServiceType.RC) {
+            throw invalidParameter(arg, call + ": service_type " + a.serviceType() + " is not RC");
+        }
+        checkRange(call, "max_message_size", a.maxMessageSize(), 0, iaAttr.maxMessageSize());
+        checkRange(call, "max_rdma_size", a.maxRdmaSize(), 0, iaAttr.maxRdmaSize());
+        if (a.qos() != DatQos.BEST_EFFORT) {
+            throw new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": qos " + a.qos()
+                    + " is not supported (dat_qos_supported is BEST_EFFORT)");
+        }
+        int recv = a.recvCompletionFlags();
+        boolean recvOk = recv == DatCompletionFlags.DEFAULT || recv == DatCompletionFlags.SOLICITED_WAIT
+                || recv == DatCompletionFlags.EVD_THRESHOLD || (withSrq && recv == DatCompletionFlags.UNSIGNALLED);
+        if (!recvOk) {
+            throw invalidParameter(arg, call + ": recv_completion_flags 0x" + Integer.toHexString(recv)
+                    + " is not DEFAULT, SOLICITED_WAIT or EVD_THRESHOLD"
+                    + (withSrq ? " or UNSIGNALLED" : " (UNSIGNALLED is only for an EP on an SRQ)"));
+        }
+        int request = a.requestCompletionFlags();
+        if (request != DatCompletionFlags.DEFAULT && request != DatCompletionFlags.UNSIGNALLED) {
+            throw invalidParameter(arg, call + ": request_completion_flags 0x" + Integer.toHexString(request)
+                    + " is not DEFAULT or UNSIGNALLED");
+        }
+        if (!withSrq) {
+            checkRange(call, "max_recv_dtos", a.maxRecvDtos(), 1, iaAttr.maxDtoPerEp());
+            checkRange(call, "max_recv_iov", a.maxRecvIov(), 1, iaAttr.maxIovSegmentsPerDto());
+        }
+        checkRange(call, "max_request_dtos", a.maxRequestDtos(), 1, iaAttr.maxDtoPerEp());
+        checkRange(call, "max_request_iov", a.maxRequestIov(), 1, iaAttr.maxIovSegmentsPerDto());
+        checkRange(call, "max_rdma_read_in", a.maxRdmaReadIn(), 0, iaAttr.maxRdmaReadIn());
+        checkRange(call, "max_rdma_read_out", a.maxRdmaReadOut(), 0, iaAttr.maxRdmaReadOut());
+        checkRange(call, "max_rdma_read_iov", a.maxRdmaReadIov(), 1, iaAttr.maxIovSegmentsPerRdmaRead());
+        checkRange(call, "max_rdma_write_iov", a.maxRdmaWriteIov(), 1, iaAttr.maxIovSegmentsPerRdmaWrite());
+        if (a.srqSoftHw() != Dat.DAT_HW_DEFAULT) {
+            throw new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": srq_soft_hw " + a.srqSoftHw()
+                    + " needs EP watermarks, which srq_watermarks_supported denies");
+        }
+        if (!a.epTransportSpecific().isEmpty() || !a.epProviderSpecific().isEmpty()) {
+            throw invalidParameter(arg, call + ": ep_transport_specific and ep_provider_specific must be empty;"
+                    + " the loopback provider defines no such attribute");
+        }
+    }
+
+    private static void checkRange(String call, String field, long value, long min, long max) {
+        if (value < min || value > max) {
+            throw invalidParameter(DatReturnSubtype.INVALID_ARG6,
+                    call + ": " + field + " " + value + " is outside " + min + ".." + max);
+        }
+    }
+
+    @Override
+    public DatSrq createSrq(DatPz pz, DatSrqAttr attr) {
+        String call = "dat_srq_create";
+        requireOpen(call);
+        if (attr == null) {
+            throw invalidParameter(DatReturnSubtype.INVALID_ARG3, call + ": srq_attr is null");
+        }
+        if (attr.maxRecvDtos() < 1 || attr.maxRecvDtos() > iaAttr.maxRecvPerSrq()) {
+            throw invalidParameter(DatReturnSubtype.INVALID_ARG3, call + ": max_recv_dtos " + attr.maxRecvDtos()
+                    + " is outside 1..max_recv_per_srq " + iaAttr.maxRecvPerSrq());
+        }
+        if (attr.maxRecvIov() < 1 || attr.maxRecvIov() > iaAttr.maxIovSegmentsPerDto()) {
+            throw invalidParameter(DatReturnSubtype.INVALID_ARG3, call + ": max_recv_iov " + attr.maxRecvIov()
+                    + " is outside 1..max_iov_segments_per_dto " + iaAttr.maxIovSegmentsPerDto());
+        }
+        if (attr.lowWatermark() != Dat.DAT_SRQ_LW_DEFAULT) {
+            throw invalidParameter(DatReturnSubtype.INVALID_ARG3, call + ": low_watermark " + attr.lowWatermark()
+                    + " must be DAT_SRQ_LW_DEFAULT (0) at create; arm it with dat_srq_set_lw");
+        }
+        beginCreate(call);
+        try {
+            LoopbackPz p = own(pz, LoopbackPz.class, DatReturnSubtype.INVALID_HANDLE_PZ, call, "pz_handle");
+            requireRoom(DatHandleType.SRQ, iaAttr.maxSrqs(), call, "max_srqs");
+            return register(new LoopbackSrq(p, attr.maxRecvDtos(), attr.maxRecvIov()));
+        } finally {
+            lifecycle.unlock();
+        }
+    }
+
+    @Override
+    public DatPsp createPsp(long connQual, DatEvd crEvd, DatPspFlags flags) {
+        return newPsp("dat_psp_create", false, connQual, crEvd, flags);
+    }
+
+    @Override
+    public DatPsp createPspAny(DatEvd crEvd, DatPspFlags flags) {
+        return newPsp("dat_psp_create_any", true, 0, crEvd, flags);
+    }
+
+    private DatPsp newPsp(String call, boolean any, long connQual, DatEvd crEvd, DatPspFlags flags) {
+        requireOpen(call);
+        if (flags == null) {
+            throw invalidParameter(DatReturnSubtype.INVALID_ARG4, call + ": psp_flags is null");
+        }
+        if (flags == DatPspFlags.PROVIDER) {
+            throw new DatException(DatReturn.MODEL_NOT_SUPPORTED, call
+                    + ": psp_flags PROVIDER needs a provider-created EP; ep_creator is NEVER");
+        }
+        beginCreate(call);
+        try {
+            LoopbackEvd evd = ownEvd(crEvd, DatEvdFlags.CR, DatReturnSubtype.INVALID_HANDLE_EVD_CR, call,
+                    "evd_handle");
+            LoopbackFabric fabric = LoopbackFabric.INSTANCE;
+            fabric.connLock.lock();
+            try {
+                long qual = any ? fabric.freeQualifier(address) : connQual;
+                LoopbackPsp psp = new LoopbackPsp(this, qual, evd, flags);
+                fabric.listen(psp, call);
+                return register(psp);
+            } finally {
+                fabric.connLock.unlock();
+            }
+        } finally {
+            lifecycle.unlock();
+        }
+    }
+
+    @Override
+    public DatRsp createRsp(long connQual, DatEp ep, DatEvd crEvd) {
+        String call = "dat_rsp_create";
+        requireOpen(call);
+        beginCreate(call);
+        try {
+            LoopbackEp e = own(ep, LoopbackEp.class, DatReturnSubtype.INVALID_HANDLE_EP, call, "ep_handle");
+            LoopbackEvd evd = ownEvd(crEvd, DatEvdFlags.CR, DatReturnSubtype.INVALID_HANDLE_EVD_CR, call,
+                    "evd_handle");
+            LoopbackFabric fabric = LoopbackFabric.INSTANCE;
+            fabric.connLock.lock();
+            try {
+                if (e.state() != DatEpState.UNCONNECTED) {
+                    throw new DatException(DatReturn.INVALID_STATE, LoopbackEp.stateSubtype(e.state()),
+                            call + ": ep_handle is " + e.state() + ", not UNCONNECTED");
+                }
+                LoopbackRsp rsp = new LoopbackRsp(this, connQual, e, evd);
+                fabric.listen(rsp, call);
+                e.reserve(rsp);
+                return register(rsp);
+            } finally {
+                fabric.connLock.unlock();
+            }
+        } finally {
+            lifecycle.unlock();
+        }
+    }
+}

@@ -1,0 +1,217 @@
+package dat.provider.loopback.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dat.api.DatCloseFlags;
+import dat.api.DatDtoStatus;
+import dat.api.DatEp;
+import dat.api.DatEpAttr;
+import dat.api.DatEvd;
+import dat.api.DatEvdFlags;
+import dat.api.DatEvent;
+import dat.api.DatLmr;
+import dat.api.DatReturn;
+import dat.api.DatSrq;
+import dat.api.DatSrqAttr;
+import dat.api.Iov;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Several senders, each on its own connection, into EPs sharing one SRQ, drained by one receiver thread that
+ * reposts buffers as it reaps them. One connection is broken abruptly half way. Every message carries its
+ * connection, sequence number and checksum: each must arrive exactly once, intact, in per-connection order,
+ * and for every connection delivered + flushed = posted.
+ */
+class LoopbackStressTest {
+
+    private static final int SENDERS = 4;
+    private static final int MESSAGES = 20_000;
+    private static final int MSG = 32;
+    private static final int SRQ_SIZE = 64;
+    private static final int WINDOW = 16;
+
+    private static long checksum(MemorySegment s, long offset) {
+        long h = 0xcbf29ce484222325L;
+        for (int i = 0; i < 24; i++) {
+            h = (h ^ (s.get(ValueLayout.JAVA_BYTE, offset + i) & 0xff)) * 0x100000001b3L;
+        }
+        return h;
+    }
+
+    @Test
+    @Timeout(60)
+    void everyMessageExactlyOnceInOrderAndNothingLostOnDisconnect() throws Exception {
+        try (Loop a = new Loop("stress0"); Loop b = new Loop("stress1")) {
+            DatSrq srq = b.ia.createSrq(b.pz, DatSrqAttr.of(SRQ_SIZE, 1));
+            DatEvd recvEvd = b.ia.createEvd(4 * SRQ_SIZE, null, DatEvdFlags.DTO);
+            DatEp[] servers = new DatEp[SENDERS];
+            DatEp[] clients = new DatEp[SENDERS];
+            DatEvd[] requestEvds = new DatEvd[SENDERS];
+            for (int c = 0; c < SENDERS; c++) {
+                servers[c] = b.ia.createEpWithSrq(b.pz, recvEvd, b.requestEvd, b.connectEvd, srq, null);
+                requestEvds[c] = a.ia.createEvd(4 * WINDOW, null, DatEvdFlags.DTO);
+                clients[c] = a.ia.createEp(a.pz, a.recvEvd, requestEvds[c], a.connectEvd,
+                        DatEpAttr.builder().maxRequestDtos(WINDOW).build());
+                a.connect(clients[c], b, servers[c]);
+                servers[c].consumerContext(c);
+            }
+            DatLmr recvMem = b.lmr((long) SRQ_SIZE * MSG);
+            Iov recvIov = b.iov(1);
+            for (int slot = 0; slot < SRQ_SIZE; slot++) {
+                assertEquals(DatReturn.DAT_SUCCESS, srq.postRecv(1, recvIov.set(0, recvMem, (long) slot * MSG, MSG), slot));
+            }
+
+            long[] success = new long[SENDERS];
+            long[] flushed = new long[SENDERS];
+            int[] nextSeq = new int[SENDERS];
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            CountDownLatch halfway = new CountDownLatch(1);
+            List<Thread> threads = new ArrayList<>();
+            for (int c = 0; c < SENDERS; c++) {
+                int conn = c;
+                threads.add(Thread.ofPlatform().start(() -> {
+                    try {
+                        DatLmr mem = a.lmr((long) WINDOW * MSG);
+                        MemorySegment s = mem.segment();
+                        Iov iov = a.iov(1);
+                        DatEvent ev = new DatEvent();
+                        long done = 0;
+                        for (int seq = 0; seq < MESSAGES; seq++) {
+                            // The slot of seq - WINDOW may be rewritten only once that send completed.
+                            while (seq - done >= WINDOW) {
+                                done += reap(requestEvds[conn], ev, conn, success, flushed);
+                                Thread.onSpinWait();
+                            }
+                            long off = (long) (seq % WINDOW) * MSG;
+                            s.set(ValueLayout.JAVA_INT_UNALIGNED, off, conn);
+                            s.set(ValueLayout.JAVA_INT_UNALIGNED, off + 4, seq);
+                            s.set(ValueLayout.JAVA_LONG_UNALIGNED, off + 8, seq * 0x9E3779B97F4A7C15L);
+                            s.set(ValueLayout.JAVA_LONG_UNALIGNED, off + 16, ~seq * 31L + conn);
+                            s.set(ValueLayout.JAVA_LONG_UNALIGNED, off + 24, checksum(s, off));
+                            iov.set(0, mem, off, MSG);
+                            int rc;
+                            while ((rc = clients[conn].postSend(1, iov, seq, 0)) == DatReturn.DAT_INSUFFICIENT_RESOURCES) {
+                                done += reap(requestEvds[conn], ev, conn, success, flushed);
+                                Thread.onSpinWait();
+                            }
+                            assertEquals(DatReturn.DAT_SUCCESS, rc);
+                            done += reap(requestEvds[conn], ev, conn, success, flushed);
+                            if (conn == 0 && seq == MESSAGES / 2) {
+                                halfway.countDown();
+                            }
+                        }
+                        while (done < MESSAGES) {
+                            done += reap(requestEvds[conn], ev, conn, success, flushed);
+                            Thread.onSpinWait();
+                        }
+                    } catch (Throwable t) {
+                        failure.compareAndSet(null, t);
+                        halfway.countDown();
+                    }
+                }));
+            }
+
+            Thread receiver = Thread.ofPlatform().start(() -> {
+                DatEvent ev = new DatEvent();
+                Iov iov = b.iov(1);
+                MemorySegment s = recvMem.segment();
+                try {
+                    while (!Thread.currentThread().isInterrupted()) {
+                        if (recvEvd.dequeue(ev) != DatReturn.DAT_SUCCESS) {
+                            Thread.onSpinWait();
+                            continue;
+                        }
+                        int conn = (Integer) ev.ep().consumerContext();
+                        int slot = (int) ev.userCookie();
+                        long off = (long) slot * MSG;
+                        assertEquals(DatDtoStatus.SUCCESS, ev.dtoStatus());
+                        assertEquals(MSG, ev.transferredLength());
+                        assertEquals(conn, s.get(ValueLayout.JAVA_INT_UNALIGNED, off));
+                        assertEquals(checksum(s, off), s.get(ValueLayout.JAVA_LONG_UNALIGNED, off + 24), "checksum");
+                        int seq = s.get(ValueLayout.JAVA_INT_UNALIGNED, off + 4);
+                        synchronized (nextSeq) {
+                            assertEquals(nextSeq[conn], seq, "per-connection order, no loss, no duplicate");
+                            nextSeq[conn]++;
+                        }
+                        s.asSlice(off, MSG).fill((byte) 0);
+                        assertEquals(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, recvMem, off, MSG), slot));
+                    }
+                } catch (Throwable t) {
+                    failure.compareAndSet(null, t);
+                    halfway.countDown();
+                }
+            });
+
+            assertTrue(halfway.await(30, TimeUnit.SECONDS));
+            if (failure.get() != null) {
+                receiver.interrupt();
+                throw new AssertionError("a worker failed", failure.get());
+            }
+            clients[0].disconnect(DatCloseFlags.ABRUPT);
+            for (Thread t : threads) {
+                t.join(TimeUnit.SECONDS.toMillis(45));
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (System.nanoTime() < deadline && failure.get() == null) {
+                long delivered;
+                long expected = 0;
+                synchronized (nextSeq) {
+                    delivered = 0;
+                    for (int c = 0; c < SENDERS; c++) {
+                        delivered += nextSeq[c];
+                    }
+                }
+                synchronized (success) {
+                    for (long v : success) {
+                        expected += v;
+                    }
+                }
+                if (delivered == expected) {
+                    break;
+                }
+                Thread.sleep(1);
+            }
+            receiver.interrupt();
+            receiver.join();
+            if (failure.get() != null) {
+                throw new AssertionError("a worker failed", failure.get());
+            }
+            synchronized (success) {
+                for (int c = 0; c < SENDERS; c++) {
+                    assertEquals(MESSAGES, success[c] + flushed[c], "connection " + c + ": delivered + flushed = posted");
+                    assertEquals(success[c], nextSeq[c], "connection " + c + ": every successful send was received");
+                }
+                assertTrue(flushed[0] > 0, "the broken connection flushed its tail");
+                for (int c = 1; c < SENDERS; c++) {
+                    assertEquals(0, flushed[c]);
+                }
+            }
+        }
+    }
+
+    private static int reap(DatEvd evd, DatEvent ev, int conn, long[] success, long[] flushed) {
+        int n = 0;
+        while (evd.dequeue(ev) == DatReturn.DAT_SUCCESS) {
+            synchronized (success) {
+                if (ev.dtoStatus() == DatDtoStatus.SUCCESS) {
+                    success[conn]++;
+                } else if (ev.dtoStatus() == DatDtoStatus.FLUSHED) {
+                    flushed[conn]++;
+                } else {
+                    throw new AssertionError("unexpected completion " + ev);
+                }
+            }
+            n++;
+        }
+        return n;
+    }
+}
