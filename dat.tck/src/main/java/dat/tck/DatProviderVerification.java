@@ -8,6 +8,7 @@ import dat.tck.rules.EvdRules;
 import dat.tck.rules.IaPzLmrRules;
 import dat.tck.rules.RmrRules;
 import dat.tck.rules.SrqCreateRules;
+import dat.tck.rules.SrqLifecycleRules;
 import dat.tck.rules.SrqPostRecvRules;
 import dat.tck.rules.SrqResizeRules;
 import org.junit.jupiter.api.Nested;
@@ -100,6 +101,13 @@ public abstract class DatProviderVerification implements TckEnvironment {
     @Nested
     class Rmr extends RmrRules {
         Rmr() {
+            super(DatProviderVerification.this);
+        }
+    }
+
+    @Nested
+    class SrqLifecycle extends SrqLifecycleRules {
+        SrqLifecycle() {
             super(DatProviderVerification.this);
         }
     }

@@ -115,28 +115,54 @@ public abstract class EvdRules extends RuleSupport {
     }
 
     /**
-     * Overflow: an event that does not fit is lost and DAT_ASYNC_ERROR_EVD_OVERFLOW goes to the IA's async EVD,
-     * naming the EVD.
-     * If this fails, an overflowing EVD grew, blocked, or overflowed silently.
+     * dat_evd_post_se: "DAT_QUEUE_FULL" when the EVD has no room; the events already queued are kept.
+     * If this fails, a full EVD grew, blocked, or dropped an earlier event to make room.
      */
     @Test
-    @DatRule(call = "dat_evd_post_se", section = "DESCRIPTION", rule = "overflow raises DAT_ASYNC_ERROR_EVD_OVERFLOW",
+    @DatRule(call = "dat_evd_post_se", section = "RETURN VALUES", rule = "a full EVD refuses the event, keeps the rest",
             returns = DatReturn.QUEUE_FULL)
-    void required_evd_post_se_overflowRaisesAsyncEvent() {
+    void required_evd_post_se_queueFullKeepsQueuedEvents() {
         DatEvd evd = softwareEvd(2);
         int capacity = evd.query().evdQlen();
         for (int i = 0; i < capacity; i++) {
             assertStatus(DatReturn.DAT_SUCCESS, evd.postSoftwareEvent(i), "dat_evd_post_se " + i);
         }
         assertStatus(DatReturn.DAT_QUEUE_FULL, evd.postSoftwareEvent(capacity), "dat_evd_post_se on a full EVD");
-        DatEvent async = f.next(f.ia.asyncEvd());
-        assertSame(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, async.type());
-        assertSame(evd, async.asyncHandle(), "the overflowed EVD is named");
         DatEvent event = new DatEvent();
         for (int i = 0; i < capacity; i++) {
-            assertStatus(DatReturn.DAT_SUCCESS, evd.dequeue(event), "queued events survive the overflow");
+            assertStatus(DatReturn.DAT_SUCCESS, evd.dequeue(event), "queued events survive");
             assertEquals(i, event.softwareEventValue());
         }
+        assertStatus(DatReturn.DAT_QUEUE_EMPTY, evd.dequeue(event), "nothing else was queued");
+    }
+
+    /**
+     * dat_evd_create (overflow): a completion that does not fit in its EVD is lost, and
+     * DAT_ASYNC_ERROR_EVD_OVERFLOW naming that EVD goes to the IA's async EVD.
+     * If this fails, an overflowing EVD grew, blocked the sender, or overflowed silently.
+     */
+    @Test
+    @DatRule(call = "dat_evd_create", section = "DESCRIPTION", rule = "overflow raises DAT_ASYNC_ERROR_EVD_OVERFLOW")
+    void required_evd_create_overflowRaisesAsyncEvent() {
+        DatEvd small = f.ia.createEvd(2, null, DatEvdFlags.DTO);
+        int capacity = small.query().evdQlen();
+        applicableIf(capacity < 64, "the smallest EVD holds " + capacity + " events");
+        DatEvd recv = f.evd(DatEvdFlags.DTO);
+        DatEvd connect = f.evd(DatEvdFlags.CONNECTION);
+        TckFixture.Side active = new TckFixture.Side(f.ia.createEp(f.pz, recv, small, connect, f.epAttr()), small,
+                recv, connect);
+        TckFixture.Connection c = f.connect(active, f.side(f.epAttr(), null));
+        TckFixture.Region dst = f.region(64L * (capacity + 1), dat.api.DatMemPriv.LOCAL_WRITE);
+        TckFixture.Region src = f.region();
+        for (int i = 0; i <= capacity; i++) {
+            assertStatus(DatReturn.DAT_SUCCESS, c.passive().ep().postRecv(1, f.iov(1).set(0, dst.lmr(), 64L * i, 64),
+                    i, 0), "dat_ep_post_recv");
+            assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, 8), i, 0),
+                    "dat_ep_post_send " + i);
+        }
+        DatEvent async = f.next(f.ia.asyncEvd());
+        assertSame(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, async.type());
+        assertSame(small, async.asyncHandle(), "the overflowed EVD is named");
     }
 
     /**

@@ -60,6 +60,20 @@ public abstract class RuleSupport {
         Assumptions.assumeTrue(claimed, () -> "provider attribute denies the feature: " + attribute);
     }
 
+    /** Prefix of every skip this kit explains by the provider's attributes or limits. */
+    public static final String NOT_APPLICABLE = "not applicable: ";
+
+    /**
+     * Skips the test when the provider's attributes or limits make the rule moot (a denial test on a provider that
+     * claims the feature, a queue too deep to fill); the reason starts with {@link #NOT_APPLICABLE}.
+     *
+     * @param applies whether the rule applies to this provider
+     * @param why the attribute or limit that decides it
+     */
+    protected static void applicableIf(boolean applies, String why) {
+        Assumptions.assumeTrue(applies, () -> NOT_APPLICABLE + why);
+    }
+
     /**
      * For {@code required_} rules that need a feature DAT lets a provider deny (an SRQ, a recv-info count):
      * skipped with the reason, or failed in strict mode.

@@ -114,6 +114,15 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
     /** Volatile so a receiver can see, without the lock, that this EP has sends waiting. */
     private volatile int reqCount;
     private Dto reqSpare;
+    /**
+     * Requests posted whose completion has not been reaped: a request holds its max_request_dtos slot until then
+     * (DatEp's queue-depth contract, as a verbs send-queue slot frees only when its completion is polled).
+     * Incremented under sendLock, decremented by whichever thread reaps, hence atomic.
+     */
+    private final java.util.concurrent.atomic.AtomicInteger unreapedRequests =
+            new java.util.concurrent.atomic.AtomicInteger();
+    /** Frees one request slot when a request completion is reaped. */
+    private final Reaper requestSlot = unreapedRequests::decrementAndGet;
 
     // Own receive queue, guarded by recvLock: recvInFlight buffers are being filled, recvQueued wait.
     private Dto[] recvRing;
@@ -444,9 +453,10 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
      * @return a drain result ({@code >= 0}), or {@code DAT_INSUFFICIENT_RESOURCES}
      */
     private int enqueueLocked(Dto d) {
-        if (reqCount == reqRing.length) {
+        if (reqCount == reqRing.length || unreapedRequests.get() >= reqRing.length) {
             return DatReturn.DAT_INSUFFICIENT_RESOURCES;
         }
+        unreapedRequests.incrementAndGet();
         if (state == DatEpState.DISCONNECTED) {
             // "If the operation returns successfully for the Endpoint in the DAT_EP_STATE_DISCONNECTED state,
             // the posted [DTO] is immediately flushed to request_evd_handle."
@@ -669,13 +679,14 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
         LoopbackEvd evd = requestEvd;
         boolean ok = status == DatDtoStatus.SUCCESS;
         if (evd == null || (ok && (d.flags & DatCompletionFlags.SUPPRESS) != 0)) {
+            requestSlot.reaped();
             return;
         }
         boolean signalled = !ok || (d.flags & DatCompletionFlags.UNSIGNALLED) == 0;
         if (d.op == Dto.BIND) {
-            evd.postBind(d.rmr, d.cookie, status, signalled);
+            evd.postBind(d.rmr, d.cookie, status, signalled, requestSlot);
         } else {
-            evd.postDto(this, d.cookie, status, length, signalled, null);
+            evd.postDto(this, d.cookie, status, length, signalled, requestSlot);
         }
     }
 

@@ -46,8 +46,11 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
     // Guarded by lock.
     private DatEvent[] slots;
     private boolean[] signalled;
-    /** The SRQ a receive completion's buffer came from: reaping the event ends the buffer's outstanding life. */
-    private LoopbackSrq[] srqOf;
+    /**
+     * Who hears that a completion was reaped: the SRQ its receive buffer came from (the buffer stops being
+     * outstanding) or the EP whose request slot it holds.
+     */
+    private Reaper[] reaperOf;
     private int head;
     private int count;
     private int signalledCount;
@@ -74,7 +77,7 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
             slots[i] = new DatEvent();
         }
         signalled = new boolean[qlen];
-        srqOf = new LoopbackSrq[qlen];
+        reaperOf = new Reaper[qlen];
     }
 
     @Override
@@ -114,18 +117,18 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
     @Override
     void destroy() {
         int reap = 0;
-        LoopbackSrq[] reapFrom;
+        Reaper[] reapFrom;
         lock.lock();
         try {
             markClosed();
             abortGeneration++;
             ready.signalAll();
-            reapFrom = new LoopbackSrq[count];
+            reapFrom = new Reaper[count];
             for (int i = 0; i < count; i++) {
                 int slot = (head + i) % slots.length;
-                if (srqOf[slot] != null) {
-                    reapFrom[reap++] = srqOf[slot];
-                    srqOf[slot] = null;
+                if (reaperOf[slot] != null) {
+                    reapFrom[reap++] = reaperOf[slot];
+                    reaperOf[slot] = null;
                 }
             }
             count = 0;
@@ -168,9 +171,9 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
     }
 
     /** Commits slot {@code i} opened by {@link #begin()}, releases the lock, wakes and triggers. */
-    private void commit(int i, boolean sig, LoopbackSrq srq) {
+    private void commit(int i, boolean sig, Reaper reaper) {
         signalled[i] = sig;
-        srqOf[i] = srq;
+        reaperOf[i] = reaper;
         count++;
         if (sig) {
             signalledCount++;
@@ -188,30 +191,32 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
     /**
      * Posts a DTO completion.
      *
-     * @param srq the SRQ the receive buffer came from, or {@code null}; when the event cannot be queued the
-     *     buffer is reaped at once
+     * @param reaper told when the event is reaped (at once when it cannot be queued), or {@code null}
      * @return whether the event was queued
      */
-    boolean postDto(LoopbackEp ep, long cookie, DatDtoStatus status, long length, boolean sig, LoopbackSrq srq) {
+    boolean postDto(LoopbackEp ep, long cookie, DatDtoStatus status, long length, boolean sig, Reaper reaper) {
         int i = begin();
         if (i < 0) {
-            if (srq != null) {
-                srq.reaped();
+            if (reaper != null) {
+                reaper.reaped();
             }
             return false;
         }
         slots[i].setDtoCompletion(this, ep, cookie, status, length);
-        commit(i, sig, srq);
+        commit(i, sig, reaper);
         return true;
     }
 
-    boolean postBind(LoopbackRmr rmr, long cookie, DatDtoStatus status, boolean sig) {
+    boolean postBind(LoopbackRmr rmr, long cookie, DatDtoStatus status, boolean sig, Reaper reaper) {
         int i = begin();
         if (i < 0) {
+            if (reaper != null) {
+                reaper.reaped();
+            }
             return false;
         }
         slots[i].setRmrBindCompletion(this, rmr, cookie, status);
-        commit(i, sig, null);
+        commit(i, sig, reaper);
         return true;
     }
 
@@ -272,17 +277,17 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
     // ---- consumers ----
 
     /** Moves the head event into {@code into}; caller holds the lock and checked {@code count > 0}. */
-    private LoopbackSrq take(DatEvent into) {
+    private Reaper take(DatEvent into) {
         into.copyFrom(slots[head]);
-        LoopbackSrq srq = srqOf[head];
-        srqOf[head] = null;
+        Reaper reaper = reaperOf[head];
+        reaperOf[head] = null;
         if (signalled[head]) {
             signalledCount--;
         }
         head = (head + 1) % slots.length;
         count--;
         overflowed = false;
-        return srq;
+        return reaper;
     }
 
     @Override
@@ -293,7 +298,7 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
         if (event == null) {
             return DatReturn.DAT_INVALID_PARAMETER;
         }
-        LoopbackSrq srq;
+        Reaper reaper;
         lock.lock();
         try {
             if (isClosed()) {
@@ -305,12 +310,12 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
             if (count == 0) {
                 return DatReturn.DAT_QUEUE_EMPTY;
             }
-            srq = take(event);
+            reaper = take(event);
         } finally {
             lock.unlock();
         }
-        if (srq != null) {
-            srq.reaped();
+        if (reaper != null) {
+            reaper.reaped();
         }
         return DatReturn.DAT_SUCCESS;
     }
@@ -327,7 +332,7 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
         try {
             int handled = 0;
             while (handled < limit) {
-                LoopbackSrq srq;
+                Reaper reaper;
                 lock.lock();
                 try {
                     if (isClosed() || waiting) {
@@ -339,12 +344,12 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
                     if (count == 0) {
                         break;
                     }
-                    srq = take(pollEvent);
+                    reaper = take(pollEvent);
                 } finally {
                     lock.unlock();
                 }
-                if (srq != null) {
-                    srq.reaped();
+                if (reaper != null) {
+                    reaper.reaped();
                 }
                 // Outside the EVD lock: the handler may post, which may complete into this EVD.
                 handler.onEvent(pollEvent);
@@ -364,7 +369,7 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
         if (event == null || timeoutMicros < 0 || timeoutMicros > Dat.DAT_TIMEOUT_INFINITE) {
             return DatReturn.DAT_INVALID_PARAMETER;
         }
-        LoopbackSrq srq;
+        Reaper reaper;
         lock.lock();
         try {
             if (isClosed()) {
@@ -407,13 +412,13 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
             } finally {
                 waiting = false;
             }
-            srq = take(event);
+            reaper = take(event);
             event.nmore(count);
         } finally {
             lock.unlock();
         }
-        if (srq != null) {
-            srq.reaped();
+        if (reaper != null) {
+            reaper.reaped();
         }
         return DatReturn.DAT_SUCCESS;
     }
@@ -474,13 +479,13 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
             }
             DatEvent[] oldSlots = slots;
             boolean[] oldSignalled = signalled;
-            LoopbackSrq[] oldSrq = srqOf;
+            Reaper[] oldReapers = reaperOf;
             allocate(evdMinQlen);
             for (int i = 0; i < count; i++) {
                 int from = (head + i) % oldSlots.length;
                 slots[i].copyFrom(oldSlots[from]);
                 signalled[i] = oldSignalled[from];
-                srqOf[i] = oldSrq[from];
+                reaperOf[i] = oldReapers[from];
             }
             head = 0;
             if (count < slots.length) {

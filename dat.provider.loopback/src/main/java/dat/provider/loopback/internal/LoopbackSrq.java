@@ -26,7 +26,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>A buffer is taken under the lock and filled after it is released ({@link #claim}, then
  * {@link #release}): copies never run under the SRQ lock, so EPs on one SRQ deliver in parallel.
  */
-final class LoopbackSrq extends LoopbackHandle implements DatSrq {
+final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
 
     final LoopbackPz pz;
     final int maxRecvIov;
@@ -43,6 +43,8 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq {
     private int max;
     private int outstanding;
     private int lowWatermark;
+    /** Whether the low-watermark event is still to come for the current setting (it fires once per setting). */
+    private boolean lowWatermarkArmed;
 
     /** EPs created on this SRQ; copy-on-write under the IA lifecycle lock, read without a lock. */
     private volatile LoopbackEp[] eps = new LoopbackEp[0];
@@ -206,10 +208,10 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq {
             fifo[head] = null;
             head = (head + 1) % fifo.length;
             queued--;
-            fire = lowWatermark > 0 && queued < lowWatermark;
+            fire = lowWatermarkArmed && queued < lowWatermark;
             if (fire) {
-                // dat_srq_set_lw: one event, then the watermark is disarmed until set again.
-                lowWatermark = 0;
+                // dat_srq_set_lw: one event per setting; low_watermark itself stays what the consumer set.
+                lowWatermarkArmed = false;
             }
         } finally {
             lock.unlock();
@@ -233,7 +235,8 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq {
     }
 
     /** A completion of this SRQ's buffer was reaped (or will never be queued): no longer outstanding. */
-    void reaped() {
+    @Override
+    public void reaped() {
         lock.lock();
         try {
             outstanding--;
@@ -247,9 +250,14 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq {
         String call = "dat_srq_resize";
         requireOpen(call);
         int limit = owner().iaAttr.maxRecvPerSrq();
-        if (srqMaxRecvDto < 1 || srqMaxRecvDto > limit) {
+        if (srqMaxRecvDto < 1) {
             throw LoopbackIa.invalidParameter(DatReturnSubtype.INVALID_ARG2, call + ": srq_max_recv_dto "
-                    + srqMaxRecvDto + " is outside 1..max_recv_per_srq " + limit);
+                    + srqMaxRecvDto + " is below 1");
+        }
+        if (srqMaxRecvDto > limit) {
+            // A size the IA cannot give is a resource limit, not a malformed argument (DatSrq#resize).
+            throw new DatException(DatReturn.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_SRQ, call
+                    + ": srq_max_recv_dto " + srqMaxRecvDto + " is above max_recv_per_srq " + limit);
         }
         lock.lock();
         try {
@@ -301,7 +309,8 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq {
                         + lowWatermarkValue + " is outside 0..max_recv_dtos " + max);
             }
             fire = lowWatermarkValue > 0 && queued < lowWatermarkValue;
-            lowWatermark = fire ? 0 : lowWatermarkValue;
+            lowWatermark = lowWatermarkValue;
+            lowWatermarkArmed = lowWatermarkValue > 0 && !fire;
         } finally {
             lock.unlock();
         }

@@ -136,8 +136,8 @@ class LoopbackSrqTest {
                 + " outstanding buffers", e.getMessage());
         assertEquals(8, srq.query().maxRecvDtos(), "a failed resize leaves the SRQ unchanged");
         assertEquals(DatReturn.INVALID_PARAMETER, assertThrows(DatException.class, () -> srq.resize(0)).type());
-        assertEquals(DatReturn.INVALID_PARAMETER, assertThrows(DatException.class,
-                () -> srq.resize(LoopbackConfig.MAX_RECV_PER_SRQ + 1)).type());
+        assertEquals(DatReturn.INSUFFICIENT_RESOURCES, assertThrows(DatException.class,
+                () -> srq.resize(LoopbackConfig.MAX_RECV_PER_SRQ + 1)).type(), "beyond max_recv_per_srq");
         srq.resize(6);
         assertEquals(6, srq.query().maxRecvDtos());
         assertEquals(DatReturn.DAT_INSUFFICIENT_RESOURCES, srq.postRecv(1, b.iov(1).set(0, dst, 0, 8), 9));
@@ -187,7 +187,7 @@ class LoopbackSrqTest {
         DatEvent e = expect(b.ia.asyncEvd(), DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK);
         assertSame(srq, e.asyncHandle());
         assertEquals(DatAsyncReason.SRQ_LOW_WATERMARK_EVENT, e.asyncReason());
-        assertEquals(Dat.DAT_SRQ_LW_DEFAULT, srq.query().lowWatermark());
+        assertEquals(3, srq.query().lowWatermark(), "low_watermark keeps the value set; only the event is spent");
         client.postSend(1, s, 0, 0);
         assertEquals(DatReturn.DAT_QUEUE_EMPTY, b.ia.asyncEvd().dequeue(new DatEvent()), "one-shot");
         srq.setLowWatermark(5);

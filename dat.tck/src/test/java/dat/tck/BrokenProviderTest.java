@@ -1,0 +1,41 @@
+package dat.tck;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dat.tck.BrokenProviders.Broken;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The TCK tests itself: each deliberately broken provider must be caught by the named rule, and that rule passes
+ * on unbroken loopback (see {@link LoopbackTckTest}), so the failure is the fault's doing.
+ */
+class BrokenProviderTest {
+
+    static List<Broken> brokenProviders() {
+        return BrokenProviders.all();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("brokenProviders")
+    void caughtByItsRule(Broken broken) {
+        assertTrue(RulesIndex.find(broken.catchingTest()).isPresent(), "no such rule: " + broken.catchingTest());
+        TckLauncher.Result result = TckLauncher.run(TckLauncher.Options.verification(BrokenLoopbackVerification.class)
+                .only(broken.catchingTest())
+                .parameter(BrokenLoopbackVerification.FAULT, broken.name())
+                .parameter(TckContext.EVENT_TIMEOUT_MS, "1500"), null);
+        List<String> failed = result.failures().stream().map(TckLauncher.Failure::testName).collect(Collectors.toList());
+        assertEquals(List.of(broken.catchingTest()), failed,
+                broken.name() + " must be caught by " + broken.catchingTest() + "; skips: " + result.skips());
+    }
+
+    @org.junit.jupiter.api.Test
+    void atLeastFifteenBrokenProvidersEachCaughtByANamedRule() {
+        assertTrue(BrokenProviders.all().size() >= 15, "the kit is tested against at least 15 broken providers");
+        assertEquals(BrokenProviders.all().size(),
+                BrokenProviders.all().stream().map(Broken::name).distinct().count(), "distinct breakages");
+    }
+}

@@ -1,0 +1,312 @@
+package dat.tck;
+
+import dat.api.Dat;
+import dat.api.DatCloseFlags;
+import dat.api.DatCompletionFlags;
+import dat.api.DatDtoStatus;
+import dat.api.DatEp;
+import dat.api.DatEpRecvInfo;
+import dat.api.DatEvd;
+import dat.api.DatEvent;
+import dat.api.DatEventType;
+import dat.api.DatException;
+import dat.api.DatIa;
+import dat.api.DatLmr;
+import dat.api.DatProviderAttr;
+import dat.api.DatReturn;
+import dat.api.DatSrq;
+import dat.api.Iov;
+import dat.tck.Breaker.Answer;
+import dat.tck.Breaker.Call;
+import dat.tck.Breaker.Fault;
+import java.lang.foreign.Arena;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Deliberately broken providers: loopback with one rule broken each, and the TCK test that must catch it.
+ */
+final class BrokenProviders {
+
+    private BrokenProviders() {
+    }
+
+    /**
+     * One broken provider.
+     *
+     * @param name what is broken
+     * @param catchingTest the TCK test that must fail on it
+     * @param fault the breakage
+     */
+    record Broken(String name, String catchingTest, Fault fault) {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    /** Holds events a fault took out of the real queue, per EVD. */
+    private static final class Held {
+        private final Map<Object, DatEvent> events = new IdentityHashMap<>();
+
+        synchronized DatEvent take(Object evd) {
+            return events.remove(evd);
+        }
+
+        synchronized void put(Object evd, DatEvent event) {
+            events.put(evd, new DatEvent().copyFrom(event));
+        }
+    }
+
+    /** Rewrites the IOV argument at {@code index} into a fresh IOV with the first {@code n} triplets reversed. */
+    private static Object[] reverseIov(Call call, int countIndex, int iovIndex) {
+        int n = (Integer) call.args()[countIndex];
+        Iov iov = (Iov) call.args()[iovIndex];
+        if (n < 2 || iov == null) {
+            return call.args();
+        }
+        Iov reversed = Iov.allocate(Arena.global(), n);
+        for (int i = 0; i < n; i++) {
+            int from = n - 1 - i;
+            reversed.set(i, iov.lmrContext(from), iov.virtualAddress(from), iov.segmentLength(from));
+        }
+        Object[] args = call.args().clone();
+        args[iovIndex] = reversed;
+        return args;
+    }
+
+    private static Fault statusSwap(Class<?> type, String method, int from, int to) {
+        return new Fault() {
+            @Override
+            public Object after(Call call, Object result) {
+                return call.is(type, method) && (Integer) result == from ? to : result;
+            }
+        };
+    }
+
+    static List<Broken> all() {
+        return List.of(
+                new Broken("post_send answers INVALID_PARAMETER for a PZ mismatch",
+                        "required_ep_post_send_protectionViolationForLmrOfAnotherPz",
+                        statusSwap(DatEp.class, "postSend", DatReturn.DAT_PROTECTION_VIOLATION,
+                                DatReturn.DAT_INVALID_PARAMETER)),
+                new Broken("post_send accepts memory without local read",
+                        "required_ep_post_send_privilegesViolationWithoutLocalReadOrInvalidLmr",
+                        statusSwap(DatEp.class, "postSend", DatReturn.DAT_PRIVILEGES_VIOLATION,
+                                DatReturn.DAT_SUCCESS)),
+                new Broken("post_send on an unconnected EP answers INVALID_PARAMETER",
+                        "required_ep_post_send_invalidStateWhenUnconnected",
+                        statusSwap(DatEp.class, "postSend", DatReturn.DAT_INVALID_STATE,
+                                DatReturn.DAT_INVALID_PARAMETER)),
+                new Broken("srq_post_recv accepts an LMR of another PZ",
+                        "required_srq_post_recv_protectionViolationForLmrOfAnotherPz",
+                        statusSwap(DatSrq.class, "postRecv", DatReturn.DAT_PROTECTION_VIOLATION,
+                                DatReturn.DAT_SUCCESS)),
+                new Broken("a lost completion: every second DTO completion vanishes",
+                        "required_ep_post_send_messagesArriveInPostingOrder", new Fault() {
+                            private final AtomicInteger seen = new AtomicInteger();
+
+                            @Override
+                            public Object after(Call call, Object result) {
+                                if (call.is(DatEvd.class, "dequeue") && (Integer) result == DatReturn.DAT_SUCCESS
+                                        && ((DatEvent) call.args()[0]).type() == DatEventType.DTO_COMPLETION
+                                        && seen.incrementAndGet() % 2 == 0) {
+                                    return ((DatEvd) call.target()).dequeue((DatEvent) call.args()[0]);
+                                }
+                                return result;
+                            }
+                        }),
+                new Broken("a wrong order: DTO completions come out in swapped pairs",
+                        "required_srq_post_recv_perConnectionCompletionOrderIsSendOrder", new Fault() {
+                            private final Held held = new Held();
+
+                            @Override
+                            public Object after(Call call, Object result) {
+                                if (!call.is(DatEvd.class, "dequeue")) {
+                                    return result;
+                                }
+                                DatEvd evd = (DatEvd) call.target();
+                                DatEvent out = (DatEvent) call.args()[0];
+                                DatEvent first = held.take(evd);
+                                if (first != null) {
+                                    if ((Integer) result == DatReturn.DAT_SUCCESS) {
+                                        held.put(evd, out);
+                                    }
+                                    out.copyFrom(first);
+                                    return DatReturn.DAT_SUCCESS;
+                                }
+                                if ((Integer) result == DatReturn.DAT_SUCCESS && out.type() == DatEventType.DTO_COMPLETION) {
+                                    DatEvent second = new DatEvent();
+                                    if (evd.dequeue(second) == DatReturn.DAT_SUCCESS) {
+                                        held.put(evd, out);
+                                        out.copyFrom(second);
+                                    }
+                                }
+                                return result;
+                            }
+                        }),
+                new Broken("a lying attribute: srq_supported = false while SRQs work",
+                        "required_srq_create_modelNotSupportedWhenSrqDenied", new Fault() {
+                            @Override
+                            public Object after(Call call, Object result) {
+                                return call.is(DatIa.class, "providerAttr")
+                                        ? ((DatProviderAttr) result).toBuilder().srqSupported(false).build() : result;
+                            }
+                        }),
+                new Broken("a lying attribute: recv info claimed but never given",
+                        "required_ep_recv_query_successCountsPostedBuffersOfEpWithoutSrq", new Fault() {
+                            @Override
+                            public Object after(Call call, Object result) {
+                                if (call.is(DatIa.class, "providerAttr")) {
+                                    return ((DatProviderAttr) result).toBuilder().epRecvInfoSupported(0x11).build();
+                                }
+                                return call.is(DatEp.class, "recvQuery")
+                                        ? new DatEpRecvInfo(Dat.DAT_VALUE_UNKNOWN, Dat.DAT_VALUE_UNKNOWN) : result;
+                            }
+                        }),
+                new Broken("a span smaller than n",
+                        "required_ep_recv_query_successCountsPostedBuffersOfEpWithoutSrq", new Fault() {
+                            @Override
+                            public Object after(Call call, Object result) {
+                                if (call.is(DatEp.class, "recvQuery")) {
+                                    DatEpRecvInfo info = (DatEpRecvInfo) result;
+                                    return info.nbufsAllocated() > 0
+                                            ? new DatEpRecvInfo(info.nbufsAllocated(), info.nbufsAllocated() - 1) : info;
+                                }
+                                return result;
+                            }
+                        }),
+                new Broken("a resize that shrinks below the buffers on the SRQ",
+                        "required_srq_resize_invalidStateBelowBuffersOnTheSrq", new Fault() {
+                            @Override
+                            public Object thrown(Call call, RuntimeException thrown) {
+                                if (call.is(DatSrq.class, "resize") && thrown instanceof DatException d
+                                        && d.type() == DatReturn.INVALID_STATE) {
+                                    return null;
+                                }
+                                throw thrown;
+                            }
+                        }),
+                new Broken("a resize that forgets completed but unreaped buffers",
+                        "required_srq_resize_invalidStateCountsCompletedUnreapedBuffers", new Fault() {
+                            @Override
+                            public Object thrown(Call call, RuntimeException thrown) {
+                                if (call.is(DatSrq.class, "resize") && thrown instanceof DatException d
+                                        && d.type() == DatReturn.INVALID_STATE
+                                        && (Integer) call.args()[0] >= ((DatSrq) call.target()).query().availableDtoCount()) {
+                                    return null;
+                                }
+                                throw thrown;
+                            }
+                        }),
+                new Broken("a low watermark that is never set",
+                        "required_srq_resize_invalidStateBelowLowWatermark", new Fault() {
+                            @Override
+                            public Object[] before(Call call) {
+                                if (call.is(DatSrq.class, "setLowWatermark")) {
+                                    throw new Answer(null);
+                                }
+                                return call.args();
+                            }
+                        }),
+                new Broken("a flush that never comes",
+                        "required_ep_post_send_flushedAtOnceWhenDisconnected", new Fault() {
+                            @Override
+                            public Object after(Call call, Object result) {
+                                if (call.is(DatEvd.class, "dequeue") && (Integer) result == DatReturn.DAT_SUCCESS
+                                        && ((DatEvent) call.args()[0]).dtoStatus() == DatDtoStatus.FLUSHED) {
+                                    return DatReturn.DAT_QUEUE_EMPTY;
+                                }
+                                return result;
+                            }
+                        }),
+                new Broken("an RDMA write past the remote buffer's length",
+                        "required_ep_post_rdma_write_lengthErrorWhenRemoteBufferTooSmall", new Fault() {
+                            @Override
+                            public Object[] before(Call call) {
+                                if (call.is(DatEp.class, "postRdmaWrite")) {
+                                    Object[] args = call.args().clone();
+                                    Iov iov = (Iov) args[1];
+                                    long local = iov == null ? 0 : iov.totalLength((Integer) args[0]);
+                                    args[5] = Math.max((Long) args[5], local);
+                                    return args;
+                                }
+                                return call.args();
+                            }
+                        }),
+                new Broken("UNSIGNALLED accepted on any EP",
+                        "required_ep_post_send_unsignalledRefusedUnlessEpAllowsIt", new Fault() {
+                            @Override
+                            public Object[] before(Call call) {
+                                if (call.is(DatEp.class, "postSend")) {
+                                    Object[] args = call.args().clone();
+                                    args[3] = (Integer) args[3] & ~DatCompletionFlags.UNSIGNALLED;
+                                    return args;
+                                }
+                                return call.args();
+                            }
+                        }),
+                new Broken("a mangled cookie",
+                        "required_ep_post_send_successTransfersAllDataAndReturnsCookie", new Fault() {
+                            @Override
+                            public Object after(Call call, Object result) {
+                                if (call.is(DatEvd.class, "dequeue") && (Integer) result == DatReturn.DAT_SUCCESS) {
+                                    DatEvent e = (DatEvent) call.args()[0];
+                                    if (e.type() == DatEventType.DTO_COMPLETION) {
+                                        e.setDtoCompletion(e.evd(), e.ep(), e.userCookie() + 1, e.dtoStatus(),
+                                                e.transferredLength());
+                                    }
+                                }
+                                return result;
+                            }
+                        }),
+                new Broken("a send that gathers the IOV backwards",
+                        "required_ep_post_send_iovTraversedInOrder", new Fault() {
+                            @Override
+                            public Object[] before(Call call) {
+                                return call.is(DatEp.class, "postSend") ? reverseIov(call, 0, 1) : call.args();
+                            }
+                        }),
+                new Broken("an SRQ receive that scatters backwards",
+                        "required_srq_post_recv_segmentsFilledInIovOrder", new Fault() {
+                            @Override
+                            public Object[] before(Call call) {
+                                return call.is(DatSrq.class, "postRecv") ? reverseIov(call, 0, 1) : call.args();
+                            }
+                        }),
+                new Broken("an EVD overflow nobody hears of",
+                        "required_evd_create_overflowRaisesAsyncEvent", new Fault() {
+                            @Override
+                            public Object after(Call call, Object result) {
+                                if (call.is(DatEvd.class, "dequeue") && (Integer) result == DatReturn.DAT_SUCCESS
+                                        && ((DatEvent) call.args()[0]).type() == DatEventType.ASYNC_ERROR_EVD_OVERFLOW) {
+                                    return DatReturn.DAT_QUEUE_EMPTY;
+                                }
+                                return result;
+                            }
+                        }),
+                new Broken("guessable contexts: counters instead of random tags",
+                        "required_lmr_create_contextsAreNotCounters", new Fault() {
+                            private final AtomicInteger next = new AtomicInteger(1000);
+
+                            @Override
+                            public Object after(Call call, Object result) {
+                                return call.is(DatLmr.class, "rmrContext") ? next.getAndAdd(4) : result;
+                            }
+                        }),
+                new Broken("a graceful IA close that frees live objects",
+                        "required_ia_close_gracefulRefusesWhileObjectsLive", new Fault() {
+                            @Override
+                            public Object thrown(Call call, RuntimeException thrown) {
+                                if (call.is(DatIa.class, "close") && call.args().length == 1
+                                        && call.args()[0] == DatCloseFlags.GRACEFUL) {
+                                    ((DatIa) call.target()).close(DatCloseFlags.ABRUPT);
+                                    return null;
+                                }
+                                throw thrown;
+                            }
+                        }));
+    }
+}
