@@ -6,11 +6,13 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dat.api.DatException;
 import dat.api.DatReturn;
 import dat.tck.TckContext;
+import dat.tck.RuleLevel;
 import dat.tck.TckEnvironment;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.function.Executable;
@@ -28,6 +30,7 @@ public abstract class RuleSupport {
     /** This test's IA and helpers; open during each test. */
     protected TckFixture f;
     private TckContext context;
+    private RuleLevel level = RuleLevel.REQUIRED;
 
     /**
      * @param env the provider under test
@@ -37,8 +40,9 @@ public abstract class RuleSupport {
     }
 
     @BeforeEach
-    final void openFixture(TckContext runContext) {
+    final void openFixture(TckContext runContext, TestInfo test) {
         this.context = runContext;
+        this.level = test.getTestMethod().map(m -> RuleLevel.of(m.getName())).orElse(RuleLevel.REQUIRED);
         env.configure(runContext);
         f = new TckFixture(env.openIa(), runContext.eventTimeoutMillis());
     }
@@ -75,8 +79,8 @@ public abstract class RuleSupport {
     }
 
     /**
-     * For {@code required_} rules that need a feature DAT lets a provider deny (an SRQ, a recv-info count):
-     * skipped with the reason, or failed in strict mode.
+     * For rules that need a feature DAT lets a provider deny (an SRQ, a recv-info count): skipped with the reason;
+     * in strict mode a {@code required_} rule fails instead (an {@code optional_} rule is still skipped).
      *
      * @param claimed whether the provider's attributes claim the feature
      * @param attribute the attribute and value that deny it
@@ -85,7 +89,7 @@ public abstract class RuleSupport {
         if (claimed) {
             return;
         }
-        if (context != null && context.strict()) {
+        if (level == RuleLevel.REQUIRED && context != null && context.strict()) {
             fail("strict mode: this required rule needs a feature the provider denies: " + attribute);
         }
         Assumptions.abort("provider attribute denies the feature this rule needs: " + attribute);
