@@ -1,5 +1,6 @@
 package dat.tck;
 
+import dat.tck.rules.AttributeHonestyRules;
 import dat.tck.rules.EpConnectionRules;
 import dat.tck.rules.EpPostRdmaWriteRules;
 import dat.tck.rules.EpPostSendRules;
@@ -108,6 +109,13 @@ public abstract class DatProviderVerification implements TckEnvironment {
     @Nested
     class SrqLifecycle extends SrqLifecycleRules {
         SrqLifecycle() {
+            super(DatProviderVerification.this);
+        }
+    }
+
+    @Nested
+    class AttributeHonesty extends AttributeHonestyRules {
+        AttributeHonesty() {
             super(DatProviderVerification.this);
         }
     }

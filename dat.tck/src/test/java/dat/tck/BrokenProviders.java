@@ -296,6 +296,29 @@ final class BrokenProviders {
                                 return call.is(DatLmr.class, "rmrContext") ? next.getAndAdd(4) : result;
                             }
                         }),
+                new Broken("a lying limit: max_message_size one byte above the real one",
+                        "required_ep_post_send_messageSizeLimitHonoured", new Fault() {
+                            @Override
+                            public Object after(Call call, Object result) {
+                                if (call.is(DatEp.class, "query")) {
+                                    dat.api.DatEpParam p = (dat.api.DatEpParam) result;
+                                    return new dat.api.DatEpParam(p.ia(), p.epState(), p.localIaAddress(),
+                                            p.localPortQual(), p.remoteIaAddress(), p.remotePortQual(), p.pz(),
+                                            p.recvEvd(), p.requestEvd(), p.connectEvd(), p.srq(), p.epAttr()
+                                            .toBuilder().maxMessageSize(p.epAttr().maxMessageSize() + 1).build());
+                                }
+                                return result;
+                            }
+                        }),
+                new Broken("a denied completion flag that is still accepted",
+                        "required_ep_post_send_deniedCompletionFlagIsNotSupported", new Fault() {
+                            @Override
+                            public Object after(Call call, Object result) {
+                                return call.is(DatIa.class, "providerAttr") ? ((DatProviderAttr) result).toBuilder()
+                                        .completionFlagsSupported(((DatProviderAttr) result).completionFlagsSupported()
+                                                & ~DatCompletionFlags.BARRIER_FENCE).build() : result;
+                            }
+                        }),
                 new Broken("a graceful IA close that frees live objects",
                         "required_ia_close_gracefulRefusesWhileObjectsLive", new Fault() {
                             @Override
