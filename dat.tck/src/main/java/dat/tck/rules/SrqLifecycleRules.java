@@ -8,16 +8,13 @@ import dat.api.DatAsyncReason;
 import dat.api.DatDtoStatus;
 import dat.api.DatEvent;
 import dat.api.DatEventType;
-import dat.api.DatMemPriv;
 import dat.api.DatReturn;
 import dat.api.DatSrq;
 import dat.api.DatSrqAttr;
 import dat.api.DatSrqParam;
-import dat.api.Iov;
 import dat.tck.DatRule;
 import dat.tck.TckEnvironment;
 import dat.tck.rules.TckFixture.Connection;
-import dat.tck.rules.TckFixture.Region;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,23 +38,6 @@ public abstract class SrqLifecycleRules extends RuleSupport {
         return (f.provider.srqWatermarksSupported() & Dat.DAT_SRQ_WATERMARK_LOW) != 0;
     }
 
-    private void post(DatSrq srq, int count) {
-        Region dst = f.region(64L * count, DatMemPriv.LOCAL_WRITE | DatMemPriv.LOCAL_READ);
-        Iov iov = f.iov(1);
-        for (int i = 0; i < count; i++) {
-            assertStatus(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, dst.lmr(), 64L * i, 64), i), "dat_srq_post_recv");
-        }
-    }
-
-    private void deliver(Connection c, int messages) {
-        Region src = f.region();
-        for (int i = 0; i < messages; i++) {
-            assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, 8), i, 0),
-                    "dat_ep_post_send");
-            f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
-        }
-    }
-
     private void assertLowWatermarkEvent(DatSrq srq) {
         DatEvent event = f.next(f.ia.asyncEvd());
         assertSame(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK, event.type(), "async event " + event);
@@ -75,13 +55,13 @@ public abstract class SrqLifecycleRules extends RuleSupport {
     void required_srq_set_lw_oneEventWhenBuffersFallBelow() {
         DatSrq srq = srq(8);
         requiredFeature(lowWatermarkClaimed(), "srq_watermarks_supported lacks the low watermark");
-        post(srq, 4);
+        f.postSrqBuffers(srq, 4, 0);
         srq.setLowWatermark(3);
         f.quiet(f.ia.asyncEvd(), "4 buffers are not below 3");
         Connection c = f.connect(f.side(f.epAttr(), null), f.side(f.epAttr(), srq));
-        deliver(c, 2);
+        f.sendAndReap(c, 2);
         assertLowWatermarkEvent(srq);
-        deliver(c, 1);
+        f.sendAndReap(c, 1);
         f.quiet(f.ia.asyncEvd(), "the watermark fires once until set again");
     }
 
@@ -94,7 +74,7 @@ public abstract class SrqLifecycleRules extends RuleSupport {
     void required_srq_set_lw_firesAtOnceWhenAlreadyBelow() {
         DatSrq srq = srq(8);
         requiredFeature(lowWatermarkClaimed(), "srq_watermarks_supported lacks the low watermark");
-        post(srq, 2);
+        f.postSrqBuffers(srq, 2, 0);
         srq.setLowWatermark(5);
         assertLowWatermarkEvent(srq);
         assertEquals(5, srq.query().lowWatermark(), "low_watermark reported");
@@ -132,11 +112,11 @@ public abstract class SrqLifecycleRules extends RuleSupport {
         DatSrq srq = srq(10);
         boolean available = (f.provider.srqInfoSupported() & Dat.DAT_SRQ_INFO_AVAILABLE_DTO_COUNT) != 0;
         boolean outstanding = (f.provider.srqInfoSupported() & Dat.DAT_SRQ_INFO_OUTSTANDING_DTO_COUNT) != 0;
-        post(srq, 3);
+        f.postSrqBuffers(srq, 3, 0);
         assertCounts(srq.query(), available ? 3 : Dat.DAT_VALUE_UNKNOWN, outstanding ? 3 : Dat.DAT_VALUE_UNKNOWN,
                 "after 3 posts");
         Connection c = f.connect(f.side(f.epAttr(), null), f.side(f.epAttr(), srq));
-        deliver(c, 1);
+        f.sendAndReap(c, 1);
         assertCounts(srq.query(), available ? 2 : Dat.DAT_VALUE_UNKNOWN, outstanding ? 3 : Dat.DAT_VALUE_UNKNOWN,
                 "after one arrival, not reaped");
         f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);

@@ -5,15 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dat.api.Dat;
 import dat.api.DatDtoStatus;
-import dat.api.DatMemPriv;
 import dat.api.DatReturn;
 import dat.api.DatSrq;
 import dat.api.DatSrqAttr;
-import dat.api.Iov;
 import dat.tck.DatRule;
 import dat.tck.TckEnvironment;
 import dat.tck.rules.TckFixture.Connection;
-import dat.tck.rules.TckFixture.Region;
 import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.Assumptions;
@@ -38,27 +35,8 @@ public abstract class SrqResizeRules extends RuleSupport {
         return f.ia.createSrq(f.pz, DatSrqAttr.of(maxRecvDtos, 1));
     }
 
-    private Region postBuffers(DatSrq srq, int count, long firstCookie) {
-        Region dst = f.region(64L * count, DatMemPriv.LOCAL_WRITE | DatMemPriv.LOCAL_READ);
-        Iov iov = f.iov(1);
-        for (int i = 0; i < count; i++) {
-            assertStatus(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, dst.lmr(), 64L * i, 64), firstCookie + i),
-                    "dat_srq_post_recv " + i);
-        }
-        return dst;
-    }
-
     private Connection connection(DatSrq srq) {
         return f.connect(f.side(f.epAttr(), null), f.side(f.epAttr(), srq));
-    }
-
-    private void sendAndReap(Connection c, int messages) {
-        Region src = f.region();
-        for (int i = 0; i < messages; i++) {
-            assertStatus(DatReturn.DAT_SUCCESS,
-                    c.active().ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, 8), i, 0), "dat_ep_post_send");
-            f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
-        }
     }
 
     /**
@@ -75,7 +53,7 @@ public abstract class SrqResizeRules extends RuleSupport {
         applicableIf(grown > srq.query().maxRecvDtos(), "the SRQ is already at max_recv_per_srq");
         srq.resize(grown);
         assertTrue(srq.query().maxRecvDtos() >= grown, "max_recv_dtos after resize to " + grown);
-        postBuffers(srq, grown, 0);
+        f.postSrqBuffers(srq, grown, 0);
     }
 
     /**
@@ -131,11 +109,11 @@ public abstract class SrqResizeRules extends RuleSupport {
     void required_srq_resize_invalidStateBelowBuffersOnTheSrq() {
         DatSrq srq = srq(8);
         int before = srq.query().maxRecvDtos();
-        postBuffers(srq, 6, 0);
+        f.postSrqBuffers(srq, 6, 0);
         assertThrowsDat(DatReturn.INVALID_STATE, () -> srq.resize(5), CALL + "(5) with 6 buffers posted");
         assertEquals(before, srq.query().maxRecvDtos(), "max_recv_dtos unchanged");
         Connection c = connection(srq);
-        sendAndReap(c, 6);
+        f.sendAndReap(c, 6);
         Set<Long> cookies = new HashSet<>();
         for (int i = 0; i < 6; i++) {
             cookies.add(f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie());
@@ -154,9 +132,9 @@ public abstract class SrqResizeRules extends RuleSupport {
             returns = DatReturn.INVALID_STATE)
     void required_srq_resize_invalidStateCountsCompletedUnreapedBuffers() {
         DatSrq srq = srq(8);
-        postBuffers(srq, 4, 0);
+        f.postSrqBuffers(srq, 4, 0);
         Connection c = connection(srq);
-        sendAndReap(c, 2);
+        f.sendAndReap(c, 2);
         // Two buffers remain on the SRQ and two completions wait unreaped on the recv EVD: 4 are outstanding.
         assertThrowsDat(DatReturn.INVALID_STATE, () -> srq.resize(3),
                 CALL + "(3) with 2 buffers on the SRQ and 2 completions not yet reaped");
@@ -189,7 +167,7 @@ public abstract class SrqResizeRules extends RuleSupport {
         DatSrq srq = srq(8);
         requiredFeature((f.provider.srqWatermarksSupported() & Dat.DAT_SRQ_WATERMARK_LOW) != 0,
                 "srq_watermarks_supported lacks the low watermark");
-        postBuffers(srq, 6, 0);
+        f.postSrqBuffers(srq, 6, 0);
         srq.setLowWatermark(5);
         int before = srq.query().maxRecvDtos();
         assertThrowsDat(DatReturn.INVALID_STATE, () -> srq.resize(4), CALL + "(4) below low watermark 5");
@@ -206,10 +184,10 @@ public abstract class SrqResizeRules extends RuleSupport {
     @DatRule(call = CALL, section = "USAGE", rule = "a shrink never loses a posted buffer")
     void required_srq_resize_shrinkNeverLosesBuffers() {
         DatSrq srq = srq(16);
-        postBuffers(srq, 6, 100);
+        f.postSrqBuffers(srq, 6, 100);
         srq.resize(6);
         Connection c = connection(srq);
-        sendAndReap(c, 6);
+        f.sendAndReap(c, 6);
         Set<Long> cookies = new HashSet<>();
         for (int i = 0; i < 6; i++) {
             cookies.add(f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie());
@@ -231,9 +209,9 @@ public abstract class SrqResizeRules extends RuleSupport {
         srq.resize(8);
         int after = srq.query().maxRecvDtos();
         assertTrue(after >= 8 && after <= before, "max_recv_dtos " + after + " must lie in [8, " + before + "]");
-        postBuffers(srq, 8, 0);
+        f.postSrqBuffers(srq, 8, 0);
         Connection c = connection(srq);
-        sendAndReap(c, 1);
+        f.sendAndReap(c, 1);
         f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
     }
 }

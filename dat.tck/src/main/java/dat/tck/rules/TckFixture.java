@@ -213,6 +213,40 @@ public final class TckFixture implements AutoCloseable {
     }
 
     /**
+     * Posts {@code count} one-segment 64-byte buffers to {@code srq}, with cookies {@code firstCookie},
+     * {@code firstCookie + 1}, ...
+     *
+     * @param srq the SRQ
+     * @param count how many
+     * @param firstCookie the first cookie
+     * @return the region the buffers lie in, buffer {@code i} at offset {@code 64 * i}
+     */
+    public Region postSrqBuffers(DatSrq srq, int count, long firstCookie) {
+        Region dst = region(64L * count, DatMemPriv.LOCAL_WRITE | DatMemPriv.LOCAL_READ);
+        Iov iov = iov(1);
+        for (int i = 0; i < count; i++) {
+            RuleSupport.assertStatus(DatReturn.DAT_SUCCESS,
+                    srq.postRecv(1, iov.set(0, dst.lmr(), 64L * i, 64), firstCookie + i), "dat_srq_post_recv " + i);
+        }
+        return dst;
+    }
+
+    /**
+     * Sends {@code messages} 8-byte messages on the active side and reaps each send's successful completion.
+     *
+     * @param c the connection
+     * @param messages how many
+     */
+    public void sendAndReap(Connection c, int messages) {
+        Region src = region();
+        Iov iov = iov(1).set(0, src.lmr(), 0, 8);
+        for (int i = 0; i < messages; i++) {
+            RuleSupport.assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, iov, i, 0), "dat_ep_post_send");
+            completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
+        }
+    }
+
+    /**
      * Waits for the next event of {@code evd}, failing after {@link #eventTimeoutMillis()}. Polls with
      * {@code dat_evd_dequeue}, so it does not depend on {@code dat_evd_wait} being right.
      *
