@@ -144,9 +144,12 @@ public interface DatEp extends DatHandle {
      * @param targetAddress the remote buffer's {@code target_address}
      * @param segmentLength the remote buffer's {@code segment_length}
      * @param completionFlags {@link DatCompletionFlags}
-     * @return as {@link #postSend}, with local write privilege required on the local LMRs and remote read on
-     *     the RMR; {@link DatReturn#DAT_LENGTH_ERROR} when the local buffer is smaller than the remote one
-     *     or more than {@code max_rdma_size} bytes are asked for
+     * @return as {@link #postSend}, with local write privilege required on the local LMRs;
+     *     {@link DatReturn#DAT_LENGTH_ERROR} when the local buffer is smaller than the remote one or more than
+     *     {@code max_rdma_size} bytes are asked for; {@link DatReturn#DAT_PROTECTION_VIOLATION} when the
+     *     {@code rmr_context} belongs to another PZ than the remote EP's and
+     *     {@link DatReturn#DAT_PRIVILEGES_VIOLATION} when it lacks remote read, where the provider can tell at post
+     *     time (else the DTO completes with {@link DatDtoStatus#REMOTE_ACCESS_ERR})
      */
     int postRdmaRead(int numSegments, Iov localIov, long userCookie, int rmrContext, long targetAddress,
                      long segmentLength, int completionFlags);

@@ -24,6 +24,7 @@ import dat.tck.rules.TckFixture.Connection;
 import dat.tck.rules.TckFixture.Region;
 import dat.tck.rules.TckFixture.Side;
 import java.lang.foreign.ValueLayout;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -405,5 +406,16 @@ public abstract class EpPostSendRules extends RuleSupport {
         f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
         assertSameBytes(src.memory().asSlice(Dat.DAT_OPTIMAL_ALIGNMENT, Dat.DAT_OPTIMAL_ALIGNMENT),
                 dst.memory().asSlice(0, Dat.DAT_OPTIMAL_ALIGNMENT), "aligned segment");
+    }
+
+    /**
+     * DESCRIPTION: "Providers should avoid resource allocation as part of dat_ep_post_send() to ensure that this
+     * operation is nonblocking and thread safe for an UpCall." Allocation is measured by the JMH suite's
+     * {@code -prof gc} (0 B/op), not by this kit.
+     */
+    @Test
+    @DatRule(call = CALL, section = "DESCRIPTION", rule = "no resource allocation on the post")
+    void untested_ep_post_send_noResourceAllocation() {
+        Assumptions.abort("not verified by this TCK: measured by dat.bench with -prof gc");
     }
 }

@@ -512,4 +512,56 @@ public abstract class SrqPostRecvRules extends RuleSupport {
         assertEquals(1, event.userCookie());
         assertEquals(1, event.nmore(), "nmore after taking the first of two");
     }
+
+    /**
+     * DESCRIPTION: "Providers shall avoid resource allocation as part of dat_srq_post_recv() to ensure that this
+     * operation is nonblocking." Allocation is measured by the JMH suite's {@code -prof gc} (0 B/op), not by this
+     * kit.
+     */
+    @Test
+    @DatRule(call = CALL, section = "DESCRIPTION", rule = "no resource allocation on the post")
+    void untested_srq_post_recv_noResourceAllocation() {
+        org.junit.jupiter.api.Assumptions.abort("not verified by this TCK: measured by dat.bench with -prof gc");
+    }
+
+    /**
+     * DESCRIPTION: "The dat_srq_post_recv() function is asynchronous, nonblocking, and its thread safety is
+     * Provider-dependent." A provider that reports is_thread_safe must take posts from several threads at once
+     * without losing or duplicating a buffer.
+     * If this fails, concurrent posts lost buffers, double-counted them, or corrupted the SRQ.
+     */
+    @Test
+    @DatRule(call = CALL, section = "DESCRIPTION", rule = "concurrent posts are safe when is_thread_safe")
+    void optional_srq_post_recv_concurrentPostsWhenThreadSafe() throws InterruptedException {
+        optionalFeature(f.provider.isThreadSafe(), "is_thread_safe = false");
+        int threads = 4;
+        int perThread = 64;
+        DatSrq srq = srq(threads * perThread);
+        Region dst = f.region(64L * threads * perThread, DatMemPriv.LOCAL_WRITE | DatMemPriv.LOCAL_READ);
+        java.util.concurrent.atomic.AtomicInteger failures = new java.util.concurrent.atomic.AtomicInteger();
+        Thread[] posters = new Thread[threads];
+        for (int t = 0; t < threads; t++) {
+            int base = t * perThread;
+            Iov iov = f.iov(1);
+            posters[t] = Thread.ofPlatform().start(() -> {
+                for (int i = 0; i < perThread; i++) {
+                    int n = base + i;
+                    if (srq.postRecv(1, iov.set(0, dst.lmr(), 64L * n, 64), n) != DatReturn.DAT_SUCCESS) {
+                        failures.incrementAndGet();
+                    }
+                }
+            });
+        }
+        for (Thread t : posters) {
+            t.join();
+        }
+        assertEquals(0, failures.get(), "failed concurrent posts");
+        Connection c = srqConnection(srq, DatCompletionFlags.DEFAULT);
+        f.sendAndReap(c, threads * perThread);
+        java.util.Set<Long> cookies = new java.util.HashSet<>();
+        for (int i = 0; i < threads * perThread; i++) {
+            cookies.add(f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie());
+        }
+        assertEquals(threads * perThread, cookies.size(), "every buffer received exactly once");
+    }
 }

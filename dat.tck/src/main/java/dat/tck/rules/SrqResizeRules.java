@@ -11,6 +11,7 @@ import dat.api.DatSrqAttr;
 import dat.tck.DatRule;
 import dat.tck.TckEnvironment;
 import dat.tck.rules.TckFixture.Connection;
+import dat.tck.rules.TckFixture.Region;
 import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.Assumptions;
@@ -212,6 +213,34 @@ public abstract class SrqResizeRules extends RuleSupport {
         f.postSrqBuffers(srq, 8, 0);
         Connection c = connection(srq);
         f.sendAndReap(c, 1);
+        f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+    }
+
+    /**
+     * DESCRIPTION: "Resizing of Shared Receive Queue should not cause any incoming messages on any of the EPs that use
+     * the SRQ to be lost."
+     * If this fails, messages that were waiting for SRQ buffers were dropped or failed across a resize.
+     */
+    @Test
+    @DatRule(call = CALL, section = "DESCRIPTION", rule = "no incoming message is lost across a resize")
+    void required_srq_resize_noIncomingMessageLostAcrossResize() {
+        DatSrq srq = srq(4);
+        Connection c = connection(srq);
+        Region src = f.region();
+        dat.api.Iov iov = f.iov(1).set(0, src.lmr(), 0, 8);
+        for (int i = 0; i < 3; i++) {
+            assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, iov, i, 0), "send to an empty SRQ");
+        }
+        srq.resize(Math.min(16, f.limits.maxRecvPerSrq()));
+        f.postSrqBuffers(srq, 3, 0);
+        for (int i = 0; i < 3; i++) {
+            assertEquals(i, f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS).userCookie(), "send " + i);
+            f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        }
+        srq.resize(4);
+        f.postSrqBuffers(srq, 2, 10);
+        f.sendAndReap(c, 2);
+        f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
         f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
     }
 }

@@ -38,6 +38,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * completions on the request EVD are in posting order and {@code BARRIER_FENCE} holds trivially (an RDMA read
  * is complete before anything after it starts).
  *
+ * <h2>Remote checks of an RDMA</h2>
+ * A CONNECTED post checks the remote {@code rmr_context} after all local checks, against the peer EP, and
+ * returns synchronously with nothing queued: {@code DAT_PROTECTION_VIOLATION} when the region it names is of
+ * another PZ than the peer EP's, then {@code DAT_PRIVILEGES_VIOLATION} when it lacks {@code REMOTE_WRITE}
+ * (write) or {@code REMOTE_READ} (read). An unknown context, an unbound RMR, a window bound on another
+ * connection or a target outside the region are no return values of the pages: the post succeeds and the DTO
+ * completes with {@code REMOTE_ACCESS_ERR}, breaking the connection. Execution checks everything again, since
+ * the context can change between post and execution.
+ *
  * <h2>Locking</h2>
  * {@link #sendLock} guards the request queue and is the per-connection order lock of the direction
  * this EP &rarr; peer: it is held across the copy into the peer's buffer, because releasing it between
@@ -368,6 +377,14 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
             if (moved > maxRdmaSize || (write ? segmentLength < d.total : d.total < segmentLength)) {
                 return DatReturn.DAT_LENGTH_ERROR;
             }
+            if (s == DatEpState.CONNECTED) {
+                // Last, after every local check: the remote rmr_context against the peer EP. Not in
+                // DISCONNECTED, where a valid post succeeds and is flushed, and there is no remote EP to judge by.
+                status = checkRemoteAtPost(peer, rmrContext, write ? DatMemPriv.REMOTE_WRITE : DatMemPriv.REMOTE_READ);
+                if (status != DatReturn.DAT_SUCCESS) {
+                    return status;
+                }
+            }
             d.op = op;
             d.cookie = userCookie;
             d.flags = completionFlags;
@@ -629,11 +646,67 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
     }
 
     /**
+     * The remote return values of the RDMA pages, decided at post time because the peer's memory is in this
+     * process: {@code DAT_PROTECTION_VIOLATION} when {@code context} names a region (an LMR's own
+     * {@code rmr_context}, or a bound RMR) of another PZ than the remote EP's, then
+     * {@code DAT_PRIVILEGES_VIOLATION} when that region lacks {@code privilege} ({@code REMOTE_WRITE} for a
+     * write, {@code REMOTE_READ} for a read). Everything else passes here and is judged when the request
+     * executes ({@link #resolveRemote}), completing with {@code REMOTE_ACCESS_ERR}: an unknown or freed context,
+     * an unbound RMR, a window bound on another connection (the page lists no return value for these), and a
+     * target outside the region, which needs the transfer length and is a DTO error.
+     *
+     * <p>Caller holds sendLock with this EP CONNECTED, so {@link #peer} is set and {@link #connGen} is the
+     * connection's. No lock of the peer is taken: its send lock, taken while holding ours, would break the
+     * lower-id-first order of {@link LoopbackFabric} and could deadlock with the peer posting towards us. None
+     * is needed: the context table is read lock-free through its volatile table, a region's PZ and privileges
+     * and the peer's PZ are final, an RMR's binding is one volatile read of an immutable record. Nothing
+     * allocates: the table is int-keyed.
+     *
+     * @return {@code DAT_SUCCESS}, or the synchronous return value
+     */
+    private int checkRemoteAtPost(LoopbackEp b, int context, int privilege) {
+        if (b == null) {
+            return DatReturn.DAT_SUCCESS;
+        }
+        Object region = b.owner().rmrContexts.get(context);
+        if (region instanceof LoopbackLmr l) {
+            if (l.isClosed()) {
+                return DatReturn.DAT_SUCCESS;
+            }
+            if (l.pz != b.pz) {
+                return DatReturn.DAT_PROTECTION_VIOLATION;
+            }
+            return (l.privileges & privilege) == 0 ? DatReturn.DAT_PRIVILEGES_VIOLATION : DatReturn.DAT_SUCCESS;
+        }
+        if (region instanceof LoopbackRmr r) {
+            LoopbackRmr.Binding binding = r.binding;
+            if (binding == null || r.isClosed()) {
+                return DatReturn.DAT_SUCCESS;
+            }
+            if (r.pz != b.pz) {
+                return DatReturn.DAT_PROTECTION_VIOLATION;
+            }
+            if (binding.ep() != b || binding.connGen() != connGen) {
+                // Bound on another connection: not this connection's window, so it names no memory here.
+                return DatReturn.DAT_SUCCESS;
+            }
+            return (binding.privileges() & privilege) == 0 ? DatReturn.DAT_PRIVILEGES_VIOLATION
+                    : DatReturn.DAT_SUCCESS;
+        }
+        return DatReturn.DAT_SUCCESS;
+    }
+
+    /**
      * Finds the peer memory an RDMA names: an LMR's own {@code rmr_context} (needs the remote privilege and
      * the peer EP's PZ) or a bound RMR (needs the privilege, the peer EP's PZ, and to have been bound on the
      * peer EP during this very connection). The range must lie inside the region or window: a connection
      * never touches memory it was not given. Caller holds sendLock; the result goes to
      * {@link #remoteSegment} and {@link #remoteOffset}.
+     *
+     * <p>The PZ and privilege tests repeat those of {@link #checkRemoteAtPost} on purpose and stay the final
+     * guard: between post and execution (a request can wait behind a send for the peer's receive) the context
+     * can be freed, the RMR unbound or rebound with other privileges, so only what holds now may be touched.
+     * A failure here completes the DTO with {@code REMOTE_ACCESS_ERR} and breaks the connection.
      */
     private boolean resolveRemote(LoopbackEp b, int context, long target, long length, int privilege) {
         Object region = b.owner().rmrContexts.get(context);

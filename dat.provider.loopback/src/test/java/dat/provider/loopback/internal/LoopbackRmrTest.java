@@ -105,44 +105,201 @@ class LoopbackRmrTest {
                 remote.rmrContext(), remote.address(), 16, 0));
     }
 
+    /** Asserts a synchronous refusal left nothing behind: no completion, no connection event, still CONNECTED. */
+    private void assertNothingQueued(String what) {
+        assertEquals(DatReturn.DAT_QUEUE_EMPTY, a.requestEvd.dequeue(new DatEvent()), what + ": no completion");
+        assertEquals(DatReturn.DAT_QUEUE_EMPTY, a.connectEvd.dequeue(new DatEvent()), what + ": no connection event");
+        assertEquals(DatReturn.DAT_QUEUE_EMPTY, b.connectEvd.dequeue(new DatEvent()), what + ": none at the peer");
+        assertEquals(DatEpState.CONNECTED, client.state(), what);
+        assertEquals(DatEpState.CONNECTED, server.state(), what);
+        assertTrue(client.getStatus().requestIdle(), what + ": nothing queued");
+    }
+
+    private static void assertAll(DatLmr lmr, int value, String what) {
+        for (long i = 0; i < lmr.length(); i++) {
+            assertEquals((byte) value, at(lmr, i), what + " at byte " + i);
+        }
+    }
+
+    /** Writes 8 bytes into {@code target} and reads them back: the connection still carries RDMA. */
+    private void assertConnectionUsable(String what) {
+        DatLmr src = a.lmr(8);
+        Loop.fill(src, 90);
+        DatLmr target = b.lmr(8);
+        assertEquals(DatReturn.DAT_SUCCESS, client.postRdmaWrite(1, a.iov(1).set(0, src, 0, 8), 77,
+                target.rmrContext(), target.address(), 8, 0), what);
+        assertEquals(DatDtoStatus.SUCCESS, expect(a.requestEvd, DatEventType.DTO_COMPLETION).dtoStatus(), what);
+        assertEquals(97, at(target, 7), what + ": written");
+        assertEquals(DatEpState.CONNECTED, client.state(), what);
+    }
+
     @Test
     void remoteAccessErrorsBreakTheConnectionAndTouchNothing() {
         DatLmr local = a.lmr(16);
         Loop.fill(local, 1);
-        DatLmr noRemote = b.lmr(16, DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE | DatMemPriv.REMOTE_READ);
-        a.connect(client, b, server);
-        assertEquals(DatReturn.DAT_SUCCESS, client.postRdmaWrite(1, a.iov(1).set(0, local, 0, 8), 1,
-                noRemote.rmrContext(), noRemote.address(), 8, 0), "remote checks complete the DTO, not the post");
-        assertEquals(DatDtoStatus.REMOTE_ACCESS_ERR, expect(a.requestEvd, DatEventType.DTO_COMPLETION).dtoStatus());
-        assertEquals(0, at(noRemote, 0), "nothing written without REMOTE_WRITE");
-        expect(a.connectEvd, DatEventType.CONNECTION_EVENT_BROKEN);
-        expect(b.connectEvd, DatEventType.CONNECTION_EVENT_BROKEN);
-        assertEquals(DatEpState.DISCONNECTED, server.state());
-
         for (int i = 0; i < 2; i++) {
-            client.reset();
-            server.reset();
+            String what = i == 0 ? "unknown rmr_context" : "outside the region";
             a.connect(client, b, server);
             DatLmr open = b.lmr(16);
             int context = i == 0 ? 0x7777 : open.rmrContext();
             long target = i == 0 ? open.address() : open.address() + 12;
-            client.postRdmaWrite(1, a.iov(1).set(0, local, 0, 8), 1, context, target, 8, 0);
+            assertEquals(DatReturn.DAT_SUCCESS, client.postRdmaWrite(1, a.iov(1).set(0, local, 0, 8), 1, context,
+                    target, 8, 0), what + ": not a return value of the page, the DTO completes in error");
             assertEquals(DatDtoStatus.REMOTE_ACCESS_ERR, expect(a.requestEvd, DatEventType.DTO_COMPLETION).dtoStatus(),
-                    i == 0 ? "unknown rmr_context" : "outside the region");
-            assertEquals(0, at(open, 12));
-            Loop.drainAll(a.connectEvd);
-            Loop.drainAll(b.connectEvd);
+                    what);
+            assertAll(open, 0, what + ": nothing written");
+            expect(a.connectEvd, DatEventType.CONNECTION_EVENT_BROKEN);
+            expect(b.connectEvd, DatEventType.CONNECTION_EVENT_BROKEN);
+            assertEquals(DatEpState.DISCONNECTED, client.state(), what);
+            assertEquals(DatEpState.DISCONNECTED, server.state(), what);
+            client.reset();
+            server.reset();
         }
     }
 
     @Test
-    void remotePzMustMatchThePeerEp() {
+    void remotePzMismatchIsReturnedByTheWriteAndReadPost() {
         var pz2 = b.ia.createPz();
-        DatLmr otherPz = b.ia.createLmr(pz2, b.arena.allocate(16), DatMemPriv.ALL);
+        DatLmr otherPz = b.ia.createLmr(pz2, b.arena.allocate(16, 64), DatMemPriv.ALL);
+        Loop.fill(otherPz, 50);
         a.connect(client, b, server);
-        DatLmr local = a.lmr(8);
-        client.postRdmaRead(1, a.iov(1).set(0, local, 0, 8), 1, otherPz.rmrContext(), otherPz.address(), 8, 0);
-        assertEquals(DatDtoStatus.REMOTE_ACCESS_ERR, expect(a.requestEvd, DatEventType.DTO_COMPLETION).dtoStatus());
+        DatLmr local = a.lmr(16);
+        assertEquals(DatReturn.DAT_PROTECTION_VIOLATION, client.postRdmaWrite(1, a.iov(1).set(0, local, 0, 8), 1,
+                otherPz.rmrContext(), otherPz.address(), 8, 0), "write to an LMR of another PZ than the remote EP");
+        assertNothingQueued("write, other PZ");
+        assertEquals(DatReturn.DAT_PROTECTION_VIOLATION, client.postRdmaRead(1, a.iov(1).set(0, local, 0, 8), 2,
+                otherPz.rmrContext(), otherPz.address(), 8, 0), "read from an LMR of another PZ than the remote EP");
+        assertNothingQueued("read, other PZ");
+        assertEquals(50, at(otherPz, 0), "target untouched");
+        assertEquals(57, at(otherPz, 7), "target untouched");
+        assertAll(local, 0, "read buffer untouched");
+
+        // A window of another PZ, bound (on an EP of that PZ) with every remote privilege.
+        DatEp pz2Server = b.ia.createEp(pz2, b.recvEvd, b.requestEvd, b.connectEvd, null);
+        DatEp pz2Client = a.ep();
+        a.connect(pz2Client, b, pz2Server);
+        DatRmr window = pz2.createRmr();
+        assertEquals(DatReturn.DAT_SUCCESS, window.bind(otherPz, 0, 16, DatMemPriv.REMOTE_READ
+                | DatMemPriv.REMOTE_WRITE, pz2Server, 3, 0));
+        assertEquals(DatDtoStatus.SUCCESS, expect(b.requestEvd, DatEventType.RMR_BIND_COMPLETION).dtoStatus());
+        assertEquals(DatReturn.DAT_PROTECTION_VIOLATION, client.postRdmaWrite(1, a.iov(1).set(0, local, 0, 8), 3,
+                window.rmrContext(), otherPz.address(), 8, 0), "write to a bound RMR of another PZ");
+        assertEquals(DatReturn.DAT_PROTECTION_VIOLATION, client.postRdmaRead(1, a.iov(1).set(0, local, 0, 8), 4,
+                window.rmrContext(), otherPz.address(), 8, 0), "read from a bound RMR of another PZ");
+        assertNothingQueued("bound RMR, other PZ");
+        assertEquals(50, at(otherPz, 0), "window untouched");
+        assertConnectionUsable("after PZ violations");
+    }
+
+    @Test
+    void missingRemotePrivilegeIsReturnedByTheWriteAndReadPost() {
+        int local = DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE;
+        DatLmr readable = b.lmr(16, local | DatMemPriv.REMOTE_READ);
+        DatLmr writable = b.lmr(16, local | DatMemPriv.REMOTE_WRITE);
+        Loop.fill(readable, 20);
+        Loop.fill(writable, 60);
+        a.connect(client, b, server);
+        DatLmr src = a.lmr(16);
+        Loop.fill(src, 100);
+        DatLmr dst = a.lmr(16);
+        assertEquals(DatReturn.DAT_PRIVILEGES_VIOLATION, client.postRdmaWrite(1, a.iov(1).set(0, src, 0, 8), 1,
+                readable.rmrContext(), readable.address(), 8, 0), "write without REMOTE_WRITE");
+        assertNothingQueued("write without REMOTE_WRITE");
+        assertEquals(DatReturn.DAT_PRIVILEGES_VIOLATION, client.postRdmaRead(1, a.iov(1).set(0, dst, 0, 8), 2,
+                writable.rmrContext(), writable.address(), 8, 0), "read without REMOTE_READ");
+        assertNothingQueued("read without REMOTE_READ");
+        assertEquals(20, at(readable, 0), "target untouched");
+        assertEquals(27, at(readable, 7), "target untouched");
+        assertAll(dst, 0, "read buffer untouched");
+
+        // A window bound on the server EP of this very connection, read only.
+        DatRmr window = b.pz.createRmr();
+        assertEquals(DatReturn.DAT_SUCCESS, window.bind(readable, 0, 16, DatMemPriv.REMOTE_READ, server, 5, 0));
+        assertEquals(DatDtoStatus.SUCCESS, expect(b.requestEvd, DatEventType.RMR_BIND_COMPLETION).dtoStatus());
+        assertEquals(DatReturn.DAT_PRIVILEGES_VIOLATION, client.postRdmaWrite(1, a.iov(1).set(0, src, 0, 8), 3,
+                window.rmrContext(), readable.address(), 8, 0), "write through a read-only window");
+        assertNothingQueued("write through a read-only window");
+        assertEquals(20, at(readable, 0), "window untouched");
+
+        // The same connection still moves data with the right privileges.
+        assertEquals(DatReturn.DAT_SUCCESS, client.postRdmaRead(1, a.iov(1).set(0, dst, 0, 8), 4,
+                window.rmrContext(), readable.address() + 8, 8, 0));
+        assertEquals(DatDtoStatus.SUCCESS, expect(a.requestEvd, DatEventType.DTO_COMPLETION).dtoStatus());
+        assertEquals(28, at(dst, 0));
+        assertEquals(DatReturn.DAT_SUCCESS, client.postRdmaWrite(1, a.iov(1).set(0, src, 0, 8), 5,
+                writable.rmrContext(), writable.address(), 8, 0));
+        assertEquals(DatDtoStatus.SUCCESS, expect(a.requestEvd, DatEventType.DTO_COMPLETION).dtoStatus());
+        assertEquals(100, at(writable, 0));
+        assertEquals(DatEpState.CONNECTED, client.state());
+        window.close();
+    }
+
+    @Test
+    void remoteChecksComeAfterTheLocalOnesProtectionBeforePrivileges() {
+        var pz2 = b.ia.createPz();
+        DatLmr otherPzNoWrite = b.ia.createLmr(pz2, b.arena.allocate(16, 64),
+                DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE | DatMemPriv.REMOTE_READ);
+        DatLmr noRemote = b.lmr(16, DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE);
+        a.connect(client, b, server);
+        DatLmr src = a.lmr(16);
+        assertEquals(DatReturn.DAT_PROTECTION_VIOLATION, client.postRdmaWrite(1, a.iov(1).set(0, src, 0, 8), 1,
+                otherPzNoWrite.rmrContext(), otherPzNoWrite.address(), 8, 0), "PZ is checked before privileges");
+        assertEquals(DatReturn.DAT_LENGTH_ERROR, client.postRdmaWrite(1, a.iov(1).set(0, src, 0, 8), 1,
+                otherPzNoWrite.rmrContext(), otherPzNoWrite.address(), 7, 0), "local length check first");
+        assertEquals(DatReturn.DAT_INVALID_PARAMETER, client.postRdmaWrite(1, a.iov(1).set(0, src, 0, 8), 1,
+                noRemote.rmrContext(), noRemote.address(), 8, DatCompletionFlags.SOLICITED_WAIT),
+                "parameters first");
+        DatLmr writeOnly = a.lmr(8, DatMemPriv.LOCAL_WRITE);
+        assertEquals(DatReturn.DAT_PRIVILEGES_VIOLATION, client.postRdmaWrite(1, a.iov(1).set(0, writeOnly, 0, 8), 1,
+                otherPzNoWrite.rmrContext(), otherPzNoWrite.address(), 8, 0),
+                "local LMR privileges before the remote PZ");
+        var pzA = a.ia.createPz();
+        DatLmr foreign = a.ia.createLmr(pzA, a.arena.allocate(8, 64), DatMemPriv.ALL);
+        assertEquals(DatReturn.DAT_PROTECTION_VIOLATION, client.postRdmaRead(1, a.iov(1).set(0, foreign, 0, 8), 1,
+                noRemote.rmrContext(), noRemote.address(), 8, 0), "local LMR PZ before the remote privileges");
+        assertEquals(DatReturn.DAT_PRIVILEGES_VIOLATION, client.postRdmaRead(1, a.iov(1).set(0, src, 0, 8), 1,
+                noRemote.rmrContext(), noRemote.address(), 8, 0), "then the remote privileges");
+        assertNothingQueued("refused posts");
+    }
+
+    @Test
+    void aDisconnectedEpFlushesWhatTheRemoteChecksWouldRefuse() {
+        var pz2 = b.ia.createPz();
+        DatLmr otherPz = b.ia.createLmr(pz2, b.arena.allocate(16, 64), DatMemPriv.ALL);
+        a.connect(client, b, server);
+        client.disconnect(DatCloseFlags.ABRUPT);
+        Loop.drainAll(a.connectEvd);
+        Loop.drainAll(b.connectEvd);
+        assertEquals(DatEpState.DISCONNECTED, client.state());
+        DatLmr src = a.lmr(16);
+        assertEquals(DatReturn.DAT_SUCCESS, client.postRdmaWrite(1, a.iov(1).set(0, src, 0, 8), 9,
+                otherPz.rmrContext(), otherPz.address(), 8, 0), "DISCONNECTED: a valid post succeeds");
+        DatEvent e = expect(a.requestEvd, DatEventType.DTO_COMPLETION);
+        assertEquals(DatDtoStatus.FLUSHED, e.dtoStatus());
+        assertEquals(9, e.userCookie());
+    }
+
+    @Test
+    void aContextFreedBetweenPostAndExecutionStillEndsInRemoteAccessError() {
+        a.connect(client, b, server);
+        DatLmr msg = a.lmr(8);
+        DatLmr src = a.lmr(8);
+        Loop.fill(src, 30);
+        DatLmr target = b.lmr(8);
+        // The send waits for a receive on the server; the write queues behind it.
+        assertEquals(DatReturn.DAT_SUCCESS, client.postSend(1, a.iov(1).set(0, msg, 0, 8), 1, 0));
+        assertEquals(DatReturn.DAT_SUCCESS, client.postRdmaWrite(1, a.iov(1).set(0, src, 0, 8), 2,
+                target.rmrContext(), target.address(), 8, 0), "valid at post time");
+        var memory = target.segment();
+        target.close();
+        DatLmr recv = b.lmr(8);
+        assertEquals(DatReturn.DAT_SUCCESS, server.postRecv(1, b.iov(1).set(0, recv, 0, 8), 3, 0));
+        assertEquals(DatDtoStatus.SUCCESS, expect(a.requestEvd, DatEventType.DTO_COMPLETION).dtoStatus(), "send");
+        DatEvent e = expect(a.requestEvd, DatEventType.DTO_COMPLETION);
+        assertEquals(2, e.userCookie());
+        assertEquals(DatDtoStatus.REMOTE_ACCESS_ERR, e.dtoStatus(), "the execution-time check is the final guard");
+        assertEquals(0, memory.get(ValueLayout.JAVA_BYTE, 0), "nothing written into the freed region");
+        expect(a.connectEvd, DatEventType.CONNECTION_EVENT_BROKEN);
     }
 
     @Test
