@@ -236,7 +236,9 @@ public final class TckLauncher {
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--list-rules" -> {
-                    printRules(System.out);
+                    PrintWriter stdout = new PrintWriter(System.out, true, java.nio.charset.StandardCharsets.UTF_8);
+                    printRules(stdout);
+                    stdout.flush();
                     return;
                 }
                 case "--ia" -> ia = value(args, ++i, "--ia");
@@ -264,7 +266,7 @@ public final class TckLauncher {
      *
      * @param out where to print
      */
-    public static void printRules(java.io.PrintStream out) {
+    public static void printRules(PrintWriter out) {
         out.printf("%-24s %-13s %-34s %-9s %s%n", "call", "section", "return codes", "level", "test (rule)");
         for (TckRule r : RulesIndex.rules()) {
             out.printf("%-24s %-13s %-34s %-9s %s (%s)%n", r.call(), r.section(), r.returnsText(),

@@ -1,0 +1,83 @@
+package dat.cli;
+
+import java.net.InetAddress;
+import java.util.Collection;
+import java.util.Map;
+
+/**
+ * A minimal JSON writer for the command's {@code --json} output: maps, collections, strings, numbers, booleans,
+ * enums (by name), addresses and {@code null}. Enough for machine-readable listings without a library.
+ */
+final class Json {
+
+    private Json() {
+    }
+
+    /**
+     * @param value the value to write
+     * @return its JSON text
+     */
+    static String write(Object value) {
+        StringBuilder sb = new StringBuilder();
+        write(sb, value, 0);
+        return sb.toString();
+    }
+
+    private static void write(StringBuilder sb, Object value, int depth) {
+        switch (value) {
+            case null -> sb.append("null");
+            case String s -> quote(sb, s);
+            case Boolean b -> sb.append(b);
+            case Double d -> sb.append(d.isNaN() || d.isInfinite() ? "null" : d.toString());
+            case Float f -> write(sb, (double) f, depth);
+            case Number n -> sb.append(n);
+            case Enum<?> e -> quote(sb, e.name());
+            case InetAddress a -> quote(sb, a.getHostAddress());
+            case Map<?, ?> map -> {
+                sb.append('{');
+                boolean first = true;
+                for (Map.Entry<?, ?> e : map.entrySet()) {
+                    sb.append(first ? "\n" : ",\n").append("  ".repeat(depth + 1));
+                    first = false;
+                    quote(sb, String.valueOf(e.getKey()));
+                    sb.append(": ");
+                    write(sb, e.getValue(), depth + 1);
+                }
+                sb.append(first ? "}" : "\n" + "  ".repeat(depth) + "}");
+            }
+            case Collection<?> list -> {
+                sb.append('[');
+                boolean first = true;
+                for (Object item : list) {
+                    sb.append(first ? "\n" : ",\n").append("  ".repeat(depth + 1));
+                    first = false;
+                    write(sb, item, depth + 1);
+                }
+                sb.append(first ? "]" : "\n" + "  ".repeat(depth) + "]");
+            }
+            default -> quote(sb, value.toString());
+        }
+    }
+
+    private static void quote(StringBuilder sb, String s) {
+        sb.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                case '\r' -> sb.append("\\r");
+                case '\t' -> sb.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        sb.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        sb.append('"');
+    }
+}

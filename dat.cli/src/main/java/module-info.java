@@ -1,0 +1,12 @@
+/**
+ * The {@code dat} command: {@code dat info} lists providers and IAs with their attributes, {@code dat tck} runs the
+ * conformance kit, {@code dat perf} measures a provider.
+ */
+module dat.cli {
+    requires dat.registry;
+    requires dat.tck;
+    requires info.picocli;
+
+    // picocli reads the command classes' annotations and sets their fields reflectively.
+    opens dat.cli to info.picocli;
+}

@@ -1,0 +1,135 @@
+package dat.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code dat info} and {@code dat tck} as a user runs them, against the loopback provider. */
+class DatCommandTest {
+
+    /** What one run printed and returned. */
+    record Run(int exit, String out, String err) {
+    }
+
+    static Run dat(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int exit = DatCommand.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
+        return new Run(exit, out.toString(), err.toString());
+    }
+
+    @Test
+    void infoListsLoopbackAsAvailable() {
+        Run r = dat("info");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith("loopback0") && l.contains("loopback")
+                && l.endsWith("available")), r.out());
+        assertTrue(r.out().startsWith("IA"), "a header first: " + r.out());
+    }
+
+    @Test
+    void infoListPrintsNamesOnly() {
+        Run r = dat("info", "-l");
+        assertEquals(0, r.exit(), r.err());
+        assertEquals("loopback0", r.out().strip());
+    }
+
+    @Test
+    void infoVerbosePrintsEveryAttributeUnderItsDatName() {
+        Run r = dat("info", "-v");
+        assertEquals(0, r.exit(), r.err());
+        for (String line : new String[] {"srq_supported = true", "optimal_buffer_alignment = 64",
+            "ep_recv_info_supported = 0x11", "max_iov_segments_per_dto = ", "ia_address_ptr = 127.0.1.",
+            "completion_flags_supported = 0x1f"}) {
+            assertTrue(r.out().contains(line), "missing '" + line + "' in\n" + r.out());
+        }
+    }
+
+    @Test
+    void infoEnvPrintsSettingsWithDefaults() {
+        Run r = dat("info", "-e");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("dat.loopback.ias = loopback0 (default loopback0)"), r.out());
+        assertTrue(r.out().contains("dat.providers"), r.out());
+    }
+
+    @Test
+    void infoJsonHasProvidersAndIasWithAttributes() {
+        Run r = dat("info", "--json");
+        assertEquals(0, r.exit(), r.err());
+        String json = r.out().strip();
+        assertTrue(json.startsWith("{") && json.endsWith("}"), json);
+        assertTrue(json.contains("\"providers\": ["), json);
+        assertTrue(json.contains("\"name\": \"loopback0\""), json);
+        assertTrue(json.contains("\"srq_supported\": true"), json);
+        assertTrue(json.contains("\"optimal_buffer_alignment\": 64"), json);
+    }
+
+    @Test
+    void infoWhereExplainsRejectionsAndSaysNoWhenNothingMatches() {
+        Run matched = dat("info", "--where", "srq_supported && (ep_recv_info_supported & 0x10) != 0");
+        assertEquals(0, matched.exit(), matched.err());
+        assertTrue(matched.out().contains("loopback0"), matched.out());
+        Run rejected = dat("info", "--where", "optimal_buffer_alignment <= 32");
+        assertEquals(DatCommand.EXIT_NO, rejected.exit());
+        assertTrue(rejected.out().contains("loopback0: optimal_buffer_alignment <= 32 failed: actual 64"),
+                rejected.out());
+    }
+
+    @Test
+    void infoWhereWithABadQueryPointsAtIt() {
+        Run r = dat("info", "--where", "srq_suported");
+        assertEquals(DatCommand.EXIT_USAGE, r.exit());
+        assertTrue(r.err().contains("srq_supported"), "suggests the right name: " + r.err());
+        assertTrue(r.err().contains("^"), "points at the column: " + r.err());
+    }
+
+    @Test
+    void tckListRulesPrintsTheIndex() {
+        Run r = dat("tck", "--list-rules");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("required_srq_resize_invalidStateCountsCompletedUnreapedBuffers"), r.out());
+        assertTrue(r.out().lines().count() > 100, "one line per rule");
+    }
+
+    @Test
+    void tckAgainstLoopbackPassesAndWritesReports(@TempDir Path dir) throws IOException {
+        Path reports = dir.resolve("reports");
+        Run r = dat("tck", "--provider", "loopback", "--strict", "--reports", reports.toString());
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("dat_srq_resize"), "a row per DAT call: " + r.out());
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith("total") && l.contains(" 0 ")), r.out());
+        try (Stream<Path> files = Files.list(reports)) {
+            assertTrue(files.anyMatch(p -> p.toString().endsWith(".xml")), "JUnit XML written");
+        }
+    }
+
+    @Test
+    void tckOnAnUnknownProviderIsAUsageError() {
+        Run r = dat("tck", "--provider", "nosuch", "--reports", "target/unused");
+        assertEquals(DatCommand.EXIT_USAGE, r.exit());
+        assertTrue(r.err().contains("no provider named nosuch"), r.err());
+        assertTrue(r.err().contains("loopback"), "lists what exists: " + r.err());
+    }
+
+    @Test
+    void everyCommandHasHelpAndTheVersionNamesJdat() {
+        for (String[] args : new String[][] {{"--help"}, {"info", "--help"}, {"tck", "--help"}, {"help", "tck"}}) {
+            Run r = dat(args);
+            assertEquals(0, r.exit(), String.join(" ", args) + ": " + r.err());
+            assertTrue(r.out().contains("Usage: dat"), r.out());
+        }
+        Run v = dat("--version");
+        assertEquals(0, v.exit());
+        assertTrue(v.out().contains("jDAT"), v.out());
+        assertEquals(DatCommand.EXIT_USAGE, dat("info", "--no-such-option").exit());
+    }
+}
