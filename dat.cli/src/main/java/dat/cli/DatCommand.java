@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "dat", mixinStandardHelpOptions = true, versionProvider = DatCommand.Version.class,
         description = "DAT/uDAPL 1.2 for Java: list providers, run the conformance kit, measure.",
-        subcommands = {InfoCommand.class, TckCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {InfoCommand.class, TckCommand.class, PerfCommand.class, CommandLine.HelpCommand.class})
 public final class DatCommand implements Runnable {
 
     /** Exit code: the command ran and the answer is no. */

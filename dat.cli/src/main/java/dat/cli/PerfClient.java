@@ -1,0 +1,322 @@
+package dat.cli;
+
+import dat.api.DatCompletionFlags;
+import dat.api.DatEp;
+import dat.api.DatEvd;
+import dat.api.DatIa;
+import dat.api.DatReturn;
+import dat.api.Iov;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+
+/**
+ * The measuring side of {@code dat perf}, run on its own platform thread.
+ *
+ * <p>Every timed loop works on objects made before it starts (the IOVs, one {@link dat.api.DatEvent}, the
+ * registered buffers, the {@code long[]} of samples sized for the largest iteration count): a post, a
+ * {@code dat_evd_dequeue} busy-poll with {@link Thread#onSpinWait()} (see {@link PerfEngine#SPINS_BEFORE_YIELD}), two {@link System#nanoTime()} reads and an
+ * array store per iteration, and nothing that allocates. Sorting the samples and building the result happen
+ * after the clock stops.
+ *
+ * <p>Latency: each pingpong iteration is timed on its own, from just before the post to the moment the answer is
+ * seen (the echo's receive completion, the flag byte of the peer's RDMA write, the RDMA read's completion). For
+ * send and write the sample is a round trip, reported halved as the one-way latency, as fi_pingpong does; an RDMA
+ * read is one transfer and reported whole. The mean comes from the wall time of the whole timed loop.
+ */
+final class PerfClient implements Runnable {
+
+    private static final String WHO = "client";
+    private static final String SEND = "dat_ep_post_send";
+    private static final String RECV = "dat_ep_post_recv";
+    private static final String WRITE = "dat_ep_post_rdma_write";
+    private static final String READ = "dat_ep_post_rdma_read";
+
+    private final PerfPlan plan;
+    private final PerfEngine engine;
+    private final PerfEngine.Poller poller;
+    private final DatIa ia;
+    private final boolean lmrSync;
+    private final PerfSession.Side side;
+    private final int peerRmrContext;
+    private final long peerAddress;
+    private final long[] samples;
+
+    PerfClient(PerfPlan plan, PerfEngine engine, PerfSession session) {
+        this.plan = plan;
+        this.engine = engine;
+        this.poller = new PerfEngine.Poller(engine, PerfEngine.ABORT, WHO);
+        this.ia = session.ia;
+        this.lmrSync = session.provider.lmrSyncReq();
+        this.side = session.client;
+        this.peerRmrContext = session.server.rxLmr.rmrContext();
+        this.peerAddress = session.server.rxLmr.address();
+        this.samples = plan.test() == PerfPlan.Test.PINGPONG ? new long[plan.maxIters()] : new long[0];
+    }
+
+    @Override
+    public void run() {
+        try {
+            for (int s = 0; s < plan.sizes().length; s++) {
+                engine.beginSize(s);
+                PerfResult result = plan.test() == PerfPlan.Test.PINGPONG ? pingpong(s) : stream(s);
+                if (result == null) {
+                    return;
+                }
+                engine.complete(s, result);
+            }
+        } catch (RuntimeException | Error e) {
+            engine.fail(WHO + ": " + e);
+        }
+    }
+
+    private PerfResult pingpong(int s) {
+        long size = plan.sizes()[s];
+        int iters = plan.iters()[s];
+        int warmup = plan.warmups()[s];
+        long start;
+        long end;
+        switch (plan.op()) {
+            case SEND -> {
+                side.txIov.set(0, side.txLmr, 0, size);
+                if (!sendRoundTrips(size, warmup, false)) {
+                    return null;
+                }
+                start = System.nanoTime();
+                if (!sendRoundTrips(size, iters, true)) {
+                    return null;
+                }
+                end = System.nanoTime();
+            }
+            case WRITE -> {
+                side.txIov.set(0, side.txLmr, 0, size);
+                if (!writeRoundTrips(size, warmup, false)) {
+                    return null;
+                }
+                start = System.nanoTime();
+                if (!writeRoundTrips(size, iters, true)) {
+                    return null;
+                }
+                end = System.nanoTime();
+                // Keep the transmit buffer zero but for the flag of the size in flight; see writeRoundTrips.
+                side.tx.set(ValueLayout.JAVA_BYTE, size - 1, (byte) 0);
+            }
+            case READ -> {
+                side.rxIov.set(0, side.rxLmr, 0, size);
+                if (!reads(size, warmup, false)) {
+                    return null;
+                }
+                start = System.nanoTime();
+                if (!reads(size, iters, true)) {
+                    return null;
+                }
+                end = System.nanoTime();
+            }
+            default -> throw new IllegalStateException("op " + plan.op());
+        }
+        int xfers = plan.xfersPerIter();
+        Arrays.sort(samples, 0, iters);
+        long p50 = samples[rank(0.50, iters)] / xfers;
+        long p99 = samples[rank(0.99, iters)] / xfers;
+        return new PerfResult(size, iters, iters, iters, size * iters * xfers, end - start, (long) iters * xfers,
+                p50, p99);
+    }
+
+    /** Nearest-rank percentile index into {@code n} sorted samples. */
+    private static int rank(double quantile, int n) {
+        return Math.max(0, (int) Math.ceil(quantile * n) - 1);
+    }
+
+    /**
+     * Send pingpong: post the message, spin for the echo on the receive EVD, stop the clock, re-post the receive
+     * and reap the send's completion. One receive is posted before the first iteration, so it is always waiting.
+     */
+    private boolean sendRoundTrips(long size, int count, boolean record) {
+        DatEp ep = side.ep;
+        DatEvd recvEvd = side.recvEvd;
+        DatEvd requestEvd = side.requestEvd;
+        Iov txIov = side.txIov;
+        Iov rxIov = side.rxIov;
+        for (int i = 0; i < count; i++) {
+            long t0 = System.nanoTime();
+            if (!poller.posted(ep.postSend(1, txIov, i, DatCompletionFlags.DEFAULT), SEND)
+                    || !poller.await(recvEvd, RECV)) {
+                return false;
+            }
+            long t1 = System.nanoTime();
+            if (record) {
+                samples[i] = t1 - t0;
+            }
+            if (poller.event.transferredLength() != size) {
+                poller.fail("echo of a " + size + "-byte message was " + poller.event.transferredLength() + " bytes");
+                return false;
+            }
+            if (!poller.posted(ep.postRecv(1, rxIov, i, DatCompletionFlags.DEFAULT), RECV)
+                    || !poller.await(requestEvd, SEND)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Write pingpong, as ib_write_lat: set a tag in the last byte of the transmit buffer, RDMA-write the message
+     * into the server's receive buffer, spin until the server's write puts the tag into the last byte of ours,
+     * stop the clock, clear that byte, reap the write's completion.
+     *
+     * <p>Why a stale flag can never be mistaken for an answer: both transmit buffers are zero except for the
+     * flag of the size in flight, and every write moves exactly one message of that size, so a receive buffer
+     * holds at most the one flag, which its owner clears before answering, that is before the peer can write
+     * again. Tags run 1..127, never 0.
+     */
+    private boolean writeRoundTrips(long size, int count, boolean record) {
+        DatEp ep = side.ep;
+        DatEvd requestEvd = side.requestEvd;
+        Iov txIov = side.txIov;
+        MemorySegment tx = side.tx;
+        MemorySegment rx = side.rx;
+        long flagAt = size - 1;
+        int rmrContext = peerRmrContext;
+        long target = peerAddress;
+        for (int i = 0; i < count; i++) {
+            byte tag = (byte) (1 + i % 127);
+            tx.set(ValueLayout.JAVA_BYTE, flagAt, tag);
+            if (lmrSync && !poller.posted(ia.lmrSyncRdmaWrite(txIov, 1), "dat_lmr_sync_rdma_write")) {
+                return false;
+            }
+            long t0 = System.nanoTime();
+            if (!poller.posted(ep.postRdmaWrite(1, txIov, i, rmrContext, target, size, DatCompletionFlags.DEFAULT),
+                    WRITE)) {
+                return false;
+            }
+            byte answer = poller.awaitFlag(rx, flagAt);
+            long t1 = System.nanoTime();
+            if (answer == 0) {
+                return false;
+            }
+            if (record) {
+                samples[i] = t1 - t0;
+            }
+            if (answer != tag) {
+                poller.fail("the answer to tag " + tag + " carried tag " + answer);
+                return false;
+            }
+            PerfEngine.FLAG.setRelease(rx, flagAt, (byte) 0);
+            if (!poller.await(requestEvd, WRITE)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Read latency: post an RDMA read of the server's buffer and spin for its completion. */
+    private boolean reads(long size, int count, boolean record) {
+        DatEp ep = side.ep;
+        DatEvd requestEvd = side.requestEvd;
+        Iov rxIov = side.rxIov;
+        int rmrContext = peerRmrContext;
+        long target = peerAddress;
+        for (int i = 0; i < count; i++) {
+            long t0 = System.nanoTime();
+            if (!poller.posted(ep.postRdmaRead(1, rxIov, i, rmrContext, target, size, DatCompletionFlags.DEFAULT),
+                    READ) || !poller.await(requestEvd, READ)) {
+                return false;
+            }
+            long t1 = System.nanoTime();
+            if (record) {
+                samples[i] = t1 - t0;
+            }
+            if (lmrSync && !poller.posted(ia.lmrSyncRdmaRead(rxIov, 1), "dat_lmr_sync_rdma_read")) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private PerfResult stream(int s) {
+        long size = plan.sizes()[s];
+        int iters = plan.iters()[s];
+        int warmup = plan.warmups()[s];
+        if (plan.op() == PerfPlan.Op.READ) {
+            side.rxIov.set(0, side.rxLmr, 0, size);
+        } else {
+            side.txIov.set(0, side.txLmr, 0, size);
+        }
+        if (warmup > 0 && streamPhase(size, warmup) < 0) {
+            return null;
+        }
+        long start = System.nanoTime();
+        long acked = streamPhase(size, iters);
+        long end = System.nanoTime();
+        if (acked < 0) {
+            return null;
+        }
+        return new PerfResult(size, iters, iters, acked, size * iters, end - start, iters, -1, -1);
+    }
+
+    /**
+     * Streams {@code count} operations with at most {@link PerfPlan#window()} outstanding, reaping completions as
+     * they come. Sends end with the receiver's acknowledgement, an 8-byte count of the messages it received,
+     * which is what the sender returns; RDMA operations end with their last completion.
+     *
+     * @return operations acknowledged, or -1 when halted or failed
+     */
+    private long streamPhase(long size, int count) {
+        DatEp ep = side.ep;
+        DatEvd requestEvd = side.requestEvd;
+        PerfPlan.Op op = plan.op();
+        String call = op == PerfPlan.Op.SEND ? SEND : op == PerfPlan.Op.WRITE ? WRITE : READ;
+        Iov txIov = side.txIov;
+        Iov rxIov = side.rxIov;
+        int rmrContext = peerRmrContext;
+        long target = peerAddress;
+        int window = plan.window();
+        int posted = 0;
+        int done = 0;
+        int spins = 0;
+        while (done < count) {
+            while (posted < count && posted - done < window) {
+                int rc = switch (op) {
+                    case SEND -> ep.postSend(1, txIov, posted, DatCompletionFlags.DEFAULT);
+                    case WRITE -> ep.postRdmaWrite(1, txIov, posted, rmrContext, target, size,
+                            DatCompletionFlags.DEFAULT);
+                    case READ -> ep.postRdmaRead(1, rxIov, posted, rmrContext, target, size,
+                            DatCompletionFlags.DEFAULT);
+                };
+                if (rc == DatReturn.DAT_SUCCESS) {
+                    posted++;
+                } else if (rc == DatReturn.DAT_INSUFFICIENT_RESOURCES && posted > done) {
+                    // The request queue is full until a completion is reaped: reap, then post again.
+                    break;
+                } else {
+                    poller.posted(rc, call);
+                    return -1;
+                }
+            }
+            int rc = requestEvd.dequeue(poller.event);
+            if (rc == DatReturn.DAT_SUCCESS) {
+                if (!poller.completed(call)) {
+                    return -1;
+                }
+                done++;
+                spins = 0;
+            } else if (rc != DatReturn.DAT_QUEUE_EMPTY) {
+                poller.fail("dat_evd_dequeue after " + call + " returned " + DatReturn.toString(rc));
+                return -1;
+            } else if (poller.halted()) {
+                return -1;
+            } else {
+                spins = PerfEngine.Poller.idle(spins);
+            }
+        }
+        if (op != PerfPlan.Op.SEND) {
+            return done;
+        }
+        if (!poller.await(side.recvEvd, RECV)) {
+            return -1;
+        }
+        long acked = side.rx.get(ValueLayout.JAVA_LONG, 0);
+        side.rxIov.set(0, side.rxLmr, 0, side.rxLmr.length());
+        return poller.posted(side.ep.postRecv(1, side.rxIov, 0, DatCompletionFlags.DEFAULT), RECV) ? acked : -1;
+    }
+}

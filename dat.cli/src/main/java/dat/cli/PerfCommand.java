@@ -1,0 +1,363 @@
+package dat.cli;
+
+import dat.api.DatEpAttr;
+import dat.api.DatException;
+import dat.api.DatIa;
+import dat.api.DatIaAttr;
+import dat.api.DatMemPriv;
+import dat.api.DatReturn;
+import dat.registry.DatRegistry;
+import dat.registry.IaEntry;
+import dat.registry.ProviderEntry;
+import java.io.PrintWriter;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code dat perf}, in the manner of fi_pingpong and dapltest's performance tests: latency, bandwidth and message
+ * rate between two endpoints of one IA of any provider the registry finds, connected through a PSP with DAT's own
+ * calls. See {@link PerfEngine} for the threads, {@link PerfClient} for what is timed and how.
+ */
+@Command(name = "perf", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Measure a DAT provider: pingpong latency, streaming bandwidth, message rate.",
+            "Two endpoints of one IA are connected through a PSP; a responder thread answers the client."},
+        footer = {"", "Columns as fi_pingpong's; MB/sec is 10^6 bytes per second. For a send or write",
+            "pingpong, total counts both directions and usec/xfer, p50 and p99 are one-way",
+            "latencies (RTT/2); a read pingpong reports whole RDMA read latencies.",
+            "Exit status: 0 measured, 2 usage error or failure."})
+final class PerfCommand implements Callable<Integer> {
+
+    /** Provider used when neither {@code --provider} nor {@code --ia} is given. */
+    static final String PROVIDER_DEFAULT = "loopback";
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "TEST", description = "pingpong, bw or rate.")
+    String test;
+
+    @Option(names = "--provider", paramLabel = "NAME",
+            description = "Use the first available IA of this provider (default: " + PROVIDER_DEFAULT + ").")
+    String providerName;
+
+    @Option(names = "--ia", paramLabel = "NAME", description = "Use this IA (instead of --provider).")
+    String iaName;
+
+    @Option(names = "--op", paramLabel = "OP", defaultValue = "send",
+            description = "send (default), write (RDMA write) or read (RDMA read).")
+    String op;
+
+    @Option(names = "--sizes", paramLabel = "LIST",
+            description = {"Message sizes, e.g. 8,64,4k,64k,1m (k, m, g = powers of 1024).",
+                "Default: 8,64,4k,64k,1m; 8 for rate."})
+    String sizes;
+
+    @Option(names = "--iters", paramLabel = "N",
+            description = {"Timed iterations per size. Default: pingpong " + PerfPlan.PINGPONG_ITERS_DEFAULT
+                + ", bw " + PerfPlan.BW_ITERS_DEFAULT + ", rate " + PerfPlan.RATE_ITERS_DEFAULT + ",",
+                "fewer from 64k on so each size moves about 256 MiB (pingpong) or 1 GiB."})
+    Integer iters;
+
+    @Option(names = "--warmup", paramLabel = "N",
+            description = "Untimed iterations before each size (default: 10%% of the iterations).")
+    Integer warmup;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",
+            description = "Abort when one size takes longer than this (default: ${DEFAULT-VALUE}).")
+    long timeoutSeconds;
+
+    @Option(names = "--json", description = "Print one JSON object instead of the table.")
+    boolean json;
+
+    /** Created by picocli. */
+    PerfCommand() {
+    }
+
+    /** A failure with a message for the user; the command prints it and exits with 2. */
+    static final class PerfException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        PerfException(String message) {
+            super(message);
+        }
+    }
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        try {
+            return measure(out);
+        } catch (PerfException e) {
+            out.flush();
+            err.println("dat perf: " + e.getMessage());
+            err.flush();
+            return DatCommand.EXIT_USAGE;
+        }
+    }
+
+    private int measure(PrintWriter out) {
+        PerfPlan.Test t = PerfPlan.Test.parse(test);
+        if (t == null) {
+            throw new PerfException("unknown test '" + test + "': expected pingpong, bw or rate");
+        }
+        PerfPlan.Op o = PerfPlan.Op.parse(op);
+        if (o == null) {
+            throw new PerfException("unknown op '" + op + "': expected send, write or read");
+        }
+        if (providerName != null && iaName != null) {
+            throw new PerfException("give --provider or --ia, not both");
+        }
+        long[] sizeList;
+        try {
+            sizeList = PerfPlan.parseSizes(sizes == null ? t.defaultSizes() : sizes);
+        } catch (IllegalArgumentException e) {
+            throw new PerfException(e.getMessage());
+        }
+        if (iters != null && iters < 1) {
+            throw new PerfException("--iters " + iters + " must be at least 1");
+        }
+        if (warmup != null && warmup < 0) {
+            throw new PerfException("--warmup " + warmup + " must not be negative");
+        }
+        if (timeoutSeconds < 1) {
+            throw new PerfException("--timeout " + timeoutSeconds + " must be at least 1 second");
+        }
+        DatRegistry registry = DatRegistry.load();
+        IaEntry entry = iaName != null ? iaByName(registry, iaName)
+                : iaOfProvider(registry, providerName == null ? PROVIDER_DEFAULT : providerName);
+        DatIa ia;
+        try {
+            ia = registry.open(entry.name());
+        } catch (DatException e) {
+            throw new PerfException("cannot open IA " + entry.name() + ": " + e.getMessage());
+        }
+        long timeoutNanos = TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        PerfSession session;
+        try {
+            session = new PerfSession(ia, o);
+        } catch (DatException e) {
+            throw new PerfException("creating endpoints on IA " + entry.name() + ": " + e.getMessage());
+        }
+        PerfEngine engine = null;
+        try {
+            requireOp(o, session.limits, entry);
+            DatEpAttr attr = session.epAttr();
+            long bufferBytes = checkSizes(sizeList, o, attr, session.limits, entry);
+            session.connect(timeoutNanos);
+            session.allocate(Math.max(bufferBytes, Long.BYTES), switch (o) {
+                case SEND -> 0;
+                case WRITE -> DatMemPriv.REMOTE_WRITE;
+                case READ -> DatMemPriv.REMOTE_READ;
+            });
+            PerfPlan plan = plan(t, o, sizeList, window(o, attr, session.limits), timeoutNanos);
+            engine = new PerfEngine(plan, session);
+            List<PerfResult> rows = new ArrayList<>();
+            if (!json) {
+                out.printf(Locale.ROOT, "# dat perf %s: op %s, provider %s, IA %s, window %d%n", t.cliName(),
+                        o.cliName(), entry.providerName(), entry.name(),
+                        t == PerfPlan.Test.PINGPONG ? 1 : plan.window());
+                out.println(header(t));
+                out.flush();
+            }
+            boolean workersEnded = engine.run(row -> {
+                rows.add(row);
+                if (!json) {
+                    out.println(row(t, row));
+                    out.flush();
+                }
+            });
+            if (engine.failure() != null) {
+                throw new PerfException(engine.failure()
+                        + (workersEnded ? "" : "; a worker thread did not stop and was left behind"));
+            }
+            if (json) {
+                out.println(PerfJson.report(entry.providerName(), entry.name(), t.cliName(), o.cliName(), rows));
+            }
+            out.flush();
+            return 0;
+        } catch (DatException e) {
+            if (e.type() == DatReturn.MODEL_NOT_SUPPORTED || e.type() == DatReturn.NOT_IMPLEMENTED) {
+                throw new PerfException("op " + o.cliName() + " is not supported by IA " + entry.name()
+                        + " (provider " + entry.providerName() + "): " + e.getMessage());
+            }
+            throw new PerfException("on IA " + entry.name() + ": " + e.getMessage());
+        } finally {
+            release(session, engine);
+        }
+    }
+
+    /**
+     * Stops and joins the workers, closes the IA abruptly, and frees the memory once no worker can touch it. A
+     * worker stuck in a provider call is cut off by the IA close; if it still does not end, the arena is left open
+     * (leaked) rather than pulled from under it.
+     */
+    private static void release(PerfSession session, PerfEngine engine) {
+        boolean ended = true;
+        if (engine != null) {
+            if (engine.state == PerfEngine.RUNNING) {
+                engine.fail("stopped by an error in the command");
+            }
+            ended = engine.joinWorkers();
+            if (!ended) {
+                session.close(false);
+                ended = engine.joinWorkers();
+            }
+        }
+        session.close(ended);
+    }
+
+    private static IaEntry iaByName(DatRegistry registry, String name) {
+        for (IaEntry ia : registry.ias()) {
+            if (ia.name().equals(name)) {
+                if (!ia.available()) {
+                    throw new PerfException("IA " + name + " (provider " + ia.providerName() + ") is unavailable: "
+                            + ia.unavailableReason());
+                }
+                return ia;
+            }
+        }
+        throw new PerfException("unknown IA '" + name + "'; " + listIas(registry.ias()));
+    }
+
+    private static IaEntry iaOfProvider(DatRegistry registry, String name) {
+        ProviderEntry provider = registry.providers().stream().filter(p -> p.name().equals(name)).findFirst()
+                .orElseThrow(() -> new PerfException("unknown provider '" + name + "'; "
+                        + listProviders(registry.providers())));
+        if (!provider.available()) {
+            throw new PerfException("provider " + name + " is unavailable: " + provider.unavailableReason());
+        }
+        List<IaEntry> own = registry.ias().stream().filter(ia -> ia.providerName().equals(name)).toList();
+        return own.stream().filter(IaEntry::available).findFirst()
+                .orElseThrow(() -> new PerfException("provider " + name + " has no available IA; "
+                        + listIas(own)));
+    }
+
+    private static String listProviders(List<ProviderEntry> providers) {
+        if (providers.isEmpty()) {
+            return "no providers were found";
+        }
+        return "providers: " + providers.stream()
+                .map(p -> p.name() + (p.available() ? " (available)" : " (unavailable: " + p.unavailableReason() + ")"))
+                .collect(Collectors.joining(", "));
+    }
+
+    private static String listIas(List<IaEntry> ias) {
+        if (ias.isEmpty()) {
+            return "no IAs are registered";
+        }
+        return "IAs: " + ias.stream()
+                .map(ia -> ia.name() + " (provider " + ia.providerName()
+                        + (ia.available() ? ", available)" : ", unavailable: " + ia.unavailableReason() + ")"))
+                .collect(Collectors.joining(", "));
+    }
+
+    /** RDMA needs a non-zero {@code max_rdma_size}; reads also need read credits both ways. */
+    private static void requireOp(PerfPlan.Op o, DatIaAttr limits, IaEntry entry) {
+        String why = switch (o) {
+            case SEND -> null;
+            case WRITE -> limits.maxRdmaSize() <= 0 ? "max_rdma_size is " + limits.maxRdmaSize() : null;
+            case READ -> limits.maxRdmaSize() <= 0 ? "max_rdma_size is " + limits.maxRdmaSize()
+                    : limits.maxRdmaReadOut() <= 0 ? "max_rdma_read_out is " + limits.maxRdmaReadOut()
+                    : limits.maxRdmaReadIn() <= 0 ? "max_rdma_read_in is " + limits.maxRdmaReadIn() : null;
+        };
+        if (why != null) {
+            throw new PerfException("op " + o.cliName() + " is not supported by IA " + entry.name() + " (provider "
+                    + entry.providerName() + "): " + why);
+        }
+    }
+
+    /** @return the largest size, once every size is within the endpoint's and the IA's limits */
+    private static long checkSizes(long[] sizeList, PerfPlan.Op o, DatEpAttr attr, DatIaAttr limits,
+                                   IaEntry entry) {
+        String limitName = o == PerfPlan.Op.SEND ? "max_message_size" : "max_rdma_size";
+        long limit = o == PerfPlan.Op.SEND ? attr.maxMessageSize() : attr.maxRdmaSize();
+        long max = 0;
+        for (long size : sizeList) {
+            if (size > limit) {
+                throw new PerfException("size " + PerfPlan.sizeName(size) + " (" + size + " bytes) is above "
+                        + limitName + " " + limit + " of the endpoints on IA " + entry.name() + " (op "
+                        + o.cliName() + ")");
+            }
+            if (size > limits.maxLmrBlockSize()) {
+                throw new PerfException("size " + PerfPlan.sizeName(size) + " (" + size
+                        + " bytes) is above max_lmr_block_size " + limits.maxLmrBlockSize() + " of IA "
+                        + entry.name());
+            }
+            max = Math.max(max, size);
+        }
+        return max;
+    }
+
+    /** min(max_request_dtos, 64), and no more reads than max_rdma_read_out, nor more than the EVD holds. */
+    private static int window(PerfPlan.Op o, DatEpAttr attr, DatIaAttr limits) {
+        int window = Math.min(attr.maxRequestDtos(), PerfPlan.MAX_WINDOW);
+        window = Math.min(window, Math.min(limits.maxEvdQlen(), PerfSession.DTO_EVD_QLEN));
+        if (o == PerfPlan.Op.READ) {
+            window = Math.min(window, attr.maxRdmaReadOut());
+        }
+        return Math.max(1, window);
+    }
+
+    private PerfPlan plan(PerfPlan.Test t, PerfPlan.Op o, long[] sizeList, int window, long timeoutNanos) {
+        int[] iterList = new int[sizeList.length];
+        int[] warmupList = new int[sizeList.length];
+        for (int i = 0; i < sizeList.length; i++) {
+            iterList[i] = iters != null ? iters : PerfPlan.defaultIters(t, o, sizeList[i]);
+            warmupList[i] = warmup != null ? warmup : iterList[i] / 10;
+        }
+        return new PerfPlan(t, o, sizeList, iterList, warmupList, window, timeoutNanos);
+    }
+
+    private static final String ROW = "%-8s %9s %9s %9s %9s %11s %11s %11s";
+    private static final String LATENCY = " %9s %9s";
+
+    private static String header(PerfPlan.Test t) {
+        String line = String.format(Locale.ROOT, ROW, "bytes", "#sent", "#ack", "total", "time", "MB/sec",
+                "usec/xfer", "Mxfers/sec");
+        return t == PerfPlan.Test.PINGPONG ? line + String.format(Locale.ROOT, LATENCY, "p50 us", "p99 us") : line;
+    }
+
+    private static String row(PerfPlan.Test t, PerfResult r) {
+        String line = String.format(Locale.ROOT, ROW, PerfPlan.sizeName(r.bytes()), r.sent(), r.acked(),
+                human(r.totalBytes()), fixed(r.seconds()) + "s", fixed(r.mbPerSec()),
+                fixed(r.usecPerXfer()), fixed(r.mxfersPerSec()));
+        return t == PerfPlan.Test.PINGPONG
+                ? line + String.format(Locale.ROOT, LATENCY, fixed(r.p50Usec()), fixed(r.p99Usec())) : line;
+    }
+
+    /** Two decimals as fi_pingpong prints them, but two significant digits below 0.01, so small is not 0.00. */
+    private static String fixed(double v) {
+        if (!Double.isFinite(v)) {
+            return "-";
+        }
+        return v >= 0.01 || v == 0 ? String.format(Locale.ROOT, "%.2f", v)
+                : new BigDecimal(v).round(new MathContext(2)).toPlainString();
+    }
+
+    /** Bytes with a binary suffix, as fi_pingpong's {@code total} column: 640, 62.5k, 1.2m, 3.0g. */
+    private static String human(long bytes) {
+        if (bytes < 1024) {
+            return Long.toString(bytes);
+        }
+        String[] suffixes = {"k", "m", "g", "t"};
+        double v = bytes;
+        int i = -1;
+        while (v >= 1024 && i < suffixes.length - 1) {
+            v /= 1024;
+            i++;
+        }
+        return String.format(Locale.ROOT, "%.1f%s", v, suffixes[i]);
+    }
+}

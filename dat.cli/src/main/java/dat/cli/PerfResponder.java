@@ -1,0 +1,145 @@
+package dat.cli;
+
+import dat.api.DatCompletionFlags;
+import dat.api.DatEp;
+import dat.api.DatEvd;
+import dat.api.DatIa;
+import dat.api.Iov;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The server side of {@code dat perf}, on its own platform thread: echoes pingpong messages (send: receive, re-post,
+ * send back as many bytes as arrived; write: spin on the flag byte, RDMA-write the same tag back), or counts a
+ * stream of sends and acknowledges each phase with an 8-byte count. Like the client, it allocates nothing in its
+ * loops and busy-polls; it leaves them when the run stops or aborts.
+ */
+final class PerfResponder implements Runnable {
+
+    private static final String WHO = "responder";
+    private static final String SEND = "dat_ep_post_send";
+    private static final String RECV = "dat_ep_post_recv";
+    private static final String WRITE = "dat_ep_post_rdma_write";
+
+    private final PerfPlan plan;
+    private final PerfEngine engine;
+    private final PerfEngine.Poller poller;
+    private final DatIa ia;
+    private final boolean lmrSync;
+    private final PerfSession.Side side;
+    private final int peerRmrContext;
+    private final long peerAddress;
+
+    PerfResponder(PerfPlan plan, PerfEngine engine, PerfSession session) {
+        this.plan = plan;
+        this.engine = engine;
+        this.poller = new PerfEngine.Poller(engine, PerfEngine.STOP, WHO);
+        this.ia = session.ia;
+        this.lmrSync = session.provider.lmrSyncReq();
+        this.side = session.server;
+        this.peerRmrContext = session.client.rxLmr.rmrContext();
+        this.peerAddress = session.client.rxLmr.address();
+    }
+
+    @Override
+    public void run() {
+        try {
+            if (plan.op() == PerfPlan.Op.WRITE) {
+                writeEcho();
+            } else if (plan.test() == PerfPlan.Test.PINGPONG) {
+                sendEcho();
+            } else {
+                sink();
+            }
+        } catch (RuntimeException | Error e) {
+            engine.fail(WHO + ": " + e);
+        }
+    }
+
+    /** Until stopped: wait for a message, re-post the receive, send the same number of bytes back. */
+    private void sendEcho() {
+        DatEp ep = side.ep;
+        DatEvd recvEvd = side.recvEvd;
+        DatEvd requestEvd = side.requestEvd;
+        Iov txIov = side.txIov;
+        Iov rxIov = side.rxIov;
+        long cookie = 0;
+        while (poller.await(recvEvd, RECV)) {
+            long length = poller.event.transferredLength();
+            txIov.set(0, side.txLmr, 0, length);
+            if (!poller.posted(ep.postRecv(1, rxIov, cookie, DatCompletionFlags.DEFAULT), RECV)
+                    || !poller.posted(ep.postSend(1, txIov, cookie, DatCompletionFlags.DEFAULT), SEND)
+                    || !poller.await(requestEvd, SEND)) {
+                return;
+            }
+            cookie++;
+        }
+    }
+
+    /** Per size, as many times as the client writes: wait for the flag, clear it, write the same tag back. */
+    private void writeEcho() {
+        DatEp ep = side.ep;
+        DatEvd requestEvd = side.requestEvd;
+        Iov txIov = side.txIov;
+        MemorySegment tx = side.tx;
+        MemorySegment rx = side.rx;
+        int rmrContext = peerRmrContext;
+        long target = peerAddress;
+        for (int s = 0; s < plan.sizes().length; s++) {
+            long size = plan.sizes()[s];
+            long flagAt = size - 1;
+            int count = plan.warmups()[s] + plan.iters()[s];
+            txIov.set(0, side.txLmr, 0, size);
+            for (int i = 0; i < count; i++) {
+                byte tag = poller.awaitFlag(rx, flagAt);
+                if (tag == 0) {
+                    return;
+                }
+                PerfEngine.FLAG.setRelease(rx, flagAt, (byte) 0);
+                tx.set(ValueLayout.JAVA_BYTE, flagAt, tag);
+                if (lmrSync && !poller.posted(ia.lmrSyncRdmaWrite(txIov, 1), "dat_lmr_sync_rdma_write")) {
+                    return;
+                }
+                if (!poller.posted(ep.postRdmaWrite(1, txIov, i, rmrContext, target, size,
+                        DatCompletionFlags.DEFAULT), WRITE) || !poller.await(requestEvd, WRITE)) {
+                    return;
+                }
+            }
+            tx.set(ValueLayout.JAVA_BYTE, flagAt, (byte) 0);
+        }
+    }
+
+    /**
+     * Per size and phase (warm-up, then timed): receive as many messages as the client streams, re-posting each
+     * buffer as it completes, then acknowledge with the count received.
+     */
+    private void sink() {
+        side.txIov.set(0, side.txLmr, 0, Long.BYTES);
+        for (int s = 0; s < plan.sizes().length; s++) {
+            if (!sinkPhase(plan.warmups()[s], s) || !sinkPhase(plan.iters()[s], s)) {
+                return;
+            }
+        }
+    }
+
+    /** @return whether the phase ended (trivially, for no messages); {@code false} when halted or failed */
+    private boolean sinkPhase(int count, long cookie) {
+        if (count == 0) {
+            return true;
+        }
+        DatEp ep = side.ep;
+        DatEvd recvEvd = side.recvEvd;
+        Iov rxIov = side.rxIov;
+        long received = 0;
+        while (received < count) {
+            if (!poller.await(recvEvd, RECV)
+                    || !poller.posted(ep.postRecv(1, rxIov, received, DatCompletionFlags.DEFAULT), RECV)) {
+                return false;
+            }
+            received++;
+        }
+        side.tx.set(ValueLayout.JAVA_LONG, 0, received);
+        return poller.posted(ep.postSend(1, side.txIov, cookie, DatCompletionFlags.DEFAULT), SEND)
+                && poller.await(side.requestEvd, SEND);
+    }
+}
