@@ -1,0 +1,375 @@
+package dat.image;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Runs the built runtime image (target/maven-jlink/default) as a user would: {@code bin/dat} and {@code bin/java}
+ * as separate processes, bounded in time, with their output captured and shown when an assertion fails. Every
+ * command must also keep stderr empty: a JVM warning at start (an unknown module in a baked-in option, a
+ * restricted-method warning) is a defect of the image.
+ */
+class DatImageIT {
+
+    /** The modules the image exists for. */
+    private static final List<String> JDAT_MODULES =
+            List.of("dat.api", "dat.registry", "dat.provider.loopback", "dat.tck", "dat.cli");
+
+    /** Modules found only through ServiceLoader or needed by the TCK and the CLI; jlink adds none by itself. */
+    private static final List<String> SUPPORT_MODULES = List.of("org.junit.jupiter.engine",
+            "org.junit.platform.launcher", "org.junit.platform.reporting", "org.junit.jupiter.api",
+            "org.opentest4j", "info.picocli");
+
+    private static final Duration QUICK = Duration.ofSeconds(60);
+    private static final Duration TCK = Duration.ofMinutes(10);
+
+    private static Path image;
+    private static Path work;
+
+    @BeforeAll
+    static void locateImage() throws IOException {
+        String dir = System.getProperty("dat.image");
+        assertTrue(dir != null && !dir.isBlank(), "system property dat.image (the image directory) is not set");
+        image = Path.of(dir).toAbsolutePath();
+        assertTrue(Files.isExecutable(image.resolve("bin/dat")), "no executable bin/dat in " + image);
+        assertTrue(Files.isExecutable(image.resolve("bin/java")), "no executable bin/java in " + image);
+        work = Path.of(System.getProperty("dat.image.work", System.getProperty("java.io.tmpdir")))
+                .toAbsolutePath();
+        Files.createDirectories(work);
+    }
+
+    @Test
+    void version_namesJdat() throws Exception {
+        Run run = run(QUICK, work, "bin/dat", "--version");
+        run.assertSuccess();
+        assertTrue(run.out.contains("jDAT"), run.describe("the version should name jDAT"));
+    }
+
+    @Test
+    void listModules_containsEveryJdatModuleAndTheServiceProviders() throws Exception {
+        Run run = run(QUICK, work, "bin/java", "--list-modules");
+        run.assertSuccess();
+        Set<String> modules = run.out.lines().map(l -> l.replaceFirst("@.*", "").strip())
+                .filter(l -> !l.isEmpty()).collect(Collectors.toSet());
+        for (String m : Stream.concat(JDAT_MODULES.stream(), SUPPORT_MODULES.stream()).toList()) {
+            assertTrue(modules.contains(m), run.describe("module " + m + " missing from the image"));
+        }
+        // No bind-services: the JDK's tools (javac, jshell, ...) have no business in this image.
+        assertFalse(modules.contains("jdk.compiler"), run.describe("jdk.compiler in the image (bind-services?)"));
+    }
+
+    @Test
+    void infoJson_listsLoopback0WithItsAttributes() throws Exception {
+        Run run = run(QUICK, work, "bin/dat", "info", "--json");
+        run.assertSuccess();
+        Object parsed;
+        try {
+            parsed = new JsonReader(run.out).readDocument();
+        } catch (IllegalArgumentException e) {
+            throw new AssertionError(run.describe("output is not JSON: " + e.getMessage()), e);
+        }
+        Map<?, ?> root = assertInstanceOf(Map.class, parsed, run.describe("top level should be an object"));
+
+        List<?> providers = assertInstanceOf(List.class, root.get("providers"), run.describe("no providers array"));
+        Map<?, ?> loopback = findByName(providers, "loopback", run);
+        assertEquals(Boolean.TRUE, loopback.get("available"), run.describe("provider loopback should be available"));
+
+        List<?> ias = assertInstanceOf(List.class, root.get("ias"), run.describe("no ias array"));
+        Map<?, ?> ia = findByName(ias, "loopback0", run);
+        assertEquals("loopback", ia.get("provider"), run.describe("loopback0 should belong to provider loopback"));
+        assertEquals(Boolean.TRUE, ia.get("available"), run.describe("loopback0 should be available"));
+        Map<?, ?> attributes = assertInstanceOf(Map.class, ia.get("attributes"),
+                run.describe("loopback0 has no attributes object"));
+        // DAT field names, with the JSON types DAT gives them.
+        for (String flag : List.of("srq_supported", "is_thread_safe")) {
+            assertInstanceOf(Boolean.class, attributes.get(flag), run.describe(flag + " should be a boolean"));
+        }
+        for (String number : List.of("optimal_buffer_alignment", "max_message_size", "max_rdma_size",
+                "max_iov_segments_per_dto", "ep_recv_info_supported", "completion_flags_supported")) {
+            assertInstanceOf(Number.class, attributes.get(number), run.describe(number + " should be a number"));
+        }
+        long alignment = ((Number) attributes.get("optimal_buffer_alignment")).longValue();
+        assertTrue(alignment > 0 && 256 % alignment == 0,
+                run.describe("optimal_buffer_alignment should divide DAT_OPTIMAL_ALIGNMENT (256)"));
+    }
+
+    @Test
+    void tck_loopbackPasses() throws Exception {
+        Path dir = Files.createDirectories(work.resolve("tck"));
+        Run run = run(TCK, dir, "bin/dat", "tck", "--provider", "loopback");
+        run.assertSuccess();
+        assertTrue(run.out.contains("verifying IA loopback0"), run.describe("should verify loopback0"));
+        assertTrue(run.out.lines().anyMatch(l -> l.matches("ran [1-9][0-9]* rules: 0 failed, .*")),
+                run.describe("should report rules run and none failed"));
+        try (Stream<Path> reports = Files.list(dir.resolve("dat-tck-reports"))) {
+            assertTrue(reports.anyMatch(p -> p.toString().endsWith(".xml")),
+                    run.describe("no JUnit XML report under " + dir.resolve("dat-tck-reports")));
+        }
+    }
+
+    private static Map<?, ?> findByName(List<?> list, String name, Run run) {
+        return list.stream().filter(Map.class::isInstance).map(Map.class::cast)
+                .filter(m -> name.equals(m.get("name"))).findFirst()
+                .orElseThrow(() -> new AssertionError(run.describe("no entry named " + name)));
+    }
+
+    // ---- processes -------------------------------------------------------------------------------------------
+
+    /** A finished process: its command, exit code and both streams. */
+    private record Run(List<String> command, int exit, String out, String err) {
+
+        String describe(String what) {
+            return what + "\n  command: " + String.join(" ", command) + "\n  exit: " + exit
+                    + "\n  ---- stdout ----\n" + out + "\n  ---- stderr ----\n" + err;
+        }
+
+        /** Exit 0 and nothing on stderr. */
+        void assertSuccess() {
+            assertEquals(0, exit, describe("exit code"));
+            assertTrue(err.isBlank(), describe("stderr should be empty"));
+        }
+    }
+
+    /**
+     * Runs an image executable ({@code bin/...}, relative to the image) in {@code dir}, with the JVM option
+     * variables and the registry's selection variables cleared so the image is tested as built. Output goes to
+     * files (no pipe can fill up); a process that outlives {@code timeout} is killed and the test fails with
+     * what it printed so far.
+     */
+    private static Run run(Duration timeout, Path dir, String executable, String... args) throws Exception {
+        List<String> command = new ArrayList<>();
+        command.add(image.resolve(executable).toString());
+        command.addAll(List.of(args));
+        Path out = Files.createTempFile(work, "out", ".txt");
+        Path err = Files.createTempFile(work, "err", ".txt");
+        ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile())
+                .redirectOutput(out.toFile()).redirectError(err.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+        Map<String, String> env = pb.environment();
+        for (String v : List.of("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "DAT_PROVIDERS",
+                "DAT_OVERRIDE")) {
+            env.remove(v);
+        }
+        Process process = pb.start();
+        boolean finished = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        if (!finished) {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        Run run = new Run(command, finished ? process.exitValue() : -1, Files.readString(out, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8));
+        Files.deleteIfExists(out);
+        Files.deleteIfExists(err);
+        if (!finished) {
+            fail(run.describe("did not finish within " + timeout.toSeconds() + " s and was killed"));
+        }
+        return run;
+    }
+
+    // ---- JSON ------------------------------------------------------------------------------------------------
+
+    /**
+     * Reads JSON into Map (insertion order), List, String, Boolean, Long or Double and null; strict enough to
+     * reject what is not JSON, with the offset of the fault.
+     */
+    static final class JsonReader {
+        private final String text;
+        private int pos;
+
+        JsonReader(String text) {
+            this.text = text;
+        }
+
+        Object readDocument() {
+            Object value = readValue();
+            skipSpace();
+            if (pos != text.length()) {
+                throw error("trailing text");
+            }
+            return value;
+        }
+
+        private Object readValue() {
+            skipSpace();
+            if (pos >= text.length()) {
+                throw error("unexpected end");
+            }
+            char c = text.charAt(pos);
+            return switch (c) {
+                case '{' -> readObject();
+                case '[' -> readArray();
+                case '"' -> readString();
+                case 't' -> literal("true", Boolean.TRUE);
+                case 'f' -> literal("false", Boolean.FALSE);
+                case 'n' -> literal("null", null);
+                default -> {
+                    if (c == '-' || Character.isDigit(c)) {
+                        yield readNumber();
+                    }
+                    throw error("unexpected '" + c + "'");
+                }
+            };
+        }
+
+        private Map<String, Object> readObject() {
+            Map<String, Object> map = new LinkedHashMap<>();
+            pos++;
+            skipSpace();
+            if (peek() == '}') {
+                pos++;
+                return map;
+            }
+            while (true) {
+                skipSpace();
+                if (peek() != '"') {
+                    throw error("expected a member name");
+                }
+                String key = readString();
+                skipSpace();
+                expect(':');
+                map.put(key, readValue());
+                skipSpace();
+                if (peek() == ',') {
+                    pos++;
+                } else {
+                    expect('}');
+                    return map;
+                }
+            }
+        }
+
+        private List<Object> readArray() {
+            List<Object> list = new ArrayList<>();
+            pos++;
+            skipSpace();
+            if (peek() == ']') {
+                pos++;
+                return list;
+            }
+            while (true) {
+                list.add(readValue());
+                skipSpace();
+                if (peek() == ',') {
+                    pos++;
+                } else {
+                    expect(']');
+                    return list;
+                }
+            }
+        }
+
+        private String readString() {
+            StringBuilder sb = new StringBuilder();
+            pos++;
+            while (true) {
+                if (pos >= text.length()) {
+                    throw error("unterminated string");
+                }
+                char c = text.charAt(pos++);
+                if (c == '"') {
+                    return sb.toString();
+                }
+                if (c < 0x20) {
+                    throw error("control character in string");
+                }
+                if (c != '\\') {
+                    sb.append(c);
+                    continue;
+                }
+                if (pos >= text.length()) {
+                    throw error("unterminated escape");
+                }
+                char e = text.charAt(pos++);
+                switch (e) {
+                    case '"', '\\', '/' -> sb.append(e);
+                    case 'b' -> sb.append('\b');
+                    case 'f' -> sb.append('\f');
+                    case 'n' -> sb.append('\n');
+                    case 'r' -> sb.append('\r');
+                    case 't' -> sb.append('\t');
+                    case 'u' -> {
+                        if (pos + 4 > text.length()) {
+                            throw error("short \\u escape");
+                        }
+                        sb.append((char) Integer.parseInt(text.substring(pos, pos + 4), 16));
+                        pos += 4;
+                    }
+                    default -> throw error("bad escape \\" + e);
+                }
+            }
+        }
+
+        private Object readNumber() {
+            int start = pos;
+            if (peek() == '-') {
+                pos++;
+            }
+            boolean fraction = false;
+            while (pos < text.length()) {
+                char c = text.charAt(pos);
+                if (Character.isDigit(c)) {
+                    pos++;
+                } else if (c == '.' || c == 'e' || c == 'E' || c == '+' || (c == '-' && pos > start)) {
+                    fraction = true;
+                    pos++;
+                } else {
+                    break;
+                }
+            }
+            String number = text.substring(start, pos);
+            try {
+                return fraction ? (Object) Double.parseDouble(number) : (Object) Long.parseLong(number);
+            } catch (NumberFormatException e) {
+                throw error("bad number " + number);
+            }
+        }
+
+        private Object literal(String word, Object value) {
+            if (!text.startsWith(word, pos)) {
+                throw error("expected " + word);
+            }
+            pos += word.length();
+            return value;
+        }
+
+        private void expect(char c) {
+            if (peek() != c) {
+                throw error("expected '" + c + "'");
+            }
+            pos++;
+        }
+
+        private char peek() {
+            return pos < text.length() ? text.charAt(pos) : '\0';
+        }
+
+        private void skipSpace() {
+            while (pos < text.length() && Character.isWhitespace(text.charAt(pos))) {
+                pos++;
+            }
+        }
+
+        private IllegalArgumentException error(String what) {
+            return new IllegalArgumentException(what + " at offset " + pos);
+        }
+    }
+}
