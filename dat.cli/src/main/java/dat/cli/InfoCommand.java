@@ -62,7 +62,11 @@ final class InfoCommand implements Callable<Integer> {
         } else if (namesOnly) {
             shown.forEach(ia -> out.println(ia.name()));
         } else {
-            printTable(out, registry, shown);
+            if (selection != null && shown.isEmpty()) {
+                out.println("no IA matches '" + selection.query() + "'");
+            } else {
+                printTable(out, registry, shown);
+            }
             if (verbose) {
                 shown.stream().filter(IaEntry::available).forEach(ia -> printAttributes(out, ia));
             }

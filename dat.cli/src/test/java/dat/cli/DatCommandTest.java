@@ -82,6 +82,7 @@ class DatCommandTest {
         assertEquals(DatCommand.EXIT_NO, rejected.exit());
         assertTrue(rejected.out().contains("loopback0: optimal_buffer_alignment <= 32 failed: actual 64"),
                 rejected.out());
+        assertTrue(rejected.out().startsWith("no IA matches 'optimal_buffer_alignment <= 32'"), rejected.out());
     }
 
     @Test
