@@ -216,4 +216,51 @@ public abstract class AttributeHonestyRules extends RuleSupport {
                 () -> f.ia.createLmr(pz, memory.asSlice(64L * maxLmrs, 64), DatMemPriv.LOCAL_READ),
                 "dat_lmr_create beyond max_lmrs " + maxLmrs);
     }
+
+    /**
+     * dat_qos_supported and supports_multipath: a QoS outside the mask, or MULTIPATH when multipath is denied, is
+     * DAT_MODEL_NOT_SUPPORTED at dat_ep_connect.
+     * If this fails, the provider denies a QoS or multipath but accepts it (or refuses with another code).
+     */
+    @Test
+    @DatRule(call = "dat_ep_connect", section = "ATTRIBUTES", rule = "a denied QoS or multipath is not supported",
+            returns = DatReturn.MODEL_NOT_SUPPORTED)
+    void required_ep_connect_deniedQosOrMultipathIsNotSupported() {
+        List<DatQos> denied = new ArrayList<>();
+        for (DatQos qos : DatQos.values()) {
+            if (!qos.isIn(f.provider.datQosSupported()) && qos != DatQos.BEST_EFFORT) {
+                denied.add(qos);
+            }
+        }
+        boolean multipathDenied = !f.provider.supportsMultipath();
+        applicableIf(!denied.isEmpty() || multipathDenied, "dat_qos_supported and supports_multipath deny nothing");
+        for (DatQos qos : denied) {
+            Side side = f.side(f.epAttr(), null);
+            assertThrowsDat(DatReturn.MODEL_NOT_SUPPORTED,
+                    () -> side.ep().connect(f.ia.address(), 1, f.eventTimeoutMicros(), null, qos, 0),
+                    "dat_ep_connect with denied qos " + qos);
+        }
+        if (multipathDenied) {
+            Side side = f.side(f.epAttr(), null);
+            assertThrowsDat(DatReturn.MODEL_NOT_SUPPORTED, () -> side.ep().connect(f.ia.address(), 1,
+                    f.eventTimeoutMicros(), null, DatQos.BEST_EFFORT, dat.api.DatConnectFlags.MULTIPATH),
+                    "dat_ep_connect with MULTIPATH while supports_multipath is false");
+        }
+    }
+
+    /**
+     * ep_creator: a provider that never creates EPs for a PSP refuses DAT_PSP_PROVIDER_FLAG with
+     * DAT_MODEL_NOT_SUPPORTED.
+     * If this fails, ep_creator = NEVER but the provider accepted a provider-flag PSP.
+     */
+    @Test
+    @DatRule(call = "dat_psp_create", section = "ATTRIBUTES", rule = "ep_creator NEVER refuses PSP_PROVIDER",
+            returns = DatReturn.MODEL_NOT_SUPPORTED)
+    void required_psp_create_providerFlagNotSupportedWhenEpCreatorNever() {
+        applicableIf(f.provider.epCreator() == dat.api.DatEpCreator.NEVER,
+                "ep_creator = " + f.provider.epCreator() + ": the refusal does not apply");
+        DatEvd crEvd = f.evd(DatEvdFlags.CR);
+        assertThrowsDat(DatReturn.MODEL_NOT_SUPPORTED, () -> f.ia.createPspAny(crEvd, DatPspFlags.PROVIDER),
+                "dat_psp_create_any with DAT_PSP_PROVIDER_FLAG");
+    }
 }
