@@ -1,0 +1,39 @@
+package dat.provider.verbs.internal;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import dat.provider.verbs.internal.ffm.IbvPortAttr;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The fields of {@code struct ibv_port_attr} a DAT IA's attributes come from.
+ *
+ * @param state {@code state} ({@code IBV_PORT_*})
+ * @param maxMtu {@code max_mtu} ({@code IBV_MTU_*})
+ * @param activeMtu {@code active_mtu}
+ * @param gidTblLen {@code gid_tbl_len}
+ * @param maxMsgSz {@code max_msg_sz} (unsigned 32 bits, widened)
+ * @param linkLayer {@code link_layer} ({@code IBV_LINK_LAYER_*})
+ */
+record PortLimits(int state, int maxMtu, int activeMtu, int gidTblLen, long maxMsgSz, int linkLayer) {
+
+    /**
+     * @param attr a filled {@link IbvPortAttr}
+     * @return its fields
+     */
+    static PortLimits read(MemorySegment attr) {
+        return new PortLimits(
+                attr.get(JAVA_INT, IbvPortAttr.STATE),
+                attr.get(JAVA_INT, IbvPortAttr.MAX_MTU),
+                attr.get(JAVA_INT, IbvPortAttr.ACTIVE_MTU),
+                attr.get(JAVA_INT, IbvPortAttr.GID_TBL_LEN),
+                Integer.toUnsignedLong(attr.get(JAVA_INT, IbvPortAttr.MAX_MSG_SZ)),
+                Byte.toUnsignedInt(attr.get(JAVA_BYTE, IbvPortAttr.LINK_LAYER)));
+    }
+
+    /** @return the active MTU in bytes, 0 when unknown */
+    int activeMtuBytes() {
+        return activeMtu >= 1 && activeMtu <= 5 ? 128 << activeMtu : 0;
+    }
+}

@@ -1,0 +1,175 @@
+package dat.provider.verbs.internal;
+
+import dat.api.Dat;
+import dat.api.DatEpCreator;
+import dat.api.DatIaAttr;
+import dat.api.DatIovOwnership;
+import dat.api.DatProviderAttr;
+import dat.api.DatPzSupport;
+import dat.api.DatQos;
+import dat.provider.verbs.internal.ffm.LibIbverbs;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * DAT provider and IA attributes of one device port, from {@code ibv_query_device} and {@code ibv_query_port}.
+ *
+ * <p>Where a DAT attribute has a verbs counterpart it is copied: {@code max_qp} to {@code max_eps},
+ * {@code max_qp_wr} to {@code max_dto_per_ep}, {@code max_sge} to {@code max_iov_segments_per_dto},
+ * {@code max_cq}/{@code max_cqe} to {@code max_evds}/{@code max_evd_qlen}, {@code max_mr}/{@code max_mr_size}
+ * to {@code max_lmrs}/{@code max_lmr_block_size}, {@code max_pd} to {@code max_pzs}, {@code max_srq}/
+ * {@code max_srq_wr} to {@code max_srqs}/{@code max_recv_per_srq}, {@code max_qp_rd_atom}/
+ * {@code max_qp_init_rd_atom} to the per-EP RDMA read limits in and out, the port's {@code max_msg_sz} to
+ * {@code max_message_size}/{@code max_rdma_size}, {@code max_mw} to {@code max_rmrs}. Everything the provider
+ * does not implement yet is denied: no completion flag beyond the default, no stream merging, no SRQ
+ * watermarks or SRQ/EP receive info, not thread safe. Unknown limits are {@link Dat#DAT_VALUE_UNKNOWN}.
+ */
+final class VerbsAttributes {
+
+    /**
+     * Private data of an rdma_cm connect request in the TCP port space: the 92 bytes of an IB CM REQ minus the
+     * 36 rdma_cm keeps for its own header (accept allows 196, reject 148, iWARP's MPA 512; the smallest
+     * applies to a connect/accept pair). Below DAT's 64-byte minimum, and reported as it is.
+     */
+    static final int MAX_PRIVATE_DATA_SIZE = 56;
+
+    private VerbsAttributes() {
+    }
+
+    /**
+     * @param port the port
+     * @return its provider attributes
+     */
+    static DatProviderAttr providerAttr(VerbsPort port) {
+        DeviceLimits d = port.deviceLimits();
+        boolean iwarp = port.transportType() == LibIbverbs.IBV_TRANSPORT_IWARP;
+        Map<String, String> specific = new LinkedHashMap<>();
+        specific.put("device", port.device());
+        specific.put("port", Integer.toString(port.port()));
+        specific.put("transport", transportName(port.transportType()));
+        specific.put("link_layer", linkLayerName(port.portLimits().linkLayer()));
+        specific.put("status", VerbsConfig.NOT_IMPLEMENTED_REASON);
+        return DatProviderAttr.builder()
+                .providerName(VerbsConfig.PROVIDER_NAME)
+                .providerVersionMajor(VerbsConfig.PROVIDER_VERSION_MAJOR)
+                .providerVersionMinor(VerbsConfig.PROVIDER_VERSION_MINOR)
+                .lmrMemTypesSupported(Dat.DAT_MEM_TYPE_VIRTUAL)
+                // ibv_post_send/recv copy the work request and its SGEs into the queue before returning.
+                .iovOwnershipOnReturn(DatIovOwnership.CONSUMER)
+                .datQosSupported(DatQos.BEST_EFFORT.value())
+                .completionFlagsSupported(0)
+                .isThreadSafe(false)
+                .maxPrivateDataSize(MAX_PRIVATE_DATA_SIZE)
+                .supportsMultipath(false)
+                .epCreator(DatEpCreator.NEVER)
+                .pzSupport(DatPzSupport.UNIQUE)
+                .optimalBufferAlignment(Dat.DAT_OPTIMAL_ALIGNMENT)
+                .evdStreamMergingSupported(0)
+                .srqSupported(d.maxSrq() > 0)
+                .srqWatermarksSupported(0)
+                .srqEpPzDifferenceSupported(false)
+                .srqInfoSupported(0)
+                .epRecvInfoSupported(0)
+                .lmrSyncReq(false)
+                .dtoAsyncReturnGuaranteed(false)
+                // iWARP (RFC 5040): the sink of an RDMA read is written by the remote peer.
+                .rdmaWriteForRdmaReadReq(iwarp)
+                .providerSpecificAttr(specific)
+                .build();
+    }
+
+    /**
+     * @param port the port
+     * @return its IA attributes
+     */
+    static DatIaAttr iaAttr(VerbsPort port) {
+        DeviceLimits d = port.deviceLimits();
+        PortLimits p = port.portLimits();
+        int[] fw = firmwareVersion(d.fwVer());
+        Map<String, String> transport = new LinkedHashMap<>();
+        transport.put("transport", transportName(port.transportType()));
+        transport.put("link_layer", linkLayerName(p.linkLayer()));
+        transport.put("port", Integer.toString(port.port()));
+        transport.put("active_mtu", Integer.toString(p.activeMtuBytes()));
+        transport.put("gid", port.gid());
+        Map<String, String> vendor = new LinkedHashMap<>();
+        vendor.put("fw_ver", d.fwVer());
+        vendor.put("vendor_id", "0x" + Integer.toHexString(d.vendorId()));
+        vendor.put("vendor_part_id", Integer.toString(d.vendorPartId()));
+        vendor.put("node_guid", HexFormat.of().toHexDigits(d.nodeGuid()));
+        vendor.put("max_srq_sge", Integer.toString(d.maxSrqSge()));
+        vendor.put("max_sge_rd", Integer.toString(d.maxSgeRd()));
+        vendor.put("atomic_cap", Integer.toString(d.atomicCap()));
+        long maxMessage = p.maxMsgSz() > 0 ? p.maxMsgSz() : Dat.DAT_VALUE_UNKNOWN;
+        return DatIaAttr.builder()
+                .adapterName(port.device())
+                .vendorName("vendor 0x" + Integer.toHexString(d.vendorId()))
+                .hardwareVersionMajor(d.hwVer())
+                .hardwareVersionMinor(0)
+                .firmwareVersionMajor(fw[0])
+                .firmwareVersionMinor(fw[1])
+                .iaAddressPtr(port.address())
+                .maxEps(d.maxQp())
+                .maxDtoPerEp(d.maxQpWr())
+                .maxRdmaReadPerEpIn(d.maxQpRdAtom())
+                .maxRdmaReadPerEpOut(d.maxQpInitRdAtom())
+                .maxEvds(d.maxCq())
+                .maxEvdQlen(d.maxCqe())
+                .maxIovSegmentsPerDto(d.maxSge())
+                .maxLmrs(d.maxMr())
+                // max_mr_size is unsigned 64-bit; "no limit" devices report all ones.
+                .maxLmrBlockSize(d.maxMrSize() < 0 ? Long.MAX_VALUE : d.maxMrSize())
+                .maxLmrVirtualAddress(Dat.DAT_VALUE_UNKNOWN)
+                .maxPzs(d.maxPd())
+                .maxMessageSize(maxMessage)
+                .maxRdmaSize(maxMessage)
+                .maxRmrs(d.maxMw())
+                .maxRmrTargetAddress(Dat.DAT_VALUE_UNKNOWN)
+                .maxSrqs(d.maxSrq())
+                .maxEpPerSrq(d.maxSrq() > 0 ? d.maxQp() : 0)
+                .maxRecvPerSrq(d.maxSrqWr())
+                .maxIovSegmentsPerRdmaRead(d.maxSgeRd() > 0 ? d.maxSgeRd() : d.maxSge())
+                .maxIovSegmentsPerRdmaWrite(d.maxSge())
+                .maxRdmaReadIn(d.maxResRdAtom() > 0 ? d.maxResRdAtom() : d.maxQpRdAtom())
+                .maxRdmaReadOut(Dat.DAT_VALUE_UNKNOWN)
+                .maxRdmaReadPerEpInGuaranteed(false)
+                .maxRdmaReadPerEpOutGuaranteed(false)
+                .transportAttr(transport)
+                .vendorAttr(vendor)
+                .build();
+    }
+
+    /** @return {major, minor} from a firmware string such as {@code 16.35.2000}; zeros when it has no digits */
+    static int[] firmwareVersion(String fwVer) {
+        int[] out = new int[2];
+        String[] parts = fwVer.strip().split("[^0-9]+");
+        int n = 0;
+        for (String part : parts) {
+            if (!part.isEmpty() && n < 2) {
+                try {
+                    out[n++] = Integer.parseInt(part);
+                } catch (NumberFormatException e) {
+                    out[n++] = Integer.MAX_VALUE;
+                }
+            }
+        }
+        return out;
+    }
+
+    static String transportName(int transportType) {
+        return switch (transportType) {
+            case LibIbverbs.IBV_TRANSPORT_IB -> "InfiniBand";
+            case LibIbverbs.IBV_TRANSPORT_IWARP -> "iWARP";
+            default -> "transport " + transportType;
+        };
+    }
+
+    static String linkLayerName(int linkLayer) {
+        return switch (linkLayer) {
+            case LibIbverbs.IBV_LINK_LAYER_INFINIBAND -> "InfiniBand";
+            case LibIbverbs.IBV_LINK_LAYER_ETHERNET -> "Ethernet";
+            default -> "unspecified";
+        };
+    }
+}

@@ -1,0 +1,83 @@
+package dat.provider.verbs.internal;
+
+import dat.spi.DatSetting;
+import java.util.List;
+
+/** The verbs provider's identity, names and the reasons it gives when it cannot work, in one place. */
+final class VerbsConfig {
+
+    /** {@code provider_name}, and what {@code dat.providers} names. */
+    static final String PROVIDER_NAME = "verbs";
+    /** {@code provider_version_major}. */
+    static final int PROVIDER_VERSION_MAJOR = 0;
+    /** {@code provider_version_minor}. */
+    static final int PROVIDER_VERSION_MINOR = 1;
+    /** The version string of {@code DatProviderInfo}. */
+    static final String PROVIDER_VERSION = PROVIDER_VERSION_MAJOR + "." + PROVIDER_VERSION_MINOR;
+
+    /** IA names follow uDAPL's {@code ofa-v2} provider entries: {@code ofa-v2-<device>-<port>}. */
+    static final String IA_PREFIX = "ofa-v2-";
+
+    /** How many GID table entries are read to find a port's IP address. */
+    static final int GID_SCAN_LIMIT = 16;
+
+    /** The module name that {@code --enable-native-access} must name. */
+    static final String MODULE_NAME = "dat.provider.verbs";
+
+    /** Unavailable: the module (on the module path) may not call restricted methods. */
+    static final String NATIVE_ACCESS_REASON =
+            "native access is not enabled: run with --enable-native-access=" + MODULE_NAME;
+
+    /** Unavailable: the provider is on the class path, in the unnamed module, without native access. */
+    static final String NATIVE_ACCESS_UNNAMED_REASON =
+            "native access is not enabled: run with --enable-native-access=ALL-UNNAMED (the verbs provider is on"
+                    + " the class path; on the module path use --enable-native-access=" + MODULE_NAME + ")";
+
+    /** Unavailable: libibverbs reported no RDMA device at all. */
+    static final String NO_DEVICE_REASON = "no RDMA device (ibv_get_device_list found none); for soft-RoCE: "
+            + "modprobe rdma_rxe; rdma link add rxe0 type rxe netdev <if>";
+
+    /** Unavailable: devices and active ports exist, but the DAT objects over them do not yet. */
+    static final String NOT_IMPLEMENTED_REASON =
+            "the verbs DAT object mapping is not implemented yet (jDAT issue 6, step 2)";
+
+    private VerbsConfig() {
+    }
+
+    /** The system property naming the libibverbs the provider loads. */
+    static final String LIBIBVERBS_PROPERTY = "dat.verbs.libibverbs";
+    /** Its default: the soname, found by the dynamic loader. */
+    static final String LIBIBVERBS_DEFAULT = "libibverbs.so.1";
+    /** The system property naming the librdmacm the provider loads. */
+    static final String LIBRDMACM_PROPERTY = "dat.verbs.librdmacm";
+    /** Its default: the soname, found by the dynamic loader. */
+    static final String LIBRDMACM_DEFAULT = "librdmacm.so.1";
+
+    /** @return the provider's settings, with their current values */
+    static List<DatSetting> settings() {
+        return List.of(
+                DatSetting.of(LIBIBVERBS_PROPERTY, LIBIBVERBS_DEFAULT,
+                        "libibverbs to load: a soname the dynamic loader finds, or an absolute path"),
+                DatSetting.of(LIBRDMACM_PROPERTY, LIBRDMACM_DEFAULT,
+                        "librdmacm to load: a soname the dynamic loader finds, or an absolute path"));
+    }
+
+    /** @return the libibverbs to load */
+    static String libibverbs() {
+        return System.getProperty(LIBIBVERBS_PROPERTY, LIBIBVERBS_DEFAULT);
+    }
+
+    /** @return the librdmacm to load */
+    static String librdmacm() {
+        return System.getProperty(LIBRDMACM_PROPERTY, LIBRDMACM_DEFAULT);
+    }
+
+    /**
+     * @param device the kernel device name
+     * @param port the port number, from 1
+     * @return the IA name, for example {@code ofa-v2-rxe0-1}
+     */
+    static String iaName(String device, int port) {
+        return IA_PREFIX + device + "-" + port;
+    }
+}

@@ -1,0 +1,181 @@
+package dat.provider.verbs.internal;
+
+import dat.api.DatException;
+import dat.api.DatIa;
+import dat.api.DatReturn;
+import dat.api.DatReturnSubtype;
+import dat.provider.verbs.internal.ffm.LibIbverbs;
+import dat.provider.verbs.internal.ffm.LibRdmacm;
+import dat.provider.verbs.internal.ffm.LibraryUnavailableException;
+import dat.provider.verbs.internal.ffm.NativeTypes;
+import dat.spi.DatIaInfo;
+import dat.spi.DatProvider;
+import dat.spi.DatProviderInfo;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * The verbs provider: one IA per active port of every RDMA device, named {@code ofa-v2-<device>-<port>} as
+ * uDAPL's {@code dat.conf} names them.
+ *
+ * <p>The constructor does nothing. The first {@link #info()} checks, in this order and stopping at the first
+ * failure: the platform; that this module has native access ({@link Module#isNativeAccessEnabled()}, checked
+ * before any restricted method so a JVM without {@code --enable-native-access=dat.provider.verbs} prints no
+ * warning); that libibverbs and librdmacm load; that {@code ibv_get_device_list} finds a device with an active
+ * port. The result is cached: devices are scanned once per provider instance.
+ *
+ * <p><b>Why the provider, not its IAs, is unavailable while the DAT objects are missing.</b> The SPI has no
+ * per-IA availability: an IA listed by an available provider is one the registry may select and open. Until the
+ * DAT object mapping exists (issue 6, step 2) every {@link #open} would fail, so listing the IAs under an
+ * available provider would be a lie that selection queries act on. The provider therefore reports itself
+ * unavailable with {@value VerbsConfig#NOT_IMPLEMENTED_REASON} followed by the IAs it found, while
+ * {@link #describe} still answers for those IAs with the attributes read from the device, so {@code dat info}
+ * and a {@code dat.conf} entry can show what the hardware offers.
+ */
+public final class VerbsProvider implements DatProvider {
+
+    private final Object lock = new Object();
+    private Discovery discovery; // guarded by lock
+
+    /** Creates the provider; does no work. */
+    public VerbsProvider() {
+    }
+
+    /**
+     * The outcome of the first {@link #info()}.
+     *
+     * @param info what {@link #info()} returns
+     * @param found the IAs of the active ports, whatever the availability
+     */
+    private record Discovery(DatProviderInfo info, List<DatIaInfo> found) {
+    }
+
+    @Override
+    public String name() {
+        return VerbsConfig.PROVIDER_NAME;
+    }
+
+    @Override
+    public DatProviderInfo info() {
+        return discovery().info();
+    }
+
+    /**
+     * Describes an IA of an active port, even while the provider is unavailable because the DAT objects are not
+     * implemented: the attributes come from the device. {@code iaParams} is reported back unchanged.
+     */
+    @Override
+    public DatIaInfo describe(String iaName, String iaParams) {
+        Discovery d = discovery();
+        for (DatIaInfo ia : d.found()) {
+            if (ia.iaName().equals(iaName)) {
+                return new DatIaInfo(ia.iaName(), iaParams == null ? "" : iaParams, ia.providerAttr(), ia.iaAttr());
+            }
+        }
+        String why = d.info().available() ? "" : " (" + d.info().unavailableReason() + ")";
+        throw new DatException(DatReturn.PROVIDER_NOT_FOUND, DatReturnSubtype.NAME_NOT_REGISTERED,
+                "provider " + name() + " offers no IA named " + iaName + why);
+    }
+
+    /**
+     * Fails until the DAT object mapping lands: with {@link DatReturn#NOT_IMPLEMENTED} for an IA the device
+     * scan found, {@link DatReturn#PROVIDER_NOT_FOUND} otherwise; the message carries the unavailable reason.
+     */
+    @Override
+    public DatIa open(String iaName, String iaParams, int asyncEvdMinQlen) {
+        Discovery d = discovery();
+        boolean known = d.found().stream().anyMatch(ia -> ia.iaName().equals(iaName));
+        String reason = d.info().available() ? VerbsConfig.NOT_IMPLEMENTED_REASON : d.info().unavailableReason();
+        throw new DatException(known ? DatReturn.NOT_IMPLEMENTED : DatReturn.PROVIDER_NOT_FOUND,
+                known ? DatReturnSubtype.NO_SUBTYPE : DatReturnSubtype.NAME_NOT_REGISTERED,
+                "dat_ia_open: " + iaName + ": provider " + name() + " is unavailable: " + reason);
+    }
+
+    private Discovery discovery() {
+        synchronized (lock) {
+            if (discovery == null) {
+                discovery = discover();
+            }
+            return discovery;
+        }
+    }
+
+    /** Never throws: anything unexpected becomes the unavailable reason. */
+    private Discovery discover() {
+        try {
+            return discoverOrThrow();
+        } catch (RuntimeException | LinkageError e) {
+            return unavailable("the verbs device scan failed: " + e);
+        }
+    }
+
+    private Discovery discoverOrThrow() {
+        String platform = NativeTypes.unsupportedPlatformReason();
+        if (platform != null) {
+            return unavailable(platform);
+        }
+        Module module = VerbsProvider.class.getModule();
+        if (!module.isNativeAccessEnabled()) {
+            return unavailable(module.isNamed() ? VerbsConfig.NATIVE_ACCESS_REASON
+                    : VerbsConfig.NATIVE_ACCESS_UNNAMED_REASON);
+        }
+        LibIbverbs verbs;
+        try {
+            verbs = LibIbverbs.load(VerbsConfig.libibverbs());
+            LibRdmacm.load(VerbsConfig.librdmacm());
+        } catch (LibraryUnavailableException e) {
+            return unavailable(e.getMessage());
+        }
+        VerbsDeviceScan.Result scan = VerbsDeviceScan.scan(verbs);
+        if (scan.noRdma() || scan.deviceCount() == 0) {
+            return unavailable(VerbsConfig.NO_DEVICE_REASON);
+        }
+        List<DatIaInfo> found = new ArrayList<>();
+        for (VerbsPort port : scan.ports()) {
+            if (port.portLimits().state() == LibIbverbs.IBV_PORT_ACTIVE) {
+                found.add(new DatIaInfo(port.iaName(), "", VerbsAttributes.providerAttr(port),
+                        VerbsAttributes.iaAttr(port)));
+            }
+        }
+        if (found.isEmpty()) {
+            return unavailable(noActivePortReason(scan));
+        }
+        String names = found.stream().map(DatIaInfo::iaName).collect(Collectors.joining(", "));
+        return new Discovery(DatProviderInfo.unavailable(name(), VerbsConfig.PROVIDER_VERSION,
+                VerbsConfig.NOT_IMPLEMENTED_REASON + "; found " + names, VerbsConfig.settings()),
+                found);
+    }
+
+    private static String noActivePortReason(VerbsDeviceScan.Result scan) {
+        Map<String, String> states = new java.util.LinkedHashMap<>();
+        for (VerbsPort port : scan.ports()) {
+            states.put(port.device() + " port " + port.port(), portStateName(port.portLimits().state()));
+        }
+        StringBuilder sb = new StringBuilder("no active RDMA port (");
+        sb.append(states.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
+                .collect(Collectors.joining(", ")));
+        for (String problem : scan.problems()) {
+            sb.append(states.isEmpty() && sb.charAt(sb.length() - 1) == '(' ? "" : ", ").append(problem);
+        }
+        return sb.append("); bring the link of its netdev up (ip link set <if> up) or check the cable and subnet"
+                + " manager").toString();
+    }
+
+    static String portStateName(int state) {
+        return switch (state) {
+            case LibIbverbs.IBV_PORT_DOWN -> "DOWN";
+            case LibIbverbs.IBV_PORT_INIT -> "INIT";
+            case LibIbverbs.IBV_PORT_ARMED -> "ARMED";
+            case LibIbverbs.IBV_PORT_ACTIVE -> "ACTIVE";
+            case LibIbverbs.IBV_PORT_ACTIVE_DEFER -> "ACTIVE_DEFER";
+            default -> "state " + state;
+        };
+    }
+
+    private Discovery unavailable(String reason) {
+        return new Discovery(DatProviderInfo.unavailable(name(), VerbsConfig.PROVIDER_VERSION, reason,
+                VerbsConfig.settings()), List.of());
+    }
+}

@@ -1,0 +1,44 @@
+package dat.provider.verbs.internal.ffm;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.GroupLayout;
+import java.lang.foreign.MemoryLayout;
+
+/**
+ * {@code struct ibv_sge} (verbs.h): one scatter/gather element (a DAT LMR triplet: lkey = lmr_context).
+ *
+ * <p>Offsets as on Linux x86_64 with rdma-core 44; {@code VerbsLayoutOffsetTest} checks every field against
+ * the C compiler.
+ *
+ * <pre>
+ * offset size  C type    field
+ *      0    8  uint64_t  addr
+ *      8    4  uint32_t  length
+ *     12    4  uint32_t  lkey
+ * sizeof 16, alignof 8</pre>
+ */
+public final class IbvSge {
+
+    /** The C layout; its name is the C type, its member names the C field names. */
+    public static final GroupLayout LAYOUT = MemoryLayout.structLayout(
+            JAVA_LONG.withName("addr"),
+            JAVA_INT.withName("length"),
+            JAVA_INT.withName("lkey")).withName("struct ibv_sge");
+
+    /** {@code sizeof(struct ibv_sge)}. */
+    public static final long SIZE = LAYOUT.byteSize();
+
+    /** Offset of {@code addr}. */
+    public static final long ADDR = NativeTypes.offset(LAYOUT, "addr");
+
+    /** Offset of {@code length}. */
+    public static final long LENGTH = NativeTypes.offset(LAYOUT, "length");
+
+    /** Offset of {@code lkey}. */
+    public static final long LKEY = NativeTypes.offset(LAYOUT, "lkey");
+
+    private IbvSge() {
+    }
+}

@@ -1,0 +1,113 @@
+package dat.provider.verbs.internal.ffm;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.GroupLayout;
+import java.lang.foreign.MemoryLayout;
+
+/**
+ * The C types the struct classes share, and the platform they are valid on.
+ *
+ * <p>Every struct class is written for the LP64 Linux ABI (8-byte pointers, {@code long} and {@code size_t}).
+ * Only the glibc pthread types differ between the two architectures rdma-core ships for in Debian, x86_64 and
+ * aarch64; they sit after every field jDAT reads, but their size moves the fields behind them and the struct
+ * sizes, so they are chosen here per architecture. Nothing here calls a restricted method: the struct classes
+ * load without native access.
+ */
+public final class NativeTypes {
+
+    /** {@code os.arch} as the JVM reports it. */
+    public static final String ARCH = System.getProperty("os.arch", "");
+
+    /** {@code os.name} as the JVM reports it. */
+    public static final String OS = System.getProperty("os.name", "");
+
+    private static final boolean AARCH64 = ARCH.equals("aarch64");
+
+    /** {@code pthread_mutex_t} of glibc: 40 bytes on x86_64, 48 on aarch64, 8-byte aligned; opaque to jDAT. */
+    public static final MemoryLayout PTHREAD_MUTEX_T = MemoryLayout.sequenceLayout(AARCH64 ? 6 : 5, JAVA_LONG);
+
+    /** {@code pthread_cond_t} of glibc: 48 bytes, 8-byte aligned; opaque to jDAT. */
+    public static final MemoryLayout PTHREAD_COND_T = MemoryLayout.sequenceLayout(6, JAVA_LONG);
+
+    private NativeTypes() {
+    }
+
+    /**
+     * @return why the struct layouts are not known to hold on this platform, or {@code null} when they are
+     *     (Linux on x86_64 or aarch64)
+     */
+    public static String unsupportedPlatformReason() {
+        if (!OS.equals("Linux")) {
+            return "the verbs provider needs Linux (libibverbs); os.name is " + OS;
+        }
+        if (!ARCH.equals("amd64") && !AARCH64) {
+            return "the verbs provider's struct layouts are verified for x86_64 (amd64) and aarch64 only; os.arch is "
+                    + ARCH;
+        }
+        return null;
+    }
+
+    /**
+     * The byte offset of a field given by its C member designator, for example {@code wr.rdma.rkey}. Members of
+     * anonymous unions are found without a path element, as in C.
+     *
+     * @param layout a struct or union layout whose member names are the C field names
+     * @param designator the dotted C member designator
+     * @return the offset of the member from the start of {@code layout}
+     * @throws IllegalArgumentException if there is no such member
+     */
+    public static long offset(GroupLayout layout, String designator) {
+        long offset = 0;
+        MemoryLayout current = layout;
+        for (String name : designator.split("\\.")) {
+            if (!(current instanceof GroupLayout group)) {
+                throw new IllegalArgumentException(designator + ": " + current + " has no members");
+            }
+            long[] found = find(group, name);
+            if (found == null) {
+                throw new IllegalArgumentException(designator + ": no member " + name + " in " + layout.name()
+                        .orElse("layout"));
+            }
+            offset += found[0];
+            current = member(group, name);
+        }
+        return offset;
+    }
+
+    /** @return {offset} of the member named {@code name}, descending into unnamed groups; null if absent */
+    private static long[] find(GroupLayout group, String name) {
+        boolean union = group instanceof java.lang.foreign.UnionLayout;
+        long at = 0;
+        for (MemoryLayout m : group.memberLayouts()) {
+            if (m.name().filter(name::equals).isPresent()) {
+                return new long[] {at};
+            }
+            if (m.name().isEmpty() && m instanceof GroupLayout inner) {
+                long[] deeper = find(inner, name);
+                if (deeper != null) {
+                    return new long[] {at + deeper[0]};
+                }
+            }
+            if (!union) {
+                at += m.byteSize();
+            }
+        }
+        return null;
+    }
+
+    private static MemoryLayout member(GroupLayout group, String name) {
+        for (MemoryLayout m : group.memberLayouts()) {
+            if (m.name().filter(name::equals).isPresent()) {
+                return m;
+            }
+            if (m.name().isEmpty() && m instanceof GroupLayout inner) {
+                MemoryLayout deeper = member(inner, name);
+                if (deeper != null) {
+                    return deeper;
+                }
+            }
+        }
+        return null;
+    }
+}

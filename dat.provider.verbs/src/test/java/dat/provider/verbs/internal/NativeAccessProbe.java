@@ -1,0 +1,23 @@
+package dat.provider.verbs.internal;
+
+import dat.spi.DatProviderInfo;
+
+/**
+ * The main of the child JVM of {@link VerbsProviderNativeAccessTest}: prints what {@link VerbsProvider#info()}
+ * says, one {@code key=value} per line.
+ */
+public final class NativeAccessProbe {
+
+    private NativeAccessProbe() {
+    }
+
+    /**
+     * @param args unused
+     */
+    public static void main(String[] args) {
+        DatProviderInfo info = new VerbsProvider().info();
+        System.out.println("module=" + VerbsProvider.class.getModule().getName());
+        System.out.println("available=" + info.available());
+        System.out.println("reason=" + info.unavailableReason());
+    }
+}

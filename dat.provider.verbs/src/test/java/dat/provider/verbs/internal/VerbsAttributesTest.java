@@ -1,0 +1,143 @@
+package dat.provider.verbs.internal;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dat.api.Dat;
+import dat.api.DatIaAttr;
+import dat.api.DatProviderAttr;
+import dat.provider.verbs.internal.ffm.IbvDeviceAttr;
+import dat.provider.verbs.internal.ffm.IbvPortAttr;
+import dat.provider.verbs.internal.ffm.LibIbverbs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The mapping from verbs limits to DAT attributes, on the values an rdma_rxe device reports (rdma-core 44,
+ * kernel 6.1), written into native structs the way libibverbs would fill them. No device needed.
+ */
+class VerbsAttributesTest {
+
+    private static VerbsPort rxePort() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(IbvDeviceAttr.LAYOUT);
+            attr.setString(IbvDeviceAttr.FW_VER, "0.0.0");
+            attr.set(JAVA_LONG, IbvDeviceAttr.MAX_MR_SIZE, -1L);
+            attr.set(JAVA_INT, IbvDeviceAttr.VENDOR_ID, 0xffffff);
+            attr.set(JAVA_INT, IbvDeviceAttr.MAX_QP, 0x10000);
+            attr.set(JAVA_INT, IbvDeviceAttr.MAX_QP_WR, 0x4000);
+            attr.set(JAVA_INT, IbvDeviceAttr.MAX_SGE, 32);
+            attr.set(JAVA_INT, IbvDeviceAttr.MAX_SGE_RD, 32);
+            attr.set(JAVA_INT, IbvDeviceAttr.MAX_CQ, 0x4000);
+            attr.set(JAVA_INT, IbvDeviceAttr.MAX_CQE, 0x8000 - 1);
+            attr.set(JAVA_INT, IbvDeviceAttr.MAX_MR, 0x40000);
+            attr.set(JAVA_INT, IbvDeviceAttr.MAX_PD, 0x10000);
+            attr.set(JAVA_INT, IbvDeviceAttr.MAX_QP_RD_ATOM, 128);
+            attr.set(JAVA_INT, IbvDeviceAttr.MAX_RES_RD_ATOM, 0x3f80);
+            attr.set(JAVA_INT, IbvDeviceAttr.MAX_QP_INIT_RD_ATOM, 128);
+            attr.set(JAVA_INT, IbvDeviceAttr.MAX_MW, 0x10000);
+            attr.set(JAVA_INT, IbvDeviceAttr.MAX_SRQ, 0x40000);
+            attr.set(JAVA_INT, IbvDeviceAttr.MAX_SRQ_WR, 0x4000);
+            attr.set(JAVA_INT, IbvDeviceAttr.MAX_SRQ_SGE, 27);
+            attr.set(JAVA_BYTE, IbvDeviceAttr.PHYS_PORT_CNT, (byte) 1);
+            MemorySegment port = arena.allocate(IbvPortAttr.LAYOUT);
+            port.set(JAVA_INT, IbvPortAttr.STATE, LibIbverbs.IBV_PORT_ACTIVE);
+            port.set(JAVA_INT, IbvPortAttr.ACTIVE_MTU, LibIbverbs.IBV_MTU_1024);
+            port.set(JAVA_INT, IbvPortAttr.GID_TBL_LEN, 1024);
+            port.set(JAVA_INT, IbvPortAttr.MAX_MSG_SZ, 0x800000);
+            port.set(JAVA_BYTE, IbvPortAttr.LINK_LAYER, (byte) LibIbverbs.IBV_LINK_LAYER_ETHERNET);
+            byte[] gid = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 0xff, (byte) 0xff, 10, 0, 2, 15};
+            return new VerbsPort("rxe0", 1, LibIbverbs.IBV_TRANSPORT_IB, DeviceLimits.read(attr),
+                    PortLimits.read(port), VerbsDeviceScan.address(gid), VerbsDeviceScan.gidText(gid));
+        }
+    }
+
+    @Test
+    void limitsAreReadFromTheirOffsets() {
+        VerbsPort port = rxePort();
+        assertEquals("0.0.0", port.deviceLimits().fwVer());
+        assertEquals(1, port.deviceLimits().physPortCnt());
+        assertEquals(27, port.deviceLimits().maxSrqSge());
+        assertEquals(0x800000, port.portLimits().maxMsgSz());
+        assertEquals(1024, port.portLimits().activeMtuBytes());
+        assertEquals("ofa-v2-rxe0-1", port.iaName());
+    }
+
+    @Test
+    void iaAttributesComeFromTheDeviceAndPort() {
+        DatIaAttr ia = VerbsAttributes.iaAttr(rxePort());
+        assertEquals("rxe0", ia.adapterName());
+        assertEquals(0x10000, ia.maxEps());
+        assertEquals(0x4000, ia.maxDtoPerEp());
+        assertEquals(32, ia.maxIovSegmentsPerDto());
+        assertEquals(0x4000, ia.maxEvds());
+        assertEquals(0x7fff, ia.maxEvdQlen());
+        assertEquals(0x40000, ia.maxLmrs());
+        assertEquals(Long.MAX_VALUE, ia.maxLmrBlockSize(), "all-ones max_mr_size means no limit");
+        assertEquals(0x10000, ia.maxPzs());
+        assertEquals(0x40000, ia.maxSrqs());
+        assertEquals(0x4000, ia.maxRecvPerSrq());
+        assertEquals(128, ia.maxRdmaReadPerEpIn());
+        assertEquals(128, ia.maxRdmaReadPerEpOut());
+        assertEquals(0x3f80, ia.maxRdmaReadIn());
+        assertEquals(0x800000, ia.maxMessageSize());
+        assertEquals(0x800000, ia.maxRdmaSize());
+        assertEquals(0x10000, ia.maxRmrs());
+        assertEquals(Dat.DAT_VALUE_UNKNOWN, ia.maxRdmaReadOut());
+        assertFalse(ia.maxRdmaReadPerEpInGuaranteed());
+        assertEquals("27", ia.vendorAttr().get("max_srq_sge"));
+        assertEquals("Ethernet", ia.transportAttr().get("link_layer"));
+        assertEquals("0000:0000:0000:0000:0000:ffff:0a00:020f", ia.transportAttr().get("gid"));
+        assertTrue(ia.iaAddressPtr() instanceof Inet4Address);
+        assertEquals("10.0.2.15", ia.iaAddressPtr().getHostAddress());
+    }
+
+    @Test
+    void providerAttributesDenyWhatIsNotImplemented() {
+        DatProviderAttr p = VerbsAttributes.providerAttr(rxePort());
+        assertEquals("verbs", p.providerName());
+        assertTrue(p.srqSupported(), "max_srq > 0");
+        assertEquals(0, p.srqWatermarksSupported());
+        assertEquals(0, p.srqInfoSupported());
+        assertEquals(0, p.epRecvInfoSupported());
+        assertEquals(0, p.completionFlagsSupported());
+        assertEquals(0, p.evdStreamMergingSupported());
+        assertFalse(p.isThreadSafe());
+        assertFalse(p.rdmaWriteForRdmaReadReq(), "InfiniBand/RoCE read sinks need only local write");
+        assertEquals(VerbsAttributes.MAX_PRIVATE_DATA_SIZE, p.maxPrivateDataSize());
+        assertEquals(VerbsConfig.NOT_IMPLEMENTED_REASON, p.providerSpecificAttr().get("status"));
+    }
+
+    @Test
+    void withoutSrqsTheAttributeIsDenied() {
+        VerbsPort rxe = rxePort();
+        DeviceLimits d = rxe.deviceLimits();
+        DeviceLimits noSrq = new DeviceLimits(d.fwVer(), d.nodeGuid(), d.maxMrSize(), d.vendorId(), d.vendorPartId(),
+                d.hwVer(), d.maxQp(), d.maxQpWr(), d.deviceCapFlags(), d.maxSge(), d.maxSgeRd(), d.maxCq(),
+                d.maxCqe(), d.maxMr(), d.maxPd(), d.maxQpRdAtom(), d.maxResRdAtom(), d.maxQpInitRdAtom(),
+                d.atomicCap(), d.maxMw(), 0, 0, 0, d.maxPkeys(), d.physPortCnt());
+        VerbsPort port = new VerbsPort("dev", 1, LibIbverbs.IBV_TRANSPORT_IWARP, noSrq, rxe.portLimits(),
+                rxe.address(), rxe.gid());
+        assertFalse(VerbsAttributes.providerAttr(port).srqSupported());
+        assertEquals(0, VerbsAttributes.iaAttr(port).maxEpPerSrq());
+        assertTrue(VerbsAttributes.providerAttr(port).rdmaWriteForRdmaReadReq(), "iWARP");
+    }
+
+    @Test
+    void gidHelpers() throws Exception {
+        byte[] linkLocal = InetAddress.getByName("fe80::5054:ff:fe12:3456").getAddress();
+        assertFalse(VerbsDeviceScan.isIpv4Mapped(linkLocal));
+        assertEquals("fe80:0000:0000:0000:5054:00ff:fe12:3456", VerbsDeviceScan.gidText(linkLocal));
+        assertArrayEquals(new byte[16], VerbsDeviceScan.address(null).getAddress());
+        assertArrayEquals(new int[] {16, 35}, VerbsAttributes.firmwareVersion("16.35.2000"));
+        assertArrayEquals(new int[] {0, 0}, VerbsAttributes.firmwareVersion(""));
+    }
+}
