@@ -6,6 +6,8 @@ module dat.cli {
     requires dat.registry;
     requires dat.tck;
     requires info.picocli;
+    // Only to set the level of the registry's System.Logger, which the JDK backs with java.util.logging.
+    requires java.logging;
 
     // picocli reads the command classes' annotations and sets their fields reflectively.
     opens dat.cli to info.picocli;

@@ -18,6 +18,13 @@ public final class DatCommand implements Runnable {
     /** Exit code: bad usage, or the command could not run. */
     static final int EXIT_USAGE = 2;
 
+    /**
+     * The registry logs a provider that reports itself unavailable at INFO, once, for library users; the command
+     * prints those reasons in its own output, so it keeps only warnings (failures to load) on stderr. Held in a field
+     * because java.util.logging keeps loggers weakly and would forget the level.
+     */
+    private static final java.util.logging.Logger REGISTRY_LOG = java.util.logging.Logger.getLogger("dat.registry");
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -36,6 +43,7 @@ public final class DatCommand implements Runnable {
      * @param args the arguments
      */
     public static void main(String[] args) {
+        REGISTRY_LOG.setLevel(java.util.logging.Level.WARNING);
         System.exit(execute(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
     }
 

@@ -32,7 +32,7 @@ class DatImageIT {
 
     /** The modules the image exists for. */
     private static final List<String> JDAT_MODULES =
-            List.of("dat.api", "dat.registry", "dat.provider.loopback", "dat.tck", "dat.cli");
+            List.of("dat.api", "dat.registry", "dat.provider.loopback", "dat.provider.verbs", "dat.tck", "dat.cli");
 
     /** Modules found only through ServiceLoader or needed by the TCK and the CLI; jlink adds none by itself. */
     private static final List<String> SUPPORT_MODULES = List.of("org.junit.jupiter.engine",
@@ -92,6 +92,15 @@ class DatImageIT {
         List<?> providers = assertInstanceOf(List.class, root.get("providers"), run.describe("no providers array"));
         Map<?, ?> loopback = findByName(providers, "loopback", run);
         assertEquals(Boolean.TRUE, loopback.get("available"), run.describe("provider loopback should be available"));
+        // The verbs provider is in the image and listed; on a machine without RDMA it is unavailable, and its
+        // reason must not be missing native access: the image grants it (jlink add-options).
+        Map<?, ?> verbs = findByName(providers, "verbs", run);
+        Object reason = verbs.get("reason");
+        if (Boolean.FALSE.equals(verbs.get("available"))) {
+            assertInstanceOf(String.class, reason, run.describe("an unavailable verbs provider needs a reason"));
+            assertFalse(((String) reason).contains("native access"),
+                    run.describe("the image must enable native access for dat.provider.verbs: " + reason));
+        }
 
         List<?> ias = assertInstanceOf(List.class, root.get("ias"), run.describe("no ias array"));
         Map<?, ?> ia = findByName(ias, "loopback0", run);

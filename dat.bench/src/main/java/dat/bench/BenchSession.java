@@ -1,0 +1,218 @@
+package dat.bench;
+
+import dat.api.DatCloseFlags;
+import dat.api.DatConnectFlags;
+import dat.api.DatEp;
+import dat.api.DatEpAttr;
+import dat.api.DatEvd;
+import dat.api.DatEvdFlags;
+import dat.api.DatEvent;
+import dat.api.DatEventType;
+import dat.api.DatIa;
+import dat.api.DatIaAttr;
+import dat.api.DatLmr;
+import dat.api.DatProviderAttr;
+import dat.api.DatPsp;
+import dat.api.DatPspFlags;
+import dat.api.DatPz;
+import dat.api.DatQos;
+import dat.api.DatReturn;
+import dat.api.DatSrq;
+import dat.api.Iov;
+import dat.registry.DatRegistry;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The DAT objects of one benchmark trial, all on one IA opened through {@link DatRegistry}: a PZ, endpoints
+ * connected to each other through a PSP (connect, connection request, accept, both ESTABLISHED events) exactly as
+ * two processes would, and registered buffers. Everything is made in {@code @Setup(Level.Trial)}, before the first
+ * measured call, and released by {@link #close()}: an abrupt {@code dat_ia_close} (which frees every object of the
+ * IA and flushes what is outstanding), then the arena that owns the registered memory, in that order because
+ * registered memory must outlive its LMRs.
+ */
+final class BenchSession implements AutoCloseable {
+
+    /** System property: the IA the benchmarks open. */
+    static final String IA_PROPERTY = "dat.bench.ia";
+    /** Default of {@link #IA_PROPERTY}: the loopback provider's first IA. */
+    static final String IA_DEFAULT = "loopback0";
+
+    final DatIa ia;
+    final DatIaAttr limits;
+    final DatProviderAttr provider;
+    final DatPz pz;
+    /** Shared: the ping-pong responder touches the buffers from its own thread. */
+    final Arena arena = Arena.ofShared();
+    private boolean closed;
+
+    /** One endpoint and its EVDs (an EVD may be shared with other sides, or {@code null}). */
+    record Side(DatEp ep, DatEvd requestEvd, DatEvd recvEvd, DatEvd connectEvd) {
+    }
+
+    /** A registered buffer: the LMR and the memory it covers. */
+    record Buffer(DatLmr lmr, MemorySegment memory) {
+
+        /** @return an IOV of one triplet covering the first {@code length} bytes */
+        Iov iov(Arena arena, long length) {
+            return Iov.allocate(arena, 1).set(0, lmr, 0, length);
+        }
+    }
+
+    private BenchSession(DatIa ia) {
+        this.ia = ia;
+        try {
+            this.limits = ia.query();
+            this.provider = ia.providerAttr();
+            this.pz = ia.createPz();
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /** @return a session on the IA named by {@link #IA_PROPERTY} */
+    static BenchSession open() {
+        return new BenchSession(DatRegistry.load().open(System.getProperty(IA_PROPERTY, IA_DEFAULT)));
+    }
+
+    /**
+     * @param qlen wanted queue length, capped at {@code max_evd_qlen}
+     * @param flags {@link DatEvdFlags}
+     * @return a new EVD
+     */
+    DatEvd evd(int qlen, int flags) {
+        return ia.createEvd(Math.min(qlen, limits.maxEvdQlen()), null, flags);
+    }
+
+    /**
+     * Endpoint attributes for {@code messageBytes}-byte messages and RDMA, {@code requests} and {@code receives}
+     * deep queues and one IOV segment.
+     *
+     * @param messageBytes the largest message or RDMA transfer
+     * @param requests {@code max_request_dtos}
+     * @param receives {@code max_recv_dtos}
+     * @return the attributes
+     */
+    DatEpAttr epAttr(long messageBytes, int requests, int receives) {
+        long bytes = Math.max(1, messageBytes);
+        return DatEpAttr.builder()
+                .maxMessageSize(Math.min(bytes, limits.maxMessageSize()))
+                .maxRdmaSize(Math.min(bytes, limits.maxRdmaSize()))
+                .maxRequestDtos(Math.min(requests, limits.maxDtoPerEp()))
+                .maxRecvDtos(Math.min(receives, limits.maxDtoPerEp()))
+                .maxRdmaReadIn(Math.min(1, limits.maxRdmaReadIn()))
+                .maxRdmaReadOut(Math.min(1, limits.maxRdmaReadOut()))
+                .build();
+    }
+
+    /**
+     * Creates an unconnected endpoint with its own request, receive and connection EVDs.
+     *
+     * @param attr the EP attributes
+     * @param evdQlen the DTO EVDs' queue length
+     * @return the side
+     */
+    Side side(DatEpAttr attr, int evdQlen) {
+        DatEvd request = evd(evdQlen, DatEvdFlags.DTO);
+        DatEvd recv = evd(evdQlen, DatEvdFlags.DTO);
+        return side(attr, request, recv, null);
+    }
+
+    /**
+     * Creates an unconnected endpoint on given DTO EVDs (which other sides may share) with its own connection EVD.
+     *
+     * @param attr the EP attributes
+     * @param requestEvd request completions, or {@code null}
+     * @param recvEvd receive completions, or {@code null}
+     * @param srq the SRQ to take receives from, or {@code null} for the EP's own receive queue
+     * @return the side
+     */
+    Side side(DatEpAttr attr, DatEvd requestEvd, DatEvd recvEvd, DatSrq srq) {
+        DatEvd connect = evd(8, DatEvdFlags.CONNECTION);
+        DatEp ep = srq == null
+                ? ia.createEp(pz, recvEvd, requestEvd, connect, attr)
+                : ia.createEpWithSrq(pz, recvEvd, requestEvd, connect, srq, attr);
+        return new Side(ep, requestEvd, recvEvd, connect);
+    }
+
+    /**
+     * Connects {@code active} to {@code passive} through a PSP on this IA: {@code dat_ep_connect}, the connection
+     * request on the CR EVD, {@code dat_cr_accept}, and both ESTABLISHED events.
+     *
+     * @param active the side that calls {@code dat_ep_connect}
+     * @param passive the side handed to {@code dat_cr_accept}
+     */
+    void connect(Side active, Side passive) {
+        DatEvd crEvd = evd(8, DatEvdFlags.CR);
+        try (DatPsp psp = ia.createPspAny(crEvd, DatPspFlags.CONSUMER)) {
+            active.ep().connect(ia.address(), psp.connQual(), TimeUnit.NANOSECONDS.toMicros(Spin.TIMEOUT_NANOS),
+                    null, DatQos.BEST_EFFORT, DatConnectFlags.DEFAULT);
+            expect(crEvd, DatEventType.CONNECTION_REQUEST_EVENT).cr().accept(passive.ep(), null);
+            expect(active.connectEvd(), DatEventType.CONNECTION_EVENT_ESTABLISHED);
+            expect(passive.connectEvd(), DatEventType.CONNECTION_EVENT_ESTABLISHED);
+        } finally {
+            crEvd.close();
+        }
+    }
+
+    private static DatEvent expect(DatEvd evd, DatEventType type) {
+        DatEvent event = new DatEvent();
+        long deadline = System.nanoTime() + Spin.TIMEOUT_NANOS;
+        while (true) {
+            int rc = evd.dequeue(event);
+            if (rc == DatReturn.DAT_SUCCESS) {
+                if (event.type() != type) {
+                    throw new IllegalStateException("connecting: expected " + type + ", got " + event);
+                }
+                return event;
+            }
+            if (rc != DatReturn.DAT_QUEUE_EMPTY) {
+                throw new IllegalStateException("connecting: dat_evd_dequeue returned " + DatReturn.toString(rc));
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("connecting: no " + type + " within "
+                        + TimeUnit.NANOSECONDS.toMillis(Spin.TIMEOUT_NANOS) + " ms");
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /**
+     * Registers {@code size} bytes of fresh native memory, aligned to the provider's
+     * {@code optimal_buffer_alignment} (at least 8, as an {@link Iov} needs).
+     *
+     * @param size bytes
+     * @param privileges {@link dat.api.DatMemPriv} flags
+     * @return the buffer, zero-filled
+     */
+    Buffer buffer(long size, int privileges) {
+        long align = Math.max(8, provider.optimalBufferAlignment());
+        MemorySegment memory = arena.allocate(size, align);
+        return new Buffer(ia.createLmr(pz, memory, privileges), memory);
+    }
+
+    /**
+     * @param length bytes the IOV names
+     * @param buffer the buffer it points into, from offset 0
+     * @return a one-triplet IOV
+     */
+    Iov iov(Buffer buffer, long length) {
+        return buffer.iov(arena, length);
+    }
+
+    /** Closes the IA abruptly (every EP, EVD, LMR and PZ with it), then frees the memory. Idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            ia.close(DatCloseFlags.ABRUPT);
+        } finally {
+            arena.close();
+        }
+    }
+}
