@@ -15,50 +15,75 @@ import dat.api.DatHandle;
 import dat.api.DatHandleType;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * An event dispatcher ({@code dat_evd_create}): a fixed ring of preallocated {@link DatEvent} slots. Posting
- * an event writes a slot in place and dequeuing copies it out, so neither allocates.
+ * An event dispatcher ({@code dat_evd_create}) over an {@link EventRing}: a fixed ring of preallocated
+ * {@link DatEvent} slots that any number of threads post into and dequeue from without a lock. Posting writes a
+ * slot in place and dequeuing copies it out, so neither allocates, whichever threads are involved.
  *
- * <p>Overflow: an event that finds the ring full is lost, and {@link DatEventType#ASYNC_ERROR_EVD_OVERFLOW}
- * (reason {@link DatAsyncReason#EVD_OVERFLOW_ERROR}, handle this EVD) goes to the IA's async EVD once per
- * overflow episode: again only after a dequeue has made room.
+ * <p>Overflow: an event that finds the ring full is lost (its reaper is told at once), and
+ * {@link DatEventType#ASYNC_ERROR_EVD_OVERFLOW} (reason {@link DatAsyncReason#EVD_OVERFLOW_ERROR}, handle this
+ * EVD) goes to the IA's async EVD once per overflow episode: again only after a dequeue has made room.
  *
  * <p>Signalling: every slot records whether its event is signalled. Unsignalled completions (an
  * {@code UNSIGNALLED} request, or a receive on a {@code SOLICITED_WAIT} EP whose send was not solicited) are
- * queued and dequeued like any other, but a waiter wakes only when at least {@code threshold} events are
- * queued and one of them is signalled, so they never wake it by themselves.
+ * queued and dequeued like any other, but a waiter returns only when at least {@code threshold} events are
+ * queued and one of them is signalled, so they never complete a wait by themselves.
+ *
+ * <p>Waiting ({@code dat_evd_wait}) without lost wake-ups, and without costing producers anything while nobody
+ * waits. The waiter registers ({@link #waiter}, then the WAITER flag in the ring's tail), then tests the queue
+ * and parks. A producer whose claim saw the WAITER flag publishes with a volatile store, then reads tail and
+ * head (volatile) and unparks the waiter when at least the threshold is claimed. Volatile accesses are totally
+ * ordered (the JMM's synchronization order), so take the last such publish P of the events the waiter needs:
+ * either the waiter's test came after P (and saw every event, P being last) or P's producer read tail and head
+ * after the waiter's test, saw every claim (any later claim would publish after P) and so a count of at least the
+ * threshold, and unparked it. Events claimed before the flag was set are waited for by the waiter before its
+ * first test ({@link EventRing#awaitPublished}). As in AQS, an unpark that precedes a park makes it return at
+ * once. Producers never check the condition's signalled half: a waiter woken too early tests again and parks.
+ *
+ * <p>Consumers: {@link #dequeue}, {@link #poll} and {@link #await} may run on any threads at once; each take
+ * is a CAS on the ring's head. While a waiter is registered {@link #dequeue} and {@link #poll} return
+ * {@code DAT_INVALID_STATE}; one that checked just before the waiter registered may still take an event, which
+ * the waiter then does not see (as if that dequeue had come first).
+ *
+ * <p>Control ({@link #resize}, {@link #destroy}, unwaitable): serialised by {@link #control}. Resize seals the
+ * ring (no claim or take succeeds, in-flight producers are waited for), copies it into a new ring and
+ * publishes that with a volatile write of {@link #ring}; data-path callers that meet a sealed ring spin until
+ * then. Free seals the ring for good and reaps what is still queued.
  */
 final class LoopbackEvd extends LoopbackHandle implements DatEvd {
+
+    private static final VarHandle WAITER;
+
+    static {
+        try {
+            WAITER = MethodHandles.lookup().findVarHandle(LoopbackEvd.class, "waiter", Thread.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     final int flags;
     final boolean isAsync;
     private final LoopbackIa ia;
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition ready = lock.newCondition();
-    /** Serialises {@link #poll} callers, which share {@link #pollEvent}. */
-    private final ReentrantLock pollLock = new ReentrantLock();
-    private final DatEvent pollEvent = new DatEvent();
+    /** Serialises resize, free and the unwaitable state; never taken on the data path. */
+    private final ReentrantLock control = new ReentrantLock();
+    /** Each polling thread's holder: poll may run on several threads at once. Allocated once per thread. */
+    private final ThreadLocal<DatEvent> pollEvent = ThreadLocal.withInitial(DatEvent::new);
 
-    // Guarded by lock.
-    private DatEvent[] slots;
-    private boolean[] signalled;
-    /**
-     * Who hears that a completion was reaped: the SRQ its receive buffer came from (the buffer stops being
-     * outstanding) or the EP whose request slot it holds.
-     */
-    private Reaper[] reaperOf;
-    private int head;
-    private int count;
-    private int signalledCount;
-    private boolean overflowed;
-    private boolean waiting;
-    private int waitThreshold;
-    private boolean unwaitable;
-    private long abortGeneration;
+    private volatile EventRing ring;
+    /** The thread blocked in {@link #await}, or null; set by CAS so there is at most one. */
+    private volatile Thread waiter;
+    /** The waiter's effective threshold; written before the WAITER flag, read by producers that saw it. */
+    private volatile int waitThreshold;
+    private volatile boolean unwaitable;
+    /** Bumped (under {@link #control}) by set_unwaitable and free: a waiter that sees it move aborts. */
+    private volatile long abortGeneration;
 
     private volatile boolean enabled = true;
     private volatile LoopbackCno cno;
@@ -68,16 +93,7 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
         this.flags = flags;
         this.isAsync = isAsync;
         this.cno = cno;
-        allocate(qlen);
-    }
-
-    private void allocate(int qlen) {
-        slots = new DatEvent[qlen];
-        for (int i = 0; i < qlen; i++) {
-            slots[i] = new DatEvent();
-        }
-        signalled = new boolean[qlen];
-        reaperOf = new Reaper[qlen];
+        this.ring = new EventRing(qlen);
     }
 
     @Override
@@ -116,29 +132,21 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
 
     @Override
     void destroy() {
-        int reap = 0;
-        Reaper[] reapFrom;
-        lock.lock();
+        EventRing r;
+        control.lock();
         try {
+            // Closed before sealed: whoever meets the sealed ring reads the closed flag after the seal (a
+            // volatile read of the word the seal wrote), so sees it and gives up instead of waiting.
             markClosed();
             abortGeneration++;
-            ready.signalAll();
-            reapFrom = new Reaper[count];
-            for (int i = 0; i < count; i++) {
-                int slot = (head + i) % slots.length;
-                if (reaperOf[slot] != null) {
-                    reapFrom[reap++] = reaperOf[slot];
-                    reaperOf[slot] = null;
-                }
-            }
-            count = 0;
-            signalledCount = 0;
+            r = ring;
+            r.seal();
         } finally {
-            lock.unlock();
+            control.unlock();
         }
-        for (int i = 0; i < reap; i++) {
-            reapFrom[i].reaped();
-        }
+        LockSupport.unpark(waiter);
+        // Sealed for good: no take can commit any more, so these events are reaped here and only here.
+        r.reapAll();
     }
 
     @Override
@@ -146,45 +154,50 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
         return DatHandleType.EVD;
     }
 
-    // ---- producers (any thread; allocation-free) ----
-
-    /**
-     * Opens a post: takes the lock and returns the slot to fill, or -1 (lock released) when the EVD is closed
-     * or full. Fullness starts an overflow episode.
-     */
-    private int begin() {
-        lock.lock();
-        if (isClosed()) {
-            lock.unlock();
-            return -1;
+    /** Spins while {@code r} is sealed by a resize that has not yet installed its new ring. */
+    private void awaitResize(EventRing r) {
+        for (int spins = 0; ring == r && r.sealed() && !isClosed(); spins++) {
+            EventRing.backoff(spins);
         }
-        if (count == slots.length) {
-            boolean report = !overflowed;
-            overflowed = true;
-            lock.unlock();
-            if (report && !isAsync) {
-                ia.async().postAsync(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, this, DatAsyncReason.EVD_OVERFLOW_ERROR);
-            }
-            return -1;
-        }
-        return (head + count) % slots.length;
     }
 
-    /** Commits slot {@code i} opened by {@link #begin()}, releases the lock, wakes and triggers. */
-    private void commit(int i, boolean sig, Reaper reaper) {
-        signalled[i] = sig;
-        reaperOf[i] = reaper;
-        count++;
+    // ---- producers (any thread; lock-free, allocation-free) ----
+
+    /**
+     * Handles a failed {@link EventRing#claim}.
+     *
+     * @return true when the event is dropped (closed or full; an overflow episode opened by this call is
+     *     reported), false when the caller must retry on the ring a resize installs
+     */
+    private boolean dropped(EventRing r, long claim) {
+        if (claim == EventRing.SEALED_RING) {
+            if (isClosed()) {
+                return true;
+            }
+            awaitResize(r);
+            return false;
+        }
+        if (claim == EventRing.FULL_FIRST && !isAsync) {
+            ia.async().postAsync(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, this, DatAsyncReason.EVD_OVERFLOW_ERROR);
+        }
+        return true;
+    }
+
+    /** Publishes a claimed, filled slot, then wakes the waiter and triggers the CNO if due. */
+    private void publish(EventRing r, long claim, boolean sig, Reaper reaper) {
+        r.publish(claim, sig, reaper);
+        if ((claim & EventRing.WAITER) != 0) {
+            // Dekker, producer half (see the class comment): publish (volatile) -> read tail and head.
+            Thread w = waiter;
+            if (w != null && r.queued() >= waitThreshold) {
+                LockSupport.unpark(w);
+            }
+        }
         if (sig) {
-            signalledCount++;
-        }
-        if (waiting && count >= waitThreshold && signalledCount > 0) {
-            ready.signal();
-        }
-        LoopbackCno c = cno;
-        lock.unlock();
-        if (sig && c != null && enabled) {
-            c.trigger(this);
+            LoopbackCno c = cno;
+            if (c != null && enabled) {
+                c.trigger(this);
+            }
         }
     }
 
@@ -195,59 +208,84 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
      * @return whether the event was queued
      */
     boolean postDto(LoopbackEp ep, long cookie, DatDtoStatus status, long length, boolean sig, Reaper reaper) {
-        int i = begin();
-        if (i < 0) {
-            if (reaper != null) {
-                reaper.reaped();
+        while (true) {
+            EventRing r = ring;
+            long claim = r.claim(true);
+            if (claim >= 0) {
+                r.slot(claim).setDtoCompletion(this, ep, cookie, status, length);
+                publish(r, claim, sig, reaper);
+                return true;
             }
-            return false;
+            if (dropped(r, claim)) {
+                if (reaper != null) {
+                    reaper.reaped();
+                }
+                return false;
+            }
         }
-        slots[i].setDtoCompletion(this, ep, cookie, status, length);
-        commit(i, sig, reaper);
-        return true;
     }
 
     boolean postBind(LoopbackRmr rmr, long cookie, DatDtoStatus status, boolean sig, Reaper reaper) {
-        int i = begin();
-        if (i < 0) {
-            if (reaper != null) {
-                reaper.reaped();
+        while (true) {
+            EventRing r = ring;
+            long claim = r.claim(true);
+            if (claim >= 0) {
+                r.slot(claim).setRmrBindCompletion(this, rmr, cookie, status);
+                publish(r, claim, sig, reaper);
+                return true;
             }
-            return false;
+            if (dropped(r, claim)) {
+                if (reaper != null) {
+                    reaper.reaped();
+                }
+                return false;
+            }
         }
-        slots[i].setRmrBindCompletion(this, rmr, cookie, status);
-        commit(i, sig, reaper);
-        return true;
     }
 
     boolean postConnection(DatEventType type, LoopbackEp ep, byte[] privateData) {
-        int i = begin();
-        if (i < 0) {
-            return false;
+        while (true) {
+            EventRing r = ring;
+            long claim = r.claim(true);
+            if (claim >= 0) {
+                r.slot(claim).setConnectionEvent(type, this, ep, privateData);
+                publish(r, claim, true, null);
+                return true;
+            }
+            if (dropped(r, claim)) {
+                return false;
+            }
         }
-        slots[i].setConnectionEvent(type, this, ep, privateData);
-        commit(i, true, null);
-        return true;
     }
 
     boolean postConnectionRequest(DatHandle sp, long connQual, LoopbackCr cr) {
-        int i = begin();
-        if (i < 0) {
-            return false;
+        while (true) {
+            EventRing r = ring;
+            long claim = r.claim(true);
+            if (claim >= 0) {
+                r.slot(claim).setConnectionRequest(this, sp, connQual, cr);
+                publish(r, claim, true, null);
+                return true;
+            }
+            if (dropped(r, claim)) {
+                return false;
+            }
         }
-        slots[i].setConnectionRequest(this, sp, connQual, cr);
-        commit(i, true, null);
-        return true;
     }
 
     boolean postAsync(DatEventType type, DatHandle handle, int reason) {
-        int i = begin();
-        if (i < 0) {
-            return false;
+        while (true) {
+            EventRing r = ring;
+            long claim = r.claim(true);
+            if (claim >= 0) {
+                r.slot(claim).setAsyncEvent(type, this, handle, reason);
+                publish(r, claim, true, null);
+                return true;
+            }
+            if (dropped(r, claim)) {
+                return false;
+            }
         }
-        slots[i].setAsyncEvent(type, this, handle, reason);
-        commit(i, true, null);
-        return true;
     }
 
     @Override
@@ -258,38 +296,34 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
         if ((flags & DatEvdFlags.SOFTWARE) == 0) {
             return DatReturn.DAT_INVALID_PARAMETER;
         }
-        lock.lock();
-        if (isClosed()) {
-            lock.unlock();
-            return DatReturn.DAT_INVALID_HANDLE;
-        }
-        if (count == slots.length) {
+        while (true) {
+            EventRing r = ring;
             // dat_evd_post_se: a full queue refuses the event; it is not an overflow.
-            lock.unlock();
-            return DatReturn.DAT_QUEUE_FULL;
+            long claim = r.claim(false);
+            if (claim >= 0) {
+                r.slot(claim).setSoftwareEvent(this, pointer);
+                publish(r, claim, true, null);
+                return DatReturn.DAT_SUCCESS;
+            }
+            if (claim == EventRing.FULL) {
+                return DatReturn.DAT_QUEUE_FULL;
+            }
+            if (isClosed()) {
+                return DatReturn.DAT_INVALID_HANDLE;
+            }
+            awaitResize(r);
         }
-        int i = (head + count) % slots.length;
-        slots[i].setSoftwareEvent(this, pointer);
-        commit(i, true, null);
-        return DatReturn.DAT_SUCCESS;
     }
 
-    // ---- consumers ----
+    // ---- consumers (any threads; lock-free, allocation-free) ----
 
-    /** Moves the head event into {@code into}; caller holds the lock and checked {@code count > 0}. */
-    private Reaper take(DatEvent into) {
-        into.copyFrom(slots[head]);
-        Reaper reaper = reaperOf[head];
-        reaperOf[head] = null;
-        if (signalled[head]) {
-            signalledCount--;
-        }
-        head = (head + 1) % slots.length;
-        count--;
-        overflowed = false;
-        return reaper;
-    }
-
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Lock-free: several threads may dequeue at once, each event going to exactly one of them. The holder's
+     * content is undefined unless {@code DAT_SUCCESS} is returned (a consumer that loses a race for an event
+     * may have copied it already).
+     */
     @Override
     public int dequeue(DatEvent event) {
         if (isClosed()) {
@@ -298,26 +332,26 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
         if (event == null) {
             return DatReturn.DAT_INVALID_PARAMETER;
         }
-        Reaper reaper;
-        lock.lock();
-        try {
+        if (waiter != null) {
+            return DatReturn.DAT_INVALID_STATE;
+        }
+        while (true) {
+            EventRing r = ring;
+            Reaper reaper = r.take(event);
+            if (reaper == EventRing.EMPTY) {
+                return DatReturn.DAT_QUEUE_EMPTY;
+            }
+            if (reaper != EventRing.SEALED_MARK) {
+                if (reaper != EventRing.NO_REAPER) {
+                    reaper.reaped();
+                }
+                return DatReturn.DAT_SUCCESS;
+            }
             if (isClosed()) {
                 return DatReturn.DAT_INVALID_HANDLE;
             }
-            if (waiting) {
-                return DatReturn.DAT_INVALID_STATE;
-            }
-            if (count == 0) {
-                return DatReturn.DAT_QUEUE_EMPTY;
-            }
-            reaper = take(event);
-        } finally {
-            lock.unlock();
+            awaitResize(r);
         }
-        if (reaper != null) {
-            reaper.reaped();
-        }
-        return DatReturn.DAT_SUCCESS;
     }
 
     @Override
@@ -328,37 +362,32 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
         if (handler == null || limit < 1) {
             return DatReturn.DAT_INVALID_PARAMETER;
         }
-        pollLock.lock();
-        try {
-            int handled = 0;
-            while (handled < limit) {
-                Reaper reaper;
-                lock.lock();
-                try {
-                    if (isClosed() || waiting) {
-                        if (handled == 0) {
-                            return isClosed() ? DatReturn.DAT_INVALID_HANDLE : DatReturn.DAT_INVALID_STATE;
-                        }
-                        break;
-                    }
-                    if (count == 0) {
-                        break;
-                    }
-                    reaper = take(pollEvent);
-                } finally {
-                    lock.unlock();
+        DatEvent holder = pollEvent.get();
+        int handled = 0;
+        while (handled < limit) {
+            if (isClosed() || waiter != null) {
+                if (handled == 0) {
+                    return isClosed() ? DatReturn.DAT_INVALID_HANDLE : DatReturn.DAT_INVALID_STATE;
                 }
-                if (reaper != null) {
-                    reaper.reaped();
-                }
-                // Outside the EVD lock: the handler may post, which may complete into this EVD.
-                handler.onEvent(pollEvent);
-                handled++;
+                break;
             }
-            return handled;
-        } finally {
-            pollLock.unlock();
+            EventRing r = ring;
+            Reaper reaper = r.take(holder);
+            if (reaper == EventRing.EMPTY) {
+                break;
+            }
+            if (reaper == EventRing.SEALED_MARK) {
+                awaitResize(r);
+                continue;
+            }
+            if (reaper != EventRing.NO_REAPER) {
+                reaper.reaped();
+            }
+            // No lock is held: the handler may post, which may complete into this EVD.
+            handler.onEvent(holder);
+            handled++;
         }
+        return handled;
     }
 
     @Override
@@ -369,58 +398,105 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
         if (event == null || timeoutMicros < 0 || timeoutMicros > Dat.DAT_TIMEOUT_INFINITE) {
             return DatReturn.DAT_INVALID_PARAMETER;
         }
+        if (threshold < 1 || threshold > ring.capacity()) {
+            return DatReturn.DAT_INVALID_PARAMETER;
+        }
+        if (unwaitable || cno != null) {
+            return DatReturn.DAT_INVALID_STATE;
+        }
+        Thread me = Thread.currentThread();
+        if (!WAITER.compareAndSet(this, (Thread) null, me)) {
+            return DatReturn.DAT_INVALID_STATE;
+        }
+        // dat_evd_wait: the threshold counts DTO completions; other EVDs wake on any event.
+        int effective = (flags & DatEvdFlags.DTO) != 0 ? threshold : 1;
+        waitThreshold = effective;
         Reaper reaper;
-        lock.lock();
         try {
-            if (isClosed()) {
-                return DatReturn.DAT_INVALID_HANDLE;
-            }
-            if (threshold < 1 || threshold > slots.length) {
-                return DatReturn.DAT_INVALID_PARAMETER;
-            }
-            if (unwaitable || cno != null || waiting) {
+            // Registered (volatile) before reading the generation and the flag, while set_unwaitable writes the
+            // flag and the generation before reading the waiter: either we see the flag, or it sees us and
+            // unparks us, and we see the new generation.
+            long generation = abortGeneration;
+            if (unwaitable) {
                 return DatReturn.DAT_INVALID_STATE;
             }
-            // dat_evd_wait: the threshold counts DTO completions; other EVDs wake on any event.
-            int effective = (flags & DatEvdFlags.DTO) != 0 ? threshold : 1;
-            long generation = abortGeneration;
+            if (!markWaiter()) {
+                return DatReturn.DAT_ABORT;
+            }
             long deadline = timeoutMicros == Dat.DAT_TIMEOUT_INFINITE ? Long.MAX_VALUE
                     : System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
-            waiting = true;
-            waitThreshold = effective;
-            try {
-                while (count < effective || signalledCount == 0) {
-                    if (generation != abortGeneration) {
-                        return DatReturn.DAT_ABORT;
-                    }
-                    long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
-                    if (left <= 0) {
-                        return DatReturn.DAT_TIMEOUT_EXPIRED;
-                    }
-                    if (left == Long.MAX_VALUE) {
-                        ready.await();
-                    } else {
-                        ready.awaitNanos(left);
-                    }
-                }
+            while (true) {
                 if (generation != abortGeneration) {
                     return DatReturn.DAT_ABORT;
                 }
-            } catch (InterruptedException e) {
-                // The interrupt is reported as DAT_INTERRUPTED_CALL: that is the consumer's notification.
-                return DatReturn.DAT_INTERRUPTED_CALL;
-            } finally {
-                waiting = false;
+                EventRing r = ring;
+                if (r.ready(effective)) {
+                    reaper = r.take(event);
+                    if (reaper == EventRing.SEALED_MARK) {
+                        awaitResize(r);
+                        continue;
+                    }
+                    if (reaper != EventRing.EMPTY) {
+                        event.nmore(r.queued());
+                        break;
+                    }
+                    // A dequeue that checked before we registered took it: test again.
+                    continue;
+                }
+                long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
+                if (left <= 0) {
+                    return DatReturn.DAT_TIMEOUT_EXPIRED;
+                }
+                if (Thread.interrupted()) {
+                    // Reported as DAT_INTERRUPTED_CALL: that is the consumer's notification.
+                    return DatReturn.DAT_INTERRUPTED_CALL;
+                }
+                if (left == Long.MAX_VALUE) {
+                    LockSupport.park(this);
+                } else {
+                    LockSupport.parkNanos(this, left);
+                }
             }
-            reaper = take(event);
-            event.nmore(count);
         } finally {
-            lock.unlock();
+            clearWaiter();
+            waiter = null;
         }
-        if (reaper != null) {
+        if (reaper != EventRing.NO_REAPER) {
             reaper.reaped();
         }
         return DatReturn.DAT_SUCCESS;
+    }
+
+    /**
+     * Sets the WAITER flag on the current ring, then waits for events claimed before it to be published, so the
+     * waiter's first test sees them (their producers did not see the flag and will not wake it).
+     *
+     * @return false when the EVD was freed
+     */
+    private boolean markWaiter() {
+        while (true) {
+            EventRing r = ring;
+            long before = r.markWaiter();
+            if (before != EventRing.SEALED_RING) {
+                r.awaitPublished(before);
+                return true;
+            }
+            if (isClosed()) {
+                return false;
+            }
+            awaitResize(r);
+        }
+    }
+
+    /** Clears the WAITER flag on whichever ring is current (a resize carries it over). */
+    private void clearWaiter() {
+        while (true) {
+            EventRing r = ring;
+            if (r.clearWaiter() || isClosed()) {
+                return;
+            }
+            awaitResize(r);
+        }
     }
 
     // ---- control ----
@@ -440,24 +516,25 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
     @Override
     public void setUnwaitable() {
         requireOpen("dat_evd_set_unwaitable");
-        lock.lock();
+        control.lock();
         try {
             unwaitable = true;
             abortGeneration++;
-            ready.signalAll();
         } finally {
-            lock.unlock();
+            control.unlock();
         }
+        // Read after the writes above (Dekker with await's register-then-check).
+        LockSupport.unpark(waiter);
     }
 
     @Override
     public void clearUnwaitable() {
         requireOpen("dat_evd_clear_unwaitable");
-        lock.lock();
+        control.lock();
         try {
             unwaitable = false;
         } finally {
-            lock.unlock();
+            control.unlock();
         }
     }
 
@@ -470,30 +547,27 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
             throw LoopbackIa.invalidParameter(DatReturnSubtype.INVALID_ARG2,
                     call + ": evd_min_qlen " + evdMinQlen + " is outside 1..max_evd_qlen " + max);
         }
-        lock.lock();
+        // Allocated before sealing, so producers and consumers are held up only by the copy.
+        EventRing fresh = new EventRing(evdMinQlen);
+        control.lock();
         try {
             requireOpen(call);
+            EventRing old = ring;
+            old.seal();
+            int count = old.sealedCount();
             if (evdMinQlen < count) {
+                old.unseal();
                 throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EVD_IN_USE,
                         call + ": evd_min_qlen " + evdMinQlen + " is below the " + count + " queued events");
             }
-            DatEvent[] oldSlots = slots;
-            boolean[] oldSignalled = signalled;
-            Reaper[] oldReapers = reaperOf;
-            allocate(evdMinQlen);
-            for (int i = 0; i < count; i++) {
-                int from = (head + i) % oldSlots.length;
-                slots[i].copyFrom(oldSlots[from]);
-                signalled[i] = oldSignalled[from];
-                reaperOf[i] = oldReapers[from];
-            }
-            head = 0;
-            if (count < slots.length) {
-                overflowed = false;
-            }
+            old.moveTo(fresh);
+            // Volatile write: whoever reads the new ring sees it filled (moveTo's plain stores come first).
+            ring = fresh;
         } finally {
-            lock.unlock();
+            control.unlock();
         }
+        // A waiter parked on the old ring tests the new one.
+        LockSupport.unpark(waiter);
     }
 
     @Override
@@ -514,13 +588,13 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
     @Override
     public DatEvdParam query() {
         requireOpen("dat_evd_query");
-        lock.lock();
+        control.lock();
         try {
             int state = (enabled ? DatEvdParam.STATE_ENABLED : DatEvdParam.STATE_DISABLED)
                     | (unwaitable ? DatEvdParam.STATE_UNWAITABLE : DatEvdParam.STATE_WAITABLE);
-            return new DatEvdParam(ia, slots.length, state, cno, flags);
+            return new DatEvdParam(ia, ring.capacity(), state, cno, flags);
         } finally {
-            lock.unlock();
+            control.unlock();
         }
     }
 }

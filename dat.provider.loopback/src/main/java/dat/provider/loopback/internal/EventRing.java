@@ -1,0 +1,423 @@
+package dat.provider.loopback.internal;
+
+import dat.api.DatEvent;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The lock-free ring behind a {@link LoopbackEvd}: many producers, many consumers, fixed preallocated slots,
+ * no allocation and no lock on either side.
+ *
+ * <h2>Words</h2>
+ * Positions count events since the ring was made and never wrap; position {@code p} lives in slot
+ * {@code p & mask}. The slot array is the next power of two at or above the queue length, but never more than
+ * {@link #capacity()} events are queued. Head and tail carry the position shifted left by two, and two flags:
+ * <pre>
+ *   tail   63                               2   1        0
+ *          +--------------------------------+--------+--------+
+ *          | next position to claim          | SEALED | WAITER |
+ *          +--------------------------------+--------+--------+
+ *   head   63                               2   1        0
+ *          +--------------------------------+--------+----------+
+ *          | next position to take           | SEALED | OVERFLOW |
+ *          +--------------------------------+--------+----------+
+ *   seqs[p &amp; mask] == p + 1  once the event at position p is published (0 in a fresh ring)
+ * </pre>
+ *
+ * <h2>Producers ({@link #claim}, {@link #publish})</h2>
+ * A producer claims position {@code p} with a CAS of the tail from {@code p} to {@code p + 1}, after checking
+ * that fewer than {@code capacity} positions lie between head and tail. It then writes the slot's fields with
+ * plain stores and publishes them with a <em>release</em> store of {@code seqs[slot] = p + 1}. A consumer
+ * reads {@code seqs[slot]} with an <em>acquire</em> load; seeing {@code p + 1} means the release store
+ * synchronises-with that load, so every plain store the producer made to the slot before publishing
+ * happens-before the consumer's reads of it. Nothing weaker would do (a plain store could become visible
+ * before the fields), nothing stronger is needed: the consumer reads the fields only after it saw the
+ * sequence. Producers claiming {@code p} and {@code p + 1} publish in either order; a consumer at {@code p}
+ * simply sees the ring empty until {@code p} is published.
+ *
+ * <h2>Consumers ({@link #take})</h2>
+ * A consumer reads head {@code h} (position {@code p}), checks that {@code seqs[slot] == p + 1} (acquire),
+ * copies the slot out, and only then commits with a CAS of the head from {@code h} to {@code p + 1}. If the
+ * CAS fails another consumer took {@code p} (or a flag changed) and the copy is thrown away. The copy is never
+ * torn when the CAS succeeds: a producer may refill slot {@code p & mask} only for a position
+ * {@code q >= p + size}, which it may claim only after reading a head above {@code p}, that is after our
+ * CAS; so our reads happen-before its writes (CAS, a volatile write, synchronises-with its volatile read of
+ * the head). Hence consumers never make producers wait and producers never make consumers wait.
+ *
+ * <h2>Overflow</h2>
+ * A producer that finds the ring full sets OVERFLOW in the head with a CAS from the head it read: success
+ * means the ring was full at that very head and no one had reported this episode, so it reports
+ * ({@link #FULL_FIRST}); a head already flagged means the episode is reported ({@link #FULL}). Every take
+ * writes a head without the flag, so the dequeue that makes room ends the episode, atomically with making
+ * room: no report is lost or doubled however producers and consumers interleave.
+ *
+ * <h2>Waiter</h2>
+ * The EVD's waiter sets WAITER in the tail (a CAS) after registering itself. A producer learns from the tail
+ * value its claim CAS replaced whether a waiter was registered, so without a waiter it pays nothing but the
+ * release store; with one, it publishes with a volatile store and then reads tail and head (see
+ * {@link LoopbackEvd} for the wake-up argument). Events claimed before WAITER was set are awaited by the
+ * waiter itself ({@link #awaitPublished}) before it first looks at the queue.
+ *
+ * <h2>Sealing</h2>
+ * Resize and free set SEALED in tail and head ({@link #seal}): every later claim, take or CAS expecting an
+ * unsealed word fails, in-flight producers (claimed, not yet published) are waited for, and the ring is then
+ * stable for copying or reaping. Data-path callers that meet a sealed ring wait for the EVD to install its new
+ * ring (or to be closed).
+ */
+final class EventRing extends EventRingHead {
+
+    static final int SHIFT = 2;
+    static final long ONE = 1L << SHIFT;
+    static final long SEALED = 2;
+    /** In the tail: an EVD waiter is registered. */
+    static final long WAITER = 1;
+    /** In the head: the current overflow episode has been reported. */
+    static final long OVERFLOW = 1;
+
+    /** {@link #claim}: the ring is full (the episode is already reported, or overflow is not wanted). */
+    static final long FULL = -1;
+    /** {@link #claim}: the ring is full and this caller opened the overflow episode: it must report it. */
+    static final long FULL_FIRST = -2;
+    /** {@link #claim}, {@link #markWaiter}: the ring is sealed. */
+    static final long SEALED_RING = -3;
+
+    /** {@link #take}: nothing is published at the head. */
+    static final Reaper EMPTY = new Mark();
+    /** {@link #take}: the ring is sealed. */
+    static final Reaper SEALED_MARK = new Mark();
+    /** {@link #take}: an event was taken and has no reaper. */
+    static final Reaper NO_REAPER = new Mark();
+
+    private static final VarHandle HEAD;
+    private static final VarHandle TAIL;
+    private static final VarHandle HEAD_CACHE;
+    private static final VarHandle SEQ = MethodHandles.arrayElementVarHandle(long[].class);
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            HEAD = lookup.findVarHandle(EventRingHead.class, "head", long.class);
+            TAIL = lookup.findVarHandle(EventRingTail.class, "tail", long.class);
+            HEAD_CACHE = lookup.findVarHandle(EventRingTail.class, "headCache", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    EventRing(int capacity) {
+        super(capacity);
+    }
+
+    int capacity() {
+        return capacity;
+    }
+
+    // ---- producers ----
+
+    /**
+     * Claims the next position.
+     *
+     * @param markOverflow whether a full ring is an overflow (false for {@code dat_evd_post_se})
+     * @return the tail word claimed ({@code >= 0}: position and the WAITER flag), or {@link #FULL},
+     *     {@link #FULL_FIRST}, {@link #SEALED_RING}
+     */
+    long claim(boolean markOverflow) {
+        while (true) {
+            long t = (long) TAIL.getVolatile(this);
+            if ((t & SEALED) != 0) {
+                return SEALED_RING;
+            }
+            long p = t >>> SHIFT;
+            // headCache is only ever a head some producer read, so never above the real head: when it says
+            // there is room, there is. Only when it says full is the head itself read (a line consumers write).
+            if (p - (long) HEAD_CACHE.getOpaque(this) >= capacity) {
+                long h = (long) HEAD.getVolatile(this);
+                HEAD_CACHE.setOpaque(this, h >>> SHIFT);
+                if (p - (h >>> SHIFT) >= capacity) {
+                    // The tail was read before the head, so the ring was full when the head was read.
+                    if ((h & SEALED) != 0) {
+                        Thread.onSpinWait();
+                        continue;
+                    }
+                    if (!markOverflow || (h & OVERFLOW) != 0) {
+                        return FULL;
+                    }
+                    if (HEAD.compareAndSet(this, h, h | OVERFLOW)) {
+                        return FULL_FIRST;
+                    }
+                    continue;
+                }
+            }
+            if (TAIL.compareAndSet(this, t, t + ONE)) {
+                return t;
+            }
+        }
+    }
+
+    /** @return the slot to fill for a tail word returned by {@link #claim} */
+    DatEvent slot(long claimed) {
+        return events[(int) (claimed >>> SHIFT) & mask];
+    }
+
+    /** Publishes a claimed, filled slot; see the class comment for why a release store is enough. */
+    void publish(long claimed, boolean signal, Reaper reaper) {
+        long p = claimed >>> SHIFT;
+        int i = (int) p & mask;
+        signalled[i] = signal;
+        reapers[i] = reaper;
+        if ((claimed & WAITER) != 0) {
+            // A waiter is registered: the store must be ordered before the producer's later loads of tail and
+            // head (the Dekker pattern in LoopbackEvd), which a release store does not give.
+            SEQ.setVolatile(seqs, i, p + 1);
+        } else {
+            SEQ.setRelease(seqs, i, p + 1);
+        }
+    }
+
+    // ---- consumers ----
+
+    /**
+     * Takes the head event into {@code into}.
+     *
+     * @return its reaper, {@link #NO_REAPER}, or {@link #EMPTY} / {@link #SEALED_MARK} when nothing was taken
+     *     ({@code into} may then hold a copy another consumer won: its content is undefined)
+     */
+    Reaper take(DatEvent into) {
+        while (true) {
+            long h = (long) HEAD.getVolatile(this);
+            if ((h & SEALED) != 0) {
+                return SEALED_MARK;
+            }
+            long p = h >>> SHIFT;
+            int i = (int) p & mask;
+            long seq = (long) SEQ.getAcquire(seqs, i);
+            if (seq != p + 1) {
+                if (seq < p + 1) {
+                    return EMPTY;
+                }
+                // A lap ahead: h is already stale.
+                continue;
+            }
+            into.copyFrom(events[i]);
+            Reaper reaper = reapers[i];
+            // The new head has no OVERFLOW flag: this take makes room, which ends an overflow episode.
+            if (HEAD.compareAndSet(this, h, (p + 1) << SHIFT)) {
+                return reaper == null ? NO_REAPER : reaper;
+            }
+        }
+    }
+
+    /** @return claimed minus taken positions (claimed events are about to be published), at least 0 */
+    int queued() {
+        long t = (long) TAIL.getVolatile(this) >>> SHIFT;
+        long h = (long) HEAD.getVolatile(this) >>> SHIFT;
+        return (int) Math.max(0, t - h);
+    }
+
+    /**
+     * The waiter's test ({@code dat_evd_wait}): at least {@code threshold} published events from the head on,
+     * and one of those published signalled. Volatile loads: they take part in the Dekker pattern with
+     * {@link #publish}.
+     */
+    boolean ready(int threshold) {
+        long p = (long) HEAD.getVolatile(this) >>> SHIFT;
+        boolean signal = false;
+        for (int n = 0; n < capacity; n++) {
+            int i = (int) (p + n) & mask;
+            if ((long) SEQ.getVolatile(seqs, i) != p + n + 1) {
+                return false;
+            }
+            signal |= signalled[i];
+            if (n + 1 >= threshold && signal) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // ---- waiter ----
+
+    /** Sets WAITER in the tail. @return the tail before (claims below it predate the flag), or SEALED_RING */
+    long markWaiter() {
+        while (true) {
+            long t = (long) TAIL.getVolatile(this);
+            if ((t & SEALED) != 0) {
+                return SEALED_RING;
+            }
+            if (TAIL.compareAndSet(this, t, t | WAITER)) {
+                return t;
+            }
+        }
+    }
+
+    /** Clears WAITER in the tail. @return false when the ring is sealed (the flag then moves with a resize) */
+    boolean clearWaiter() {
+        while (true) {
+            long t = (long) TAIL.getVolatile(this);
+            if ((t & SEALED) != 0) {
+                return false;
+            }
+            if (TAIL.compareAndSet(this, t, t & ~WAITER)) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * Waits until every position below {@code tailWord}'s is published. Claimed positions are published within
+     * a few stores, so this spins; a slot refilled for a later lap counts as published (sequences only grow).
+     */
+    void awaitPublished(long tailWord) {
+        long end = tailWord >>> SHIFT;
+        for (long p = (long) HEAD.getVolatile(this) >>> SHIFT; p < end; p++) {
+            int i = (int) p & mask;
+            for (int spins = 0; (long) SEQ.getAcquire(seqs, i) < p + 1; spins++) {
+                backoff(spins);
+            }
+        }
+    }
+
+    // ---- control path (caller holds the EVD's control lock) ----
+
+    /** @return whether {@link #seal} was called and not undone */
+    boolean sealed() {
+        return (((long) TAIL.getVolatile(this) | (long) HEAD.getVolatile(this)) & SEALED) != 0;
+    }
+
+    /** Stops claims and takes, then waits for claimed events to be published: the ring is then stable. */
+    void seal() {
+        TAIL.getAndBitwiseOr(this, SEALED);
+        HEAD.getAndBitwiseOr(this, SEALED);
+        awaitPublished((long) TAIL.getVolatile(this));
+    }
+
+    /** Undoes {@link #seal} (a resize that was refused). */
+    void unseal() {
+        HEAD.getAndBitwiseAnd(this, ~SEALED);
+        TAIL.getAndBitwiseAnd(this, ~SEALED);
+    }
+
+    /** @return events queued in a sealed ring */
+    int sealedCount() {
+        return queued();
+    }
+
+    /**
+     * Copies the events of this sealed ring into the fresh ring {@code to}, which must hold them, with the WAITER
+     * flag, and the OVERFLOW flag when {@code to} is full (dat_evd_resize keeps an episode only if no room was
+     * made). Plain stores: {@code to} is handed to other threads by a volatile write of the EVD's ring field.
+     */
+    void moveTo(EventRing to) {
+        long t = (long) TAIL.getVolatile(this);
+        long h = (long) HEAD.getVolatile(this);
+        int n = (int) ((t >>> SHIFT) - (h >>> SHIFT));
+        for (int k = 0; k < n; k++) {
+            int from = (int) ((h >>> SHIFT) + k) & mask;
+            to.events[k].copyFrom(events[from]);
+            to.signalled[k] = signalled[from];
+            to.reapers[k] = reapers[from];
+            to.seqs[k] = k + 1;
+        }
+        to.tail = ((long) n << SHIFT) | (t & WAITER);
+        to.head = n == to.capacity ? h & OVERFLOW : 0;
+    }
+
+    /** Calls the reaper of every event still queued in this sealed ring (dat_evd_free). */
+    void reapAll() {
+        long end = (long) TAIL.getVolatile(this) >>> SHIFT;
+        for (long p = (long) HEAD.getVolatile(this) >>> SHIFT; p < end; p++) {
+            Reaper reaper = reapers[(int) p & mask];
+            if (reaper != null) {
+                reaper.reaped();
+            }
+        }
+    }
+
+    /** Spin first, then yield: what is waited for is a few stores away unless its thread was descheduled. */
+    static void backoff(int spins) {
+        if (spins < 128) {
+            Thread.onSpinWait();
+        } else {
+            Thread.yield();
+        }
+    }
+
+    private static final class Mark implements Reaper {
+        @Override
+        public void reaped() {
+        }
+    }
+}
+
+/*
+ * Padding by inheritance (Agrona's way): the JVM lays out superclass fields first, so the tail, written by
+ * producers, and the head, written by consumers, sit on cache lines of their own instead of sharing one
+ * and bouncing it between cores.
+ */
+
+/** Immutable configuration, read by everyone. */
+abstract class EventRingConfig {
+
+    final int capacity;
+    final int mask;
+    final DatEvent[] events;
+    final boolean[] signalled;
+    /**
+     * Who hears that a completion was reaped: the SRQ its receive buffer came from (the buffer stops being
+     * outstanding) or the EP whose request slot it holds.
+     */
+    final Reaper[] reapers;
+    final long[] seqs;
+
+    EventRingConfig(int capacity) {
+        int size = Integer.highestOneBit(Math.max(1, capacity - 1)) << 1;
+        this.capacity = capacity;
+        this.mask = size - 1;
+        this.events = new DatEvent[size];
+        for (int i = 0; i < size; i++) {
+            events[i] = new DatEvent();
+        }
+        this.signalled = new boolean[size];
+        this.reapers = new Reaper[size];
+        this.seqs = new long[size];
+    }
+}
+
+abstract class EventRingPad1 extends EventRingConfig {
+    long p10, p11, p12, p13, p14, p15, p16, p17, p18, p19, p1a, p1b, p1c, p1d, p1e, p1f;
+
+    EventRingPad1(int capacity) {
+        super(capacity);
+    }
+}
+
+/** Producer side. */
+abstract class EventRingTail extends EventRingPad1 {
+    /** Accessed through EventRing's TAIL VarHandle. */
+    volatile long tail;
+    /** A recent head position, so producers read the consumers' line only when the ring looks full. */
+    long headCache;
+
+    EventRingTail(int capacity) {
+        super(capacity);
+    }
+}
+
+abstract class EventRingPad2 extends EventRingTail {
+    long p20, p21, p22, p23, p24, p25, p26, p27, p28, p29, p2a, p2b, p2c, p2d, p2e, p2f;
+
+    EventRingPad2(int capacity) {
+        super(capacity);
+    }
+}
+
+/** Consumer side. */
+abstract class EventRingHead extends EventRingPad2 {
+    /** Accessed through EventRing's HEAD VarHandle. */
+    volatile long head;
+    long p30, p31, p32, p33, p34, p35, p36, p37, p38, p39, p3a, p3b, p3c, p3d, p3e, p3f;
+
+    EventRingHead(int capacity) {
+        super(capacity);
+    }
+}
