@@ -244,41 +244,28 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
     }
 
     boolean postConnection(DatEventType type, LoopbackEp ep, byte[] privateData) {
-        while (true) {
-            EventRing r = ring;
-            long claim = r.claim(true);
-            if (claim >= 0) {
-                r.slot(claim).setConnectionEvent(type, this, ep, privateData);
-                publish(r, claim, true, null);
-                return true;
-            }
-            if (dropped(r, claim)) {
-                return false;
-            }
-        }
+        return postControl(e -> e.setConnectionEvent(type, this, ep, privateData));
     }
 
     boolean postConnectionRequest(DatHandle sp, long connQual, LoopbackCr cr) {
-        while (true) {
-            EventRing r = ring;
-            long claim = r.claim(true);
-            if (claim >= 0) {
-                r.slot(claim).setConnectionRequest(this, sp, connQual, cr);
-                publish(r, claim, true, null);
-                return true;
-            }
-            if (dropped(r, claim)) {
-                return false;
-            }
-        }
+        return postControl(e -> e.setConnectionRequest(this, sp, connQual, cr));
     }
 
     boolean postAsync(DatEventType type, DatHandle handle, int reason) {
+        return postControl(e -> e.setAsyncEvent(type, this, handle, reason));
+    }
+
+    /**
+     * Posts a control-path event (connection, connection request, asynchronous): always signalled, nothing to reap.
+     * The capturing filler allocates, which is fine off the data path; {@link #postDto} and {@link #postBind} spell
+     * the same loop out so the data path does not.
+     */
+    private boolean postControl(java.util.function.Consumer<DatEvent> fill) {
         while (true) {
             EventRing r = ring;
             long claim = r.claim(true);
             if (claim >= 0) {
-                r.slot(claim).setAsyncEvent(type, this, handle, reason);
+                fill.accept(r.slot(claim));
                 publish(r, claim, true, null);
                 return true;
             }
