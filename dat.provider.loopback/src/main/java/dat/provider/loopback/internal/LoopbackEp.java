@@ -283,6 +283,20 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
         return DatReturn.DAT_SUCCESS;
     }
 
+    /**
+     * Whether a request may be posted now. Caller holds sendLock, so the state cannot change under the post.
+     * dat_ep_post_send / _rdma_write / _rdma_read: "The operation is valid for the Endpoint in the
+     * DAT_EP_STATE_CONNECTED and DAT_EP_STATE_DISCONNECTED states" (in DISCONNECTED it is flushed at once).
+     */
+    private int postableLocked() {
+        if (isClosed()) {
+            return DatReturn.DAT_INVALID_HANDLE;
+        }
+        DatEpState s = state;
+        return s == DatEpState.CONNECTED || s == DatEpState.DISCONNECTED ? DatReturn.DAT_SUCCESS
+                : DatReturn.DAT_INVALID_STATE;
+    }
+
     @Override
     public int postSend(int numSegments, Iov localIov, long userCookie, int completionFlags) {
         if (isClosed()) {
@@ -292,14 +306,11 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
         long gen;
         sendLock.lock();
         try {
-            if (isClosed()) {
-                return DatReturn.DAT_INVALID_HANDLE;
+            int status = postableLocked();
+            if (status != DatReturn.DAT_SUCCESS) {
+                return status;
             }
-            DatEpState s = state;
-            if (s != DatEpState.CONNECTED && s != DatEpState.DISCONNECTED) {
-                return DatReturn.DAT_INVALID_STATE;
-            }
-            int status = checkRequest(numSegments, localIov, completionFlags, maxRequestIov, SEND_FLAGS);
+            status = checkRequest(numSegments, localIov, completionFlags, maxRequestIov, SEND_FLAGS);
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }
@@ -350,14 +361,12 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
         long gen;
         sendLock.lock();
         try {
-            if (isClosed()) {
-                return DatReturn.DAT_INVALID_HANDLE;
+            int status = postableLocked();
+            if (status != DatReturn.DAT_SUCCESS) {
+                return status;
             }
             DatEpState s = state;
-            if (s != DatEpState.CONNECTED && s != DatEpState.DISCONNECTED) {
-                return DatReturn.DAT_INVALID_STATE;
-            }
-            int status = checkRequest(numSegments, localIov, completionFlags,
+            status = checkRequest(numSegments, localIov, completionFlags,
                     write ? maxRdmaWriteIov : maxRdmaReadIov, RDMA_FLAGS);
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
