@@ -53,6 +53,18 @@ public abstract class IaPzLmrRules extends RuleSupport {
     }
 
     /**
+     * dat_ia_query: max_private_data_size is at least DAT's minimum of 64 bytes, so a consumer may always send that
+     * much with a connect, an accept or a reject. If this fails, the transport carries less: rdma_cm over RoCE or
+     * InfiniBand, for one, has 56 bytes in a connect request.
+     */
+    @Test
+    @DatRule(call = "dat_ia_query", section = "DESCRIPTION", rule = "max_private_data_size is at least 64")
+    void required_ia_query_privateDataAtLeastDatMinimum() {
+        assertTrue(f.provider.maxPrivateDataSize() >= Dat.DAT_MIN_PRIVATE_DATA_SIZE,
+                "max_private_data_size " + f.provider.maxPrivateDataSize() + " >= " + Dat.DAT_MIN_PRIVATE_DATA_SIZE);
+    }
+
+    /**
      * dat_ia_query: provider and IA attributes describe a usable IA, and optimal_buffer_alignment is a power of two.
      * If this fails, an attribute is impossible (a zero limit the provider still serves, a bad alignment, a wrong
      * DAT version).
@@ -65,7 +77,6 @@ public abstract class IaPzLmrRules extends RuleSupport {
         assertEquals(Dat.DAT_VERSION_MAJOR, p.daplVersionMajor(), "dapl_version_major");
         assertEquals(Dat.DAT_VERSION_MINOR, p.daplVersionMinor(), "dapl_version_minor");
         assertTrue(Integer.bitCount(p.optimalBufferAlignment()) == 1, "optimal_buffer_alignment is a power of two");
-        assertTrue(p.maxPrivateDataSize() >= Dat.DAT_MIN_PRIVATE_DATA_SIZE, "max_private_data_size >= 64");
         assertTrue((p.completionFlagsSupported() & ~dat.api.DatCompletionFlags.ALL) == 0,
                 "completion_flags_supported holds only DAT flags");
         for (String name : new String[] {"max_eps", "max_dto_per_ep", "max_evds", "max_evd_qlen",

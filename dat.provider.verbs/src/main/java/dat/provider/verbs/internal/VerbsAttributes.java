@@ -1,6 +1,7 @@
 package dat.provider.verbs.internal;
 
 import dat.api.Dat;
+import dat.api.DatCompletionFlags;
 import dat.api.DatEpCreator;
 import dat.api.DatIaAttr;
 import dat.api.DatIovOwnership;
@@ -21,18 +22,20 @@ import java.util.Map;
  * to {@code max_lmrs}/{@code max_lmr_block_size}, {@code max_pd} to {@code max_pzs}, {@code max_srq}/
  * {@code max_srq_wr} to {@code max_srqs}/{@code max_recv_per_srq}, {@code max_qp_rd_atom}/
  * {@code max_qp_init_rd_atom} to the per-EP RDMA read limits in and out, the port's {@code max_msg_sz} to
- * {@code max_message_size}/{@code max_rdma_size}, {@code max_mw} to {@code max_rmrs}. Everything the provider
- * does not implement yet is denied: no completion flag beyond the default, no stream merging, no SRQ
- * watermarks or SRQ/EP receive info, not thread safe. Unknown limits are {@link Dat#DAT_VALUE_UNKNOWN}.
+ * {@code max_message_size}/{@code max_rdma_size}, Memory windows are not mapped ({@code max_rmrs} 0). Completion
+ * flags SUPPRESS and BARRIER_FENCE, the SRQ low watermark and the SRQ's outstanding count are supported; stream
+ * merging, EP watermarks and EP receive info are not, and the provider is not thread safe. Unknown limits are
+ * {@link Dat#DAT_VALUE_UNKNOWN}.
  */
 final class VerbsAttributes {
 
     /**
      * Private data of an rdma_cm connect request in the TCP port space: the 92 bytes of an IB CM REQ minus the
      * 36 rdma_cm keeps for its own header (accept allows 196, reject 148, iWARP's MPA 512; the smallest
-     * applies to a connect/accept pair). Below DAT's 64-byte minimum, and reported as it is.
+     * applies to a connect/accept pair), less the length byte jDAT frames it with (see {@code VerbsCr}): rdma_cm
+     * hands the receiver the whole zero-padded field. Below DAT's 64-byte minimum, and reported as it is.
      */
-    static final int MAX_PRIVATE_DATA_SIZE = 56;
+    static final int MAX_PRIVATE_DATA_SIZE = 55;
 
     private VerbsAttributes() {
     }
@@ -49,7 +52,6 @@ final class VerbsAttributes {
         specific.put("port", Integer.toString(port.port()));
         specific.put("transport", transportName(port.transportType()));
         specific.put("link_layer", linkLayerName(port.portLimits().linkLayer()));
-        specific.put("status", VerbsConfig.NOT_IMPLEMENTED_REASON);
         return DatProviderAttr.builder()
                 .providerName(VerbsConfig.PROVIDER_NAME)
                 .providerVersionMajor(VerbsConfig.PROVIDER_VERSION_MAJOR)
@@ -58,7 +60,9 @@ final class VerbsAttributes {
                 // ibv_post_send/recv copy the work request and its SGEs into the queue before returning.
                 .iovOwnershipOnReturn(DatIovOwnership.CONSUMER)
                 .datQosSupported(DatQos.BEST_EFFORT.value())
-                .completionFlagsSupported(0)
+                // IBV_SEND_SIGNALED (suppress clears it) and IBV_SEND_FENCE; solicited waits, unsignalled
+                // completions and EVD thresholds have no verbs counterpart the provider maps.
+                .completionFlagsSupported(DatCompletionFlags.SUPPRESS | DatCompletionFlags.BARRIER_FENCE)
                 .isThreadSafe(false)
                 .maxPrivateDataSize(MAX_PRIVATE_DATA_SIZE)
                 .supportsMultipath(false)
@@ -67,9 +71,9 @@ final class VerbsAttributes {
                 .optimalBufferAlignment(Dat.DAT_OPTIMAL_ALIGNMENT)
                 .evdStreamMergingSupported(0)
                 .srqSupported(d.maxSrq() > 0)
-                .srqWatermarksSupported(0)
+                .srqWatermarksSupported(d.maxSrq() > 0 ? Dat.DAT_SRQ_WATERMARK_LOW : 0)
                 .srqEpPzDifferenceSupported(false)
-                .srqInfoSupported(0)
+                .srqInfoSupported(d.maxSrq() > 0 ? Dat.DAT_SRQ_INFO_OUTSTANDING_DTO_COUNT : 0)
                 .epRecvInfoSupported(0)
                 .lmrSyncReq(false)
                 .dtoAsyncReturnGuaranteed(false)
@@ -124,7 +128,7 @@ final class VerbsAttributes {
                 .maxPzs(d.maxPd())
                 .maxMessageSize(maxMessage)
                 .maxRdmaSize(maxMessage)
-                .maxRmrs(d.maxMw())
+                .maxRmrs(0)
                 .maxRmrTargetAddress(Dat.DAT_VALUE_UNKNOWN)
                 .maxSrqs(d.maxSrq())
                 .maxEpPerSrq(d.maxSrq() > 0 ? d.maxQp() : 0)
@@ -132,7 +136,7 @@ final class VerbsAttributes {
                 .maxIovSegmentsPerRdmaRead(d.maxSgeRd() > 0 ? d.maxSgeRd() : d.maxSge())
                 .maxIovSegmentsPerRdmaWrite(d.maxSge())
                 .maxRdmaReadIn(d.maxResRdAtom() > 0 ? d.maxResRdAtom() : d.maxQpRdAtom())
-                .maxRdmaReadOut(Dat.DAT_VALUE_UNKNOWN)
+                .maxRdmaReadOut(d.maxQpInitRdAtom())
                 .maxRdmaReadPerEpInGuaranteed(false)
                 .maxRdmaReadPerEpOutGuaranteed(false)
                 .transportAttr(transport)

@@ -37,10 +37,6 @@ final class VerbsConfig {
     static final String NO_DEVICE_REASON = "no RDMA device (ibv_get_device_list found none); for soft-RoCE: "
             + "modprobe rdma_rxe; rdma link add rxe0 type rxe netdev <if>";
 
-    /** Unavailable: devices and active ports exist, but the DAT objects over them do not yet. */
-    static final String NOT_IMPLEMENTED_REASON =
-            "the verbs DAT object mapping is not implemented yet (jDAT issue 6, step 2)";
-
     private VerbsConfig() {
     }
 

@@ -24,15 +24,8 @@ import java.util.stream.Collectors;
  * failure: the platform; that this module has native access ({@link Module#isNativeAccessEnabled()}, checked
  * before any restricted method so a JVM without {@code --enable-native-access=dat.provider.verbs} prints no
  * warning); that libibverbs and librdmacm load; that {@code ibv_get_device_list} finds a device with an active
- * port. The result is cached: devices are scanned once per provider instance.
- *
- * <p><b>Why the provider, not its IAs, is unavailable while the DAT objects are missing.</b> The SPI has no
- * per-IA availability: an IA listed by an available provider is one the registry may select and open. Until the
- * DAT object mapping exists (issue 6, step 2) every {@link #open} would fail, so listing the IAs under an
- * available provider would be a lie that selection queries act on. The provider therefore reports itself
- * unavailable with {@value VerbsConfig#NOT_IMPLEMENTED_REASON} followed by the IAs it found, while
- * {@link #describe} still answers for those IAs with the attributes read from the device, so {@code dat info}
- * and a {@code dat.conf} entry can show what the hardware offers.
+ * port. The result is cached: devices are scanned once per provider instance. Every active port is an IA that
+ * {@link #open} opens as a {@link VerbsIa}.
  */
 public final class VerbsProvider implements DatProvider {
 
@@ -49,7 +42,8 @@ public final class VerbsProvider implements DatProvider {
      * @param info what {@link #info()} returns
      * @param found the IAs of the active ports, whatever the availability
      */
-    private record Discovery(DatProviderInfo info, List<DatIaInfo> found) {
+    private record Discovery(DatProviderInfo info, List<DatIaInfo> found, List<VerbsPort> ports,
+                             LibIbverbs verbs, LibRdmacm cm) {
     }
 
     @Override
@@ -62,10 +56,7 @@ public final class VerbsProvider implements DatProvider {
         return discovery().info();
     }
 
-    /**
-     * Describes an IA of an active port, even while the provider is unavailable because the DAT objects are not
-     * implemented: the attributes come from the device. {@code iaParams} is reported back unchanged.
-     */
+    /** Describes an IA of an active port: the attributes come from the device. {@code iaParams} is reported back. */
     @Override
     public DatIaInfo describe(String iaName, String iaParams) {
         Discovery d = discovery();
@@ -79,18 +70,21 @@ public final class VerbsProvider implements DatProvider {
                 "provider " + name() + " offers no IA named " + iaName + why);
     }
 
-    /**
-     * Fails until the DAT object mapping lands: with {@link DatReturn#NOT_IMPLEMENTED} for an IA the device
-     * scan found, {@link DatReturn#PROVIDER_NOT_FOUND} otherwise; the message carries the unavailable reason.
-     */
+    /** {@code dat_ia_open} of an active port's IA. */
     @Override
     public DatIa open(String iaName, String iaParams, int asyncEvdMinQlen) {
         Discovery d = discovery();
-        boolean known = d.found().stream().anyMatch(ia -> ia.iaName().equals(iaName));
-        String reason = d.info().available() ? VerbsConfig.NOT_IMPLEMENTED_REASON : d.info().unavailableReason();
-        throw new DatException(known ? DatReturn.NOT_IMPLEMENTED : DatReturn.PROVIDER_NOT_FOUND,
-                known ? DatReturnSubtype.NO_SUBTYPE : DatReturnSubtype.NAME_NOT_REGISTERED,
-                "dat_ia_open: " + iaName + ": provider " + name() + " is unavailable: " + reason);
+        if (d.info().available()) {
+            for (VerbsPort port : d.ports()) {
+                if (port.iaName().equals(iaName)) {
+                    return VerbsIa.open(port, d.verbs(), d.cm(), asyncEvdMinQlen);
+                }
+            }
+        }
+        String why = d.info().available() ? "" : ": provider " + name() + " is unavailable: "
+                + d.info().unavailableReason();
+        throw new DatException(DatReturn.PROVIDER_NOT_FOUND, DatReturnSubtype.NAME_NOT_REGISTERED,
+                "dat_ia_open: no IA named " + iaName + why);
     }
 
     private Discovery discovery() {
@@ -122,9 +116,10 @@ public final class VerbsProvider implements DatProvider {
                     : VerbsConfig.NATIVE_ACCESS_UNNAMED_REASON);
         }
         LibIbverbs verbs;
+        LibRdmacm cm;
         try {
             verbs = LibIbverbs.load(VerbsConfig.libibverbs());
-            LibRdmacm.load(VerbsConfig.librdmacm());
+            cm = LibRdmacm.load(VerbsConfig.librdmacm());
         } catch (LibraryUnavailableException e) {
             return unavailable(e.getMessage());
         }
@@ -133,8 +128,10 @@ public final class VerbsProvider implements DatProvider {
             return unavailable(VerbsConfig.NO_DEVICE_REASON);
         }
         List<DatIaInfo> found = new ArrayList<>();
+        List<VerbsPort> active = new ArrayList<>();
         for (VerbsPort port : scan.ports()) {
             if (port.portLimits().state() == LibIbverbs.IBV_PORT_ACTIVE) {
+                active.add(port);
                 found.add(new DatIaInfo(port.iaName(), "", VerbsAttributes.providerAttr(port),
                         VerbsAttributes.iaAttr(port)));
             }
@@ -142,10 +139,8 @@ public final class VerbsProvider implements DatProvider {
         if (found.isEmpty()) {
             return unavailable(noActivePortReason(scan));
         }
-        String names = found.stream().map(DatIaInfo::iaName).collect(Collectors.joining(", "));
-        return new Discovery(DatProviderInfo.unavailable(name(), VerbsConfig.PROVIDER_VERSION,
-                VerbsConfig.NOT_IMPLEMENTED_REASON + "; found " + names, VerbsConfig.settings()),
-                found);
+        return new Discovery(DatProviderInfo.available(name(), VerbsConfig.PROVIDER_VERSION,
+                found, VerbsConfig.settings()), found, active, verbs, cm);
     }
 
     private static String noActivePortReason(VerbsDeviceScan.Result scan) {
@@ -176,6 +171,6 @@ public final class VerbsProvider implements DatProvider {
 
     private Discovery unavailable(String reason) {
         return new Discovery(DatProviderInfo.unavailable(name(), VerbsConfig.PROVIDER_VERSION, reason,
-                VerbsConfig.settings()), List.of());
+                VerbsConfig.settings()), List.of(), List.of(), null, null);
     }
 }

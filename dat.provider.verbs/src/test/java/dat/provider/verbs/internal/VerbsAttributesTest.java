@@ -90,8 +90,8 @@ class VerbsAttributesTest {
         assertEquals(0x3f80, ia.maxRdmaReadIn());
         assertEquals(0x800000, ia.maxMessageSize());
         assertEquals(0x800000, ia.maxRdmaSize());
-        assertEquals(0x10000, ia.maxRmrs());
-        assertEquals(Dat.DAT_VALUE_UNKNOWN, ia.maxRdmaReadOut());
+        assertEquals(0, ia.maxRmrs(), "memory windows are not mapped, whatever max_mw says");
+        assertEquals(128, ia.maxRdmaReadOut(), "max_qp_init_rd_atom");
         assertFalse(ia.maxRdmaReadPerEpInGuaranteed());
         assertEquals("27", ia.vendorAttr().get("max_srq_sge"));
         assertEquals("Ethernet", ia.transportAttr().get("link_layer"));
@@ -105,15 +105,15 @@ class VerbsAttributesTest {
         DatProviderAttr p = VerbsAttributes.providerAttr(rxePort());
         assertEquals("verbs", p.providerName());
         assertTrue(p.srqSupported(), "max_srq > 0");
-        assertEquals(0, p.srqWatermarksSupported());
-        assertEquals(0, p.srqInfoSupported());
+        assertEquals(dat.api.Dat.DAT_SRQ_WATERMARK_LOW, p.srqWatermarksSupported());
+        assertEquals(dat.api.Dat.DAT_SRQ_INFO_OUTSTANDING_DTO_COUNT, p.srqInfoSupported());
         assertEquals(0, p.epRecvInfoSupported());
-        assertEquals(0, p.completionFlagsSupported());
+        assertEquals(dat.api.DatCompletionFlags.SUPPRESS | dat.api.DatCompletionFlags.BARRIER_FENCE,
+                p.completionFlagsSupported());
         assertEquals(0, p.evdStreamMergingSupported());
         assertFalse(p.isThreadSafe());
         assertFalse(p.rdmaWriteForRdmaReadReq(), "InfiniBand/RoCE read sinks need only local write");
         assertEquals(VerbsAttributes.MAX_PRIVATE_DATA_SIZE, p.maxPrivateDataSize());
-        assertEquals(VerbsConfig.NOT_IMPLEMENTED_REASON, p.providerSpecificAttr().get("status"));
     }
 
     @Test

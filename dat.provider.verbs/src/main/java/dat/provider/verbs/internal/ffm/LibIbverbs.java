@@ -358,6 +358,8 @@ public final class LibIbverbs {
     public final MethodHandle ibv_create_cq;
     /** {@code int ibv_destroy_cq(struct ibv_cq *)}. */
     public final MethodHandle ibv_destroy_cq;
+    /** {@code int ibv_resize_cq(struct ibv_cq *, int cqe)}. */
+    public final MethodHandle ibv_resize_cq;
     /** {@code int ibv_get_cq_event(struct ibv_comp_channel *, struct ibv_cq **cq, void **cq_context)}. */
     public final MethodHandle ibv_get_cq_event;
     /** {@code void ibv_ack_cq_events(struct ibv_cq *, unsigned int nevents)}. */
@@ -410,6 +412,7 @@ public final class LibIbverbs {
         ibv_create_cq = lib.bind("ibv_create_cq",
                 FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
         ibv_destroy_cq = lib.bind("ibv_destroy_cq", intOfPtr);
+        ibv_resize_cq = lib.bind("ibv_resize_cq", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
         ibv_get_cq_event = lib.bind("ibv_get_cq_event", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
         ibv_ack_cq_events = lib.bind("ibv_ack_cq_events", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
         ibv_create_srq = lib.bind("ibv_create_srq", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
@@ -650,6 +653,20 @@ public final class LibIbverbs {
     /** @param cq a CQ no QP uses any more, its events acknowledged */
     public void ibv_destroy_cq(MemorySegment cq) {
         call("ibv_destroy_cq", ibv_destroy_cq, cq);
+    }
+
+    /**
+     * @param cq a CQ
+     * @param cqe the minimum number of entries it must hold (the device may round up)
+     */
+    public void ibv_resize_cq(MemorySegment cq, int cqe) {
+        int rc;
+        try {
+            rc = (int) ibv_resize_cq.invokeExact(Errno.state(), cq, cqe);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+        check("ibv_resize_cq", rc);
     }
 
     /**

@@ -122,6 +122,13 @@ public final class LibRdmacm {
     public final MethodHandle rdma_get_dst_port;
     /** {@code int rdma_migrate_id(struct rdma_cm_id *, struct rdma_event_channel *)}: hands a CR's id to an EP. */
     public final MethodHandle rdma_migrate_id;
+    /**
+     * {@code int rdma_init_qp_attr(struct rdma_cm_id *, struct ibv_qp_attr *, int *qp_attr_mask)}: the attributes
+     * that move a QP the application owns (one not created by {@code rdma_create_qp}) to the next state.
+     */
+    public final MethodHandle rdma_init_qp_attr;
+    /** {@code int rdma_establish(struct rdma_cm_id *)}: the active side's last step with an application-owned QP. */
+    public final MethodHandle rdma_establish;
 
     private LibRdmacm(NativeLibrary lib) throws LibraryUnavailableException {
         FunctionDescriptor intOfPtr = FunctionDescriptor.of(JAVA_INT, ADDRESS);
@@ -148,6 +155,8 @@ public final class LibRdmacm {
         rdma_get_src_port = lib.bind("rdma_get_src_port", FunctionDescriptor.of(JAVA_SHORT, ADDRESS));
         rdma_get_dst_port = lib.bind("rdma_get_dst_port", FunctionDescriptor.of(JAVA_SHORT, ADDRESS));
         rdma_migrate_id = lib.bind("rdma_migrate_id", intOfPtrPtr);
+        rdma_init_qp_attr = lib.bind("rdma_init_qp_attr", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+        rdma_establish = lib.bind("rdma_establish", intOfPtr);
     }
 
     /**
@@ -396,6 +405,27 @@ public final class LibRdmacm {
             throw LibIbverbs.unexpected(t);
         }
         LibIbverbs.check(function, rc);
+    }
+
+    /**
+     * @param id an id bound to a device
+     * @param attr an {@link IbvQpAttr} whose {@code qp_state} names the target state
+     * @param maskOut an int segment that receives the {@code IBV_QP_*} mask to pass to {@code ibv_modify_qp}
+     */
+    public void rdma_init_qp_attr(MemorySegment id, MemorySegment attr, MemorySegment maskOut) {
+        LibIbverbs.requireSize(attr, IbvQpAttr.SIZE);
+        int rc;
+        try {
+            rc = (int) rdma_init_qp_attr.invokeExact(Errno.state(), id, attr, maskOut);
+        } catch (Throwable t) {
+            throw LibIbverbs.unexpected(t);
+        }
+        LibIbverbs.check("rdma_init_qp_attr", rc);
+    }
+
+    /** @param id an active id whose connect response arrived and whose QP is in RTS */
+    public void rdma_establish(MemorySegment id) {
+        intCall("rdma_establish", rdma_establish, id);
     }
 
     private static void intCall(String function, MethodHandle handle, MemorySegment a, MemorySegment b) {

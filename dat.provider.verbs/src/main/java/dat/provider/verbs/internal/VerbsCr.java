@@ -1,0 +1,301 @@
+package dat.provider.verbs.internal;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import dat.api.DatCr;
+import dat.api.DatCrParam;
+import dat.api.DatEp;
+import dat.api.DatException;
+import dat.api.DatHandleType;
+import dat.api.DatReturnSubtype;
+import dat.provider.verbs.internal.ffm.LibRdmacm;
+import dat.provider.verbs.internal.ffm.NativeCallException;
+import dat.provider.verbs.internal.ffm.RdmaAddr;
+import dat.provider.verbs.internal.ffm.RdmaCmId;
+import dat.provider.verbs.internal.ffm.RdmaRoute;
+import dat.provider.verbs.internal.ffm.SockaddrIn;
+import dat.provider.verbs.internal.ffm.SockaddrIn6;
+import dat.spi.DatArgs;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+
+/**
+ * A connection request ({@code DAT_CONNECTION_REQUEST_EVENT}): the rdma_cm id of an incoming
+ * {@code RDMA_CM_EVENT_CONNECT_REQUEST}, waiting for {@code dat_cr_accept}, {@code dat_cr_reject} or
+ * {@code dat_cr_handoff}.
+ *
+ * <p><b>Private data.</b> rdma_cm delivers the whole private-data field of the IB CM message (56 bytes of a REQ
+ * after rdma_cm's own header), zero-padded, so the receiver cannot tell how many bytes the sender gave. jDAT's
+ * verbs provider therefore sends one length byte before the consumer's bytes, and {@code max_private_data_size} is
+ * 55: the REQ's 56 bytes, less that byte. Accept and reject data are framed the same way.
+ */
+final class VerbsCr extends VerbsHandle implements DatCr {
+
+    /** The REQ's private data after rdma_cm's header, less jDAT's length byte. */
+    static final int MAX_PRIVATE_DATA = VerbsAttributes.MAX_PRIVATE_DATA_SIZE;
+
+    private final VerbsIa ia;
+    private final VerbsPsp psp;
+    private final VerbsRsp rsp;
+    private final long key;
+    private final MemorySegment id;
+    private final long localQual;
+    private final byte[] privateData;
+    private final InetAddress remoteAddress;
+    private final long remotePort;
+    private final int responderResources;
+    private final int initiatorDepth;
+
+    /** Built by the progress thread from a connect request; the id's context becomes this CR's key. */
+    VerbsCr(VerbsIa ia, VerbsPsp psp, VerbsRsp rsp, long localQual, VerbsProgress.CmEvent e) {
+        this.ia = ia;
+        this.psp = psp;
+        this.rsp = rsp;
+        this.localQual = localQual;
+        this.key = ia.newKey();
+        this.id = e.id();
+        this.privateData = e.privateData();
+        this.responderResources = e.responderResources();
+        this.initiatorDepth = e.initiatorDepth();
+        // Later events of this id are processed by the same thread after this store, so they see the new key.
+        id.set(ADDRESS, RdmaCmId.CONTEXT, MemorySegment.ofAddress(key));
+        this.remoteAddress = destination(id);
+        this.remotePort = ia.cm.rdma_get_dst_port(id);
+        ia.cmOwners.put(key, this);
+    }
+
+    private static InetAddress destination(MemorySegment id) {
+        long dst = RdmaCmId.ROUTE + RdmaRoute.ADDR + RdmaAddr.DST_ADDR;
+        short family = id.get(JAVA_SHORT, dst);
+        try {
+            if (family == LibRdmacm.AF_INET) {
+                byte[] raw = new byte[4];
+                MemorySegment.copy(id, JAVA_BYTE, dst + SockaddrIn.SIN_ADDR, raw, 0, 4);
+                return InetAddress.getByAddress(raw);
+            }
+            byte[] raw = new byte[16];
+            MemorySegment.copy(id, JAVA_BYTE, dst + SockaddrIn6.SIN6_ADDR, raw, 0, 16);
+            return InetAddress.getByAddress(raw);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException("a 4- or 16-byte address is always valid", e);
+        }
+    }
+
+    /**
+     * @param call the DAT call, for messages
+     * @param data the consumer's private data, or {@code null}
+     * @return a copy
+     * @throws DatException {@code DAT_INVALID_PARAMETER} when longer than {@code max_private_data_size}
+     */
+    static byte[] checkPrivateData(String call, byte[] data) {
+        if (data == null) {
+            return null;
+        }
+        if (data.length > MAX_PRIVATE_DATA) {
+            throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG4, call + ": private_data of "
+                    + data.length + " bytes exceeds max_private_data_size " + MAX_PRIVATE_DATA
+                    + " (rdma_cm carries 56 bytes in a connect request; one is jDAT's length byte)");
+        }
+        return data.clone();
+    }
+
+    /**
+     * Frames private data for rdma_cm: a length byte, then the bytes.
+     *
+     * @param data the bytes, or {@code null}
+     * @param out at least 256 bytes
+     * @return the framed length, 0 when there is no data
+     */
+    static int encodePrivateData(byte[] data, MemorySegment out) {
+        if (data == null || data.length == 0) {
+            return 0;
+        }
+        out.set(JAVA_BYTE, 0, (byte) data.length);
+        MemorySegment.copy(data, 0, out, JAVA_BYTE, 1, data.length);
+        return data.length + 1;
+    }
+
+    /**
+     * @param raw the private-data field as rdma_cm delivered it (zero-padded)
+     * @return the consumer's bytes, or {@code null} when none were sent
+     */
+    static byte[] decodePrivateData(byte[] raw) {
+        if (raw.length == 0) {
+            return null;
+        }
+        int n = Byte.toUnsignedInt(raw[0]);
+        if (n == 0 || n > raw.length - 1) {
+            return null;
+        }
+        byte[] data = new byte[n];
+        System.arraycopy(raw, 1, data, 0, n);
+        return data;
+    }
+
+    /** Refuses a request nobody will answer (its service point is gone) and releases the id. */
+    static void refuse(VerbsIa ia, MemorySegment id) {
+        try {
+            ia.cm.rdma_reject(id, MemorySegment.NULL, 0);
+        } catch (NativeCallException e) {
+            // The requester gave up already.
+        }
+        ia.cm.rdma_destroy_id(id);
+    }
+
+    long key() {
+        return key;
+    }
+
+    MemorySegment id() {
+        return id;
+    }
+
+    VerbsRsp rsp() {
+        return rsp;
+    }
+
+    byte[] privateData() {
+        return privateData;
+    }
+
+    InetAddress remoteAddress() {
+        return remoteAddress;
+    }
+
+    long remotePort() {
+        return remotePort;
+    }
+
+    long localQual() {
+        return localQual;
+    }
+
+    int responderResources() {
+        return responderResources;
+    }
+
+    int initiatorDepth() {
+        return initiatorDepth;
+    }
+
+    @Override
+    VerbsIa owner() {
+        return ia;
+    }
+
+    @Override
+    DatReturnSubtype invalidHandleSubtype() {
+        return DatReturnSubtype.INVALID_HANDLE_CR;
+    }
+
+    @Override
+    DatReturnSubtype inUseSubtype() {
+        return DatReturnSubtype.NO_SUBTYPE;
+    }
+
+    @Override
+    String freeCall() {
+        return "dat_cr_reject";
+    }
+
+    @Override
+    void destroy() {
+        rejectQuietly();
+    }
+
+    @Override
+    public void close() {
+        rejectQuietly();
+    }
+
+    @Override
+    public DatHandleType handleType() {
+        return DatHandleType.CR;
+    }
+
+    @Override
+    public DatCrParam query() {
+        requireOpen("dat_cr_query");
+        return new DatCrParam(remoteAddress, remotePort, privateData, rsp != null ? rsp.ep : null);
+    }
+
+    @Override
+    public synchronized void accept(DatEp ep, byte[] acceptData) {
+        String call = "dat_cr_accept";
+        requireOpen(call);
+        byte[] data = checkPrivateData(call, acceptData);
+        ia.requireOpen(call);
+        VerbsEp passive;
+        if (rsp != null) {
+            if (ep != null && ep != rsp.ep) {
+                throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2,
+                        call + ": ep_handle must be null or the RSP's reserved EP");
+            }
+            passive = rsp.ep;
+        } else {
+            if (ep == null) {
+                throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2,
+                        call + ": ep_handle is null; ep_creator is NEVER, so the consumer supplies the EP");
+            }
+            passive = ia.own(ep, VerbsEp.class, DatReturnSubtype.INVALID_HANDLE_EP, call, "ep_handle");
+        }
+        passive.accept(this, data);
+        // dat_cr_accept consumes the request; the id now belongs to the EP (or was refused by the device).
+        markClosed();
+    }
+
+    @Override
+    public synchronized void reject() {
+        String call = "dat_cr_reject";
+        requireOpen(call);
+        rejectQuietly();
+    }
+
+    /** Rejects if still pending; used by close, RSP free and IA close. */
+    synchronized void rejectQuietly() {
+        if (isClosed()) {
+            return;
+        }
+        markClosed();
+        ia.cmOwners.remove(key);
+        refuse(ia, id);
+        if (rsp != null) {
+            rsp.ep.unreserve(rsp);
+        }
+    }
+
+    /** An event of the request's id before it was accepted: the requester gave up; the request stays answerable. */
+    void cmEvent(VerbsProgress.CmEvent e) {
+        // Accepting it later fails in rdma_accept and reports DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR.
+    }
+
+    /**
+     * dat_cr_handoff: the request moves to this IA's PSP on {@code handoffConnQual}, whose CR EVD gets it as a new
+     * connection request.
+     */
+    @Override
+    public synchronized void handoff(long handoffConnQual) {
+        String call = "dat_cr_handoff";
+        requireOpen(call);
+        VerbsPsp target = null;
+        for (Object owner : ia.cmOwners.values()) {
+            if (owner instanceof VerbsPsp p && !p.isClosed() && p.connQual() == handoffConnQual) {
+                target = p;
+            }
+        }
+        if (target == null) {
+            throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2, call + ": no PSP of this IA listens on"
+                    + " handoff conn_qual " + handoffConnQual);
+        }
+        markClosed();
+        ia.cmOwners.remove(key);
+        if (rsp != null) {
+            rsp.ep.unreserve(rsp);
+        }
+        target.connectionRequest(new VerbsProgress.CmEvent(LibRdmacm.RDMA_CM_EVENT_CONNECT_REQUEST, 0, id, 0, 0,
+                privateData, responderResources, initiatorDepth));
+    }
+}

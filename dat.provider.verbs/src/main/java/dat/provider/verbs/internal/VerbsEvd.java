@@ -1,0 +1,751 @@
+package dat.provider.verbs.internal;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import dat.api.Dat;
+import dat.api.DatAsyncReason;
+import dat.api.DatCno;
+import dat.api.DatDtoStatus;
+import dat.api.DatEvd;
+import dat.api.DatEvdFlags;
+import dat.api.DatEvdParam;
+import dat.api.DatEvent;
+import dat.api.DatEventHandler;
+import dat.api.DatEventType;
+import dat.api.DatException;
+import dat.api.DatHandle;
+import dat.api.DatHandleType;
+import dat.api.DatReturn;
+import dat.api.DatReturnSubtype;
+import dat.provider.verbs.internal.ffm.IbvContextOps;
+import dat.provider.verbs.internal.ffm.IbvOps;
+import dat.provider.verbs.internal.ffm.IbvWc;
+import dat.provider.verbs.internal.ffm.LibIbverbs;
+import dat.provider.verbs.internal.ffm.NativeCallException;
+import dat.spi.DatArgs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+/**
+ * An event dispatcher ({@code dat_evd_create}): a ring of preallocated {@link DatEvent} slots, fed by software
+ * (connection, connection-request, async and software events) and, for an EVD with {@code DTO} or
+ * {@code RMR_BIND} flags, by its own completion queue.
+ *
+ * <p><b>Completions are taken on the consumer's thread.</b> Dequeue and wait poll the CQ ({@code ibv_poll_cq}
+ * through {@code ibv_context.ops}) into the ring only as far as they need, translating each work completion into
+ * its slot in place: nothing allocates, and a completion left in the CQ still holds its request slot, so
+ * "a request holds its slot until its completion is reaped" is exact. A completion that reached the ring carries
+ * a release token (its work request id) that frees the slot when the event is handed to the consumer.
+ *
+ * <p><b>Waiting.</b> A waiter fills, then arms the CQ ({@code ibv_req_notify_cq}), fills again (a completion
+ * that arrived between the first fill and the arm raised no notification), then sleeps on {@link #changed}. The
+ * progress thread signals it when the completion channel fires, software producers when they queue. While a CNO
+ * is bound and the EVD enabled the CQ is kept armed, so every completion reaches the CNO.
+ *
+ * <p><b>Overflow.</b> A software event that finds the ring full is lost and {@code ASYNC_ERROR_EVD_OVERFLOW} goes
+ * to the async EVD once per episode. Completions never overflow the ring: they wait in the CQ, which is sized to
+ * the EVD's queue length.
+ *
+ * <p>One lock guards the ring and the CQ: the provider is not thread safe for one EVD (is_thread_safe false), but
+ * the progress thread and the consumer meet here, and a lock nobody contends costs one CAS.
+ */
+final class VerbsEvd extends VerbsHandle implements DatEvd {
+
+    /** How many work completions one {@code ibv_poll_cq} takes at most. */
+    private static final int BATCH = 16;
+
+    final int flags;
+    final boolean isAsync;
+    final long key;
+    private final VerbsIa ia;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private final ThreadLocal<DatEvent> pollEvent = ThreadLocal.withInitial(DatEvent::new);
+    private final Arena arena;
+    /** The CQ, or {@code NULL} for an EVD without DTO and RMR_BIND flags. */
+    final MemorySegment cq;
+    private final MemorySegment pollFn;
+    private final MemorySegment notifyFn;
+    private final MemorySegment wcs;
+
+    // Guarded by lock.
+    private DatEvent[] slots;
+    private long[] tokens;
+    private int head;
+    private int count;
+    private int cqCapacity;
+    private boolean overflowing;
+    private boolean armed;
+    private Thread waiter;
+    private long abortGeneration;
+    private boolean unwaitable;
+    /** Reported completions posted to the CQ and not yet moved into the ring. */
+    private int expected;
+    /** Work requests of the EP queues completing here: the CQ must hold them all. */
+    private int attachedDepth;
+    private volatile boolean enabled = true;
+    private volatile VerbsCno cno;
+
+    private VerbsEvd(VerbsIa ia, int qlen, VerbsCno cno, int flags, boolean isAsync) {
+        this.ia = ia;
+        this.flags = flags;
+        this.isAsync = isAsync;
+        this.cno = cno;
+        this.key = ia.newKey();
+        this.slots = newSlots(qlen);
+        this.tokens = new long[qlen];
+        if ((flags & (DatEvdFlags.DTO | DatEvdFlags.RMR_BIND)) != 0) {
+            this.arena = Arena.ofShared();
+            try {
+                this.cq = ia.verbs.ibv_create_cq(ia.context, qlen, MemorySegment.ofAddress(key), ia.compChannel, 0);
+            } catch (NativeCallException e) {
+                arena.close();
+                throw VerbsIa.resources("dat_evd_create", e);
+            }
+            this.cqCapacity = qlen;
+            this.pollFn = IbvOps.function(ia.context, IbvContextOps.POLL_CQ);
+            this.notifyFn = IbvOps.function(ia.context, IbvContextOps.REQ_NOTIFY_CQ);
+            this.wcs = arena.allocate(IbvWc.LAYOUT, BATCH);
+            ia.evdsByKey.put(key, this);
+        } else {
+            this.arena = null;
+            this.cq = MemorySegment.NULL;
+            this.pollFn = MemorySegment.NULL;
+            this.notifyFn = MemorySegment.NULL;
+            this.wcs = MemorySegment.NULL;
+        }
+    }
+
+    private static DatEvent[] newSlots(int n) {
+        DatEvent[] s = new DatEvent[n];
+        for (int i = 0; i < n; i++) {
+            s[i] = new DatEvent();
+        }
+        return s;
+    }
+
+    /** {@code dat_evd_create}; the caller checked the arguments and holds the IA lifecycle lock. */
+    static VerbsEvd create(VerbsIa ia, int qlen, VerbsCno cno, int flags) {
+        VerbsEvd evd = new VerbsEvd(ia, qlen, cno, flags, false);
+        if (cno != null) {
+            evd.lock.lock();
+            try {
+                evd.arm();
+            } finally {
+                evd.lock.unlock();
+            }
+        }
+        return evd;
+    }
+
+    /**
+     * An EP queue of {@code depth} work requests completes into this EVD's CQ. The CQ grows to hold the ring plus
+     * every such request: a verbs CQ that overflows breaks every QP on it, whereas DAT's overflow loses only the
+     * completion that does not fit ({@link #admit}).
+     */
+    void attach(int depth) {
+        lock.lock();
+        try {
+            attachedDepth += depth;
+            int want = slots.length + attachedDepth;
+            if (cq.address() != 0 && want > cqCapacity) {
+                try {
+                    ia.verbs.ibv_resize_cq(cq, want);
+                } catch (NativeCallException e) {
+                    attachedDepth -= depth;
+                    throw VerbsIa.resources("dat_ep_create", e);
+                }
+                cqCapacity = want;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The EP queue of {@link #attach} is gone. */
+    void detach(int depth) {
+        lock.lock();
+        try {
+            attachedDepth -= depth;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Makes room for a completion the consumer will be told about. DAT's EVD holds {@code evd_qlen} events; a
+     * completion beyond that is lost and {@code DAT_ASYNC_ERROR_EVD_OVERFLOW} goes to the async EVD, once per
+     * episode. Counting at post time is exact because completions arrive only for posted requests.
+     *
+     * @return false when the completion does not fit: the caller posts the request with its report suppressed
+     */
+    boolean admit() {
+        boolean overflow;
+        lock.lock();
+        try {
+            if (expected + count < slots.length) {
+                expected++;
+                return true;
+            }
+            overflow = !overflowing;
+            overflowing = true;
+        } finally {
+            lock.unlock();
+        }
+        if (overflow) {
+            ia.async().postAsync(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, this, DatAsyncReason.EVD_OVERFLOW_ERROR);
+        }
+        return false;
+    }
+
+    /** The IA's async EVD. */
+    static VerbsEvd async(VerbsIa ia, int qlen) {
+        return new VerbsEvd(ia, qlen, null, DatEvdFlags.ASYNC, true);
+    }
+
+    @Override
+    VerbsIa owner() {
+        return ia;
+    }
+
+    @Override
+    DatReturnSubtype invalidHandleSubtype() {
+        return isAsync ? DatReturnSubtype.INVALID_HANDLE_EVD_ASYNC : DatReturnSubtype.INVALID_HANDLE1;
+    }
+
+    @Override
+    DatReturnSubtype inUseSubtype() {
+        return DatReturnSubtype.INVALID_STATE_EVD_IN_USE;
+    }
+
+    @Override
+    String freeCall() {
+        return "dat_evd_free";
+    }
+
+    @Override
+    boolean dependsOn(VerbsHandle other) {
+        return other == cno;
+    }
+
+    @Override
+    public DatHandleType handleType() {
+        return DatHandleType.EVD;
+    }
+
+    @Override
+    public void close() {
+        if (isAsync && !isClosed()) {
+            throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EVD_ASYNC,
+                    "dat_evd_free: the async EVD is freed by dat_ia_close");
+        }
+        super.close();
+    }
+
+    @Override
+    void destroy() {
+        lock.lock();
+        try {
+            markClosed();
+            abortGeneration++;
+            changed.signalAll();
+            // Queued completions are never reaped now: give their slots back.
+            while (count > 0) {
+                long token = tokens[head];
+                head = (head + 1) % slots.length;
+                count--;
+                release(token);
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (cq.address() != 0) {
+            ia.evdsByKey.remove(key);
+            // ibv_destroy_cq waits until every completion-channel event of the CQ is acknowledged; the progress
+            // thread acknowledges before it looks for the EVD, so this cannot wait for a lock held here.
+            try {
+                ia.verbs.ibv_destroy_cq(cq);
+            } catch (NativeCallException e) {
+                throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EVD_IN_USE,
+                        "dat_evd_free: " + e.getMessage() + " (a QP still uses the CQ)", e);
+            }
+            arena.close();
+        }
+    }
+
+    // ------------------------------------------------------------------ producers (software events)
+
+    void postConnection(DatEventType type, VerbsEp ep, byte[] privateData) {
+        postControl(e -> e.setConnectionEvent(type, this, ep, privateData));
+    }
+
+    void postConnectionRequest(DatHandle sp, long connQual, VerbsCr cr) {
+        postControl(e -> e.setConnectionRequest(this, sp, connQual, cr));
+    }
+
+    void postAsync(DatEventType type, DatHandle handle, int reason) {
+        postControl(e -> e.setAsyncEvent(type, this, handle, reason));
+    }
+
+    /** Queues a control-path event (connection, request, async): the capturing filler allocates, off the data path. */
+    private void postControl(Consumer<DatEvent> fill) {
+        boolean overflow = false;
+        lock.lock();
+        try {
+            if (isClosed()) {
+                return;
+            }
+            if (count == slots.length) {
+                overflow = !overflowing && !isAsync;
+                overflowing = true;
+            } else {
+                int i = (head + count) % slots.length;
+                fill.accept(slots[i]);
+                tokens[i] = 0;
+                count++;
+                changed.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (overflow) {
+            ia.async().postAsync(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, this, DatAsyncReason.EVD_OVERFLOW_ERROR);
+        } else {
+            triggerCno();
+        }
+    }
+
+    @Override
+    public int postSoftwareEvent(long pointer) {
+        if (isClosed()) {
+            return DatReturn.DAT_INVALID_HANDLE;
+        }
+        if ((flags & DatEvdFlags.SOFTWARE) == 0) {
+            return DatReturn.DAT_INVALID_PARAMETER;
+        }
+        lock.lock();
+        try {
+            if (isClosed()) {
+                return DatReturn.DAT_INVALID_HANDLE;
+            }
+            // dat_evd_post_se: a full queue refuses the event; it is not an overflow.
+            if (count == slots.length) {
+                return DatReturn.DAT_QUEUE_FULL;
+            }
+            int i = (head + count) % slots.length;
+            slots[i].setSoftwareEvent(this, pointer);
+            tokens[i] = 0;
+            count++;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        triggerCno();
+        return DatReturn.DAT_SUCCESS;
+    }
+
+    private void triggerCno() {
+        VerbsCno c = cno;
+        if (c != null && enabled) {
+            c.trigger(this);
+        }
+    }
+
+    /** The progress thread saw this EVD's CQ fire: wake the waiter; re-arm and trigger the CNO if one is bound. */
+    void notified() {
+        boolean trigger;
+        lock.lock();
+        try {
+            armed = false;
+            changed.signalAll();
+            trigger = cno != null && enabled && !isClosed();
+            if (trigger) {
+                arm();
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (trigger) {
+            triggerCno();
+        }
+    }
+
+    // ------------------------------------------------------------------ the CQ (caller holds lock)
+
+    /** Arms the CQ for the next completion; caller holds {@link #lock}. */
+    private void arm() {
+        if (cq.address() != 0 && !armed && !isClosed()) {
+            int rc = IbvOps.req_notify_cq(notifyFn, cq, 0);
+            armed = rc == 0;
+        }
+    }
+
+    /**
+     * Moves completions from the CQ into the ring until it holds {@code want} events, the ring is full or the CQ
+     * is empty. Caller holds {@link #lock}.
+     */
+    private void fill(int want) {
+        if (cq.address() == 0 || isClosed()) {
+            return;
+        }
+        while (count < want && count < slots.length) {
+            int n = IbvOps.poll_cq(pollFn, cq, Math.min(BATCH, slots.length - count), wcs);
+            if (n <= 0) {
+                return;
+            }
+            for (int k = 0; k < n; k++) {
+                long wc = k * IbvWc.SIZE;
+                int i = (head + count) % slots.length;
+                long token = translate(wc, slots[i]);
+                if (token != 0) {
+                    tokens[i] = token;
+                    count++;
+                    expected = Math.max(0, expected - 1);
+                }
+            }
+        }
+    }
+
+    /**
+     * Writes one work completion into {@code slot}.
+     *
+     * @return the release token of a completion to report, 0 for one consumed here (a suppressed success, an
+     *     internal signal, the completion of an object already freed)
+     */
+    private long translate(long wc, DatEvent slot) {
+        long wrId = wcs.get(JAVA_LONG, wc + IbvWc.WR_ID);
+        int kind = WorkRequests.kind(wrId);
+        int wcStatus = wcs.get(JAVA_INT, wc + IbvWc.STATUS);
+        DatDtoStatus status = kind != WorkRequests.SEND && wcStatus == LibIbverbs.IBV_WC_LOC_QP_OP_ERR
+                // A receive whose segments passed the post-time checks fails locally only when the message does
+                // not fit; soft-RoCE (rxe) reports that as a malformed WQE where HCAs report LOC_LEN_ERR.
+                ? DatDtoStatus.LOCAL_LENGTH_ERR : status(wcStatus);
+        if (kind == WorkRequests.SRQ) {
+            VerbsSrq srq = ia.srqsByIndex.get(WorkRequests.owner(wrId));
+            VerbsEp ep = ia.epsByQpn.get(wcs.get(JAVA_INT, wc + IbvWc.QP_NUM));
+            return srq == null ? 0 : srq.completed(wrId, status,
+                    Integer.toUnsignedLong(wcs.get(JAVA_INT, wc + IbvWc.BYTE_LEN)), ep, this, slot);
+        }
+        VerbsEp ep = ia.epsByQpn.get(WorkRequests.owner(wrId));
+        if (ep == null) {
+            return 0;
+        }
+        return kind == WorkRequests.RECV
+                ? ep.recvCompleted(wrId, status, Integer.toUnsignedLong(wcs.get(JAVA_INT, wc + IbvWc.BYTE_LEN)),
+                        this, slot)
+                : ep.requestCompleted(wrId, status, this, slot);
+    }
+
+    /** Frees the request slot a reaped completion held. */
+    private void release(long token) {
+        if (token == 0) {
+            return;
+        }
+        if (WorkRequests.kind(token) == WorkRequests.SRQ) {
+            VerbsSrq srq = ia.srqsByIndex.get(WorkRequests.owner(token));
+            if (srq != null) {
+                srq.reaped();
+            }
+        } else {
+            VerbsEp ep = ia.epsByQpn.get(WorkRequests.owner(token));
+            if (ep != null) {
+                ep.reaped(token);
+            }
+        }
+    }
+
+    /** @return the DAT status of an {@code ibv_wc_status} */
+    static DatDtoStatus status(int wcStatus) {
+        return switch (wcStatus) {
+            case LibIbverbs.IBV_WC_SUCCESS -> DatDtoStatus.SUCCESS;
+            case LibIbverbs.IBV_WC_WR_FLUSH_ERR -> DatDtoStatus.FLUSHED;
+            case LibIbverbs.IBV_WC_LOC_LEN_ERR -> DatDtoStatus.LOCAL_LENGTH_ERR;
+            case LibIbverbs.IBV_WC_LOC_QP_OP_ERR -> DatDtoStatus.LOCAL_EP_ERR;
+            case LibIbverbs.IBV_WC_LOC_PROT_ERR, LibIbverbs.IBV_WC_LOC_ACCESS_ERR -> DatDtoStatus.LOCAL_PROTECTION_ERR;
+            case LibIbverbs.IBV_WC_BAD_RESP_ERR -> DatDtoStatus.BAD_RESPONSE;
+            case LibIbverbs.IBV_WC_REM_ACCESS_ERR -> DatDtoStatus.REMOTE_ACCESS_ERR;
+            case LibIbverbs.IBV_WC_REM_INV_REQ_ERR, LibIbverbs.IBV_WC_REM_OP_ERR, LibIbverbs.IBV_WC_REM_ABORT_ERR,
+                 LibIbverbs.IBV_WC_REM_INV_RD_REQ_ERR -> DatDtoStatus.REMOTE_RESPONDER_ERR;
+            case LibIbverbs.IBV_WC_RNR_RETRY_EXC_ERR -> DatDtoStatus.RECEIVER_NOT_READY;
+            case LibIbverbs.IBV_WC_MW_BIND_ERR -> DatDtoStatus.RMR_OPERATION_FAILED;
+            default -> DatDtoStatus.TRANSPORT_ERR;
+        };
+    }
+
+    /** Takes the head event into {@code event}; caller holds {@link #lock} and saw {@code count > 0}. */
+    private long take(DatEvent event) {
+        event.copyFrom(slots[head]);
+        long token = tokens[head];
+        head = (head + 1) % slots.length;
+        count--;
+        overflowing = false;
+        return token;
+    }
+
+    /**
+     * Takes and drops every completion of a hidden EVD (one made for a null EVD handle): nobody reaps them, so
+     * their slots are freed here.
+     *
+     * @return how many completions were dropped
+     */
+    int discardAll() {
+        int dropped = 0;
+        lock.lock();
+        try {
+            while (true) {
+                fill(slots.length);
+                if (count == 0) {
+                    return dropped;
+                }
+                while (count > 0) {
+                    release(tokens[head]);
+                    head = (head + 1) % slots.length;
+                    count--;
+                    dropped++;
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------ consumers
+
+    @Override
+    public int dequeue(DatEvent event) {
+        if (isClosed()) {
+            return DatReturn.DAT_INVALID_HANDLE;
+        }
+        if (event == null) {
+            return DatReturn.DAT_INVALID_PARAMETER;
+        }
+        long token;
+        lock.lock();
+        try {
+            if (isClosed()) {
+                return DatReturn.DAT_INVALID_HANDLE;
+            }
+            if (waiter != null) {
+                return DatReturn.DAT_INVALID_STATE;
+            }
+            if (count == 0) {
+                fill(1);
+                if (count == 0) {
+                    return DatReturn.DAT_QUEUE_EMPTY;
+                }
+            }
+            token = take(event);
+        } finally {
+            lock.unlock();
+        }
+        release(token);
+        return DatReturn.DAT_SUCCESS;
+    }
+
+    @Override
+    public int poll(DatEventHandler handler, int limit) {
+        if (isClosed()) {
+            return DatReturn.DAT_INVALID_HANDLE;
+        }
+        if (handler == null || limit < 1) {
+            return DatReturn.DAT_INVALID_PARAMETER;
+        }
+        DatEvent holder = pollEvent.get();
+        int handled = 0;
+        while (handled < limit) {
+            int rc = dequeue(holder);
+            if (rc == DatReturn.DAT_QUEUE_EMPTY) {
+                break;
+            }
+            if (rc != DatReturn.DAT_SUCCESS) {
+                return handled == 0 ? rc : handled;
+            }
+            // No lock is held: the handler may post, which may complete into this EVD.
+            handler.onEvent(holder);
+            handled++;
+        }
+        return handled;
+    }
+
+    @Override
+    public int await(long timeoutMicros, int threshold, DatEvent event) {
+        if (isClosed()) {
+            return DatReturn.DAT_INVALID_HANDLE;
+        }
+        if (event == null || timeoutMicros < 0 || timeoutMicros > Dat.DAT_TIMEOUT_INFINITE) {
+            return DatReturn.DAT_INVALID_PARAMETER;
+        }
+        long token;
+        lock.lock();
+        try {
+            if (isClosed()) {
+                return DatReturn.DAT_INVALID_HANDLE;
+            }
+            if (threshold < 1 || threshold > slots.length) {
+                return DatReturn.DAT_INVALID_PARAMETER;
+            }
+            if (unwaitable || cno != null || waiter != null) {
+                return DatReturn.DAT_INVALID_STATE;
+            }
+            // dat_evd_wait: the threshold counts DTO completions; other EVDs wake on any event.
+            int effective = (flags & DatEvdFlags.DTO) != 0 ? threshold : 1;
+            long generation = abortGeneration;
+            long deadline = timeoutMicros == Dat.DAT_TIMEOUT_INFINITE ? Long.MAX_VALUE
+                    : System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
+            waiter = Thread.currentThread();
+            try {
+                while (true) {
+                    if (generation != abortGeneration) {
+                        return DatReturn.DAT_ABORT;
+                    }
+                    fill(effective);
+                    if (count < effective) {
+                        arm();
+                        // A completion between the fill and the arm raised no notification: look again.
+                        fill(effective);
+                    }
+                    if (count >= effective) {
+                        token = take(event);
+                        event.nmore(count);
+                        break;
+                    }
+                    long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return DatReturn.DAT_TIMEOUT_EXPIRED;
+                    }
+                    try {
+                        if (left == Long.MAX_VALUE) {
+                            changed.await();
+                        } else {
+                            changed.awaitNanos(left);
+                        }
+                    } catch (InterruptedException e) {
+                        // Reported as DAT_INTERRUPTED_CALL: that is the consumer's notification.
+                        return DatReturn.DAT_INTERRUPTED_CALL;
+                    }
+                }
+            } finally {
+                waiter = null;
+            }
+        } finally {
+            lock.unlock();
+        }
+        release(token);
+        return DatReturn.DAT_SUCCESS;
+    }
+
+    // ------------------------------------------------------------------ control
+
+    @Override
+    public void enable() {
+        requireOpen("dat_evd_enable");
+        enabled = true;
+    }
+
+    @Override
+    public void disable() {
+        requireOpen("dat_evd_disable");
+        enabled = false;
+    }
+
+    @Override
+    public void setUnwaitable() {
+        requireOpen("dat_evd_set_unwaitable");
+        lock.lock();
+        try {
+            unwaitable = true;
+            abortGeneration++;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void clearUnwaitable() {
+        requireOpen("dat_evd_clear_unwaitable");
+        lock.lock();
+        try {
+            unwaitable = false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void resize(int evdMinQlen) {
+        String call = "dat_evd_resize";
+        requireOpen(call);
+        DatArgs.evdResize(ia.iaAttr, evdMinQlen);
+        lock.lock();
+        try {
+            requireOpen(call);
+            if (evdMinQlen < count) {
+                throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EVD_IN_USE,
+                        call + ": evd_min_qlen " + evdMinQlen + " is below the " + count + " queued events");
+            }
+            if (cq.address() != 0 && evdMinQlen > cqCapacity) {
+                try {
+                    ia.verbs.ibv_resize_cq(cq, evdMinQlen);
+                } catch (NativeCallException e) {
+                    throw VerbsIa.resources(call, e);
+                }
+                cqCapacity = evdMinQlen;
+            }
+            DatEvent[] nextSlots = newSlots(evdMinQlen);
+            long[] nextTokens = new long[evdMinQlen];
+            for (int k = 0; k < count; k++) {
+                int i = (head + k) % slots.length;
+                nextSlots[k].copyFrom(slots[i]);
+                nextTokens[k] = tokens[i];
+            }
+            slots = nextSlots;
+            tokens = nextTokens;
+            head = 0;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void modifyCno(DatCno newCno) {
+        String call = "dat_evd_modify_cno";
+        requireOpen(call);
+        ia.lifecycle.lock();
+        try {
+            VerbsCno c = newCno == null ? null
+                    : ia.own(newCno, VerbsCno.class, DatReturnSubtype.INVALID_HANDLE_CNO, call, "cno_handle");
+            requireOpen(call);
+            lock.lock();
+            try {
+                this.cno = c;
+                if (c != null) {
+                    arm();
+                }
+            } finally {
+                lock.unlock();
+            }
+        } finally {
+            ia.lifecycle.unlock();
+        }
+    }
+
+    @Override
+    public DatEvdParam query() {
+        requireOpen("dat_evd_query");
+        lock.lock();
+        try {
+            int state = (enabled ? DatEvdParam.STATE_ENABLED : DatEvdParam.STATE_DISABLED)
+                    | (unwaitable ? DatEvdParam.STATE_UNWAITABLE : DatEvdParam.STATE_WAITABLE);
+            return new DatEvdParam(ia, slots.length, state, cno, flags);
+        } finally {
+            lock.unlock();
+        }
+    }
+}

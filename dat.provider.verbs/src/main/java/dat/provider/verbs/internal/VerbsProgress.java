@@ -1,0 +1,250 @@
+package dat.provider.verbs.internal;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import dat.api.DatAsyncReason;
+import dat.api.DatEventType;
+import dat.provider.verbs.internal.ffm.IbvAsyncEvent;
+import dat.provider.verbs.internal.ffm.IbvCq;
+import dat.provider.verbs.internal.ffm.IbvQp;
+import dat.provider.verbs.internal.ffm.IbvSrq;
+import dat.provider.verbs.internal.ffm.LibC;
+import dat.provider.verbs.internal.ffm.LibIbverbs;
+import dat.provider.verbs.internal.ffm.LibRdmacm;
+import dat.provider.verbs.internal.ffm.RdmaCmEvent;
+import dat.provider.verbs.internal.ffm.RdmaConnParam;
+import java.lang.foreign.MemorySegment;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The IA's progress thread: waits in {@code poll(2)} on the completion channel, the rdma_cm event channel and the
+ * device's async fd, and turns what arrives into DAT events.
+ *
+ * <p>Every native event is copied and acknowledged <em>before</em> it is dispatched. {@code rdma_destroy_id},
+ * {@code ibv_destroy_cq}, {@code ibv_destroy_qp} and {@code ibv_destroy_srq} wait until the events of their object
+ * are acknowledged; a consumer thread freeing an object while holding that object's lock would otherwise
+ * deadlock against this thread waiting for the same lock. Objects are found by key after the acknowledgement, so
+ * an event for an object freed meanwhile finds nothing and is dropped.
+ *
+ * <p>The poll timeout (50 ms) bounds how late a connect timeout is reported and how long {@link #stop} waits;
+ * there is no wake-up descriptor to close.
+ */
+// Restricted methods on purpose: reached only after VerbsProvider checked Module.isNativeAccessEnabled().
+@SuppressWarnings("restricted")
+final class VerbsProgress implements Runnable {
+
+    private static final System.Logger LOG = System.getLogger("dat.provider.verbs");
+    private static final int POLL_MILLIS = 50;
+    private static final int CM = 0;
+    private static final int COMP = 1;
+    private static final int ASYNC = 2;
+
+    /**
+     * A copied connection-manager event.
+     *
+     * @param type {@code RDMA_CM_EVENT_*}
+     * @param status the event's status (a negative errno, or the IB CM reject reason for REJECTED)
+     * @param id the id the event is for
+     * @param key that id's key (its context)
+     * @param listenKey for a connect request, the listening id's key
+     * @param privateData the peer's private data, decoded (see {@link VerbsCr#encodePrivateData})
+     * @param responderResources the peer's responder resources
+     * @param initiatorDepth the peer's initiator depth
+     */
+    record CmEvent(int type, int status, MemorySegment id, long key, long listenKey, byte[] privateData,
+                   int responderResources, int initiatorDepth) {
+    }
+
+    private final VerbsIa ia;
+    private final MemorySegment fds;
+    private final MemorySegment cqOut;
+    private final MemorySegment contextOut;
+    private final MemorySegment eventOut;
+    private final MemorySegment asyncEvent;
+    /** EPs with a connect in progress: their deadline is checked every round. */
+    final Set<VerbsEp> connecting = ConcurrentHashMap.newKeySet();
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    VerbsProgress(VerbsIa ia, int cmFd, int compFd, int asyncFd) {
+        this.ia = ia;
+        this.fds = ia.arena.allocate(LibC.POLLFD, 3);
+        int[] fd = {cmFd, compFd, asyncFd};
+        for (int i = 0; i < 3; i++) {
+            fds.set(JAVA_INT, i * LibC.POLLFD.byteSize(), fd[i]);
+            fds.set(JAVA_SHORT, i * LibC.POLLFD.byteSize() + 4, LibC.POLLIN);
+        }
+        this.cqOut = ia.arena.allocate(ADDRESS);
+        this.contextOut = ia.arena.allocate(ADDRESS);
+        this.eventOut = ia.arena.allocate(ADDRESS);
+        this.asyncEvent = ia.arena.allocate(IbvAsyncEvent.LAYOUT);
+        this.thread = Thread.ofPlatform().daemon().name("dat-verbs-" + ia.name).unstarted(this);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** Stops the thread and waits for it, so no native event is touched after the IA's channels are gone. */
+    void stop() {
+        running = false;
+        if (Thread.currentThread() != thread) {
+            boolean interrupted = false;
+            while (thread.isAlive()) {
+                try {
+                    thread.join();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public void run() {
+        while (running) {
+            try {
+                int ready = LibC.poll(fds, 3, POLL_MILLIS);
+                if (ready > 0) {
+                    if (readable(COMP)) {
+                        completion();
+                    }
+                    if (readable(CM)) {
+                        connectionManager();
+                    }
+                    if (readable(ASYNC)) {
+                        async();
+                    }
+                }
+                if (!connecting.isEmpty()) {
+                    long now = System.nanoTime();
+                    for (VerbsEp ep : connecting) {
+                        ep.checkConnectTimeout(now);
+                    }
+                }
+            } catch (RuntimeException e) {
+                // One bad event must not stop connection management for the whole IA.
+                LOG.log(System.Logger.Level.WARNING, "verbs progress thread of " + ia.name + ": " + e, e);
+            }
+        }
+    }
+
+    private boolean readable(int index) {
+        return (fds.get(JAVA_SHORT, index * LibC.POLLFD.byteSize() + 6) & LibC.POLLIN) != 0;
+    }
+
+    private void completion() {
+        ia.verbs.ibv_get_cq_event(ia.compChannel, cqOut, contextOut);
+        MemorySegment cq = cqOut.get(ADDRESS, 0);
+        long key = contextOut.get(ADDRESS, 0).address();
+        ia.verbs.ibv_ack_cq_events(cq, 1);
+        VerbsEvd evd = ia.evdsByKey.get(key);
+        if (evd != null) {
+            evd.notified();
+        }
+    }
+
+    private void connectionManager() {
+        ia.cm.rdma_get_cm_event(ia.cmChannel, eventOut);
+        MemorySegment event = eventOut.get(ADDRESS, 0).reinterpret(RdmaCmEvent.SIZE);
+        CmEvent copied;
+        try {
+            int type = event.get(JAVA_INT, RdmaCmEvent.EVENT);
+            int status = event.get(JAVA_INT, RdmaCmEvent.STATUS);
+            MemorySegment id = event.get(ADDRESS, RdmaCmEvent.ID).reinterpret(
+                    dat.provider.verbs.internal.ffm.RdmaCmId.SIZE);
+            MemorySegment listen = event.get(ADDRESS, RdmaCmEvent.LISTEN_ID);
+            long key = id.get(ADDRESS, dat.provider.verbs.internal.ffm.RdmaCmId.CONTEXT).address();
+            long listenKey = listen.address() == 0 ? 0 : listen.reinterpret(
+                    dat.provider.verbs.internal.ffm.RdmaCmId.SIZE).get(ADDRESS,
+                    dat.provider.verbs.internal.ffm.RdmaCmId.CONTEXT).address();
+            long conn = RdmaCmEvent.PARAM_CONN;
+            MemorySegment data = event.get(ADDRESS, conn + RdmaConnParam.PRIVATE_DATA);
+            int dataLength = Byte.toUnsignedInt(event.get(JAVA_BYTE, conn + RdmaConnParam.PRIVATE_DATA_LEN));
+            byte[] raw = data.address() == 0 || dataLength == 0 ? new byte[0]
+                    : data.reinterpret(dataLength).toArray(JAVA_BYTE);
+            copied = new CmEvent(type, status, id, key, listenKey, VerbsCr.decodePrivateData(raw),
+                    Byte.toUnsignedInt(event.get(JAVA_BYTE, conn + RdmaConnParam.RESPONDER_RESOURCES)),
+                    Byte.toUnsignedInt(event.get(JAVA_BYTE, conn + RdmaConnParam.INITIATOR_DEPTH)));
+        } finally {
+            ia.cm.rdma_ack_cm_event(event);
+        }
+        dispatch(copied);
+    }
+
+    private void dispatch(CmEvent e) {
+        if (e.type() == LibRdmacm.RDMA_CM_EVENT_CONNECT_REQUEST) {
+            Object listener = ia.cmOwners.get(e.listenKey() != 0 ? e.listenKey() : e.key());
+            if (listener instanceof VerbsPsp psp && !psp.isClosed()) {
+                psp.connectionRequest(e);
+            } else if (listener instanceof VerbsRsp rsp && !rsp.isClosed()) {
+                rsp.connectionRequest(e);
+            } else {
+                // The service point went away between the request and now: refuse the peer.
+                VerbsCr.refuse(ia, e.id());
+            }
+            return;
+        }
+        Object owner = ia.cmOwners.get(e.key());
+        if (owner instanceof VerbsEp ep) {
+            ep.cmEvent(e);
+        } else if (owner instanceof VerbsCr cr) {
+            cr.cmEvent(e);
+        }
+    }
+
+    private void async() {
+        ia.verbs.ibv_get_async_event(ia.context, asyncEvent);
+        int type = asyncEvent.get(JAVA_INT, IbvAsyncEvent.EVENT_TYPE);
+        MemorySegment element = asyncEvent.get(ADDRESS, IbvAsyncEvent.ELEMENT_QP);
+        long srqKey = 0;
+        int qpn = 0;
+        long cqKey = 0;
+        switch (type) {
+            case LibIbverbs.IBV_EVENT_SRQ_LIMIT_REACHED, LibIbverbs.IBV_EVENT_SRQ_ERR ->
+                    srqKey = element.reinterpret(IbvSrq.SIZE).get(ADDRESS, IbvSrq.SRQ_CONTEXT).address();
+            case LibIbverbs.IBV_EVENT_QP_FATAL, LibIbverbs.IBV_EVENT_QP_REQ_ERR, LibIbverbs.IBV_EVENT_QP_ACCESS_ERR,
+                 LibIbverbs.IBV_EVENT_COMM_EST, LibIbverbs.IBV_EVENT_QP_LAST_WQE_REACHED ->
+                    qpn = element.reinterpret(IbvQp.SIZE).get(JAVA_INT, IbvQp.QP_NUM);
+            case LibIbverbs.IBV_EVENT_CQ_ERR ->
+                    cqKey = element.reinterpret(IbvCq.SIZE).get(ADDRESS, IbvCq.CQ_CONTEXT).address();
+            default -> {
+            }
+        }
+        ia.verbs.ibv_ack_async_event(asyncEvent);
+        switch (type) {
+            case LibIbverbs.IBV_EVENT_SRQ_LIMIT_REACHED -> {
+                VerbsSrq srq = ia.srqsByIndex.get((int) srqKey);
+                if (srq != null) {
+                    srq.limitReached();
+                }
+            }
+            case LibIbverbs.IBV_EVENT_QP_FATAL, LibIbverbs.IBV_EVENT_QP_REQ_ERR,
+                 LibIbverbs.IBV_EVENT_QP_ACCESS_ERR -> {
+                VerbsEp ep = ia.epsByQpn.get(qpn);
+                if (ep != null) {
+                    ep.qpFailed(ia.verbs.ibv_event_type_str(type));
+                }
+            }
+            case LibIbverbs.IBV_EVENT_CQ_ERR -> {
+                VerbsEvd evd = ia.evdsByKey.get(cqKey);
+                if (evd != null) {
+                    ia.async().postAsync(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, evd,
+                            DatAsyncReason.EVD_OVERFLOW_ERROR);
+                }
+            }
+            case LibIbverbs.IBV_EVENT_DEVICE_FATAL -> ia.async().postAsync(DatEventType.ASYNC_ERROR_IA_CATASTROPHIC,
+                    ia, DatAsyncReason.IA_CATASTROPHIC_ERROR);
+            default -> {
+                // Port, GID, LID and SM changes, COMM_EST and LAST_WQE_REACHED need no DAT event.
+            }
+        }
+    }
+}

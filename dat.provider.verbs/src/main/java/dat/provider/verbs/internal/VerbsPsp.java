@@ -1,0 +1,142 @@
+package dat.provider.verbs.internal;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+
+import dat.api.DatException;
+import dat.api.DatHandleType;
+import dat.api.DatPsp;
+import dat.api.DatPspFlags;
+import dat.api.DatPspParam;
+import dat.api.DatReturn;
+import dat.api.DatReturnSubtype;
+import dat.provider.verbs.internal.ffm.LibRdmacm;
+import dat.provider.verbs.internal.ffm.NativeCallException;
+import dat.provider.verbs.internal.ffm.RdmaCmId;
+import dat.spi.DatArgs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A public service point ({@code dat_psp_create}, {@code dat_psp_create_any}): an rdma_cm id listening on the IA's
+ * address, port = {@code conn_qual} in rdma_cm's TCP port space.
+ */
+// Restricted methods on purpose: reached only after VerbsProvider checked Module.isNativeAccessEnabled().
+@SuppressWarnings("restricted")
+final class VerbsPsp extends VerbsHandle implements DatPsp {
+
+    /** rdma_cm ports are 16 bits wide. */
+    static final long MAX_QUALIFIER = 0xFFFF;
+    private static final int EADDRINUSE = 98;
+    private static final int BACKLOG = 128;
+
+    private final VerbsIa ia;
+    private final long key;
+    private final MemorySegment id;
+    private final long connQual;
+    private final VerbsEvd evd;
+    private final DatPspFlags flags;
+
+    VerbsPsp(VerbsIa ia, String call, long connQual, VerbsEvd evd, DatPspFlags flags) {
+        this.ia = ia;
+        this.evd = evd;
+        this.flags = flags;
+        this.key = ia.newKey();
+        this.id = listen(ia, call, key, connQual);
+        this.connQual = connQual != 0 ? connQual : ia.cm.rdma_get_src_port(id);
+        ia.cmOwners.put(key, this);
+    }
+
+    /**
+     * @param call the DAT call, for messages
+     * @param connQual a connection qualifier
+     * @throws DatException {@code DAT_INVALID_PARAMETER} unless it is a port rdma_cm can listen on
+     */
+    static void checkQualifier(String call, long connQual) {
+        if (connQual < 1 || connQual > MAX_QUALIFIER) {
+            throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2, call + ": conn_qual " + connQual
+                    + " is outside 1.." + MAX_QUALIFIER + ": the verbs provider's qualifiers are rdma_cm TCP ports");
+        }
+    }
+
+    /**
+     * Creates an id with {@code key} as its context, binds it to the IA's address and {@code connQual} (0: any
+     * free port) and listens.
+     *
+     * @return the listening id
+     */
+    static MemorySegment listen(VerbsIa ia, String call, long key, long connQual) {
+        MemorySegment listening = MemorySegment.NULL;
+        try (Arena scratch = Arena.ofConfined()) {
+            MemorySegment out = scratch.allocate(ADDRESS);
+            ia.cm.rdma_create_id(ia.cmChannel, out, MemorySegment.ofAddress(key), LibRdmacm.RDMA_PS_TCP);
+            listening = out.get(ADDRESS, 0).reinterpret(RdmaCmId.SIZE);
+            ia.cm.rdma_bind_addr(listening, VerbsIa.sockaddr(scratch, ia.address, (int) connQual));
+            ia.cm.rdma_listen(listening, BACKLOG);
+            return listening;
+        } catch (NativeCallException e) {
+            if (listening.address() != 0) {
+                ia.cm.rdma_destroy_id(listening);
+            }
+            if (e.errno() == EADDRINUSE) {
+                throw new DatException(DatReturn.CONN_QUAL_IN_USE,
+                        call + ": conn_qual " + connQual + " is already listened on at " + ia.address.getHostAddress());
+            }
+            throw VerbsIa.resources(call, e);
+        }
+    }
+
+    @Override
+    VerbsIa owner() {
+        return ia;
+    }
+
+    @Override
+    DatReturnSubtype invalidHandleSubtype() {
+        return DatReturnSubtype.INVALID_HANDLE_PSP;
+    }
+
+    @Override
+    DatReturnSubtype inUseSubtype() {
+        return DatReturnSubtype.NO_SUBTYPE;
+    }
+
+    @Override
+    String freeCall() {
+        return "dat_psp_free";
+    }
+
+    @Override
+    boolean dependsOn(VerbsHandle other) {
+        return other == evd;
+    }
+
+    /** Stops listening; requests already delivered stay valid. */
+    @Override
+    void destroy() {
+        markClosed();
+        ia.cmOwners.remove(key);
+        ia.cm.rdma_destroy_id(id);
+    }
+
+    /** A connection request arrived (progress thread). */
+    void connectionRequest(VerbsProgress.CmEvent e) {
+        VerbsCr cr = new VerbsCr(ia, this, null, connQual, e);
+        evd.postConnectionRequest(this, connQual, cr);
+    }
+
+    @Override
+    public DatHandleType handleType() {
+        return DatHandleType.PSP;
+    }
+
+    @Override
+    public long connQual() {
+        return connQual;
+    }
+
+    @Override
+    public DatPspParam query() {
+        requireOpen("dat_psp_query");
+        return new DatPspParam(ia, connQual, evd, flags);
+    }
+}

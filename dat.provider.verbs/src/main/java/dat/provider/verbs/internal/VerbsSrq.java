@@ -1,0 +1,337 @@
+package dat.provider.verbs.internal;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import dat.api.DatAsyncReason;
+import dat.api.DatDtoStatus;
+import dat.api.DatEvent;
+import dat.api.DatEventType;
+import dat.api.DatException;
+import dat.api.DatHandleType;
+import dat.api.DatMemPriv;
+import dat.api.DatReturn;
+import dat.api.DatReturnSubtype;
+import dat.api.DatSrq;
+import dat.api.DatSrqParam;
+import dat.api.DatSrqState;
+import dat.api.Iov;
+import dat.provider.verbs.internal.ffm.IbvContextOps;
+import dat.provider.verbs.internal.ffm.IbvOps;
+import dat.provider.verbs.internal.ffm.IbvRecvWr;
+import dat.provider.verbs.internal.ffm.IbvSge;
+import dat.provider.verbs.internal.ffm.IbvSrqAttr;
+import dat.provider.verbs.internal.ffm.IbvSrqInitAttr;
+import dat.provider.verbs.internal.ffm.LibIbverbs;
+import dat.provider.verbs.internal.ffm.NativeCallException;
+import dat.spi.DatArgs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A shared receive queue ({@code dat_srq_create}): an {@code ibv_srq}.
+ *
+ * <p><b>Counting.</b> A buffer is <em>outstanding</em> from its post until its completion is reaped from the EVD
+ * (or, unposted, never); dat_srq_resize refuses to go below that count, so no buffer is ever lost. It is
+ * <em>available</em> until its completion is taken from the CQ: a message the HCA has placed but nobody has polled
+ * yet still counts, which is why {@code srq_info_supported} claims only the outstanding count.
+ *
+ * <p><b>Low watermark.</b> {@code IBV_SRQ_LIMIT}: the HCA raises {@code IBV_EVENT_SRQ_LIMIT_REACHED} once when the
+ * number of posted receives drops below the limit, and disarms it; the progress thread turns that into
+ * {@code DAT_ASYNC_EVENT_SRQ_LOW_WATERMARK} on the async EVD. A limit set while the SRQ is already below it fires at
+ * once, as dat_srq_set_lw says.
+ *
+ * <p><b>Resize.</b> Growing beyond the queue the HCA allocated uses {@code ibv_modify_srq(IBV_SRQ_MAX_WR)}; a device
+ * that cannot resize answers {@code DAT_INSUFFICIENT_RESOURCES}. Shrinking only lowers the limit posts are checked
+ * against: the HCA's queue stays as large as it was.
+ */
+final class VerbsSrq extends VerbsHandle implements DatSrq {
+
+    final VerbsPz pz;
+    final int index;
+    final int maxRecvIov;
+    /** The {@code struct ibv_srq *}. */
+    final MemorySegment srq;
+    private final VerbsIa ia;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment postFn;
+    private final MemorySegment wr;
+    private final MemorySegment sges;
+    private final MemorySegment badWr;
+    private final MemorySegment attr;
+
+    // Guarded by lock.
+    private long[] cookies;
+    private int[] free;
+    private int freeCount;
+    private int max;
+    private int hardwareCapacity;
+    private int available;
+    private int outstanding;
+    private int lowWatermark;
+    private boolean lowWatermarkArmed;
+
+    VerbsSrq(VerbsPz pz, int index, int maxRecvDtos, int maxRecvIov) {
+        this.pz = pz;
+        this.ia = pz.ia();
+        this.index = index;
+        this.maxRecvIov = maxRecvIov;
+        this.max = maxRecvDtos;
+        try {
+            MemorySegment init = arena.allocate(IbvSrqInitAttr.LAYOUT);
+            init.set(ADDRESS, IbvSrqInitAttr.SRQ_CONTEXT, MemorySegment.ofAddress(index));
+            init.set(JAVA_INT, IbvSrqInitAttr.ATTR + IbvSrqAttr.MAX_WR, maxRecvDtos);
+            init.set(JAVA_INT, IbvSrqInitAttr.ATTR + IbvSrqAttr.MAX_SGE, maxRecvIov);
+            this.srq = ia.verbs.ibv_create_srq(pz.pd, init);
+            // The HCA may round the queue up; it reports what it allocated.
+            this.hardwareCapacity = Math.max(maxRecvDtos, init.get(JAVA_INT, IbvSrqInitAttr.ATTR + IbvSrqAttr.MAX_WR));
+        } catch (NativeCallException e) {
+            arena.close();
+            throw VerbsIa.resources("dat_srq_create", e);
+        }
+        this.postFn = IbvOps.function(ia.context, IbvContextOps.POST_SRQ_RECV);
+        this.wr = arena.allocate(IbvRecvWr.LAYOUT);
+        this.sges = arena.allocate(IbvSge.LAYOUT, maxRecvIov);
+        this.badWr = arena.allocate(ADDRESS);
+        this.attr = arena.allocate(IbvSrqAttr.LAYOUT);
+        wr.set(ADDRESS, IbvRecvWr.SG_LIST, sges);
+        this.cookies = new long[maxRecvDtos];
+        this.free = new int[maxRecvDtos];
+        for (int i = 0; i < maxRecvDtos; i++) {
+            free[i] = maxRecvDtos - 1 - i;
+        }
+        this.freeCount = maxRecvDtos;
+    }
+
+    @Override
+    VerbsIa owner() {
+        return ia;
+    }
+
+    @Override
+    DatReturnSubtype invalidHandleSubtype() {
+        return DatReturnSubtype.INVALID_HANDLE_SRQ;
+    }
+
+    @Override
+    DatReturnSubtype inUseSubtype() {
+        return DatReturnSubtype.INVALID_STATE_SRQ_IN_USE;
+    }
+
+    @Override
+    String freeCall() {
+        return "dat_srq_free";
+    }
+
+    @Override
+    boolean dependsOn(VerbsHandle other) {
+        return other == pz;
+    }
+
+    @Override
+    void destroy() {
+        lock.lock();
+        try {
+            markClosed();
+        } finally {
+            lock.unlock();
+        }
+        ia.srqsByIndex.remove(index);
+        ia.verbs.ibv_destroy_srq(srq);
+        arena.close();
+    }
+
+    @Override
+    public DatHandleType handleType() {
+        return DatHandleType.SRQ;
+    }
+
+    @Override
+    public int postRecv(int numSegments, Iov localIov, long userCookie) {
+        if (isClosed()) {
+            return DatReturn.DAT_INVALID_HANDLE;
+        }
+        if (numSegments < 0 || numSegments > maxRecvIov
+                || (numSegments > 0 && (localIov == null || numSegments > localIov.capacity()))) {
+            return DatReturn.DAT_INVALID_PARAMETER;
+        }
+        lock.lock();
+        try {
+            if (isClosed()) {
+                return DatReturn.DAT_INVALID_HANDLE;
+            }
+            long total = WorkRequests.load(ia, pz, numSegments, localIov, DatMemPriv.LOCAL_WRITE, sges);
+            if (total < 0) {
+                return (int) total;
+            }
+            if (outstanding >= max) {
+                return DatReturn.DAT_INSUFFICIENT_RESOURCES;
+            }
+            int slot = free[freeCount - 1];
+            cookies[slot] = userCookie;
+            wr.set(JAVA_LONG, IbvRecvWr.WR_ID, WorkRequests.id(WorkRequests.SRQ, index, slot));
+            wr.set(JAVA_INT, IbvRecvWr.NUM_SGE, numSegments);
+            int rc = IbvOps.post_srq_recv(postFn, srq, wr, badWr);
+            if (rc != 0) {
+                return rc == 12 ? DatReturn.DAT_INSUFFICIENT_RESOURCES : DatReturn.DAT_INTERNAL_ERROR;
+            }
+            freeCount--;
+            available++;
+            outstanding++;
+        } finally {
+            lock.unlock();
+        }
+        return DatReturn.DAT_SUCCESS;
+    }
+
+    /**
+     * A receive of this SRQ completed: writes its DTO event for {@code ep} into {@code slot}. Called by the EVD
+     * that polled it.
+     *
+     * @return the release token (the buffer stays outstanding until the event is reaped)
+     */
+    long completed(long wrId, DatDtoStatus status, long byteLen, VerbsEp ep, VerbsEvd evd, DatEvent slot) {
+        long cookie;
+        lock.lock();
+        try {
+            int s = WorkRequests.sequence(wrId);
+            cookie = cookies[s];
+            free[freeCount++] = s;
+            available--;
+        } finally {
+            lock.unlock();
+        }
+        slot.setDtoCompletion(evd, ep, cookie, status, status == DatDtoStatus.SUCCESS ? byteLen : 0);
+        return wrId;
+    }
+
+    /** @return how many receives the SRQ holds at most now, for sizing the CQs of EPs created on it */
+    int capacity() {
+        lock.lock();
+        try {
+            return max;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A completion of this SRQ's buffer was reaped: no longer outstanding. */
+    void reaped() {
+        lock.lock();
+        try {
+            outstanding--;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void resize(int srqMaxRecvDto) {
+        String call = "dat_srq_resize";
+        requireOpen(call);
+        DatArgs.srqResize(ia.iaAttr, srqMaxRecvDto);
+        lock.lock();
+        try {
+            requireOpen(call);
+            // dat_srq_resize: never below the outstanding buffers (on the SRQ, being filled, or completed but not
+            // reaped), so no buffer is ever lost; the SRQ is unchanged on failure.
+            if (srqMaxRecvDto < outstanding) {
+                throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_SRQ_IN_USE,
+                        call + ": srq_max_recv_dto " + srqMaxRecvDto + " is below the " + outstanding
+                                + " outstanding buffers");
+            }
+            if (srqMaxRecvDto < lowWatermark) {
+                throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_SRQ_IN_USE,
+                        call + ": srq_max_recv_dto " + srqMaxRecvDto + " is below the low watermark "
+                                + lowWatermark);
+            }
+            if (srqMaxRecvDto > hardwareCapacity) {
+                attr.set(JAVA_INT, IbvSrqAttr.MAX_WR, srqMaxRecvDto);
+                try {
+                    ia.verbs.ibv_modify_srq(srq, attr, LibIbverbs.IBV_SRQ_MAX_WR);
+                } catch (NativeCallException e) {
+                    throw new DatException(DatReturn.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_SRQ,
+                            call + ": the device could not grow the SRQ to " + srqMaxRecvDto + ": "
+                                    + e.getMessage(), e);
+                }
+                hardwareCapacity = srqMaxRecvDto;
+            }
+            if (srqMaxRecvDto > cookies.length) {
+                int old = cookies.length;
+                cookies = Arrays.copyOf(cookies, srqMaxRecvDto);
+                free = Arrays.copyOf(free, srqMaxRecvDto);
+                for (int i = old; i < srqMaxRecvDto; i++) {
+                    free[freeCount++] = i;
+                }
+            }
+            max = srqMaxRecvDto;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void setLowWatermark(int lowWatermarkValue) {
+        String call = "dat_srq_set_lw";
+        requireOpen(call);
+        boolean fire;
+        lock.lock();
+        try {
+            requireOpen(call);
+            if (lowWatermarkValue < 0 || lowWatermarkValue > max) {
+                throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2, call + ": low_watermark "
+                        + lowWatermarkValue + " is outside 0..max_recv_dtos " + max);
+            }
+            fire = lowWatermarkValue > 0 && available < lowWatermarkValue;
+            boolean arm = lowWatermarkValue > 0 && !fire;
+            // IBV_SRQ_LIMIT 0 disarms; otherwise the HCA reports the first drop below the limit, once.
+            attr.set(JAVA_INT, IbvSrqAttr.SRQ_LIMIT, arm ? lowWatermarkValue : 0);
+            try {
+                ia.verbs.ibv_modify_srq(srq, attr, LibIbverbs.IBV_SRQ_LIMIT);
+            } catch (NativeCallException e) {
+                throw new DatException(DatReturn.INTERNAL_ERROR, DatReturnSubtype.NO_SUBTYPE, call + ": " + e.getMessage(), e);
+            }
+            lowWatermark = lowWatermarkValue;
+            lowWatermarkArmed = arm;
+        } finally {
+            lock.unlock();
+        }
+        if (fire) {
+            ia.async().postAsync(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK, this,
+                    DatAsyncReason.SRQ_LOW_WATERMARK_EVENT);
+        }
+    }
+
+    /** The progress thread saw {@code IBV_EVENT_SRQ_LIMIT_REACHED}. */
+    void limitReached() {
+        boolean fire;
+        lock.lock();
+        try {
+            // dat_srq_set_lw: one event per setting; low_watermark itself stays what the consumer set.
+            fire = lowWatermarkArmed && !isClosed();
+            lowWatermarkArmed = false;
+        } finally {
+            lock.unlock();
+        }
+        if (fire) {
+            ia.async().postAsync(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK, this,
+                    DatAsyncReason.SRQ_LOW_WATERMARK_EVENT);
+        }
+    }
+
+    @Override
+    public DatSrqParam query() {
+        requireOpen("dat_srq_query");
+        lock.lock();
+        try {
+            return new DatSrqParam(ia, DatSrqState.OPERATIONAL, pz, max, maxRecvIov, lowWatermark,
+                    dat.api.Dat.DAT_VALUE_UNKNOWN, outstanding);
+        } finally {
+            lock.unlock();
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package dat.provider.verbs.internal;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import dat.api.DatReturn;
+import dat.api.Iov;
+import dat.provider.verbs.internal.ffm.IbvSge;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The work request id every post carries, and the translation of DAT triplets into verbs scatter/gather entries.
+ *
+ * <p>A {@code wr_id} is {@code kind:2 | owner:24 | sequence:32 | unused:6} laid out as
+ * {@code kind << 62 | owner << 32 | sequence}: the kind says which queue (send queue, receive queue, SRQ), the
+ * owner is the QP number (24 bits in InfiniBand) or the SRQ's index, the sequence names the slot of the posting
+ * bookkeeping. A completion thus finds its owner with one int-keyed lookup and no allocation. A {@code wr_id} is
+ * never 0 (QP numbers and SRQ indexes are not), so 0 can mean "no token".
+ */
+final class WorkRequests {
+
+    /** A request on an EP's send queue: send, RDMA read or write. */
+    static final int SEND = 0;
+    /** A receive on an EP's own receive queue. */
+    static final int RECV = 1;
+    /** A receive on an SRQ. */
+    static final int SRQ = 2;
+
+    private WorkRequests() {
+    }
+
+    static long id(int kind, int owner, long sequence) {
+        return ((long) kind << 62) | ((long) (owner & 0xFF_FFFF) << 32) | (sequence & 0xFFFF_FFFFL);
+    }
+
+    static int kind(long wrId) {
+        return (int) (wrId >>> 62);
+    }
+
+    static int owner(long wrId) {
+        return (int) ((wrId >>> 32) & 0xFF_FFFF);
+    }
+
+    static int sequence(long wrId) {
+        return (int) wrId;
+    }
+
+    /**
+     * Checks DAT triplets against the registered regions and writes them as {@code ibv_sge}s. The checks are the
+     * post-time ones of dat_ep_post_send / _recv / _rdma_write / _rdma_read and dat_srq_post_recv: an unknown or
+     * freed {@code lmr_context} or a region lacking {@code privilege} is {@code DAT_PRIVILEGES_VIOLATION}, a
+     * region of another PZ {@code DAT_PROTECTION_VIOLATION}, a segment outside its region
+     * {@code DAT_INVALID_PARAMETER}.
+     *
+     * @param ia the IA whose regions the contexts name
+     * @param pz the PZ the segments must belong to
+     * @param n how many segments
+     * @param iov the triplets
+     * @param privilege the local privilege the operation needs
+     * @param sges where the {@code ibv_sge} array is written
+     * @return the total length, or a negative DAT return code
+     */
+    static long load(VerbsIa ia, VerbsPz pz, int n, Iov iov, int privilege, MemorySegment sges) {
+        long total = 0;
+        for (int i = 0; i < n; i++) {
+            int context = iov.lmrContext(i);
+            long address = iov.virtualAddress(i);
+            long length = iov.segmentLength(i);
+            VerbsLmr lmr = ia.lmrsByLkey.get(context);
+            if (lmr == null || lmr.isClosed()) {
+                return DatReturn.DAT_PRIVILEGES_VIOLATION;
+            }
+            if (lmr.pz != pz) {
+                return DatReturn.DAT_PROTECTION_VIOLATION;
+            }
+            if ((lmr.privileges & privilege) != privilege) {
+                return DatReturn.DAT_PRIVILEGES_VIOLATION;
+            }
+            if (!lmr.contains(address, length) || length > 0xFFFF_FFFFL) {
+                return DatReturn.DAT_INVALID_PARAMETER;
+            }
+            long sge = i * IbvSge.SIZE;
+            sges.set(JAVA_LONG, sge + IbvSge.ADDR, address);
+            sges.set(JAVA_INT, sge + IbvSge.LENGTH, (int) length);
+            sges.set(JAVA_INT, sge + IbvSge.LKEY, context);
+            total += length;
+        }
+        return total;
+    }
+}

@@ -1,0 +1,61 @@
+package dat.provider.verbs.internal.ffm;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * The one libc call the provider needs: {@code poll(2)}, so a single progress thread per IA can wait on the
+ * completion channel, the rdma_cm event channel and the device's async fd at once, with a timeout that lets it
+ * notice the IA closing without a wake-up file descriptor.
+ */
+// Restricted methods on purpose: reached only after VerbsProvider checked Module.isNativeAccessEnabled().
+@SuppressWarnings("restricted")
+public final class LibC {
+
+    /** {@code struct pollfd { int fd; short events; short revents; }}. */
+    public static final StructLayout POLLFD = MemoryLayout.structLayout(
+            JAVA_INT.withName("fd"), JAVA_SHORT.withName("events"), JAVA_SHORT.withName("revents"));
+    /** {@code POLLIN}. */
+    public static final short POLLIN = 0x001;
+    /** {@code EINTR}: a signal interrupted the call; poll again. */
+    public static final int EINTR = 4;
+
+    private static final MethodHandle POLL = Linker.nativeLinker().downcallHandle(
+            Linker.nativeLinker().defaultLookup().find("poll").orElseThrow(),
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), Errno.CAPTURE);
+
+    private LibC() {
+    }
+
+    /**
+     * @param fds an array of {@link #POLLFD}
+     * @param count how many entries to watch
+     * @param timeoutMillis how long to wait
+     * @return how many entries have events, 0 on timeout or {@code EINTR}
+     */
+    public static int poll(MemorySegment fds, int count, int timeoutMillis) {
+        int rc;
+        try {
+            rc = (int) POLL.invokeExact(Errno.state(), fds, (long) count, timeoutMillis);
+        } catch (Throwable t) {
+            throw LibIbverbs.unexpected(t);
+        }
+        if (rc < 0) {
+            int errno = Errno.last();
+            if (errno == EINTR) {
+                return 0;
+            }
+            throw new NativeCallException("poll", errno);
+        }
+        return rc;
+    }
+}
