@@ -1,0 +1,101 @@
+package dat.provider.verbs.internal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dat.api.DatDtoStatus;
+import dat.api.DatException;
+import dat.api.DatReturn;
+import dat.provider.verbs.internal.ffm.LibIbverbs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+
+/** The provider's pure logic: work request ids, the int table, private-data framing, completion statuses. */
+class WorkRequestsTest {
+
+    @Test
+    void workRequestIdsCarryKindOwnerAndSequence() {
+        long id = WorkRequests.id(WorkRequests.SRQ, 0xABCDEF, 0x1_2345_6789L);
+        assertEquals(WorkRequests.SRQ, WorkRequests.kind(id));
+        assertEquals(0xABCDEF, WorkRequests.owner(id));
+        assertEquals(0x2345_6789, WorkRequests.sequence(id), "the sequence wraps at 32 bits");
+        long send = WorkRequests.id(WorkRequests.SEND, 1, 0);
+        assertNotEquals(0, send, "a wr_id is never 0, which means no token");
+        assertEquals(WorkRequests.SEND, WorkRequests.kind(send));
+        assertEquals(WorkRequests.RECV, WorkRequests.kind(WorkRequests.id(WorkRequests.RECV, 0xFF_FFFF, -1)));
+        assertEquals(0xFF_FFFF, WorkRequests.owner(WorkRequests.id(WorkRequests.RECV, -1, 7)),
+                "owners are 24-bit QP numbers");
+    }
+
+    @Test
+    void intTableStoresReplacesAndRemoves() {
+        IntTable<String> table = new IntTable<>();
+        for (int k = 1; k <= 1000; k++) {
+            table.put(k * 0x100, "v" + k);
+        }
+        for (int k = 1; k <= 1000; k++) {
+            assertEquals("v" + k, table.get(k * 0x100));
+        }
+        table.put(0x100, "again");
+        assertEquals("again", table.get(0x100));
+        table.remove(0x200);
+        assertNull(table.get(0x200));
+        assertEquals("v3", table.get(0x300), "removing one key keeps its neighbours reachable");
+        assertNull(table.get(0), "0 is never stored");
+        assertNull(table.get(12345));
+        assertThrows(IllegalArgumentException.class, () -> table.put(0, "x"));
+    }
+
+    @Test
+    void privateDataIsFramedWithItsLength() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment buffer = arena.allocate(256);
+            byte[] data = new byte[VerbsCr.MAX_PRIVATE_DATA];
+            Arrays.fill(data, (byte) 7);
+            data[0] = 0;
+            int framed = VerbsCr.encodePrivateData(data, buffer);
+            assertEquals(data.length + 1, framed);
+            // rdma_cm hands over the whole 56-byte field, zero-padded.
+            byte[] field = new byte[56];
+            MemorySegment.copy(buffer, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, field, 0, framed);
+            assertArrayEquals(data, VerbsCr.decodePrivateData(field));
+            assertEquals(0, VerbsCr.encodePrivateData(null, buffer));
+            assertEquals(0, VerbsCr.encodePrivateData(new byte[0], buffer));
+        }
+        assertNull(VerbsCr.decodePrivateData(new byte[0]), "nothing sent");
+        assertNull(VerbsCr.decodePrivateData(new byte[56]), "an all-zero field carries no data");
+        assertNull(VerbsCr.decodePrivateData(new byte[] {9, 1, 2}), "a length past the field is not trusted");
+        DatException tooLong = assertThrows(DatException.class,
+                () -> VerbsCr.checkPrivateData("dat_ep_connect", new byte[VerbsCr.MAX_PRIVATE_DATA + 1]));
+        assertSame(DatReturn.INVALID_PARAMETER, tooLong.type());
+        assertEquals(55, VerbsCr.MAX_PRIVATE_DATA);
+    }
+
+    @Test
+    void workCompletionStatusesMapToDatStatuses() {
+        assertSame(DatDtoStatus.SUCCESS, VerbsEvd.status(LibIbverbs.IBV_WC_SUCCESS));
+        assertSame(DatDtoStatus.FLUSHED, VerbsEvd.status(LibIbverbs.IBV_WC_WR_FLUSH_ERR));
+        assertSame(DatDtoStatus.LOCAL_LENGTH_ERR, VerbsEvd.status(LibIbverbs.IBV_WC_LOC_LEN_ERR));
+        assertSame(DatDtoStatus.LOCAL_PROTECTION_ERR, VerbsEvd.status(LibIbverbs.IBV_WC_LOC_PROT_ERR));
+        assertSame(DatDtoStatus.REMOTE_ACCESS_ERR, VerbsEvd.status(LibIbverbs.IBV_WC_REM_ACCESS_ERR));
+        assertSame(DatDtoStatus.RECEIVER_NOT_READY, VerbsEvd.status(LibIbverbs.IBV_WC_RNR_RETRY_EXC_ERR));
+        assertSame(DatDtoStatus.TRANSPORT_ERR, VerbsEvd.status(LibIbverbs.IBV_WC_RETRY_EXC_ERR));
+        assertSame(DatDtoStatus.REMOTE_RESPONDER_ERR, VerbsEvd.status(LibIbverbs.IBV_WC_REM_OP_ERR));
+    }
+
+    @Test
+    void connectionQualifiersAreRdmaCmPorts() {
+        VerbsPsp.checkQualifier("dat_psp_create", 1);
+        VerbsPsp.checkQualifier("dat_psp_create", 65535);
+        for (long bad : new long[] {0, -1, 65536, Long.MAX_VALUE}) {
+            DatException e = assertThrows(DatException.class, () -> VerbsPsp.checkQualifier("dat_psp_create", bad));
+            assertSame(DatReturn.INVALID_PARAMETER, e.type());
+        }
+    }
+}
