@@ -55,6 +55,18 @@ public abstract class EpRecvQueryRules extends RuleSupport {
     }
 
     /** Checks a snapshot against what the attributes promise and the expected allocated count. */
+    /**
+     * An SRQ EP holds no buffer between messages, so a supported count is 0; but the page lets a provider answer
+     * DAT_VALUE_UNKNOWN when it "cannot obtain the requested count at a reasonable cost", which is the case of an
+     * HCA that does not expose which SRQ buffers a QP is filling.
+     */
+    private void assertSrqSnapshot(DatEpRecvInfo info, String when) {
+        if (info.nbufsAllocated() == Dat.DAT_VALUE_UNKNOWN && info.bufsAllocSpan() == Dat.DAT_VALUE_UNKNOWN) {
+            return;
+        }
+        assertSnapshot(info, 0, when);
+    }
+
     private void assertSnapshot(DatEpRecvInfo info, int expectedAllocated, String when) {
         if (supports(Dat.DAT_EP_RECV_INFO_NBUFS_ALLOCATED)) {
             assertEquals(expectedAllocated, info.nbufsAllocated(), "nbufs_allocated " + when);
@@ -173,12 +185,12 @@ public abstract class EpRecvQueryRules extends RuleSupport {
             assertStatus(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, dst.lmr(), 64L * i, 64), i),
                     "dat_srq_post_recv");
         }
-        assertSnapshot(c.passive().ep().recvQuery(BOTH), 0, "with 3 buffers on the SRQ and no message");
+        assertSrqSnapshot(c.passive().ep().recvQuery(BOTH), "with 3 buffers on the SRQ and no message");
         Region src = f.region();
         assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, 8), 1, 0),
                 "dat_ep_post_send");
         f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
-        assertSnapshot(c.passive().ep().recvQuery(BOTH), 0, "after the taken buffer completed");
+        assertSrqSnapshot(c.passive().ep().recvQuery(BOTH), "after the taken buffer completed");
     }
 
     /**

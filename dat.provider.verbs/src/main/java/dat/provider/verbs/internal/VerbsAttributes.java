@@ -23,8 +23,8 @@ import java.util.Map;
  * {@code max_srq_wr} to {@code max_srqs}/{@code max_recv_per_srq}, {@code max_qp_rd_atom}/
  * {@code max_qp_init_rd_atom} to the per-EP RDMA read limits in and out, the port's {@code max_msg_sz} to
  * {@code max_message_size}/{@code max_rdma_size}, Memory windows are not mapped ({@code max_rmrs} 0). Completion
- * flags SUPPRESS and BARRIER_FENCE, the SRQ low watermark and the SRQ's outstanding count are supported; stream
- * merging, EP watermarks and EP receive info are not, and the provider is not thread safe. Unknown limits are
+ * flags SUPPRESS and BARRIER_FENCE, the SRQ low watermark, the SRQ's outstanding count and EP receive info are supported;
+ * stream merging and EP watermarks are not, and the provider is not thread safe. Unknown limits are
  * {@link Dat#DAT_VALUE_UNKNOWN}.
  */
 final class VerbsAttributes {
@@ -74,7 +74,8 @@ final class VerbsAttributes {
                 .srqWatermarksSupported(d.maxSrq() > 0 ? Dat.DAT_SRQ_WATERMARK_LOW : 0)
                 .srqEpPzDifferenceSupported(false)
                 .srqInfoSupported(d.maxSrq() > 0 ? Dat.DAT_SRQ_INFO_OUTSTANDING_DTO_COUNT : 0)
-                .epRecvInfoSupported(0)
+                // Counted for EPs with their own receive queue; an SRQ EP answers DAT_VALUE_UNKNOWN (VerbsEp).
+                .epRecvInfoSupported(Dat.DAT_EP_RECV_INFO_NBUFS_ALLOCATED | Dat.DAT_EP_RECV_INFO_BUFS_ALLOC_SPAN)
                 .lmrSyncReq(false)
                 .dtoAsyncReturnGuaranteed(false)
                 // iWARP (RFC 5040): the sink of an RDMA read is written by the remote peer.

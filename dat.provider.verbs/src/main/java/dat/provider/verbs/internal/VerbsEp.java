@@ -140,7 +140,8 @@ final class VerbsEp extends VerbsHandle implements DatEp {
     private long[] recvCookie;
     private boolean[] recvReport;
     private volatile long recvPosted;
-    private long recvCompleted;
+    /** Volatile: dat_ep_recv_query may read it on another thread while the recv EVD translates. */
+    private volatile long recvCompleted;
     private final AtomicInteger recvUnreaped = new AtomicInteger();
 
     // Connection; guarded by lock.
@@ -1046,8 +1047,11 @@ final class VerbsEp extends VerbsHandle implements DatEp {
     }
 
     /**
-     * dat_ep_recv_query is not supported: verbs does not say which SRQ buffers a QP is filling, and an EP's own
-     * queue is visible only through completions; {@code ep_recv_info_supported} is 0.
+     * dat_ep_recv_query. An EP with its own receive queue has every posted receive allocated until its completion
+     * is generated: the count is the posts minus the completions, after the recv EVD took what the CQ holds, and the
+     * span equals it (RC delivers in order, without MSN gaps). An EP on an SRQ answers DAT_VALUE_UNKNOWN for both, as
+     * the page allows when a count cannot be had "at a reasonable cost": verbs does not say which SRQ buffers a QP
+     * is filling.
      */
     @Override
     public DatEpRecvInfo recvQuery(int which) {
@@ -1059,8 +1063,15 @@ final class VerbsEp extends VerbsHandle implements DatEp {
                     + Integer.toHexString(which) + " must be a non-empty combination of NBUFS_ALLOCATED (0x01)"
                     + " and BUFS_ALLOC_SPAN (0x10)");
         }
-        throw new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": verbs cannot tell which receive buffers a"
-                + " QP holds (ep_recv_info_supported is 0)");
+        int n = Dat.DAT_VALUE_UNKNOWN;
+        if (srq == null) {
+            recvCq.takeCompletions();
+            // completed before posted: completed <= posted at every instant, so the difference is never negative.
+            long completed = recvCompleted;
+            n = (int) (recvPosted - completed);
+        }
+        return new DatEpRecvInfo((which & Dat.DAT_EP_RECV_INFO_NBUFS_ALLOCATED) != 0 ? n : Dat.DAT_VALUE_UNKNOWN,
+                (which & Dat.DAT_EP_RECV_INFO_BUFS_ALLOC_SPAN) != 0 ? n : Dat.DAT_VALUE_UNKNOWN);
     }
 
     /** dat_ep_set_watermark is not supported: {@code srq_watermarks_supported} has only the SRQ low watermark. */

@@ -514,6 +514,16 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
         }
     }
 
+    /** Moves what the CQ holds into the ring, so the completions it represents count as generated. */
+    void takeCompletions() {
+        lock.lock();
+        try {
+            fill(slots.length);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     // ------------------------------------------------------------------ consumers
 
     @Override

@@ -107,7 +107,7 @@ class VerbsAttributesTest {
         assertTrue(p.srqSupported(), "max_srq > 0");
         assertEquals(dat.api.Dat.DAT_SRQ_WATERMARK_LOW, p.srqWatermarksSupported());
         assertEquals(dat.api.Dat.DAT_SRQ_INFO_OUTSTANDING_DTO_COUNT, p.srqInfoSupported());
-        assertEquals(0, p.epRecvInfoSupported());
+        assertEquals(0x11, p.epRecvInfoSupported());
         assertEquals(dat.api.DatCompletionFlags.SUPPRESS | dat.api.DatCompletionFlags.BARRIER_FENCE,
                 p.completionFlagsSupported());
         assertEquals(0, p.evdStreamMergingSupported());
