@@ -243,10 +243,8 @@ final class PeerSession {
         }
         boolean any = false;
         try {
-            while (state != State.ENDED && dequeue(connectEvd, event)) {
-                any = true;
-                connectionEvent(event);
-            }
+            // Completions before connection events: an error completion is the cause of the broken connection
+            // that follows it, and the report should name the cause.
             while (state != State.ENDED && dequeue(recvEvd, event)) {
                 any = true;
                 received(event);
@@ -254,6 +252,10 @@ final class PeerSession {
             while (state != State.ENDED && dequeue(requestEvd, event)) {
                 any = true;
                 sent(event);
+            }
+            while (state != State.ENDED && dequeue(connectEvd, event)) {
+                any = true;
+                connectionEvent(event);
             }
         } catch (ProtocolException e) {
             fail(e.getMessage());
