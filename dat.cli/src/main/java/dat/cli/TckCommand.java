@@ -109,6 +109,14 @@ final class TckCommand implements Callable<Integer> {
         }
         String provider = providerName == null ? "loopback" : providerName;
         List<IaEntry> ias = registry.ias().stream().filter(e -> e.providerName().equals(provider)).toList();
+        if (ias.isEmpty()) {
+            // An unavailable provider lists no IA: its reason says what to fix (load a module, add a device).
+            registry.providers().stream().filter(p -> p.name().equals(provider) && !p.available()).findFirst()
+                    .ifPresent(p -> {
+                        throw new IllegalArgumentException("provider " + provider + " is unavailable: "
+                                + p.unavailableReason());
+                    });
+        }
         return ias.stream().filter(IaEntry::available).findFirst().map(IaEntry::name).orElseThrow(() ->
                 new IllegalArgumentException(ias.isEmpty()
                         ? "no provider named " + provider + " offers an IA; providers found: " + registry.providers()

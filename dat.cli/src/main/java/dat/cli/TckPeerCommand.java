@@ -21,9 +21,10 @@ import picocli.CommandLine.Spec;
  * came first, 2 on bad usage or when it cannot listen.
  */
 @Command(name = "tck-peer", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Serve the cross-node rules of a TCK run on another node (dat tck --peer HOST:CONN_QUAL).",
-            "Prints one line per session. Exit 0 when the remote run said bye and every session ended",
-            "cleanly; 1 when a session failed or the timeout came first; 2 on bad usage."})
+        description = {"Serve the cross-node rules of a TCK run on another node",
+            "(dat tck --peer HOST:CONN_QUAL), printing one line per session.",
+            "Exit 0 when the run said bye and every session ended cleanly;",
+            "1 when a session failed or the timeout came first; 2 on bad usage."})
 final class TckPeerCommand implements Callable<Integer> {
 
     /** Default of {@code --timeout}, in seconds. */

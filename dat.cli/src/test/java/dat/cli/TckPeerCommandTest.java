@@ -1,6 +1,7 @@
 package dat.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dat.api.DatCloseFlags;
@@ -14,6 +15,8 @@ import dat.api.DatIa;
 import dat.api.DatQos;
 import dat.api.DatReturn;
 import dat.registry.DatRegistry;
+import dat.spi.DatProvider;
+import dat.spi.DatProviderInfo;
 import dat.tck.PeerAddress;
 import dat.tck.RulesIndex;
 import dat.tck.TckRule;
@@ -154,6 +157,32 @@ class TckPeerCommandTest {
         DatCommandTest.Run r = DatCommandTest.dat(args);
         assertEquals(DatCommand.EXIT_USAGE, r.exit(), String.join(" ", args) + ": " + r.out() + r.err());
         assertTrue(r.err().contains(reason), String.join(" ", args) + ": " + r.err());
+    }
+
+    @Test
+    void anUnavailableProviderIsNamedWithItsReason() {
+        DatProvider absent = new DatProvider() {
+            @Override
+            public String name() {
+                return "absent";
+            }
+
+            @Override
+            public DatProviderInfo info() {
+                return DatProviderInfo.unavailable("absent", "0.1", "no RDMA device; modprobe rdma_rxe", List.of());
+            }
+
+            @Override
+            public DatIa open(String iaName, String iaParams, int asyncEvdMinQlen) {
+                throw new IllegalStateException("never opened");
+            }
+        };
+        DatRegistry registry = DatRegistry.builder().providers(List.of(absent)).build();
+        assertEquals("provider absent is unavailable: no RDMA device; modprobe rdma_rxe",
+                assertThrows(IllegalArgumentException.class, () -> TckCommand.resolveIa(registry, "absent", null))
+                        .getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> TckCommand.resolveIa(registry, "nosuch", null))
+                .getMessage().startsWith("no provider named nosuch offers an IA"));
     }
 
     @Test
