@@ -50,6 +50,16 @@ class LoopbackCrossNodeTest {
     }
 
     @Test
+    void aPeerNobodyRunsFailsTheRulesWithAHint() {
+        TckLauncher.Result result = TckLauncher.run(TckLauncher.Options.verification(LoopbackVerification.class)
+                .only("required_ep_connect_crossNodePrivateDataIntactBothWays").peer("127.0.1.1:7999"), null);
+        assertEquals(1, result.failed(), result.skips().toString());
+        assertTrue(result.failures().get(0).message().contains("the peer at 127.0.1.1:7999 did not accept a ECHO request:"
+                + " CONNECTION_EVENT_NON_PEER_REJECTED (is dat tck-peer running there, listening on conn_qual 7999?)"),
+                result.failures().toString());
+    }
+
+    @Test
     void aMalformedPeerParameterFailsTheRulesWithTheReason() {
         TckLauncher.Result result = TckLauncher.run(TckLauncher.Options.verification(LoopbackVerification.class)
                 .only("required_ep_connect_crossNodePrivateDataIntactBothWays")

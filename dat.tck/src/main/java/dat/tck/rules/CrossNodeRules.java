@@ -146,8 +146,14 @@ public abstract class CrossNodeRules extends RuleSupport {
     private Link established(Side side, long token, byte[] request) {
         DatEvent event = f.next(side.connectEvd());
         if (event.type() != DatEventType.CONNECTION_EVENT_ESTABLISHED) {
+            String hint = switch (event.type()) {
+                case CONNECTION_EVENT_PEER_REJECTED -> "the peer refused it; its output says why";
+                case CONNECTION_EVENT_NON_PEER_REJECTED, CONNECTION_EVENT_UNREACHABLE, CONNECTION_EVENT_TIMED_OUT ->
+                        "is dat tck-peer running there, listening on conn_qual " + peer.connQual() + "?";
+                default -> "an unexpected connection event";
+            };
             fail("the peer at " + peer + " did not accept a " + PeerProtocol.commandName(request[5]) + " request: "
-                    + event.type() + " (the peer's output says why it refused)");
+                    + event.type() + " (" + hint + ")");
         }
         try {
             return new Link(side, token, PeerProtocol.parseAccept(event.privateData(), request));
@@ -227,7 +233,9 @@ public abstract class CrossNodeRules extends RuleSupport {
     }
 
     /**
-     * dat_ep_connect: several EPs connect to one remote PSP at once; each connection carries its own messages.
+     * dat_ep_connect DESCRIPTION: "The remote Endpoint is identified by Remote IA and Remote Connection Qualifier."
+     * Several EPs connect to the same remote qualifier at once; each gets a connection of its own, which carries
+     * its own messages only.
      * If this fails, check that connections to the same remote qualifier get distinct remote EPs and that the
      * messages of one do not reach another.
      */
@@ -457,8 +465,10 @@ public abstract class CrossNodeRules extends RuleSupport {
     }
 
     /**
-     * dat_ep_post_rdma_read: the bytes of the remote buffer land in the local IOV, in I/O Vector order. This side
-     * reads part of the region the peer exposed, filled with a pattern both sides know, into two local segments.
+     * dat_ep_post_rdma_read DESCRIPTION: "requests the transfer of all the data specified by the remote_buffer over
+     * the connection of the ep_handle Endpoint into the local_iov. ... The local_iov segments are filled in the I/O
+     * Vector order until the whole message is received." This side reads part of the region the peer exposed,
+     * filled with a pattern both sides know, into two local segments.
      * If this fails, check the remote address and rmr_context of RDMA reads, the responder resources of the peer's
      * EP (max_rdma_read_in), and the scatter into the local IOV.
      */
