@@ -1,6 +1,7 @@
 /**
  * The {@code dat} command: {@code dat info} lists providers and IAs with their attributes, {@code dat tck} runs the
- * conformance kit, {@code dat perf} measures a provider.
+ * conformance kit, {@code dat tck-peer} serves its cross-node rules from another node, {@code dat perf} measures a
+ * provider.
  */
 module dat.cli {
     requires dat.registry;

@@ -9,8 +9,9 @@ import picocli.CommandLine.Command;
  * failed, no IA matched), 2 bad usage or an error before the command could run.
  */
 @Command(name = "dat", mixinStandardHelpOptions = true, versionProvider = DatCommand.Version.class,
-        description = "DAT/uDAPL 1.2 for Java: list providers, run the conformance kit, measure.",
-        subcommands = {InfoCommand.class, TckCommand.class, PerfCommand.class, CommandLine.HelpCommand.class})
+        description = "DAT/uDAPL 1.2 for Java: list providers, run the conformance kit (on one node or two), measure.",
+        subcommands = {InfoCommand.class, TckCommand.class, TckPeerCommand.class, PerfCommand.class,
+            CommandLine.HelpCommand.class})
 public final class DatCommand implements Runnable {
 
     /** Exit code: the command ran and the answer is no. */

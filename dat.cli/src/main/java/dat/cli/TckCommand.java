@@ -58,6 +58,11 @@ final class TckCommand implements Callable<Integer> {
     @Option(names = "--list-rules", description = "Print the rules index and exit.")
     boolean listRules;
 
+    @Option(names = "--peer", paramLabel = "HOST:CONN_QUAL",
+            description = {"Also run the cross-node rules against `dat tck-peer` listening there",
+                "(an IPv6 address in brackets); the run ends by telling that peer bye."})
+    String peer;
+
     /** Created by picocli. */
     TckCommand() {
     }
@@ -70,12 +75,20 @@ final class TckCommand implements Callable<Integer> {
             out.flush();
             return 0;
         }
-        String ia = resolveIa(DatRegistry.load());
-        out.println("dat tck: verifying IA " + ia + (strict ? " (strict)" : ""));
+        String ia = resolveIa(DatRegistry.load(), target == null ? null : target.provider,
+                target == null ? null : target.ia);
+        TckLauncher.Options options = TckLauncher.Options.ia(ia).strict(strict).excludeFile(exclude)
+                .reportsDir(reports);
+        try {
+            options = options.peer(peer);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--peer: " + e.getMessage(), e);
+        }
+        out.println("dat tck: verifying IA " + ia + (strict ? " (strict)" : "")
+                + (peer == null ? "" : ", cross-node rules against the peer at " + peer));
         out.flush();
         Progress progress = new Progress(out, System.console() != null);
-        TckLauncher.Result result = TckLauncher.run(TckLauncher.Options.ia(ia).strict(strict).excludeFile(exclude)
-                .reportsDir(reports), progress);
+        TckLauncher.Result result = TckLauncher.run(options, progress);
         progress.finish();
         printSummary(out, result);
         out.println("JUnit XML reports: " + reports.toAbsolutePath());
@@ -83,12 +96,27 @@ final class TckCommand implements Callable<Integer> {
         return result.success() ? 0 : DatCommand.EXIT_NO;
     }
 
-    private String resolveIa(DatRegistry registry) {
-        if (target != null && target.ia != null) {
-            return target.ia;
+    /**
+     * @param registry the registry
+     * @param providerName {@code --provider}, or {@code null}
+     * @param iaName {@code --ia}, or {@code null}
+     * @return the IA named, or the first available IA of the provider (loopback when neither is given)
+     * @throws IllegalArgumentException naming what exists when nothing fits
+     */
+    static String resolveIa(DatRegistry registry, String providerName, String iaName) {
+        if (iaName != null) {
+            return iaName;
         }
-        String provider = target == null || target.provider == null ? "loopback" : target.provider;
+        String provider = providerName == null ? "loopback" : providerName;
         List<IaEntry> ias = registry.ias().stream().filter(e -> e.providerName().equals(provider)).toList();
+        if (ias.isEmpty()) {
+            // An unavailable provider lists no IA: its reason says what to fix (load a module, add a device).
+            registry.providers().stream().filter(p -> p.name().equals(provider) && !p.available()).findFirst()
+                    .ifPresent(p -> {
+                        throw new IllegalArgumentException("provider " + provider + " is unavailable: "
+                                + p.unavailableReason());
+                    });
+        }
         return ias.stream().filter(IaEntry::available).findFirst().map(IaEntry::name).orElseThrow(() ->
                 new IllegalArgumentException(ias.isEmpty()
                         ? "no provider named " + provider + " offers an IA; providers found: " + registry.providers()

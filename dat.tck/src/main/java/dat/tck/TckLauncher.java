@@ -106,6 +106,22 @@ public final class TckLauncher {
         }
 
         /**
+         * Runs the cross-node rules against a {@link TckPeer} on another node; the run ends by telling it "bye".
+         *
+         * @param peer where the peer listens, {@code HOST:CONN_QUAL}, or {@code null} for none
+         * @return a copy with {@link TckContext#PEER} set
+         * @throws IllegalArgumentException when {@code peer} is not {@code HOST:CONN_QUAL}
+         */
+        public Options peer(String peer) {
+            if (peer == null) {
+                Map<String, String> fewer = new java.util.HashMap<>(parameters);
+                fewer.remove(TckContext.PEER);
+                return new Options(iaName, verification, strict, excludeFile, reportsDir, only, fewer);
+            }
+            return parameter(TckContext.PEER, PeerAddress.parse(peer).toString());
+        }
+
+        /**
          * @param name a configuration parameter
          * @param value its value
          * @return a copy with the parameter added
@@ -223,7 +239,8 @@ public final class TckLauncher {
     }
 
     /**
-     * Command line: {@code --ia NAME [--strict] [--exclude FILE] [--reports DIR]}, or {@code --list-rules}.
+     * Command line: {@code --ia NAME [--strict] [--exclude FILE] [--reports DIR] [--peer HOST:CONN_QUAL]}, or
+     * {@code --list-rules}.
      * Exits 0 only when every required rule passed.
      *
      * @param args the arguments
@@ -233,6 +250,7 @@ public final class TckLauncher {
         boolean strict = false;
         Path exclude = null;
         Path reports = null;
+        String peer = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--list-rules" -> {
@@ -245,13 +263,21 @@ public final class TckLauncher {
                 case "--strict" -> strict = true;
                 case "--exclude" -> exclude = Path.of(value(args, ++i, "--exclude"));
                 case "--reports" -> reports = Path.of(value(args, ++i, "--reports"));
+                case "--peer" -> peer = value(args, ++i, "--peer");
                 default -> usage("unknown argument " + args[i]);
             }
         }
         if (ia == null) {
             usage("--ia NAME is required");
         }
-        Result result = run(Options.ia(ia).strict(strict).excludeFile(exclude).reportsDir(reports), null);
+        Options options;
+        try {
+            options = Options.ia(ia).strict(strict).excludeFile(exclude).reportsDir(reports).peer(peer);
+        } catch (IllegalArgumentException e) {
+            usage(e.getMessage());
+            return;
+        }
+        Result result = run(options, null);
         System.out.printf("%-28s %7s %7s %7s%n", "DAT call", "passed", "failed", "skipped");
         result.perCall().forEach((call, s) -> System.out.printf("%-28s %7d %7d %7d%n", call, s.passed(), s.failed(),
                 s.skipped()));
@@ -283,7 +309,8 @@ public final class TckLauncher {
 
     private static void usage(String problem) {
         System.err.println("dat.tck: " + problem);
-        System.err.println("usage: TckLauncher --ia NAME [--strict] [--exclude FILE] [--reports DIR] | --list-rules");
+        System.err.println("usage: TckLauncher --ia NAME [--strict] [--exclude FILE] [--reports DIR] [--peer HOST:CONN_QUAL]"
+                + " | --list-rules");
         System.exit(2);
     }
 

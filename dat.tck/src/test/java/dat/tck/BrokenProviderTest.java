@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dat.tck.BrokenProviders.Broken;
+import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,10 +24,20 @@ class BrokenProviderTest {
     @MethodSource("brokenProviders")
     void caughtByItsRule(Broken broken) {
         assertTrue(RulesIndex.find(broken.catchingTest()).isPresent(), "no such rule: " + broken.catchingTest());
-        TckLauncher.Result result = TckLauncher.run(TckLauncher.Options.verification(BrokenLoopbackVerification.class)
+        TckLauncher.Options options = TckLauncher.Options.verification(BrokenLoopbackVerification.class)
                 .only(broken.catchingTest())
                 .parameter(BrokenLoopbackVerification.FAULT, broken.name())
-                .parameter(TckContext.EVENT_TIMEOUT_MS, "1500"), null);
+                .parameter(TckContext.EVENT_TIMEOUT_MS, "1500");
+        TckLauncher.Result result;
+        if (broken.catchingTest().contains("_crossNode")) {
+            try (PeerThread peer = PeerThread.start(7400 + BrokenProviders.all().indexOf(broken),
+                    Duration.ofMinutes(1))) {
+                result = TckLauncher.run(options.peer(peer.address().toString()), null);
+                assertTrue(peer.await(Duration.ofSeconds(20)).byeReceived(), "the broken run still said bye");
+            }
+        } else {
+            result = TckLauncher.run(options, null);
+        }
         List<String> failed = result.failures().stream().map(TckLauncher.Failure::testName).collect(Collectors.toList());
         assertEquals(List.of(broken.catchingTest()), failed,
                 broken.name() + " must be caught by " + broken.catchingTest() + "; skips: " + result.skips());
@@ -35,6 +46,8 @@ class BrokenProviderTest {
     @org.junit.jupiter.api.Test
     void atLeastFifteenBrokenProvidersEachCaughtByANamedRule() {
         assertTrue(BrokenProviders.all().size() >= 15, "the kit is tested against at least 15 broken providers");
+        assertTrue(BrokenProviders.all().stream().filter(b -> b.catchingTest().contains("_crossNode")).count() >= 5,
+                "at least 5 of them break what only a remote peer shows");
         assertEquals(BrokenProviders.all().size(),
                 BrokenProviders.all().stream().map(Broken::name).distinct().count(), "distinct breakages");
     }

@@ -86,7 +86,140 @@ final class BrokenProviders {
         };
     }
 
+    /** Rewrites connection events of type {@code from} into {@code to} as they are dequeued. */
+    private static Fault connectionEventSwap(DatEventType from, DatEventType to) {
+        return new Fault() {
+            @Override
+            public Object after(Call call, Object result) {
+                if (call.is(DatEvd.class, "dequeue") && (Integer) result == DatReturn.DAT_SUCCESS) {
+                    DatEvent e = (DatEvent) call.args()[0];
+                    if (e.type() == from) {
+                        e.setConnectionEvent(to, e.evd(), e.ep(), e.privateData());
+                    }
+                }
+                return result;
+            }
+        };
+    }
+
+    /** Adds {@code delta} to the remote target address of an RDMA read or write. */
+    private static Fault remoteAddressShift(String method, long delta) {
+        return new Fault() {
+            @Override
+            public Object[] before(Call call) {
+                if (call.is(DatEp.class, method)) {
+                    Object[] args = call.args().clone();
+                    args[4] = (Long) args[4] + delta;
+                    return args;
+                }
+                return call.args();
+            }
+        };
+    }
+
+    /** Copies the first {@code n} triplets of an IOV the consumer may reuse once the post returns. */
+    private static Iov copyIov(Iov iov, int n) {
+        if (iov == null || n == 0) {
+            return iov;
+        }
+        Iov copy = Iov.allocate(Arena.global(), n);
+        for (int i = 0; i < n; i++) {
+            copy.set(i, iov.lmrContext(i), iov.virtualAddress(i), iov.segmentLength(i));
+        }
+        return copy;
+    }
+
+    /** The kit's rules that need a remote peer; they run against a {@link TckPeer} on another loopback IA. */
+    private static List<Broken> crossNode() {
+        return List.of(
+                new Broken("accept private data changed on the way",
+                        "required_ep_connect_crossNodePrivateDataIntactBothWays", new Fault() {
+                            @Override
+                            public Object after(Call call, Object result) {
+                                if (call.is(DatEvd.class, "dequeue") && (Integer) result == DatReturn.DAT_SUCCESS) {
+                                    DatEvent e = (DatEvent) call.args()[0];
+                                    if (e.type() == DatEventType.CONNECTION_EVENT_ESTABLISHED
+                                            && e.privateData().length > 30) {
+                                        byte[] changed = e.privateData().clone();
+                                        changed[30] ^= 0x04;
+                                        e.setConnectionEvent(e.type(), e.evd(), e.ep(), changed);
+                                    }
+                                }
+                                return result;
+                            }
+                        }),
+                new Broken("a peer's reject reported as NON_PEER_REJECTED",
+                        "required_ep_connect_crossNodePeerRejectIsPeerRejected",
+                        connectionEventSwap(DatEventType.CONNECTION_EVENT_PEER_REJECTED,
+                                DatEventType.CONNECTION_EVENT_NON_PEER_REJECTED)),
+                new Broken("nobody listening reported as UNREACHABLE",
+                        "required_ep_connect_crossNodeNoListenerIsNonPeerRejected",
+                        connectionEventSwap(DatEventType.CONNECTION_EVENT_NON_PEER_REJECTED,
+                                DatEventType.CONNECTION_EVENT_UNREACHABLE)),
+                new Broken("a remote disconnect that does not flush posted receives",
+                        "required_ep_disconnect_crossNodePeerDisconnectFlushesReceives", new Fault() {
+                            private final Map<Object, Boolean> disconnectedHere = new IdentityHashMap<>();
+
+                            @Override
+                            public synchronized Object[] before(Call call) {
+                                if (call.is(DatEp.class, "disconnect")) {
+                                    disconnectedHere.put(call.target(), true);
+                                }
+                                return call.args();
+                            }
+
+                            @Override
+                            public synchronized Object after(Call call, Object result) {
+                                if (!call.is(DatEvd.class, "dequeue")) {
+                                    return result;
+                                }
+                                DatEvent e = (DatEvent) call.args()[0];
+                                int rc = (Integer) result;
+                                while (rc == DatReturn.DAT_SUCCESS && e.dtoStatus() == DatDtoStatus.FLUSHED
+                                        && !disconnectedHere.containsKey(e.ep())) {
+                                    rc = ((DatEvd) call.target()).dequeue(e);
+                                }
+                                return rc;
+                            }
+                        }),
+                new Broken("sends of a connection leave in swapped pairs",
+                        "required_ep_post_send_crossNodeEchoInOrderWithFlags", new Fault() {
+                            private Object[] held;
+
+                            @Override
+                            public synchronized Object[] before(Call call) {
+                                if (!call.is(DatEp.class, "postSend")) {
+                                    return call.args();
+                                }
+                                Object[] args = call.args().clone();
+                                args[1] = copyIov((Iov) args[1], (Integer) args[0]);
+                                if (held == null) {
+                                    held = args;
+                                    throw new Answer(DatReturn.DAT_SUCCESS);
+                                }
+                                DatEp ep = (DatEp) call.target();
+                                int rc = ep.postSend((Integer) args[0], (Iov) args[1], (Long) args[2], (Integer) args[3]);
+                                Object[] first = held;
+                                held = null;
+                                ep.postSend((Integer) first[0], (Iov) first[1], (Long) first[2], (Integer) first[3]);
+                                throw new Answer(rc);
+                            }
+                        }),
+                new Broken("an RDMA write one byte past the remote address",
+                        "required_ep_post_rdma_write_crossNodeWriteLandsInPeerRegion",
+                        remoteAddressShift("postRdmaWrite", 1)),
+                new Broken("an RDMA read one byte past the remote address",
+                        "required_ep_post_rdma_read_crossNodeReadsPeerPattern",
+                        remoteAddressShift("postRdmaRead", 1)));
+    }
+
     static List<Broken> all() {
+        List<Broken> all = new java.util.ArrayList<>(local());
+        all.addAll(crossNode());
+        return List.copyOf(all);
+    }
+
+    private static List<Broken> local() {
         return List.of(
                 new Broken("post_send answers INVALID_PARAMETER for a PZ mismatch",
                         "required_ep_post_send_protectionViolationForLmrOfAnotherPz",

@@ -1,0 +1,126 @@
+package dat.cli;
+
+import dat.api.DatCloseFlags;
+import dat.api.DatException;
+import dat.api.DatIa;
+import dat.registry.DatRegistry;
+import dat.tck.TckPeer;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code dat tck-peer}: the remote end of the kit's cross-node rules. Listens on a connection qualifier of one IA
+ * and serves the sessions of a {@code dat tck --peer HOST:CONN_QUAL} run on another node, printing one line per
+ * session; exits 0 once that run said "bye" and every session ended cleanly, 1 when a session failed or the timeout
+ * came first, 2 on bad usage or when it cannot listen.
+ */
+@Command(name = "tck-peer", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Serve the cross-node rules of a TCK run on another node",
+            "(dat tck --peer HOST:CONN_QUAL), printing one line per session.",
+            "Exit 0 when the run said bye and every session ended cleanly;",
+            "1 when a session failed or the timeout came first; 2 on bad usage."})
+final class TckPeerCommand implements Callable<Integer> {
+
+    /** Default of {@code --timeout}, in seconds. */
+    static final long TIMEOUT_DEFAULT = 900;
+
+    @Spec
+    CommandSpec spec;
+
+    /** Which IA to listen on: by provider (its first available IA) or by IA name. */
+    static final class Target {
+        @Option(names = "--provider", paramLabel = "NAME", description = "Listen on the first available IA of NAME.")
+        String provider;
+
+        @Option(names = "--ia", paramLabel = "NAME", description = "Listen on the IA NAME.")
+        String ia;
+    }
+
+    @ArgGroup(exclusive = true)
+    Target target;
+
+    @Option(names = "--conn-qual", paramLabel = "N", required = true,
+            description = "The connection qualifier to listen on (the run connects to HOST:N).")
+    long connQual;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "" + TIMEOUT_DEFAULT,
+            description = "Stop after this long even without a bye (default: ${DEFAULT-VALUE}).")
+    long timeoutSeconds;
+
+    /** Created by picocli. */
+    TckPeerCommand() {
+    }
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (connQual < 0) {
+            return usage(err, "--conn-qual " + connQual + " must not be negative");
+        }
+        if (timeoutSeconds < 1) {
+            return usage(err, "--timeout " + timeoutSeconds + " must be at least 1 second");
+        }
+        DatRegistry registry = DatRegistry.load();
+        String iaName;
+        try {
+            iaName = TckCommand.resolveIa(registry, target == null ? null : target.provider,
+                    target == null ? null : target.ia);
+        } catch (IllegalArgumentException e) {
+            return usage(err, e.getMessage());
+        }
+        DatIa ia;
+        try {
+            ia = registry.open(iaName);
+        } catch (DatException e) {
+            return usage(err, "cannot open IA " + iaName + ": " + e.getMessage());
+        }
+        try {
+            TckPeer peer;
+            try {
+                peer = TckPeer.open(ia, connQual);
+            } catch (DatException e) {
+                return usage(err, "cannot listen on conn_qual " + connQual + " of IA " + iaName + ": "
+                        + e.getMessage());
+            }
+            try (peer) {
+                out.println("dat tck-peer: listening on " + peer.address() + " (IA " + iaName + ", provider "
+                        + ia.providerAttr().providerName() + ") for " + timeoutSeconds + " s");
+                out.flush();
+                TckPeer.Summary summary = peer.serve(Duration.ofSeconds(timeoutSeconds), report -> {
+                    out.println(report);
+                    out.flush();
+                });
+                int failed = summary.failures().size();
+                String sessions = summary.sessions().size() + (summary.sessions().size() == 1 ? " session, "
+                        : " sessions, ") + failed + " failed";
+                if (!summary.byeReceived()) {
+                    out.println("dat tck-peer: no bye within " + timeoutSeconds + " s; " + sessions);
+                } else {
+                    out.println("dat tck-peer: bye received; " + sessions);
+                }
+                out.flush();
+                return summary.clean() ? 0 : DatCommand.EXIT_NO;
+            }
+        } catch (DatException e) {
+            out.flush();
+            err.println("dat tck-peer: the peer's own PSP or EVD failed: " + e.getMessage());
+            err.flush();
+            return DatCommand.EXIT_NO;
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    private static int usage(PrintWriter err, String problem) {
+        err.println("dat tck-peer: " + problem);
+        err.flush();
+        return DatCommand.EXIT_USAGE;
+    }
+}
