@@ -54,7 +54,6 @@ public abstract class EpRecvQueryRules extends RuleSupport {
         }
     }
 
-    /** Checks a snapshot against what the attributes promise and the expected allocated count. */
     /**
      * An SRQ EP holds no buffer between messages, so a supported count is 0; but the page lets a provider answer
      * DAT_VALUE_UNKNOWN when it "cannot obtain the requested count at a reasonable cost", which is the case of an
@@ -67,6 +66,7 @@ public abstract class EpRecvQueryRules extends RuleSupport {
         assertSnapshot(info, 0, when);
     }
 
+    /** Checks a snapshot against what the attributes promise and the expected allocated count. */
     private void assertSnapshot(DatEpRecvInfo info, int expectedAllocated, String when) {
         if (supports(Dat.DAT_EP_RECV_INFO_NBUFS_ALLOCATED)) {
             assertEquals(expectedAllocated, info.nbufsAllocated(), "nbufs_allocated " + when);
