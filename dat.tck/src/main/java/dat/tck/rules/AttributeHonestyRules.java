@@ -135,7 +135,10 @@ public abstract class AttributeHonestyRules extends RuleSupport {
     void required_ep_post_send_deniedCompletionFlagIsNotSupported() {
         List<Integer> denied = new ArrayList<>();
         for (int flag : POST_FLAGS) {
-            if ((f.provider.completionFlagsSupported() & flag) == 0) {
+            // UNSIGNALLED is judged by the EP: dat_ep_post_send makes it "only valid if the Endpoint Request
+            // Completion Flags DAT_COMPLETION_UNSIGNALLED_FLAG" is set, else DAT_INVALID_PARAMETER, and an EP of a
+            // provider that denies the flag never has it (required_ep_post_send_unsignalledRefusedUnlessEpAllowsIt).
+            if ((f.provider.completionFlagsSupported() & flag) == 0 && flag != DatCompletionFlags.UNSIGNALLED) {
                 denied.add(flag);
             }
         }

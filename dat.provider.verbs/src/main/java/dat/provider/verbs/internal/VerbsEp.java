@@ -357,9 +357,12 @@ final class VerbsEp extends VerbsHandle implements DatEp {
                 return status;
             }
             if (numSegments < 0 || numSegments > attr.maxRequestIov()
-                    || (numSegments > 0 && (localIov == null || numSegments > localIov.capacity()))
-                    || (completionFlags & ~SEND_FLAGS) != 0) {
+                    || (numSegments > 0 && (localIov == null || numSegments > localIov.capacity()))) {
                 return DatReturn.DAT_INVALID_PARAMETER;
+            }
+            status = checkPostFlags(completionFlags);
+            if (status != DatReturn.DAT_SUCCESS) {
+                return status;
             }
             long total = WorkRequests.load(ia, pz, numSegments, localIov, DatMemPriv.LOCAL_READ, sendSges);
             if (total < 0) {
@@ -403,8 +406,12 @@ final class VerbsEp extends VerbsHandle implements DatEp {
             int maxIov = write ? attr.maxRdmaWriteIov() : attr.maxRdmaReadIov();
             if (numSegments < 0 || numSegments > maxIov
                     || (numSegments > 0 && (localIov == null || numSegments > localIov.capacity()))
-                    || (completionFlags & ~SEND_FLAGS) != 0 || segmentLength < 0) {
+                    || segmentLength < 0) {
                 return DatReturn.DAT_INVALID_PARAMETER;
+            }
+            status = checkPostFlags(completionFlags);
+            if (status != DatReturn.DAT_SUCCESS) {
+                return status;
             }
             if (!write && attr.maxRdmaReadOut() == 0) {
                 // The connection was negotiated with no outstanding RDMA reads: the HCA would refuse it.
@@ -425,6 +432,18 @@ final class VerbsEp extends VerbsHandle implements DatEp {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * A request's completion flags: bits outside DAT's post flags are a malformed argument, and so is UNSIGNALLED,
+     * "only valid if the Endpoint Request Completion Flags DAT_COMPLETION_UNSIGNALLED_FLAG" (no EP of this provider
+     * has it); SOLICITED_WAIT, which completion_flags_supported denies, is DAT_MODEL_NOT_SUPPORTED.
+     */
+    private static int checkPostFlags(int flags) {
+        if ((flags & ~DatCompletionFlags.POST_FLAGS) != 0 || (flags & DatCompletionFlags.UNSIGNALLED) != 0) {
+            return DatReturn.DAT_INVALID_PARAMETER;
+        }
+        return (flags & ~SEND_FLAGS) != 0 ? DatReturn.DAT_MODEL_NOT_SUPPORTED : DatReturn.DAT_SUCCESS;
     }
 
     /** Takes a request slot and posts the work request whose SGEs are loaded. Caller holds lock. */
