@@ -1,6 +1,5 @@
 package dat.provider.loopback.internal;
 
-import dat.api.Dat;
 import dat.api.DatCloseFlags;
 import dat.api.DatCno;
 import dat.api.DatCompletionFlags;
@@ -14,19 +13,17 @@ import dat.api.DatHandleType;
 import dat.api.DatIa;
 import dat.api.DatIaAttr;
 import dat.api.DatLmr;
-import dat.api.DatMemPriv;
 import dat.api.DatProviderAttr;
 import dat.api.DatPsp;
 import dat.api.DatPspFlags;
 import dat.api.DatPz;
-import dat.api.DatQos;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.api.DatRsp;
-import dat.api.DatServiceType;
 import dat.api.DatSrq;
 import dat.api.DatSrqAttr;
 import dat.api.Iov;
+import dat.spi.DatArgs;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.util.ArrayList;
@@ -286,7 +283,7 @@ final class LoopbackIa extends LoopbackHandle implements DatIa {
     }
 
     static DatException invalidParameter(DatReturnSubtype subtype, String message) {
-        return new DatException(DatReturn.INVALID_PARAMETER, subtype, message);
+        return DatArgs.invalidParameter(subtype, message);
     }
 
     @Override
@@ -304,15 +301,7 @@ final class LoopbackIa extends LoopbackHandle implements DatIa {
     public DatEvd createEvd(int evdMinQlen, DatCno cno, int evdFlags) {
         String call = "dat_evd_create";
         requireOpen(call);
-        if (evdMinQlen < 1 || evdMinQlen > iaAttr.maxEvdQlen()) {
-            throw invalidParameter(DatReturnSubtype.INVALID_ARG2, call + ": evd_min_qlen " + evdMinQlen
-                    + " is outside 1..max_evd_qlen " + iaAttr.maxEvdQlen());
-        }
-        if (evdFlags == 0 || (evdFlags & ~DatEvdFlags.ALL) != 0) {
-            throw invalidParameter(DatReturnSubtype.INVALID_ARG4, call + ": evd_flags 0x"
-                    + Integer.toHexString(evdFlags) + (evdFlags == 0 ? " asks for no event kind"
-                    : " has unknown bits 0x" + Integer.toHexString(evdFlags & ~DatEvdFlags.ALL)));
-        }
+        DatArgs.evdCreate(iaAttr, evdMinQlen, evdFlags);
         beginCreate(call);
         try {
             LoopbackCno c = cno == null ? null
@@ -338,26 +327,7 @@ final class LoopbackIa extends LoopbackHandle implements DatIa {
     public DatLmr createLmr(DatPz pz, MemorySegment region, int privileges) {
         String call = "dat_lmr_create";
         requireOpen(call);
-        if (region == null) {
-            throw invalidParameter(DatReturnSubtype.INVALID_ARG3, call + ": region_description is null");
-        }
-        if (!region.isNative()) {
-            throw invalidParameter(DatReturnSubtype.INVALID_ARG3,
-                    call + ": region_description is a heap segment; only native memory can be registered");
-        }
-        if (region.byteSize() == 0 || region.byteSize() > iaAttr.maxLmrBlockSize()) {
-            throw invalidParameter(DatReturnSubtype.INVALID_ARG4, call + ": length " + region.byteSize()
-                    + " is outside 1..max_lmr_block_size " + iaAttr.maxLmrBlockSize());
-        }
-        if ((privileges & ~DatMemPriv.ALL) != 0) {
-            throw invalidParameter(DatReturnSubtype.INVALID_ARG6, call + ": privileges 0x"
-                    + Integer.toHexString(privileges) + " has unknown bits 0x"
-                    + Integer.toHexString(privileges & ~DatMemPriv.ALL));
-        }
-        if (region.isReadOnly() && (privileges & (DatMemPriv.LOCAL_WRITE | DatMemPriv.REMOTE_WRITE)) != 0) {
-            throw invalidParameter(DatReturnSubtype.INVALID_ARG6,
-                    call + ": privileges ask for write access to a read-only segment");
-        }
+        DatArgs.lmrCreate(iaAttr, region, privileges);
         if (!region.isAccessibleBy(NOBODY)) {
             // Deliveries run on whichever thread posts: the peer's thread must be able to touch the memory.
             throw invalidParameter(DatReturnSubtype.INVALID_ARG3, call
@@ -470,75 +440,14 @@ final class LoopbackIa extends LoopbackHandle implements DatIa {
 
     /** Checks EP attributes against this IA's limits; the message names the DAT field. */
     void validateEpAttr(String call, DatEpAttr a, boolean withSrq) {
-        DatReturnSubtype arg = DatReturnSubtype.INVALID_ARG6;
-        if (a.serviceType() != DatServiceType.RC) {
-            throw invalidParameter(arg, call + ": service_type " + a.serviceType() + " is not RC");
-        }
-        checkRange(call, "max_message_size", a.maxMessageSize(), 0, iaAttr.maxMessageSize());
-        checkRange(call, "max_rdma_size", a.maxRdmaSize(), 0, iaAttr.maxRdmaSize());
-        if (a.qos() != DatQos.BEST_EFFORT) {
-            throw new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": qos " + a.qos()
-                    + " is not supported (dat_qos_supported is BEST_EFFORT)");
-        }
-        int recv = a.recvCompletionFlags();
-        boolean recvOk = recv == DatCompletionFlags.DEFAULT || recv == DatCompletionFlags.SOLICITED_WAIT
-                || recv == DatCompletionFlags.EVD_THRESHOLD || (withSrq && recv == DatCompletionFlags.UNSIGNALLED);
-        if (!recvOk) {
-            throw invalidParameter(arg, call + ": recv_completion_flags 0x" + Integer.toHexString(recv)
-                    + " is not DEFAULT, SOLICITED_WAIT or EVD_THRESHOLD"
-                    + (withSrq ? " or UNSIGNALLED" : " (UNSIGNALLED is only for an EP on an SRQ)"));
-        }
-        int request = a.requestCompletionFlags();
-        if (request != DatCompletionFlags.DEFAULT && request != DatCompletionFlags.UNSIGNALLED) {
-            throw invalidParameter(arg, call + ": request_completion_flags 0x" + Integer.toHexString(request)
-                    + " is not DEFAULT or UNSIGNALLED");
-        }
-        if (!withSrq) {
-            checkRange(call, "max_recv_dtos", a.maxRecvDtos(), 1, iaAttr.maxDtoPerEp());
-            checkRange(call, "max_recv_iov", a.maxRecvIov(), 1, iaAttr.maxIovSegmentsPerDto());
-        }
-        checkRange(call, "max_request_dtos", a.maxRequestDtos(), 1, iaAttr.maxDtoPerEp());
-        checkRange(call, "max_request_iov", a.maxRequestIov(), 1, iaAttr.maxIovSegmentsPerDto());
-        checkRange(call, "max_rdma_read_in", a.maxRdmaReadIn(), 0, iaAttr.maxRdmaReadIn());
-        checkRange(call, "max_rdma_read_out", a.maxRdmaReadOut(), 0, iaAttr.maxRdmaReadOut());
-        checkRange(call, "max_rdma_read_iov", a.maxRdmaReadIov(), 1, iaAttr.maxIovSegmentsPerRdmaRead());
-        checkRange(call, "max_rdma_write_iov", a.maxRdmaWriteIov(), 1, iaAttr.maxIovSegmentsPerRdmaWrite());
-        if (a.srqSoftHw() != Dat.DAT_HW_DEFAULT) {
-            throw new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": srq_soft_hw " + a.srqSoftHw()
-                    + " needs EP watermarks, which srq_watermarks_supported denies");
-        }
-        if (!a.epTransportSpecific().isEmpty() || !a.epProviderSpecific().isEmpty()) {
-            throw invalidParameter(arg, call + ": ep_transport_specific and ep_provider_specific must be empty;"
-                    + " the loopback provider defines no such attribute");
-        }
-    }
-
-    private static void checkRange(String call, String field, long value, long min, long max) {
-        if (value < min || value > max) {
-            throw invalidParameter(DatReturnSubtype.INVALID_ARG6,
-                    call + ": " + field + " " + value + " is outside " + min + ".." + max);
-        }
+        DatArgs.epAttr(call, iaAttr, providerAttr, a, withSrq);
     }
 
     @Override
     public DatSrq createSrq(DatPz pz, DatSrqAttr attr) {
         String call = "dat_srq_create";
         requireOpen(call);
-        if (attr == null) {
-            throw invalidParameter(DatReturnSubtype.INVALID_ARG3, call + ": srq_attr is null");
-        }
-        if (attr.maxRecvDtos() < 1 || attr.maxRecvDtos() > iaAttr.maxRecvPerSrq()) {
-            throw invalidParameter(DatReturnSubtype.INVALID_ARG3, call + ": max_recv_dtos " + attr.maxRecvDtos()
-                    + " is outside 1..max_recv_per_srq " + iaAttr.maxRecvPerSrq());
-        }
-        if (attr.maxRecvIov() < 1 || attr.maxRecvIov() > iaAttr.maxIovSegmentsPerDto()) {
-            throw invalidParameter(DatReturnSubtype.INVALID_ARG3, call + ": max_recv_iov " + attr.maxRecvIov()
-                    + " is outside 1..max_iov_segments_per_dto " + iaAttr.maxIovSegmentsPerDto());
-        }
-        if (attr.lowWatermark() != Dat.DAT_SRQ_LW_DEFAULT) {
-            throw invalidParameter(DatReturnSubtype.INVALID_ARG3, call + ": low_watermark " + attr.lowWatermark()
-                    + " must be DAT_SRQ_LW_DEFAULT (0) at create; arm it with dat_srq_set_lw");
-        }
+        DatArgs.srqCreate(iaAttr, attr);
         beginCreate(call);
         try {
             LoopbackPz p = own(pz, LoopbackPz.class, DatReturnSubtype.INVALID_HANDLE_PZ, call, "pz_handle");
