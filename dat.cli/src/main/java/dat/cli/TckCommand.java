@@ -55,6 +55,10 @@ final class TckCommand implements Callable<Integer> {
             description = "Write JUnit XML reports to DIR (default: ${DEFAULT-VALUE}).")
     Path reports;
 
+    @Option(names = "--only", paramLabel = "PATTERN", split = ",",
+            description = "Run only the rules whose test names match (comma-separated, * wildcards).")
+    List<String> only;
+
     @Option(names = "--list-rules", description = "Print the rules index and exit.")
     boolean listRules;
 
@@ -79,6 +83,9 @@ final class TckCommand implements Callable<Integer> {
                 target == null ? null : target.ia);
         TckLauncher.Options options = TckLauncher.Options.ia(ia).strict(strict).excludeFile(exclude)
                 .reportsDir(reports);
+        if (only != null && !only.isEmpty()) {
+            options = options.only(only.toArray(String[]::new));
+        }
         try {
             options = options.peer(peer);
         } catch (IllegalArgumentException e) {

@@ -114,6 +114,16 @@ class DatCommandTest {
     }
 
     @Test
+    void tckOnlyRunsTheMatchingRules(@TempDir Path dir) {
+        Run r = dat("tck", "--provider", "loopback", "--only", "*srq_resize*,required_ia_query_*",
+                "--reports", dir.toString());
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("dat_srq_resize"), r.out());
+        assertTrue(r.out().contains("dat_ia_query"), r.out());
+        assertTrue(r.out().lines().noneMatch(l -> l.startsWith("dat_ep_post_send ")), "no other call ran: " + r.out());
+    }
+
+    @Test
     void tckOnAnUnknownProviderIsAUsageError() {
         Run r = dat("tck", "--provider", "nosuch", "--reports", "target/unused");
         assertEquals(DatCommand.EXIT_USAGE, r.exit());
