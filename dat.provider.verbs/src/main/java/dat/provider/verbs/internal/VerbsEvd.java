@@ -518,7 +518,12 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
     void takeCompletions() {
         lock.lock();
         try {
+            int before = count;
             fill(slots.length);
+            if (count != before) {
+                // A waiter whose notification this thread's poll consumed must look at the ring again.
+                changed.signalAll();
+            }
         } finally {
             lock.unlock();
         }
