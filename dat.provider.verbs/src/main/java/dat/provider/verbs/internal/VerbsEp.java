@@ -164,10 +164,8 @@ final class VerbsEp extends VerbsHandle implements DatEp {
         this.key = ia.newKey();
         this.attr = attr;
         int sendIov = Math.max(attr.maxRequestIov(), Math.max(attr.maxRdmaReadIov(), attr.maxRdmaWriteIov()));
-        this.hiddenRequestEvd = requestEvd == null ? VerbsEvd.create(ia, attr.maxRequestDtos(), null,
-                dat.api.DatEvdFlags.DTO) : null;
-        this.hiddenRecvEvd = recvEvd == null && srq == null ? VerbsEvd.create(ia, attr.maxRecvDtos(), null,
-                dat.api.DatEvdFlags.DTO) : null;
+        this.hiddenRequestEvd = requestEvd == null ? VerbsEvd.hidden(ia, attr.maxRequestDtos()) : null;
+        this.hiddenRecvEvd = recvEvd == null && srq == null ? VerbsEvd.hidden(ia, attr.maxRecvDtos()) : null;
         this.sendCq = requestEvd != null ? requestEvd : hiddenRequestEvd;
         this.recvCq = recvEvd != null ? recvEvd : hiddenRecvEvd != null ? hiddenRecvEvd : sendCq;
         this.recvDepth = srq != null ? srq.capacity() : attr.maxRecvDtos();
@@ -457,11 +455,9 @@ final class VerbsEp extends VerbsHandle implements DatEp {
         }
         long seq = reqPosted;
         int i = (int) (seq % capacity);
-        boolean wanted = (flags & DatCompletionFlags.SUPPRESS) == 0;
-        // A reported completion the request EVD has no room for is lost (DAT overflow), but its request still runs.
-        boolean report = wanted && sendCq.admit();
+        boolean report = (flags & DatCompletionFlags.SUPPRESS) == 0;
         // Signal at least every capacity/2 requests, so unsignalled requests free their send-queue slots.
-        boolean signalled = wanted || unsignalledRun + 1 >= Math.max(1, capacity / 2);
+        boolean signalled = report || unsignalledRun + 1 >= Math.max(1, capacity / 2);
         unsignalledRun = signalled ? 0 : unsignalledRun + 1;
         reqCookie[i] = cookie;
         reqLength[i] = length;
@@ -527,7 +523,7 @@ final class VerbsEp extends VerbsHandle implements DatEp {
             long seq = recvPosted;
             int i = (int) (seq % capacity);
             recvCookie[i] = userCookie;
-            recvReport[i] = (completionFlags & DatCompletionFlags.SUPPRESS) == 0 && recvCq.admit();
+            recvReport[i] = (completionFlags & DatCompletionFlags.SUPPRESS) == 0;
             recvWr.set(JAVA_LONG, IbvRecvWr.WR_ID, WorkRequests.id(WorkRequests.RECV, qpNum, seq));
             recvWr.set(JAVA_INT, IbvRecvWr.NUM_SGE, numSegments);
             recvUnreaped.incrementAndGet();

@@ -47,9 +47,11 @@ import java.util.function.Consumer;
  * progress thread signals it when the completion channel fires, software producers when they queue. While a CNO
  * is bound and the EVD enabled the CQ is kept armed, so every completion reaches the CNO.
  *
- * <p><b>Overflow.</b> A software event that finds the ring full is lost and {@code ASYNC_ERROR_EVD_OVERFLOW} goes
- * to the async EVD once per episode. Completions never overflow the ring: they wait in the CQ, which is sized to
- * the EVD's queue length.
+ * <p><b>Overflow.</b> An event that finds the ring full is lost and {@code ASYNC_ERROR_EVD_OVERFLOW} goes to the
+ * async EVD once per episode. The CQ is kept armed, and the progress thread moves completions into the ring when
+ * it fires ({@link #notified}), so completions overflow as DAT says even when nobody dequeues. The CQ itself is
+ * sized to hold the ring plus every work request of the EPs completing into it, so the HCA's CQ never overflows
+ * (which would break every QP on it).
  *
  * <p>One lock guards the ring and the CQ: the provider is not thread safe for one EVD (is_thread_safe false), but
  * the progress thread and the consumer meet here, and a lock nobody contends costs one CAS.
@@ -61,11 +63,15 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
 
     final int flags;
     final boolean isAsync;
+    /** Made for an EP given no EVD: its completions are dropped, and its overflow is nobody's business. */
+    private final boolean hidden;
     final long key;
     private final VerbsIa ia;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private final ThreadLocal<DatEvent> pollEvent = ThreadLocal.withInitial(DatEvent::new);
+    /** Where a completion lost to overflow is translated, to free its request slot; guarded by {@link #lock}. */
+    private final DatEvent overflowEvent = new DatEvent();
     private final Arena arena;
     /** The CQ, or {@code NULL} for an EVD without DTO and RMR_BIND flags. */
     final MemorySegment cq;
@@ -84,15 +90,14 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
     private Thread waiter;
     private long abortGeneration;
     private boolean unwaitable;
-    /** Reported completions posted to the CQ and not yet moved into the ring. */
-    private int expected;
     /** Work requests of the EP queues completing here: the CQ must hold them all. */
     private int attachedDepth;
     private volatile boolean enabled = true;
     private volatile VerbsCno cno;
 
-    private VerbsEvd(VerbsIa ia, int qlen, VerbsCno cno, int flags, boolean isAsync) {
+    private VerbsEvd(VerbsIa ia, int qlen, VerbsCno cno, int flags, boolean isAsync, boolean hidden) {
         this.ia = ia;
+        this.hidden = hidden;
         this.flags = flags;
         this.isAsync = isAsync;
         this.cno = cno;
@@ -131,14 +136,20 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
 
     /** {@code dat_evd_create}; the caller checked the arguments and holds the IA lifecycle lock. */
     static VerbsEvd create(VerbsIa ia, int qlen, VerbsCno cno, int flags) {
-        VerbsEvd evd = new VerbsEvd(ia, qlen, cno, flags, false);
-        if (cno != null) {
-            evd.lock.lock();
-            try {
-                evd.arm();
-            } finally {
-                evd.lock.unlock();
-            }
+        return armed(new VerbsEvd(ia, qlen, cno, flags, false, false));
+    }
+
+    /** The EVD of an EP created with a null request or recv EVD handle. */
+    static VerbsEvd hidden(VerbsIa ia, int qlen) {
+        return armed(new VerbsEvd(ia, qlen, null, DatEvdFlags.DTO, false, true));
+    }
+
+    private static VerbsEvd armed(VerbsEvd evd) {
+        evd.lock.lock();
+        try {
+            evd.arm();
+        } finally {
+            evd.lock.unlock();
         }
         return evd;
     }
@@ -146,7 +157,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
     /**
      * An EP queue of {@code depth} work requests completes into this EVD's CQ. The CQ grows to hold the ring plus
      * every such request: a verbs CQ that overflows breaks every QP on it, whereas DAT's overflow loses only the
-     * completion that does not fit ({@link #admit}).
+     * completion that does not fit ({@link #notified}).
      */
     void attach(int depth) {
         lock.lock();
@@ -177,35 +188,9 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
         }
     }
 
-    /**
-     * Makes room for a completion the consumer will be told about. DAT's EVD holds {@code evd_qlen} events; a
-     * completion beyond that is lost and {@code DAT_ASYNC_ERROR_EVD_OVERFLOW} goes to the async EVD, once per
-     * episode. Counting at post time is exact because completions arrive only for posted requests.
-     *
-     * @return false when the completion does not fit: the caller posts the request with its report suppressed
-     */
-    boolean admit() {
-        boolean overflow;
-        lock.lock();
-        try {
-            if (expected + count < slots.length) {
-                expected++;
-                return true;
-            }
-            overflow = !overflowing;
-            overflowing = true;
-        } finally {
-            lock.unlock();
-        }
-        if (overflow) {
-            ia.async().postAsync(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, this, DatAsyncReason.EVD_OVERFLOW_ERROR);
-        }
-        return false;
-    }
-
     /** The IA's async EVD. */
     static VerbsEvd async(VerbsIa ia, int qlen) {
-        return new VerbsEvd(ia, qlen, null, DatEvdFlags.ASYNC, true);
+        return new VerbsEvd(ia, qlen, null, DatEvdFlags.ASYNC, true, false);
     }
 
     @Override
@@ -356,23 +341,61 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
         }
     }
 
-    /** The progress thread saw this EVD's CQ fire: wake the waiter; re-arm and trigger the CNO if one is bound. */
+    /**
+     * The progress thread saw this EVD's CQ fire. It re-arms the CQ, then moves what the CQ holds into the ring, so
+     * that DAT's overflow happens where DAT puts it: a completion that finds {@code evd_qlen} events queued is lost
+     * and reported on the async EVD, even while the consumer is not looking. A consumer that keeps up takes its
+     * completions from the CQ itself before this thread gets to them.
+     */
     void notified() {
         boolean trigger;
+        boolean overflow;
         lock.lock();
         try {
             armed = false;
-            changed.signalAll();
-            trigger = cno != null && enabled && !isClosed();
-            if (trigger) {
-                arm();
+            if (isClosed()) {
+                return;
             }
+            // Armed before polling: a completion that lands after the poll raises the next notification.
+            arm();
+            int before = count;
+            fill(slots.length);
+            overflow = dropOverflow();
+            if (count != before) {
+                changed.signalAll();
+            }
+            trigger = cno != null && enabled && count != before;
         } finally {
             lock.unlock();
+        }
+        if (overflow && !hidden) {
+            ia.async().postAsync(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, this, DatAsyncReason.EVD_OVERFLOW_ERROR);
         }
         if (trigger) {
             triggerCno();
         }
+    }
+
+    /**
+     * With the ring full, drops what is left in the CQ (freeing the slots of the requests they complete). Caller
+     * holds {@link #lock}.
+     *
+     * @return whether this opened an overflow episode, which the caller reports
+     */
+    private boolean dropOverflow() {
+        if (count < slots.length) {
+            return false;
+        }
+        boolean opened = false;
+        while (IbvOps.poll_cq(pollFn, cq, 1, wcs) > 0) {
+            long token = translate(0, overflowEvent);
+            if (token != 0) {
+                release(token);
+                opened |= !overflowing;
+                overflowing = true;
+            }
+        }
+        return opened;
     }
 
     // ------------------------------------------------------------------ the CQ (caller holds lock)
@@ -405,7 +428,6 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
                 if (token != 0) {
                     tokens[i] = token;
                     count++;
-                    expected = Math.max(0, expected - 1);
                 }
             }
         }
