@@ -1,0 +1,70 @@
+package dat.spi;
+
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dat.api.DatEvd;
+import dat.api.DatException;
+import dat.api.DatReturn;
+import java.lang.reflect.Proxy;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/** dat_cno_wait and the agent, independent of any provider. */
+class CnoCoreTest {
+
+    private static DatEvd evd() {
+        return (DatEvd) Proxy.newProxyInstance(DatEvd.class.getClassLoader(), new Class<?>[] {DatEvd.class},
+                (proxy, method, args) -> method.getName().equals("hashCode") ? 1 : null);
+    }
+
+    @Test
+    void aWaiterGetsTheFirstEvdThatTriggered() throws InterruptedException {
+        CnoCore core = new CnoCore(null);
+        DatEvd first = evd();
+        DatEvd second = evd();
+        AtomicReference<DatEvd> woke = new AtomicReference<>();
+        Thread waiter = Thread.ofPlatform().start(() -> woke.set(core.await(10_000_000)));
+        core.trigger(first);
+        core.trigger(second);
+        waiter.join();
+        assertSame(first, woke.get());
+    }
+
+    @Test
+    void anAgentIsCalledInsteadOfWaking() {
+        AtomicReference<DatEvd> called = new AtomicReference<>();
+        CnoCore core = new CnoCore(called::set);
+        DatEvd e = evd();
+        core.trigger(e);
+        assertSame(e, called.get());
+        DatException timeout = assertThrows(DatException.class, () -> core.await(1000));
+        assertSame(DatReturn.TIMEOUT_EXPIRED, timeout.type(), "a trigger handed to the agent wakes no waiter");
+        core.modifyAgent(null);
+        core.trigger(e);
+        assertSame(e, core.await(0));
+    }
+
+    @Test
+    void closeAndBadTimeoutsAreReported() throws InterruptedException {
+        CnoCore core = new CnoCore(null);
+        assertSame(DatReturn.INVALID_PARAMETER, assertThrows(DatException.class, () -> core.await(-1)).type());
+        AtomicReference<DatException> failure = new AtomicReference<>();
+        Thread waiter = Thread.ofPlatform().start(() -> {
+            try {
+                core.await(dat.api.Dat.DAT_TIMEOUT_INFINITE);
+            } catch (DatException e) {
+                failure.set(e);
+            }
+        });
+        while (waiter.getState() != Thread.State.WAITING) {
+            Thread.onSpinWait();
+        }
+        core.close();
+        waiter.join();
+        assertSame(DatReturn.INVALID_HANDLE, failure.get().type(), "dat_cno_free wakes the waiter");
+        Thread.currentThread().interrupt();
+        assertSame(DatReturn.INVALID_HANDLE, assertThrows(DatException.class, () -> core.await(1)).type());
+        Thread.interrupted();
+    }
+}
