@@ -113,7 +113,9 @@ until grep -qx "$want" "$GIDS"/* 2>/dev/null; do
     [ $i -gt 300 ] && setup_failed "rxe0 has no RoCE v2 GID $want after 30 s"
     sleep 0.1
 done
-say "rxe0 on $DEV ($IP4), RoCE v2 GID $want"
+GID_INDEX=$(grep -lx "$want" "$GIDS"/* | head -n 1)
+GID_INDEX=${GID_INDEX##*/}
+say "rxe0 on $DEV ($IP4), RoCE v2 GID $want at index $GID_INDEX"
 run_logged rdma link show
 # The table has hundreds of entries and a fork costs milliseconds under TCG: one grep for the ones in use.
 grep -vx 0000:0000:0000:0000:0000:0000:0000:0000 "$GIDS"/* | while IFS=: read -r g v; do
@@ -139,7 +141,7 @@ exec 3>&-
 ulimit -l unlimited
 ulimit -c 0
 export PATH=/opt/dat/bin:$PATH
-export DAT_VM_OUT=$OUT DAT_VM_ROLE=$ROLE DAT_VM_IP=$IP4 DAT_VM_PEER=$PEER
+export DAT_VM_OUT=$OUT DAT_VM_ROLE=$ROLE DAT_VM_IP=$IP4 DAT_VM_PEER=$PEER DAT_VM_GID_INDEX=$GID_INDEX
 # A JVM that crashes leaves its hs_err file where the host looks for it to decide on a retry.
 export JDK_JAVA_OPTIONS="-XX:ErrorFile=$VMDIR/hs_err_pid%p.log${JDK_JAVA_OPTIONS:+ $JDK_JAVA_OPTIONS}"
 extra=$(cat "$VMDIR/java-options" 2>/dev/null)
@@ -153,6 +155,11 @@ sh "$VMDIR/cmd.sh" < /dev/null 2>&1 | tee "$VMDIR/cmd.log"
 rc=$?
 set +o pipefail
 cd /
+# What rxe saw (packets, retries, sequence errors) says whether a slow or failed run was the wire's doing.
+grep -v '^0$' /sys/class/infiniband/rxe0/ports/1/hw_counters/* 2>/dev/null \
+    | sed 's|.*/||' | tr '\n' ' ' > "$VMDIR/rxe-counters.txt"
+echo >> "$VMDIR/rxe-counters.txt"
+say "rxe0 counters: $(cat "$VMDIR/rxe-counters.txt")"
 echo "$rc" > "$VMDIR/exit-code"
 say "command exited $rc after $(awk -v a="$start" -v b="$(uptime_s)" 'BEGIN { printf "%.1f", b - a }') s"
 finish

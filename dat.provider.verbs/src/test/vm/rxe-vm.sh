@@ -37,7 +37,7 @@ Options:
   --pair             two guests joined by a qemu socket netdev on 127.0.0.1
   --cmd-a CMD        pair, guest a (192.0.2.1) (default: $(default_cmd a))
   --cmd-b CMD        pair, guest b (192.0.2.2) (default: $(default_cmd b))
-  --timeout SECONDS  hard limit for one run of the guest(s), boot included (default: $DEFAULT_TIMEOUT)
+  --timeout SECONDS  hard limit for the guests, boot and a retry included (default: $DEFAULT_TIMEOUT)
   --peer-grace SECS  pair: once a guest's command failed, how long the other may still run (default: $DEFAULT_GRACE)
   --java-options S   extra JVM options for every java in the guest (appended to JDK_JAVA_OPTIONS)
   --mem MB           memory per guest (default: 2048 for one guest, 1536 each for a pair)
@@ -50,7 +50,8 @@ Options:
   -h, --help         this text
 
 In the guest: cwd is the output directory (mounted at the same path as on the host); DAT_VM_OUT, DAT_VM_ROLE,
-DAT_VM_IP and DAT_VM_PEER are set; JDK_JAVA_OPTIONS points -XX:ErrorFile at the guest's vm-<role>/ directory.
+DAT_VM_IP, DAT_VM_PEER and DAT_VM_GID_INDEX (of the RoCE v2 GID of DAT_VM_IP) are set; JDK_JAVA_OPTIONS points
+-XX:ErrorFile at the guest's own directory (vm/, vm-a/ or vm-b/).
 EOF
 }
 
@@ -269,8 +270,13 @@ ldd_paths() {
 }
 rdma_bin=$(readlink -f "$(command -v rdma)")
 ip_bin=$(readlink -f /usr/bin/ip 2>/dev/null || readlink -f "$(command -v ip)")
-devinfo_bin=$(command -v ibv_devinfo || true)
-[[ -n $devinfo_bin ]] && devinfo_bin=$(readlink -f "$devinfo_bin")
+# Optional diagnostics from ibverbs-utils, copied when the host has them: ibv_devinfo (printed at set-up) and
+# ibv_rc_pingpong (RC traffic between two guests without any Java, see the self-test's pair case).
+optional_tools=()
+for t in ibv_devinfo ibv_rc_pingpong; do
+    p=$(command -v "$t" || true)
+    [[ -z $p ]] || optional_tools+=("$(readlink -f "$p")")
+done
 rxe_plugin=/usr/lib/$MULTIARCH/libibverbs/librxe-rdmav34.so
 busybox_bin=$(readlink -f "$(command -v busybox)")
 [[ -f $rxe_plugin && -f /etc/libibverbs.d/rxe.driver ]] || die_usage "no rxe plugin for libibverbs ($rxe_plugin)"
@@ -281,7 +287,7 @@ ldd "$busybox_bin" >/dev/null 2>&1 && die_usage "$busybox_bin is dynamically lin
 # ldd output of bin/java (it is dlopen()ed): its libraries come from lib/server/libjvm.so's own ldd.
 mapfile -t image_elves < <(find "$image/bin" "$image/lib" -type f \( -name '*.so' -o -perm -u+x \) | sort)
 host_files=(
-    "$rdma_bin" "$ip_bin" $devinfo_bin "$rxe_plugin"
+    "$rdma_bin" "$ip_bin" "${optional_tools[@]}" "$rxe_plugin"
     "/usr/lib/$MULTIARCH/libibverbs.so.1" "/usr/lib/$MULTIARCH/librdmacm.so.1"
     # glibc dlopen()s libgcc_s to unwind a thread that exits or is cancelled.
     "$(readlink -f /lib/$MULTIARCH/libgcc_s.so.1)"
@@ -325,7 +331,9 @@ build_initramfs() {
     # The tools are looked up under their usual names.
     [[ $ip_bin == /usr/bin/ip ]] || ln -sf "$ip_bin" "$root/usr/bin/ip"
     [[ $rdma_bin == /usr/bin/rdma ]] || ln -sf "$rdma_bin" "$root/usr/bin/rdma"
-    [[ -z $devinfo_bin || $devinfo_bin == /usr/bin/ibv_devinfo ]] || ln -sf "$devinfo_bin" "$root/usr/bin/ibv_devinfo"
+    for f in "${optional_tools[@]}"; do
+        [[ $f == /usr/bin/* ]] || ln -sf "$f" "$root/usr/bin/${f##*/}"
+    done
     # libibverbs finds its provider plugins through these files, not through anything ldd can see.
     cp /etc/libibverbs.d/rxe.driver "$root/etc/libibverbs.d/"
     mkdir -p "$root/lib/modules/$kver"
@@ -371,7 +379,15 @@ for r in "${roles[@]}"; do
     [[ ${cmd_of[$r]} == "$(default_cmd "$r")" ]] || continue
     case $r in vm) rm -rf "$out/tck-reports" ;; b) rm -rf "$out/tck-reports-b" ;; esac
 done
-rm -rf "$out"/vm "$out"/vm-a "$out"/vm-b "$out"/vm*.attempt1 "$out/summary.txt"
+# One guest and a pair may share an output directory (CI runs both into the default one): each mode has its own
+# guest directories, run marker and summary, and clears only those.
+mode=$($pair && echo pair || echo one)
+summary=$out/summary-$mode.txt
+marker=$out/.run-start-$mode
+for r in "${roles[@]}"; do
+    rm -rf "${out:?}/${dir_of[$r]}" "$out/${dir_of[$r]}.attempt1"
+done
+rm -f "$summary"
 
 if [[ $accel == kvm ]]; then
     [[ -r /dev/kvm && -w /dev/kvm ]] || die_usage "--accel kvm: /dev/kvm is not accessible"
@@ -410,7 +426,7 @@ start_guest() {
     qemu_pids+=("$dir/qemu.pid")
     (
         set +e
-        timeout -k 15 "$timeout_s" qemu-system-x86_64 "${accel_args[@]}" -m "$mem" -smp "$smp" \
+        timeout -k 15 "$((deadline - SECONDS))" qemu-system-x86_64 "${accel_args[@]}" -m "$mem" -smp "$smp" \
             -nodefaults -no-user-config -display none -serial stdio -monitor none -no-reboot \
             -pidfile "$dir/qemu.pid" \
             -kernel "$kdir/vmlinuz" -initrd "$initrd" -append "$append" \
@@ -447,7 +463,7 @@ describe() {
             local hs
             hs=$(compgen -G "$dir/hs_err_pid*.log" | head -n 1 || true)
             echo "JVM crash: command exited $(cat "$dir/exit-code")${hs:+, ${hs#"$out"/}}" ;;
-        timeout) echo "timed out after ${timeout_s}s (--timeout), killed" ;;
+        timeout) echo "timed out: killed when --timeout ${timeout_s}s ran out" ;;
         killed) echo "stopped ${grace_s}s after the other guest's command failed (--peer-grace)" ;;
         setup) echo "guest set-up failed: $(cat "$dir/setup-failed")" ;;
         noexit) echo "guest stopped without an exit code (qemu status $(cat "$dir/qemu-status" 2>/dev/null || echo '?'); see ${dir_of[$role]}/console.log)" ;;
@@ -461,7 +477,7 @@ run_once() {
     for r in "${roles[@]}"; do
         rm -rf "${out:?}/${dir_of[$r]}"
     done
-    touch "$out/.run-start"
+    touch "$marker"
     if $pair; then
         # The socket netdev has no port 0: take a free one and start b only once a's qemu listens on it.
         local tries=0
@@ -521,6 +537,9 @@ for r in "${roles[@]}"; do
 done
 attempt=1
 retried=
+# One deadline for everything, so that a retry cannot double the time a hung guest holds CI.
+deadline=$((SECONDS + timeout_s))
+readonly MIN_RETRY_SECONDS=120
 while :; do
     run_started=$EPOCHREALTIME
     run_once
@@ -530,11 +549,19 @@ while :; do
         [[ $(verdict "$r") == crashed ]] && crashed+=("$r")
     done
     if [[ ${#crashed[@]} -gt 0 && $attempt -eq 1 ]] && $retry; then
-        retried="attempt 1 ($run_took s) ended in a JVM crash in guest ${crashed[*]}: $(describe "${crashed[0]}")"
+        why="attempt 1 ($run_took s) ended in a JVM crash in guest ${crashed[*]}: $(describe "${crashed[0]}")"
+        if ((deadline - SECONDS < MIN_RETRY_SECONDS)); then
+            retried="NOT RETRIED (only $((deadline - SECONDS)) s of --timeout left): $why"
+            say "$retried"
+            break
+        fi
         for r in "${roles[@]}"; do
             mv "$out/${dir_of[$r]}" "$out/${dir_of[$r]}.attempt1"
+            why=${why//"${dir_of[$r]}/"/"${dir_of[$r]}.attempt1/"}
         done
-        say "RETRY: $retried; its logs are kept in $(for r in "${roles[@]}"; do printf '%s.attempt1/ ' "${dir_of[$r]}"; done)- running once more"
+        retried="RETRIED: $why"
+        kept=$(for r in "${roles[@]}"; do printf '%s.attempt1/ ' "${dir_of[$r]}"; done)
+        say "RETRY: $why; its logs are kept in ${kept% }; running once more (attempt 2 of 2)"
         attempt=2
         continue
     fi
@@ -556,7 +583,7 @@ tck_totals() {
                 skipped) skipped=$((skipped + ${val:-0})) ;;
             esac
         done
-    done < <(find "$1" -maxdepth 1 -name '*.xml' -newer "$out/.run-start" | sort)
+    done < <(find "$1" -maxdepth 1 -name '*.xml' -newer "$marker" | sort)
     ((files > 0)) && echo "$tests tests, $failures failures, $skipped skipped ($files JUnit XML files)"
 }
 
@@ -567,13 +594,13 @@ done
 {
     echo "== rxe-vm summary: $($pair && echo "pair" || echo "one guest"), kernel $kver, $accel, run $run_took s" \
         "(attempt $attempt), total $(since "$t0") s"
-    [[ -z $retried ]] || echo "RETRIED: $retried"
+    [[ -z $retried ]] || echo "$retried"
     for r in "${roles[@]}"; do
         echo "guest $r: $(describe "$r")  [${dir_of[$r]}/cmd.log, ${dir_of[$r]}/console.log]"
     done
     while IFS= read -r d; do
         totals=$(tck_totals "$d") && echo "TCK ${d#"$out"/}: $totals"
-    done < <(find "$out" -name '*.xml' -newer "$out/.run-start" -not -path "$out/vm*" -printf '%h\n' | sort -u)
+    done < <(find "$out" -name '*.xml' -newer "$marker" -not -path "$out/vm*" -printf '%h\n' | sort -u)
     if ((status == 0)); then echo "RESULT: PASS"; else echo "RESULT: FAIL"; fi
-} | tee "$out/summary.txt"
+} | tee "$summary"
 exit $status
