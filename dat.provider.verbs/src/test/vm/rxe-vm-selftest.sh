@@ -4,14 +4,14 @@
 #
 #   rxe-vm-selftest.sh [--image DIR] [--out DIR] [CASE...]
 #
-# CASE names: usage smoke exit crash-once crash-twice timeout pair pair-fail (default: all). Every case checks
+# CASE names: usage smoke exit crash-once crash-twice timeout interrupt pair pair-fail (default: all). Every case checks
 # what the harness promises and fails when it does not; exit 0 only when every selected case passed.
 set -euo pipefail
 
 readonly HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 readonly ROOT_DIR=$(cd "$HERE/../../../.." && pwd)
 readonly VM=$HERE/rxe-vm.sh
-readonly ALL_CASES=(usage smoke exit crash-once crash-twice timeout pair pair-fail)
+readonly ALL_CASES=(usage smoke exit crash-once crash-twice timeout interrupt pair pair-fail)
 
 image=$ROOT_DIR/jlink-image/target/maven-jlink/default
 base=$ROOT_DIR/dat.provider.verbs/target/rxe-vm-selftest
@@ -136,6 +136,30 @@ case_timeout() {
     expect_log "guest vm: timed out: killed when --timeout 45s ran out"
     expect_no_log 'RETR'
     ((case_secs < 45 + 60)) || fail "a 45 s timeout took ${case_secs}s"
+}
+
+# A signal to the harness (what CI's outer timeout sends) stops its guest: no qemu outlives it.
+case_interrupt() {
+    case_out=$base/interrupt case_log=$base/interrupt.log
+    rm -rf "$case_out"
+    mkdir -p "$case_out"
+    "$VM" --image "$image" --out "$case_out" --cmd 'sleep 600' > "$case_log" 2>&1 &
+    local harness_pid=$! waited=0
+    until [[ -s $case_out/vm/qemu.pid ]] && grep -q 'command: sleep 600' "$case_out/vm/console.log" 2>/dev/null; do
+        sleep 1
+        ((++waited < 300)) || { fail "the guest did not start its command within 300 s"; kill "$harness_pid"; return; }
+    done
+    local qemu_pid
+    qemu_pid=$(cat "$case_out/vm/qemu.pid")
+    kill -TERM "$harness_pid"
+    wait "$harness_pid" && case_rc=0 || case_rc=$?
+    expect_rc 130
+    expect_log 'interrupted: stopping the guests'
+    waited=0
+    while kill -0 "$qemu_pid" 2>/dev/null; do
+        sleep 1
+        ((++waited < 30)) || { fail "qemu (pid $qemu_pid) still runs 30 s after the harness was stopped"; return; }
+    done
 }
 
 # The two guests reach each other over the socket netdev, each with its own rxe0 and RoCE v2 GID, and (when the

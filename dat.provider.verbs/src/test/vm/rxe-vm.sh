@@ -85,7 +85,8 @@ cleanup() {
     [[ ${#scratch[@]} -eq 0 ]] || rm -rf "${scratch[@]}"
 }
 trap cleanup EXIT
-trap 'echo; say "interrupted"; exit 130' INT TERM
+# A signal (Ctrl-C, or CI's outer timeout) ends the run: the EXIT trap then stops the guests.
+trap 'echo; say "interrupted: stopping the guests"; exit 130' INT TERM
 # Elapsed seconds since $1 (an $EPOCHREALTIME), one decimal.
 since() {
     local now=${EPOCHREALTIME/./} start=${1/./}
@@ -431,8 +432,8 @@ start_guest() {
             -pidfile "$dir/qemu.pid" \
             -kernel "$kdir/vmlinuz" -initrd "$initrd" -append "$append" \
             -device virtio-rng-pci \
-            -virtfs "local,path=$image,mount_tag=image,security_model=none,readonly=on,id=image" \
-            -virtfs "local,path=$out,mount_tag=out,security_model=none,id=out" \
+            -virtfs "local,path=${image//,/,,},mount_tag=image,security_model=none,readonly=on,id=image" \
+            -virtfs "local,path=${out//,/,,},mount_tag=out,security_model=none,id=out" \
             "${netdev_args[@]}" < /dev/null 2>&1 | console "$role" "$dir/console.log"
         echo "${PIPESTATUS[0]}" > "$dir/qemu-status"
     ) &
