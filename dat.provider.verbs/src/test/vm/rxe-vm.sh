@@ -85,8 +85,10 @@ cleanup() {
     [[ ${#scratch[@]} -eq 0 ]] || rm -rf "${scratch[@]}"
 }
 trap cleanup EXIT
+
 # A signal (Ctrl-C, or CI's outer timeout) ends the run: the EXIT trap then stops the guests.
 trap 'echo; say "interrupted: stopping the guests"; exit 130' INT TERM
+
 # Elapsed seconds since $1 (an $EPOCHREALTIME), one decimal.
 since() {
     local now=${EPOCHREALTIME/./} start=${1/./}
@@ -159,6 +161,10 @@ else
 fi
 $cmd_given && [[ -z ${cmd_vm//[[:space:]]/} ]] && die_usage "--cmd is empty"
 : "${cmd_vm:=$(default_cmd vm)}" "${cmd_a:=$(default_cmd a)}" "${cmd_b:=$(default_cmd b)}"
+
+[[ -x $image/bin/java ]] || die_usage "no runtime image at $image (bin/java missing): build it with
+  JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 ./mvnw -B -q -DskipTests verify   (or ./dat --version)"
+image=$(cd "$image" && pwd)
 
 # ------------------------------------------------------------------------------------------------ host packages
 command -v dpkg-query >/dev/null && command -v apt-get >/dev/null \
@@ -260,9 +266,6 @@ fetch_kernel() {
 find "$cache" -maxdepth 1 -name 'kernel-*' ! -name "kernel-$kver" -exec rm -rf {} +
 
 # ------------------------------------------------------------------------------------------------ initramfs
-[[ -x $image/bin/java ]] || die_usage "no runtime image at $image (bin/java missing): build it with
-  JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 ./mvnw -B -q -DskipTests verify   (or ./dat --version)"
-image=$(cd "$image" && pwd)
 
 # Libraries ELF files load, by the host path ld.so resolves them to. ldd prints the loader by path alone, and a
 # "file:" header line when given several files (those lines have no leading tab).
@@ -296,7 +299,7 @@ host_files=(
 mapfile -t host_libs < <(
     {
         ldd_paths "${host_files[@]}"
-        ldd_paths "${image_elves[@]}" | grep -v "^$image/"
+        ldd_paths "${image_elves[@]}" | awk -v img="$image/" 'index($0, img) != 1'
     } | sort -u)
 for f in "${host_files[@]}" "${host_libs[@]}" "$busybox_bin"; do
     [[ -e $f ]] || die "host file $f is missing"
