@@ -192,7 +192,8 @@ exec 8>"$cache/.lock"
 flock 8
 
 if [[ -z $kernel_pkg ]]; then
-    kernel_pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
+    kernel_pkg=$(apt-cache depends linux-image-amd64 2>/dev/null \
+        | awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
     [[ -n $kernel_pkg ]] || die_usage "apt-cache knows no linux-image-amd64 (run apt-get update, or pass --kernel-pkg)"
 fi
 kver=${kernel_pkg#linux-image-}
@@ -356,7 +357,8 @@ if [[ ! -f $initrd ]]; then
     build_initramfs
     say "initramfs $(du -h "$initrd" | cut -f1): $initrd"
 fi
-find "$cache" -maxdepth 1 \( -name 'initramfs-*.img' ! -name "${initrd##*/}" -o -name 'rootfs.*' -o -name 'extract.*' \) \
+find "$cache" -maxdepth 1 \
+    \( -name 'initramfs-*.img' ! -name "${initrd##*/}" -o -name 'rootfs.*' -o -name 'extract.*' \) \
     -exec rm -rf {} +
 flock -u 8
 
@@ -425,7 +427,8 @@ start_guest() {
         netdev_args=(-netdev "socket,id=n0,${sock_mode[$role]}=127.0.0.1:$port"
             -device "virtio-net-pci,netdev=n0,mac=${mac_of[$role]}")
     fi
-    local append="console=ttyS0 quiet loglevel=3 panic=-1 jdat.role=$role jdat.dir=${dir_of[$role]} jdat.net=$net jdat.ip=${ip_of[$role]}"
+    local append="console=ttyS0 quiet loglevel=3 panic=-1"
+    append+=" jdat.role=$role jdat.dir=${dir_of[$role]} jdat.net=$net jdat.ip=${ip_of[$role]}"
     [[ -z ${peer_of[$role]} ]] || append+=" jdat.peer=${peer_of[$role]}"
     qemu_pids+=("$dir/qemu.pid")
     (
@@ -470,7 +473,9 @@ describe() {
         timeout) echo "timed out: killed when --timeout ${timeout_s}s ran out" ;;
         killed) echo "stopped ${grace_s}s after the other guest's command failed (--peer-grace)" ;;
         setup) echo "guest set-up failed: $(cat "$dir/setup-failed")" ;;
-        noexit) echo "guest stopped without an exit code (qemu status $(cat "$dir/qemu-status" 2>/dev/null || echo '?'); see ${dir_of[$role]}/console.log)" ;;
+        noexit)
+            echo "guest stopped without an exit code (qemu status $(cat "$dir/qemu-status" 2>/dev/null || echo '?');" \
+                "see ${dir_of[$role]}/console.log)" ;;
     esac
 }
 
