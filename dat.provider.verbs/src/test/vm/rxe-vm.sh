@@ -212,7 +212,7 @@ fetch_kernel() {
         deb=$(find "$debs" -name "${kernel_pkg}_*_amd64.deb" | head -n 1)
         [[ -n $deb ]] || die "apt-get download $kernel_pkg left no .deb in $debs"
     fi
-    find "$debs" -name '*.deb' ! -name "${kernel_pkg}_*" -delete
+    find "$debs" -name '*.deb' ! -name "${kernel_pkg}_*" -mmin +1440 -delete
 
     say "extracting $(basename "$deb")"
     local tree
@@ -264,7 +264,10 @@ fetch_kernel() {
     mv "$staging" "$kdir"
 }
 [[ -f $kdir/vmlinuz && -f $kdir/modules.order ]] || fetch_kernel
-find "$cache" -maxdepth 1 -name 'kernel-*' ! -name "kernel-$kver" -exec rm -rf {} +
+# Other checkouts (another branch, a modified copy of this script) share the cache with their own kernel and
+# initramfs, and may be about to boot them: only what nobody used for a day goes.
+touch "$kdir"
+find "$cache" -maxdepth 1 -name 'kernel-*' ! -name "kernel-$kver" -mmin +1440 -exec rm -rf {} +
 
 # ------------------------------------------------------------------------------------------------ initramfs
 
@@ -357,9 +360,9 @@ if [[ ! -f $initrd ]]; then
     build_initramfs
     say "initramfs $(du -h "$initrd" | cut -f1): $initrd"
 fi
-find "$cache" -maxdepth 1 \
-    \( -name 'initramfs-*.img' ! -name "${initrd##*/}" -o -name 'rootfs.*' -o -name 'extract.*' \) \
-    -exec rm -rf {} +
+touch "$initrd"
+find "$cache" -maxdepth 1 -mmin +1440 \
+    \( -name 'initramfs-*.img' -o -name 'rootfs.*' -o -name 'extract.*' \) -exec rm -rf {} +
 flock -u 8
 
 if $prepare_only; then
