@@ -99,9 +99,9 @@ skipped_by_user() { [[ ",$skip," == *",$1,"* ]]; }
 # warm-up is half the timed count (the JVM peers need it for the JIT; the native ones get the same for fairness).
 if [ "$quick" -eq 1 ]; then
     lat_sizes=(8 64 4096 65536)
-    lat_base=20000; lat_budget=$((64 << 20)); lat_min=100
-    fi_cap=5000
-    rate_iters=500000
+    lat_base=10000; lat_budget=$((64 << 20)); lat_min=100
+    fi_cap=2000
+    rate_iters=200000
     bw_sizes=(4096 65536 1048576)
     bw_base=200000; bw_budget=$((1 << 30)); bw_min=16
     jmh_bw=(-f 1 -wi 1 -w 200ms -i 1 -r 300ms)
