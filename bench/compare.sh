@@ -147,10 +147,13 @@ lat_plan() {
 }
 
 stamp=$(date -u +%Y-%m-%dT%H%MZ)
+mode=full
+[ "$quick" -eq 0 ] || mode=quick
 default_out=0
 if [ -z "$out" ]; then
     default_out=1
-    out="$here/results/$stamp$([ "$quick" -eq 1 ] && echo -quick)"
+    out="$here/results/$stamp"
+    [ "$quick" -eq 0 ] || out+="-quick"
 fi
 mkdir -p "$out/raw"
 out=$(cd "$out" && pwd)
@@ -336,9 +339,10 @@ run_single() {
     local measure=$1 series=$2 size=$3 run=$4 raw=$5 bound=$6
     shift 7
     mkdir -p "$(dirname "$out/$raw")"
-    echo "[$measure $series size $size run $run] $(quote "$@")" >> "$commands"
+    echo "[$measure $series size $size run $run] $(quote timeout -k 10 "$bound" "$@")" >> "$commands"
     if [ "$dry_run" -eq 1 ]; then
-        echo "$(quote "$@")"
+        quote "$@"
+        echo
         return
     fi
     local load t0 rc=0
@@ -359,8 +363,10 @@ run_pair() {
     shift
     client=("$@")
     mkdir -p "$(dirname "$out/$raw")"
-    echo "[$measure $series size $size run $run] server: $(quote "${server[@]}")" >> "$commands"
-    echo "[$measure $series size $size run $run] client: $(quote "${client[@]}")" >> "$commands"
+    echo "[$measure $series size $size run $run] server: $(quote timeout -k 10 "$run_timeout" "${server[@]}")" \
+        >> "$commands"
+    echo "[$measure $series size $size run $run] client: $(quote timeout -k 10 "$run_timeout" "${client[@]}")" \
+        >> "$commands"
     if [ "$dry_run" -eq 1 ]; then
         echo "$(quote "${server[@]}") & $(quote "${client[@]}")"
         return
@@ -461,7 +467,7 @@ snapshot() {  # file: what the noise report needs
 } > "$out/setup.txt"
 
 snapshot "$out/machine-before.txt"
-log "results go to $out ($runs runs$([ "$quick" -eq 1 ] && echo ', quick'); load average $(cut -d' ' -f1-3 /proc/loadavg), $ncpu CPUs)"
+log "results go to $out ($mode mode, $runs runs; load average $(cut -d' ' -f1-3 /proc/loadavg), $ncpu CPUs)"
 
 ucx_tag_tls="sm"
 for ((run = 1; run <= runs; run++)); do

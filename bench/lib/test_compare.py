@@ -328,6 +328,62 @@ class PinThreadsTest(unittest.TestCase):
         self.assertEqual(pinthreads.main(["--", sys.executable, "-c", "raise SystemExit(3)"]), 3)
 
 
+class CompareScriptTest(unittest.TestCase):
+    """bench/compare.sh --dry-run in a copy of the checkout's layout, so nothing is written into the real one."""
+
+    def setUp(self):
+        here = os.path.dirname(os.path.abspath(__file__))
+        self.tree = tempfile.mkdtemp(prefix="compare-sh-test-")
+        shutil.copytree(os.path.join(here, ".."), os.path.join(self.tree, "bench"),
+                        ignore=shutil.ignore_patterns("results", "target", "__pycache__"))
+        os.makedirs(os.path.join(self.tree, "tools"))
+        shutil.copy(os.path.join(here, "..", "..", "tools", "jdk25.sh"), os.path.join(self.tree, "tools"))
+
+    def tearDown(self):
+        shutil.rmtree(self.tree)
+
+    def dry_run(self, *args):
+        return subprocess.run([os.path.join(self.tree, "bench", "compare.sh"), "--dry-run", "--runs", "1", *args],
+                              capture_output=True, text=True, timeout=120)
+
+    def test_full_mode_with_the_default_output_directory(self):
+        # Regression: the default directory name was built with $([ quick ] && echo -quick), whose failure status
+        # made `set -e` end a full run silently with exit status 1 before it measured anything.
+        done = self.dry_run("--only", "alloc")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        (made,) = os.listdir(os.path.join(self.tree, "bench", "results"))
+        self.assertFalse(made.endswith("-quick"))
+        self.assertIn("AllocationBenchmark -prof gc -f 1 -wi 2", done.stdout)
+
+    def test_quick_mode_gets_its_own_directory(self):
+        done = self.dry_run("--quick", "--only", "rate", "--skip", "ucx")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        (made,) = os.listdir(os.path.join(self.tree, "bench", "results"))
+        self.assertTrue(made.endswith("-quick"))
+        self.assertIn("rate --op send --sizes 64 --iters 200000", done.stdout)
+        self.assertNotIn("ucx_perftest", done.stdout)
+
+    def test_every_run_is_bounded_and_gets_its_own_control_port(self):
+        out = os.path.join(self.tree, "out")
+        done = self.dry_run("--quick", "--only", "latency", "--out", out)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        with open(os.path.join(out, "commands.txt")) as f:
+            commands = f.read()
+        ports = [line.split(" -p ")[1].split()[0] for line in commands.splitlines()
+                 if "client: timeout -k 10 60 env UCX_TLS" in line]
+        self.assertEqual(len(ports), len(set(ports)), ports)
+        for line in commands.splitlines():
+            self.assertRegex(line, r"\] (server: |client: )?timeout -k 10 [0-9]+ ", line)
+
+    def test_bad_arguments_are_named(self):
+        for args, message in ((["--runs", "0"], "--runs '0'"), (["--cpus", "0"], "--cpus '0'"),
+                              (["--only", "speed"], "unknown group 'speed'"), (["--skip", "mpi"], "unknown peer"),
+                              (["--bogus"], "unknown option '--bogus'")):
+            done = self.dry_run(*args)
+            self.assertEqual(done.returncode, 2, args)
+            self.assertIn(message, done.stderr)
+
+
 @unittest.skipUnless(shutil.which("gcc"), "needs gcc")
 class CFloorTest(unittest.TestCase):
     """bench/cfloor/handoff.c, compiled to a temporary directory."""
