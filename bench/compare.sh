@@ -36,7 +36,8 @@ usage() {
 }
 
 quote() { printf '%q ' "$@"; }
-invocation="bench/compare.sh $(quote "$@")"
+invocation="bench/compare.sh"
+[ $# -eq 0 ] || invocation+=" $(quote "$@")"
 
 quick=0
 runs=""

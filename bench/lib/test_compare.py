@@ -354,6 +354,8 @@ class CompareScriptTest(unittest.TestCase):
         (made,) = os.listdir(os.path.join(self.tree, "bench", "results"))
         self.assertFalse(made.endswith("-quick"))
         self.assertIn("AllocationBenchmark -prof gc -f 1 -wi 2", done.stdout)
+        with open(os.path.join(self.tree, "bench", "results", made, "setup.txt")) as f:
+            self.assertIn("command bench/compare.sh --dry-run --runs 1 --only alloc\n", f.read())
 
     def test_quick_mode_gets_its_own_directory(self):
         done = self.dry_run("--quick", "--only", "rate", "--skip", "ucx")
