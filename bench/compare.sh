@@ -15,7 +15,7 @@
 #
 # Every measure runs --runs times (5; --quick: 2), round-robin so that each run of every peer sees the same
 # stretch of machine load, and every run is bounded by timeout(1). Client and server (or the two threads) are
-# pinned to the two CPUs of --cpus (0,1). The script builds what is stale first: the jDAT runtime image and the
+# pinned to the two CPUs of --cpus (0,1); the JMH benchmarks, all on one thread, are not. The script builds what is stale first: the jDAT runtime image and the
 # JMH jar (Maven wrapper), the C floor (gcc), the Aeron ping-pong (Maven wrapper, Aeron from Maven Central); it
 # installs ucx-utils, libfabric-bin and gcc with apt-get when they are missing and it runs as root, and otherwise
 # skips the peer and says why.
@@ -335,7 +335,7 @@ since() {  # start in ns: seconds elapsed, three decimals
     printf '%d.%03d' $((ms / 1000)) $((ms % 1000))
 }
 
-# run_client measure series size run raw -- command...: one bounded process.
+# run_single measure series size run raw bound -- command...: one process, bounded by bound seconds.
 run_single() {
     local measure=$1 series=$2 size=$3 run=$4 raw=$5 bound=$6
     shift 7
