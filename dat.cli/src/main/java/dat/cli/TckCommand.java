@@ -59,6 +59,10 @@ final class TckCommand implements Callable<Integer> {
             description = "Run only the rules whose test names match (comma-separated, * wildcards).")
     List<String> only;
 
+    @Option(names = {"-v", "--verbose"},
+            description = "Print a line as each rule starts and ends (a log, where no terminal shows progress).")
+    boolean verbose;
+
     @Option(names = "--list-rules", description = "Print the rules index and exit.")
     boolean listRules;
 
@@ -94,7 +98,7 @@ final class TckCommand implements Callable<Integer> {
         out.println("dat tck: verifying IA " + ia + (strict ? " (strict)" : "")
                 + (peer == null ? "" : ", cross-node rules against the peer at " + peer));
         out.flush();
-        Progress progress = new Progress(out, System.console() != null);
+        Progress progress = new Progress(out, System.console() != null, verbose);
         TckLauncher.Result result = TckLauncher.run(options, progress);
         progress.finish();
         printSummary(out, result);
@@ -153,14 +157,24 @@ final class TckCommand implements Callable<Integer> {
     private static final class Progress implements TestExecutionListener {
         private final PrintWriter out;
         private final boolean terminal;
+        private final boolean verbose;
         private final AtomicInteger done = new AtomicInteger();
         private final AtomicInteger failed = new AtomicInteger();
         private final AtomicInteger skipped = new AtomicInteger();
         private long total;
 
-        Progress(PrintWriter out, boolean terminal) {
+        Progress(PrintWriter out, boolean terminal, boolean verbose) {
             this.out = out;
-            this.terminal = terminal;
+            this.terminal = terminal && !verbose;
+            this.verbose = verbose;
+        }
+
+        @Override
+        public void executionStarted(TestIdentifier test) {
+            if (verbose && test.isTest()) {
+                out.println("  start " + name(test));
+                out.flush();
+            }
         }
 
         @Override
@@ -190,6 +204,10 @@ final class TckCommand implements Callable<Integer> {
                 }
                 case ABORTED -> skipped.incrementAndGet();
                 case SUCCESSFUL -> { }
+            }
+            if (verbose) {
+                out.println("  " + result.getStatus().name().toLowerCase(java.util.Locale.ROOT) + " " + name(test));
+                out.flush();
             }
             step(test);
         }

@@ -115,8 +115,10 @@ class DatCommandTest {
 
     @Test
     void tckOnlyRunsTheMatchingRules(@TempDir Path dir) {
-        Run r = dat("tck", "--provider", "loopback", "--only", "*srq_resize*,required_ia_query_*",
+        Run r = dat("tck", "--provider", "loopback", "--only", "*srq_resize*,required_ia_query_*", "--verbose",
                 "--reports", dir.toString());
+        assertTrue(r.out().contains("  start required_srq_resize_"), "--verbose logs each start: " + r.out());
+        assertTrue(r.out().contains("  successful required_srq_resize_"), "and each end: " + r.out());
         assertEquals(0, r.exit(), r.out() + r.err());
         assertTrue(r.out().contains("dat_srq_resize"), r.out());
         assertTrue(r.out().contains("dat_ia_query"), r.out());
