@@ -1,5 +1,8 @@
 package dat.provider.loopback.internal;
 
+import dat.api.DatDtoStatus;
+import dat.api.DatEp;
+import dat.api.DatEvd;
 import dat.api.DatEvent;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -23,6 +26,14 @@ import java.lang.invoke.VarHandle;
  *          +--------------------------------+--------+----------+
  *   seqs[p &amp; mask] == p + 1  once the event at position p is published (0 in a fresh ring)
  * </pre>
+ *
+ * <h2>Slots</h2>
+ * A DTO completion, the data path's event, is kept compact: {@code dto[i]} set, and its EP, cookie, status
+ * and length in four arrays. {@link #take} builds the consumer's event from them with
+ * {@link DatEvent#setDtoCompletion}, so a producer writes four fields instead of every field of a
+ * {@link DatEvent} and a consumer reads four instead of copying a whole slot. Any other event is written
+ * into the slot's preallocated {@link DatEvent} ({@link #slot}) and copied out whole. Either way the slot's
+ * fields are plain stores ordered by the publishing store below.
  *
  * <h2>Producers ({@link #claim}, {@link #publish})</h2>
  * A producer claims position {@code p} with a CAS of the tail from {@code p} to {@code p + 1}, after checking
@@ -104,8 +115,12 @@ final class EventRing extends EventRingHead {
         }
     }
 
-    EventRing(int capacity) {
-        super(capacity);
+    /**
+     * @param evd the EVD whose events these are (what {@link DatEvent#evd()} returns)
+     * @param capacity events the ring holds
+     */
+    EventRing(DatEvd evd, int capacity) {
+        super(evd, capacity);
     }
 
     int capacity() {
@@ -154,9 +169,26 @@ final class EventRing extends EventRingHead {
         }
     }
 
-    /** @return the slot to fill for a tail word returned by {@link #claim} */
+    /** @return the event to fill for a tail word returned by {@link #claim}, for any event but a DTO completion */
     DatEvent slot(long claimed) {
-        return events[(int) (claimed >>> SHIFT) & mask];
+        int i = (int) (claimed >>> SHIFT) & mask;
+        dto[i] = false;
+        return events[i];
+    }
+
+    /** Fills the slot of a tail word returned by {@link #claim} with a DTO completion. */
+    void fillDto(long claimed, DatEp ep, long cookie, DatDtoStatus status, long length) {
+        int i = (int) (claimed >>> SHIFT) & mask;
+        dto[i] = true;
+        // A reference store costs a GC write barrier; on the data path the slot mostly holds these already.
+        if (dtoEps[i] != ep) {
+            dtoEps[i] = ep;
+        }
+        if (dtoStatuses[i] != status) {
+            dtoStatuses[i] = status;
+        }
+        dtoCookies[i] = cookie;
+        dtoLengths[i] = length;
     }
 
     /** Publishes a claimed, filled slot; see the class comment for why a release store is enough. */
@@ -164,7 +196,9 @@ final class EventRing extends EventRingHead {
         long p = claimed >>> SHIFT;
         int i = (int) p & mask;
         signalled[i] = signal;
-        reapers[i] = reaper;
+        if (reapers[i] != reaper) {
+            reapers[i] = reaper;
+        }
         if ((claimed & WAITER) != 0) {
             // A waiter is registered: the store must be ordered before the producer's later loads of tail and
             // head (the Dekker pattern in LoopbackEvd), which a release store does not give.
@@ -198,12 +232,21 @@ final class EventRing extends EventRingHead {
                 // A lap ahead: h is already stale.
                 continue;
             }
-            into.copyFrom(events[i]);
+            copyOut(i, into);
             Reaper reaper = reapers[i];
             // The new head has no OVERFLOW flag: this take makes room, which ends an overflow episode.
             if (HEAD.compareAndSet(this, h, (p + 1) << SHIFT)) {
                 return reaper == null ? NO_REAPER : reaper;
             }
+        }
+    }
+
+    /** Copies slot {@code i} into {@code into}. */
+    private void copyOut(int i, DatEvent into) {
+        if (dto[i]) {
+            into.setDtoCompletion(evd, dtoEps[i], dtoCookies[i], dtoStatuses[i], dtoLengths[i]);
+        } else {
+            into.copyFrom(events[i]);
         }
     }
 
@@ -313,7 +356,12 @@ final class EventRing extends EventRingHead {
         int n = (int) ((t >>> SHIFT) - (h >>> SHIFT));
         for (int k = 0; k < n; k++) {
             int from = (int) ((h >>> SHIFT) + k) & mask;
+            to.dto[k] = dto[from];
             to.events[k].copyFrom(events[from]);
+            to.dtoEps[k] = dtoEps[from];
+            to.dtoCookies[k] = dtoCookies[from];
+            to.dtoStatuses[k] = dtoStatuses[from];
+            to.dtoLengths[k] = dtoLengths[from];
             to.signalled[k] = signalled[from];
             to.reapers[k] = reapers[from];
             to.seqs[k] = k + 1;
@@ -358,8 +406,15 @@ final class EventRing extends EventRingHead {
 /** Immutable configuration, read by everyone. */
 abstract class EventRingConfig {
 
+    final DatEvd evd;
     final int capacity;
     final int mask;
+    /** Per slot: whether it holds a DTO completion (in the dto arrays) or another event (in {@link #events}). */
+    final boolean[] dto;
+    final DatEp[] dtoEps;
+    final long[] dtoCookies;
+    final DatDtoStatus[] dtoStatuses;
+    final long[] dtoLengths;
     final DatEvent[] events;
     final boolean[] signalled;
     /**
@@ -369,10 +424,16 @@ abstract class EventRingConfig {
     final Reaper[] reapers;
     final long[] seqs;
 
-    EventRingConfig(int capacity) {
+    EventRingConfig(DatEvd evd, int capacity) {
         int size = Integer.highestOneBit(Math.max(1, capacity - 1)) << 1;
+        this.evd = evd;
         this.capacity = capacity;
         this.mask = size - 1;
+        this.dto = new boolean[size];
+        this.dtoEps = new DatEp[size];
+        this.dtoCookies = new long[size];
+        this.dtoStatuses = new DatDtoStatus[size];
+        this.dtoLengths = new long[size];
         this.events = new DatEvent[size];
         for (int i = 0; i < size; i++) {
             events[i] = new DatEvent();
@@ -386,8 +447,8 @@ abstract class EventRingConfig {
 abstract class EventRingPad1 extends EventRingConfig {
     long p10, p11, p12, p13, p14, p15, p16, p17, p18, p19, p1a, p1b, p1c, p1d, p1e, p1f;
 
-    EventRingPad1(int capacity) {
-        super(capacity);
+    EventRingPad1(DatEvd evd, int capacity) {
+        super(evd, capacity);
     }
 }
 
@@ -398,16 +459,16 @@ abstract class EventRingTail extends EventRingPad1 {
     /** A recent head position, so producers read the consumers' line only when the ring looks full. */
     long headCache;
 
-    EventRingTail(int capacity) {
-        super(capacity);
+    EventRingTail(DatEvd evd, int capacity) {
+        super(evd, capacity);
     }
 }
 
 abstract class EventRingPad2 extends EventRingTail {
     long p20, p21, p22, p23, p24, p25, p26, p27, p28, p29, p2a, p2b, p2c, p2d, p2e, p2f;
 
-    EventRingPad2(int capacity) {
-        super(capacity);
+    EventRingPad2(DatEvd evd, int capacity) {
+        super(evd, capacity);
     }
 }
 
@@ -417,7 +478,7 @@ abstract class EventRingHead extends EventRingPad2 {
     volatile long head;
     long p30, p31, p32, p33, p34, p35, p36, p37, p38, p39, p3a, p3b, p3c, p3d, p3e, p3f;
 
-    EventRingHead(int capacity) {
-        super(capacity);
+    EventRingHead(DatEvd evd, int capacity) {
+        super(evd, capacity);
     }
 }
