@@ -60,11 +60,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * lock, then both EPs' send locks (lower {@link #id} first), then each recv lock.
  *
  * <h2>A send waiting for a receive</h2>
- * The send stays at the head of the request queue; whoever next posts a receive on the peer runs the queue.
- * The request count is written under the send lock and read by the poster without it. With an own receive
- * queue the two sides meet in a Dekker pattern of volatile accesses, spelled out in {@link RecvRing}: the
- * waiting sender stores its count (volatile) and reads the ring's tail again; the poster publishes the tail
- * (volatile) and reads the count. With an SRQ the SRQ's lock orders them instead ({@link LoopbackSrq}).
+ * The send stays at the head of the request queue and marks the peer {@link #recvWanted}; whoever next posts
+ * a receive on the peer sees the mark and runs the queue. With an own receive queue the two sides meet in a
+ * Dekker pattern of volatile accesses, spelled out in {@link RecvRing}: the waiting sender sets the mark
+ * (volatile) and reads the ring's tail again; the poster publishes the tail (volatile) and reads the mark.
+ * With an SRQ the SRQ's lock orders them instead ({@link LoopbackSrq}).
  *
  * <h2>Allocation</h2>
  * The posts copy triplets into preallocated {@link Dto}s and events into preallocated EVD slots; nothing on
@@ -92,6 +92,7 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
     private static final VarHandle REQ_COUNT;
     private static final VarHandle SLOTS_FREED;
     private static final VarHandle SRQ_HELD;
+    private static final VarHandle RECV_WANTED;
 
     static {
         try {
@@ -99,6 +100,7 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
             REQ_COUNT = lookup.findVarHandle(LoopbackEp.class, "reqCount", int.class);
             SLOTS_FREED = lookup.findVarHandle(LoopbackEp.class, "slotsFreed", long.class);
             SRQ_HELD = lookup.findVarHandle(LoopbackEp.class, "srqHeld", int.class);
+            RECV_WANTED = lookup.findVarHandle(LoopbackEp.class, "recvWanted", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -151,10 +153,7 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
     private int reqMask;
     private int reqCapacity;
     private int reqHead;
-    /**
-     * Written under sendLock through {@link #REQ_COUNT} (release, volatile on the wait path), read without the
-     * lock by a peer that posted a receive, to see that sends wait (see {@link RecvRing} and {@link #drainLocked}).
-     */
+    /** Written under sendLock through {@link #REQ_COUNT} (release), read without the lock by dat_ep_get_status. */
     private int reqCount;
     private Dto reqSpare;
     /**
@@ -171,6 +170,15 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
 
     /** The own receive queue ({@code null} on an SRQ); replaced only by dat_ep_modify, under both locks. */
     private RecvRing recvRing;
+    /**
+     * A send of the peer found no receive for this EP and waits: the next receive posted here (own queue or SRQ)
+     * must run the peer's queue. Written by the peer's deliveries: set when a claim fails, cleared when one
+     * succeeds. Own queue: set with a volatile store and followed by a volatile re-check of the ring (the Dekker
+     * pattern of {@link RecvRing}). SRQ: written inside the claim's critical section of the SRQ lock
+     * ({@link LoopbackSrq}). Posting only when a send really waits, rather than whenever the peer has requests,
+     * keeps a poster from contending for the peer's send lock while the peer is still completing a delivery.
+     */
+    volatile boolean recvWanted;
 
     /**
      * SRQ buffers this EP holds: claimed for an arriving message, not yet completed. Only the peer's
@@ -178,7 +186,10 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
      * {@link #SRQ_HELD}; one word, so {@link #recvQuery} reads a consistent value.
      */
     private volatile int srqHeld;
-    /** The free descriptor this EP trades for an SRQ buffer ({@link LoopbackSrq#claim}); guarded by the peer's send lock. */
+    /**
+     * The free descriptor this EP trades for an SRQ buffer ({@link LoopbackSrq#claim}); used by the peer's
+     * deliveries only, under the SRQ lock.
+     */
     private Dto srqExchange;
 
     // Where resolveRemote found the peer's memory; guarded by sendLock.
@@ -290,11 +301,6 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
     @Override
     public DatEpState state() {
         return state;
-    }
-
-    /** @return whether requests wait or run; a volatile read (the poster's half of the wake-up in RecvRing) */
-    boolean hasPendingRequests() {
-        return (int) REQ_COUNT.getVolatile(this) > 0;
     }
 
     private void freeRequestSlot() {
@@ -574,10 +580,12 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
         } finally {
             recvLock.unlock();
         }
-        // After the volatile publish: a volatile read of the peer's request count (see RecvRing).
-        LoopbackEp p = peer;
-        if (p != null && p.hasPendingRequests()) {
-            p.drain();
+        // After the volatile publish, a volatile read: the poster's half of the wake-up (see RecvRing).
+        if (recvWanted) {
+            LoopbackEp p = peer;
+            if (p != null) {
+                p.drain();
+            }
         }
         return DatReturn.DAT_SUCCESS;
     }
@@ -611,15 +619,8 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
                 default -> executeRdma(b, d);
             };
             if (outcome == WAIT) {
-                RecvRing ring = b.recvRing;
-                if (ring != null) {
-                    // The sender's half of the wake-up (RecvRing): our count, volatile, then the tail, volatile.
-                    // A receive posted in between is taken now; one posted later finds the count and drains.
-                    // On an SRQ the claim's lock does this job (LoopbackSrq).
-                    REQ_COUNT.setVolatile(this, reqCount);
-                    if (ring.published()) {
-                        continue;
-                    }
+                if (b.wantRecv()) {
+                    continue;
                 }
                 return NONE;
             }
@@ -652,7 +653,7 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
             }
             if (action == BREAK) {
                 teardown(this, DatEventType.CONNECTION_EVENT_BROKEN);
-            } else if (state == DatEpState.DISCONNECT_PENDING && (int) REQ_COUNT.getVolatile(this) == 0) {
+            } else if (state == DatEpState.DISCONNECT_PENDING && (int) REQ_COUNT.getAcquire(this) == 0) {
                 teardown(this, DatEventType.CONNECTION_EVENT_DISCONNECTED);
             }
         } finally {
@@ -827,14 +828,47 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
      */
     private Dto claimRecv() {
         if (srq != null) {
-            Dto r = srq.claim(srqExchange);
+            Dto r = srq.claim(this);
             if (r != null) {
-                srqExchange = r;
                 SRQ_HELD.setRelease(this, srqHeld + 1);
             }
             return r;
         }
-        return recvRing.claim();
+        Dto r = recvRing.claim();
+        if (r != null && recvWanted) {
+            RECV_WANTED.setRelease(this, false);
+        }
+        return r;
+    }
+
+    /**
+     * The delivery found no receive: marks this EP as wanted, the sender's half of the wake-up. Called by the
+     * peer under the peer's send lock.
+     *
+     * @return whether a receive was posted meanwhile (own queue only), so the delivery can run now; on an SRQ
+     *     {@link LoopbackSrq#claim} marked the EP under its lock, and this returns false
+     */
+    private boolean wantRecv() {
+        if (recvRing == null) {
+            return false;
+        }
+        // Volatile store, then volatile load of the tail: see RecvRing. A receive posted after the load finds
+        // the flag set and runs the queue.
+        RECV_WANTED.setVolatile(this, true);
+        return recvRing.published();
+    }
+
+    /** The SRQ's half of {@link #claimRecv}: the exchange descriptor. Caller holds the SRQ lock. */
+    Dto srqExchange() {
+        return srqExchange;
+    }
+
+    /** A claim from the SRQ succeeded with {@code taken}, which becomes the exchange descriptor. SRQ lock held. */
+    void srqClaimed(Dto taken) {
+        srqExchange = taken;
+        if (recvWanted) {
+            recvWanted = false;
+        }
     }
 
     /**
@@ -937,6 +971,8 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
         try {
             state = DatEpState.DISCONNECTED;
             flushRecvLocked();
+            // The peer's waiting sends are flushed with this connection.
+            recvWanted = false;
         } finally {
             recvLock.unlock();
         }
@@ -1269,7 +1305,7 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
     public DatEpStatus getStatus() {
         requireOpen("dat_ep_get_status");
         boolean recvIdle = recvAllocated() == 0;
-        return new DatEpStatus(state, recvIdle, (int) REQ_COUNT.getVolatile(this) == 0);
+        return new DatEpStatus(state, recvIdle, (int) REQ_COUNT.getAcquire(this) == 0);
     }
 
     @Override

@@ -35,10 +35,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * atomic add and no lock). Reaps only lower it, so a check made under the lock ({@code outstanding < max} for
  * a post, {@code max >= outstanding} for a resize) stays true until the lock is released.
  *
- * <p>Waking senders: a sender whose claim finds the FIFO empty sets {@link #starved} in that same critical
- * section, having counted its request before (see {@link LoopbackEp}). The next post sees the flag under the
- * lock, and after releasing it runs every waiting sender of the SRQ's EPs: the lock orders the sender's count
- * before the poster's look at it. Posts that no sender waits for skip the scan, which costs a look at every EP.
+ * <p>Waking senders: a delivery whose claim finds the FIFO empty marks its EP {@code recvWanted} and the SRQ
+ * {@link #starved}, both in that critical section. The next post sees {@code starved} under the lock, and after
+ * releasing it runs the peer of every EP still marked: the lock orders the marks before the poster's look at
+ * them, and a later successful claim clears an EP's mark in the same way. Posts that no sender waits for skip
+ * the scan, which costs a look at every EP.
  */
 final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
 
@@ -224,10 +225,9 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
     }
 
     /**
-     * Lets senders blocked on an empty SRQ deliver. The check of each peer's queue after publishing the
-     * buffer cannot miss a sender: a sender counts its request before it takes the SRQ lock to claim and marks
-     * the SRQ starved in the claim's critical section, so either it sees this buffer or this post saw the mark
-     * and, after the lock, sees its count.
+     * Lets senders blocked on an empty SRQ deliver. It cannot miss one: a sender's failed claim marks its EP and
+     * the SRQ in the claim's critical section, so either that claim saw this post's buffer or this post saw the
+     * SRQ starved and, after the lock, sees the EP's mark.
      */
     private void wakeSenders() {
         LoopbackEp[] list = eps;
@@ -237,32 +237,37 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
         }
         int start = Math.floorMod(rotation++, n);
         for (int k = 0; k < n; k++) {
-            LoopbackEp peer = list[(start + k) % n].peer;
-            if (peer != null && peer.hasPendingRequests()) {
-                peer.drain();
+            LoopbackEp ep = list[(start + k) % n];
+            if (ep.recvWanted) {
+                LoopbackEp peer = ep.peer;
+                if (peer != null) {
+                    peer.drain();
+                }
             }
         }
     }
 
     /**
-     * Takes the oldest buffer for an arriving message (the EP then holds it), leaving {@code exchange} in its
-     * slot, and fires the low watermark when the SRQ drops below it.
+     * Takes the oldest buffer for an arriving message (the EP then holds it), leaving the EP's exchange
+     * descriptor in its slot, and fires the low watermark when the SRQ drops below it.
      *
-     * @param exchange the claiming EP's exchange descriptor, free: it fills the emptied slot
-     * @return the buffer, which becomes the EP's exchange descriptor once completed; {@code null} when the SRQ
-     *     is empty (the next post then runs the waiting senders)
+     * @param ep the receiving EP; called by its peer's delivery
+     * @return the buffer, which becomes the EP's exchange descriptor; {@code null} when the SRQ is empty (the EP
+     *     is then marked, and the next post runs its peer's queue)
      */
-    Dto claim(Dto exchange) {
+    Dto claim(LoopbackEp ep) {
         Dto d;
         boolean fire;
         lock.lock();
         try {
             if (queued == 0 || isClosed()) {
                 starved = true;
+                ep.recvWanted = true;
                 return null;
             }
             d = fifo[head];
-            fifo[head] = exchange;
+            fifo[head] = ep.srqExchange();
+            ep.srqClaimed(d);
             head = (head + 1) & mask;
             queued--;
             fire = lowWatermarkArmed && queued < lowWatermark;

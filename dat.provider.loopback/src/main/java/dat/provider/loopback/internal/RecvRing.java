@@ -36,11 +36,12 @@ import java.lang.invoke.VarHandle;
  * <h2>Waking a waiting send</h2>
  * A send that finds the ring empty waits in the sender's request queue; the next poster must run it. Sender
  * and poster each write, then read the other's word (a Dekker pattern, which release/acquire does not
- * order): the sender stores its request count with a volatile store, then reads {@code tail} again with
- * {@link #published} (volatile); the poster publishes {@code tail} (volatile), then reads the request count
- * (volatile). Volatile accesses are totally ordered: if the sender's second read missed the new tail, it
- * came before the poster's store, so the sender's count store came before the poster's read, which sees it.
- * Either the sender delivers or the poster drains; see {@code LoopbackEp#drainLocked}.
+ * order): the sender sets the receiving EP's {@code recvWanted} mark with a volatile store, then reads
+ * {@code tail} again with {@link #published} (volatile); the poster publishes {@code tail} (volatile), then
+ * reads the mark (volatile). Volatile accesses are totally ordered: if the sender's second read missed the new
+ * tail, it came before the poster's store, so the mark's store came before the poster's read, which sees it.
+ * Either the sender delivers or the poster runs the sender's queue; see {@code LoopbackEp#wantRecv}. The mark
+ * is cleared only by a later successful claim, so it stays set for as long as a send waits.
  *
  * <h2>Caches</h2>
  * Each side keeps the last value it read of the other side's word ({@link RecvRingTail#headCache},
@@ -105,7 +106,7 @@ final class RecvRing extends RecvRingHead {
 
     /**
      * Publishes the slot {@link #postSlot} returned (not the spare). Volatile, not just release: the caller
-     * reads the peer's request count next (see the class comment).
+     * reads the EP's recvWanted mark next (see the class comment).
      */
     void publish() {
         TAIL.setVolatile(this, tail + 1);
@@ -126,7 +127,7 @@ final class RecvRing extends RecvRingHead {
     }
 
     /**
-     * The sender's re-check after it made its request count visible (volatile load: the Dekker half of the
+     * The sender's re-check after it set the recvWanted mark (volatile load: the Dekker half of the
      * sender; see the class comment).
      *
      * @return whether a receive is posted

@@ -202,7 +202,7 @@ class LoopbackStressTest {
     /**
      * A sender thread and a receiver thread on one connection whose receive queue holds two buffers: most sends
      * find no receive and wait, and most receives are posted while a send waits, so both halves of the wake-up
-     * (the sender's re-check, the poster's look at the request count; see RecvRing) run all the time. A lost
+     * (the sender's re-check, the poster's look at the recvWanted mark; see RecvRing) run all the time. A lost
      * wake-up leaves a send waiting for ever and the test times out; a buffer filled twice or out of order
      * fails the sequence check.
      */
