@@ -28,12 +28,21 @@ import java.lang.invoke.VarHandle;
  * </pre>
  *
  * <h2>Slots</h2>
- * A DTO completion, the data path's event, is kept compact: {@code dto[i]} set, and its EP, cookie, status
- * and length in four arrays. {@link #take} builds the consumer's event from them with
- * {@link DatEvent#setDtoCompletion}, so a producer writes four fields instead of every field of a
- * {@link DatEvent} and a consumer reads four instead of copying a whole slot. Any other event is written
- * into the slot's preallocated {@link DatEvent} ({@link #slot}) and copied out whole. Either way the slot's
- * fields are plain stores ordered by the publishing store below.
+ * Slot {@code i} (of position {@code p}, {@code i = p & mask}) is spread over three arrays, so taking an event
+ * touches three cache lines (two when neighbouring slots share them):
+ * <pre>
+ *   words[4i ..]   +-----------------+-----------------+--------------------------------------+--------+
+ *                  | cookie          | length          | flags: 63..8 status ordinal,         | unused |
+ *                  |                 |                 |        1 SIGNALLED, 0 DTO            |        |
+ *                  +-----------------+-----------------+--------------------------------------+--------+
+ *   refs[2i ..]    | EP (DTO completion) | reaper      |
+ *   events[i]      the whole event, for anything but a DTO completion
+ * </pre>
+ * A DTO completion, the data path's event, lives in the words and refs: a producer writes those few fields
+ * instead of every field of a {@link DatEvent}, and {@link #take} builds the consumer's event from them with
+ * {@link DatEvent#setDtoCompletion} instead of copying a whole slot. Any other event is written into the slot's
+ * preallocated {@link DatEvent} ({@link #slot}) and copied out whole. Either way the slot's fields are plain
+ * stores ordered by the publishing store below.
  *
  * <h2>Producers ({@link #claim}, {@link #publish})</h2>
  * A producer claims position {@code p} with a CAS of the tail from {@code p} to {@code p + 1}, after checking
@@ -172,32 +181,31 @@ final class EventRing extends EventRingHead {
     /** @return the event to fill for a tail word returned by {@link #claim}, for any event but a DTO completion */
     DatEvent slot(long claimed) {
         int i = (int) (claimed >>> SHIFT) & mask;
-        dto[i] = false;
+        words[i * WORDS + FLAGS] = 0;
         return events[i];
     }
 
     /** Fills the slot of a tail word returned by {@link #claim} with a DTO completion. */
     void fillDto(long claimed, DatEp ep, long cookie, DatDtoStatus status, long length) {
         int i = (int) (claimed >>> SHIFT) & mask;
-        dto[i] = true;
-        // A reference store costs a GC write barrier; on the data path the slot mostly holds these already.
-        if (dtoEps[i] != ep) {
-            dtoEps[i] = ep;
+        int w = i * WORDS;
+        words[w + COOKIE] = cookie;
+        words[w + LENGTH] = length;
+        words[w + FLAGS] = DTO | ((long) status.ordinal() << STATUS_SHIFT);
+        // A reference store costs a GC write barrier; on the data path the slot mostly holds this EP already.
+        if (refs[i * REFS + EP] != ep) {
+            refs[i * REFS + EP] = ep;
         }
-        if (dtoStatuses[i] != status) {
-            dtoStatuses[i] = status;
-        }
-        dtoCookies[i] = cookie;
-        dtoLengths[i] = length;
     }
 
     /** Publishes a claimed, filled slot; see the class comment for why a release store is enough. */
     void publish(long claimed, boolean signal, Reaper reaper) {
         long p = claimed >>> SHIFT;
         int i = (int) p & mask;
-        signalled[i] = signal;
-        if (reapers[i] != reaper) {
-            reapers[i] = reaper;
+        int f = i * WORDS + FLAGS;
+        words[f] = signal ? words[f] | SIGNALLED : words[f] & ~SIGNALLED;
+        if (refs[i * REFS + REAPER] != reaper) {
+            refs[i * REFS + REAPER] = reaper;
         }
         if ((claimed & WAITER) != 0) {
             // A waiter is registered: the store must be ordered before the producer's later loads of tail and
@@ -233,7 +241,7 @@ final class EventRing extends EventRingHead {
                 continue;
             }
             copyOut(i, into);
-            Reaper reaper = reapers[i];
+            Reaper reaper = (Reaper) refs[i * REFS + REAPER];
             // The new head has no OVERFLOW flag: this take makes room, which ends an overflow episode.
             if (HEAD.compareAndSet(this, h, (p + 1) << SHIFT)) {
                 return reaper == null ? NO_REAPER : reaper;
@@ -243,8 +251,11 @@ final class EventRing extends EventRingHead {
 
     /** Copies slot {@code i} into {@code into}. */
     private void copyOut(int i, DatEvent into) {
-        if (dto[i]) {
-            into.setDtoCompletion(evd, dtoEps[i], dtoCookies[i], dtoStatuses[i], dtoLengths[i]);
+        int w = i * WORDS;
+        long flags = words[w + FLAGS];
+        if ((flags & DTO) != 0) {
+            into.setDtoCompletion(evd, (DatEp) refs[i * REFS + EP], words[w + COOKIE],
+                    STATUSES[(int) (flags >>> STATUS_SHIFT)], words[w + LENGTH]);
         } else {
             into.copyFrom(events[i]);
         }
@@ -270,7 +281,7 @@ final class EventRing extends EventRingHead {
             if ((long) SEQ.getVolatile(seqs, i) != p + n + 1) {
                 return false;
             }
-            signal |= signalled[i];
+            signal |= (words[i * WORDS + FLAGS] & SIGNALLED) != 0;
             if (n + 1 >= threshold && signal) {
                 return true;
             }
@@ -356,14 +367,9 @@ final class EventRing extends EventRingHead {
         int n = (int) ((t >>> SHIFT) - (h >>> SHIFT));
         for (int k = 0; k < n; k++) {
             int from = (int) ((h >>> SHIFT) + k) & mask;
-            to.dto[k] = dto[from];
+            System.arraycopy(words, from * WORDS, to.words, k * WORDS, WORDS);
+            System.arraycopy(refs, from * REFS, to.refs, k * REFS, REFS);
             to.events[k].copyFrom(events[from]);
-            to.dtoEps[k] = dtoEps[from];
-            to.dtoCookies[k] = dtoCookies[from];
-            to.dtoStatuses[k] = dtoStatuses[from];
-            to.dtoLengths[k] = dtoLengths[from];
-            to.signalled[k] = signalled[from];
-            to.reapers[k] = reapers[from];
             to.seqs[k] = k + 1;
         }
         to.tail = ((long) n << SHIFT) | (t & WAITER);
@@ -374,7 +380,7 @@ final class EventRing extends EventRingHead {
     void reapAll() {
         long end = (long) TAIL.getVolatile(this) >>> SHIFT;
         for (long p = (long) HEAD.getVolatile(this) >>> SHIFT; p < end; p++) {
-            Reaper reaper = reapers[(int) p & mask];
+            Reaper reaper = (Reaper) refs[((int) p & mask) * REFS + REAPER];
             if (reaper != null) {
                 reaper.reaped();
             }
@@ -406,22 +412,33 @@ final class EventRing extends EventRingHead {
 /** Immutable configuration, read by everyone. */
 abstract class EventRingConfig {
 
+    /** Longs per slot in {@link #words}, and their offsets. */
+    static final int WORDS = 4;
+    static final int COOKIE = 0;
+    static final int LENGTH = 1;
+    static final int FLAGS = 2;
+    /** In a slot's flags: it holds a DTO completion (else the event is in {@link #events}). */
+    static final long DTO = 1;
+    /** In a slot's flags: the event is signalled. */
+    static final long SIGNALLED = 2;
+    /** In a slot's flags: where the DTO status ordinal starts. */
+    static final int STATUS_SHIFT = 8;
+    static final DatDtoStatus[] STATUSES = DatDtoStatus.values();
+    /** References per slot in {@link #refs}, and their offsets. */
+    static final int REFS = 2;
+    static final int EP = 0;
+    /**
+     * Who hears that a completion was reaped: the SRQ its receive buffer came from (the buffer stops being
+     * outstanding) or the EP whose request slot it holds; {@code null} for no one.
+     */
+    static final int REAPER = 1;
+
     final DatEvd evd;
     final int capacity;
     final int mask;
-    /** Per slot: whether it holds a DTO completion (in the dto arrays) or another event (in {@link #events}). */
-    final boolean[] dto;
-    final DatEp[] dtoEps;
-    final long[] dtoCookies;
-    final DatDtoStatus[] dtoStatuses;
-    final long[] dtoLengths;
+    final long[] words;
+    final Object[] refs;
     final DatEvent[] events;
-    final boolean[] signalled;
-    /**
-     * Who hears that a completion was reaped: the SRQ its receive buffer came from (the buffer stops being
-     * outstanding) or the EP whose request slot it holds.
-     */
-    final Reaper[] reapers;
     final long[] seqs;
 
     EventRingConfig(DatEvd evd, int capacity) {
@@ -429,17 +446,12 @@ abstract class EventRingConfig {
         this.evd = evd;
         this.capacity = capacity;
         this.mask = size - 1;
-        this.dto = new boolean[size];
-        this.dtoEps = new DatEp[size];
-        this.dtoCookies = new long[size];
-        this.dtoStatuses = new DatDtoStatus[size];
-        this.dtoLengths = new long[size];
+        this.words = new long[size * WORDS];
+        this.refs = new Object[size * REFS];
         this.events = new DatEvent[size];
         for (int i = 0; i < size; i++) {
             events[i] = new DatEvent();
         }
-        this.signalled = new boolean[size];
-        this.reapers = new Reaper[size];
         this.seqs = new long[size];
     }
 }
