@@ -202,8 +202,10 @@ final class EventRing extends EventRingHead {
     void publish(long claimed, boolean signal, Reaper reaper) {
         long p = claimed >>> SHIFT;
         int i = (int) p & mask;
-        int f = i * WORDS + FLAGS;
-        words[f] = signal ? words[f] | SIGNALLED : words[f] & ~SIGNALLED;
+        if (signal) {
+            // slot() and fillDto() wrote the whole flags word, SIGNALLED clear.
+            words[i * WORDS + FLAGS] |= SIGNALLED;
+        }
         if (refs[i * REFS + REAPER] != reaper) {
             refs[i * REFS + REAPER] = reaper;
         }
