@@ -63,7 +63,7 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
     private int mask;
     private int head;
     private int queued;
-    private Dto spare;
+    private final Dto spare;
     private int max;
     /** Buffers posted since creation. */
     private long posts;
