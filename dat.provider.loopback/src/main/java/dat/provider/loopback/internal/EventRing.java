@@ -1,5 +1,8 @@
 package dat.provider.loopback.internal;
 
+import dat.api.DatDtoStatus;
+import dat.api.DatEp;
+import dat.api.DatEvd;
 import dat.api.DatEvent;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -23,6 +26,23 @@ import java.lang.invoke.VarHandle;
  *          +--------------------------------+--------+----------+
  *   seqs[p &amp; mask] == p + 1  once the event at position p is published (0 in a fresh ring)
  * </pre>
+ *
+ * <h2>Slots</h2>
+ * Slot {@code i} (of position {@code p}, {@code i = p & mask}) is spread over three arrays, so taking an event
+ * touches three cache lines (two when neighbouring slots share them):
+ * <pre>
+ *   words[4i ..]   +-----------------+-----------------+--------------------------------------+--------+
+ *                  | cookie          | length          | flags: 63..8 status ordinal,         | unused |
+ *                  |                 |                 |        1 SIGNALLED, 0 DTO            |        |
+ *                  +-----------------+-----------------+--------------------------------------+--------+
+ *   refs[2i ..]    | EP (DTO completion) | reaper      |
+ *   events[i]      the whole event, for anything but a DTO completion
+ * </pre>
+ * A DTO completion, the data path's event, lives in the words and refs: a producer writes those few fields
+ * instead of every field of a {@link DatEvent}, and {@link #take} builds the consumer's event from them with
+ * {@link DatEvent#setDtoCompletion} instead of copying a whole slot. Any other event is written into the slot's
+ * preallocated {@link DatEvent} ({@link #slot}) and copied out whole. Either way the slot's fields are plain
+ * stores ordered by the publishing store below.
  *
  * <h2>Producers ({@link #claim}, {@link #publish})</h2>
  * A producer claims position {@code p} with a CAS of the tail from {@code p} to {@code p + 1}, after checking
@@ -104,8 +124,12 @@ final class EventRing extends EventRingHead {
         }
     }
 
-    EventRing(int capacity) {
-        super(capacity);
+    /**
+     * @param evd the EVD whose events these are (what {@link DatEvent#evd()} returns)
+     * @param capacity events the ring holds
+     */
+    EventRing(DatEvd evd, int capacity) {
+        super(evd, capacity);
     }
 
     int capacity() {
@@ -154,17 +178,37 @@ final class EventRing extends EventRingHead {
         }
     }
 
-    /** @return the slot to fill for a tail word returned by {@link #claim} */
+    /** @return the event to fill for a tail word returned by {@link #claim}, for any event but a DTO completion */
     DatEvent slot(long claimed) {
-        return events[(int) (claimed >>> SHIFT) & mask];
+        int i = (int) (claimed >>> SHIFT) & mask;
+        words[i * WORDS + FLAGS] = 0;
+        return events[i];
+    }
+
+    /** Fills the slot of a tail word returned by {@link #claim} with a DTO completion. */
+    void fillDto(long claimed, DatEp ep, long cookie, DatDtoStatus status, long length) {
+        int i = (int) (claimed >>> SHIFT) & mask;
+        int w = i * WORDS;
+        words[w + COOKIE] = cookie;
+        words[w + LENGTH] = length;
+        words[w + FLAGS] = DTO | ((long) status.ordinal() << STATUS_SHIFT);
+        // A reference store costs a GC write barrier; on the data path the slot mostly holds this EP already.
+        if (refs[i * REFS + EP] != ep) {
+            refs[i * REFS + EP] = ep;
+        }
     }
 
     /** Publishes a claimed, filled slot; see the class comment for why a release store is enough. */
     void publish(long claimed, boolean signal, Reaper reaper) {
         long p = claimed >>> SHIFT;
         int i = (int) p & mask;
-        signalled[i] = signal;
-        reapers[i] = reaper;
+        if (signal) {
+            // slot() and fillDto() wrote the whole flags word, SIGNALLED clear.
+            words[i * WORDS + FLAGS] |= SIGNALLED;
+        }
+        if (refs[i * REFS + REAPER] != reaper) {
+            refs[i * REFS + REAPER] = reaper;
+        }
         if ((claimed & WAITER) != 0) {
             // A waiter is registered: the store must be ordered before the producer's later loads of tail and
             // head (the Dekker pattern in LoopbackEvd), which a release store does not give.
@@ -198,12 +242,24 @@ final class EventRing extends EventRingHead {
                 // A lap ahead: h is already stale.
                 continue;
             }
-            into.copyFrom(events[i]);
-            Reaper reaper = reapers[i];
+            copyOut(i, into);
+            Reaper reaper = (Reaper) refs[i * REFS + REAPER];
             // The new head has no OVERFLOW flag: this take makes room, which ends an overflow episode.
             if (HEAD.compareAndSet(this, h, (p + 1) << SHIFT)) {
                 return reaper == null ? NO_REAPER : reaper;
             }
+        }
+    }
+
+    /** Copies slot {@code i} into {@code into}. */
+    private void copyOut(int i, DatEvent into) {
+        int w = i * WORDS;
+        long flags = words[w + FLAGS];
+        if ((flags & DTO) != 0) {
+            into.setDtoCompletion(evd, (DatEp) refs[i * REFS + EP], words[w + COOKIE],
+                    STATUSES[(int) (flags >>> STATUS_SHIFT)], words[w + LENGTH]);
+        } else {
+            into.copyFrom(events[i]);
         }
     }
 
@@ -227,7 +283,7 @@ final class EventRing extends EventRingHead {
             if ((long) SEQ.getVolatile(seqs, i) != p + n + 1) {
                 return false;
             }
-            signal |= signalled[i];
+            signal |= (words[i * WORDS + FLAGS] & SIGNALLED) != 0;
             if (n + 1 >= threshold && signal) {
                 return true;
             }
@@ -313,9 +369,9 @@ final class EventRing extends EventRingHead {
         int n = (int) ((t >>> SHIFT) - (h >>> SHIFT));
         for (int k = 0; k < n; k++) {
             int from = (int) ((h >>> SHIFT) + k) & mask;
+            System.arraycopy(words, from * WORDS, to.words, k * WORDS, WORDS);
+            System.arraycopy(refs, from * REFS, to.refs, k * REFS, REFS);
             to.events[k].copyFrom(events[from]);
-            to.signalled[k] = signalled[from];
-            to.reapers[k] = reapers[from];
             to.seqs[k] = k + 1;
         }
         to.tail = ((long) n << SHIFT) | (t & WAITER);
@@ -326,7 +382,7 @@ final class EventRing extends EventRingHead {
     void reapAll() {
         long end = (long) TAIL.getVolatile(this) >>> SHIFT;
         for (long p = (long) HEAD.getVolatile(this) >>> SHIFT; p < end; p++) {
-            Reaper reaper = reapers[(int) p & mask];
+            Reaper reaper = (Reaper) refs[((int) p & mask) * REFS + REAPER];
             if (reaper != null) {
                 reaper.reaped();
             }
@@ -358,27 +414,46 @@ final class EventRing extends EventRingHead {
 /** Immutable configuration, read by everyone. */
 abstract class EventRingConfig {
 
-    final int capacity;
-    final int mask;
-    final DatEvent[] events;
-    final boolean[] signalled;
+    /** Longs per slot in {@link #words}, and their offsets. */
+    static final int WORDS = 4;
+    static final int COOKIE = 0;
+    static final int LENGTH = 1;
+    static final int FLAGS = 2;
+    /** In a slot's flags: it holds a DTO completion (else the event is in {@link #events}). */
+    static final long DTO = 1;
+    /** In a slot's flags: the event is signalled. */
+    static final long SIGNALLED = 2;
+    /** In a slot's flags: where the DTO status ordinal starts. */
+    static final int STATUS_SHIFT = 8;
+    static final DatDtoStatus[] STATUSES = DatDtoStatus.values();
+    /** References per slot in {@link #refs}, and their offsets. */
+    static final int REFS = 2;
+    static final int EP = 0;
     /**
      * Who hears that a completion was reaped: the SRQ its receive buffer came from (the buffer stops being
-     * outstanding) or the EP whose request slot it holds.
+     * outstanding) or the EP whose request slot it holds; {@code null} for no one.
      */
-    final Reaper[] reapers;
+    static final int REAPER = 1;
+
+    final DatEvd evd;
+    final int capacity;
+    final int mask;
+    final long[] words;
+    final Object[] refs;
+    final DatEvent[] events;
     final long[] seqs;
 
-    EventRingConfig(int capacity) {
+    EventRingConfig(DatEvd evd, int capacity) {
         int size = Integer.highestOneBit(Math.max(1, capacity - 1)) << 1;
+        this.evd = evd;
         this.capacity = capacity;
         this.mask = size - 1;
+        this.words = new long[size * WORDS];
+        this.refs = new Object[size * REFS];
         this.events = new DatEvent[size];
         for (int i = 0; i < size; i++) {
             events[i] = new DatEvent();
         }
-        this.signalled = new boolean[size];
-        this.reapers = new Reaper[size];
         this.seqs = new long[size];
     }
 }
@@ -386,8 +461,8 @@ abstract class EventRingConfig {
 abstract class EventRingPad1 extends EventRingConfig {
     long p10, p11, p12, p13, p14, p15, p16, p17, p18, p19, p1a, p1b, p1c, p1d, p1e, p1f;
 
-    EventRingPad1(int capacity) {
-        super(capacity);
+    EventRingPad1(DatEvd evd, int capacity) {
+        super(evd, capacity);
     }
 }
 
@@ -398,16 +473,16 @@ abstract class EventRingTail extends EventRingPad1 {
     /** A recent head position, so producers read the consumers' line only when the ring looks full. */
     long headCache;
 
-    EventRingTail(int capacity) {
-        super(capacity);
+    EventRingTail(DatEvd evd, int capacity) {
+        super(evd, capacity);
     }
 }
 
 abstract class EventRingPad2 extends EventRingTail {
     long p20, p21, p22, p23, p24, p25, p26, p27, p28, p29, p2a, p2b, p2c, p2d, p2e, p2f;
 
-    EventRingPad2(int capacity) {
-        super(capacity);
+    EventRingPad2(DatEvd evd, int capacity) {
+        super(evd, capacity);
     }
 }
 
@@ -417,7 +492,7 @@ abstract class EventRingHead extends EventRingPad2 {
     volatile long head;
     long p30, p31, p32, p33, p34, p35, p36, p37, p38, p39, p3a, p3b, p3c, p3d, p3e, p3f;
 
-    EventRingHead(int capacity) {
-        super(capacity);
+    EventRingHead(DatEvd evd, int capacity) {
+        super(evd, capacity);
     }
 }

@@ -21,6 +21,8 @@ import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.api.Iov;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.InetAddress;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
@@ -51,9 +53,18 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link #sendLock} guards the request queue and is the per-connection order lock of the direction
  * this EP &rarr; peer: it is held across the copy into the peer's buffer, because releasing it between
  * claiming a buffer and completing it would let a later message of the same connection complete first.
- * Other connections, even on the same SRQ, proceed in parallel. {@link #recvLock} guards the own receive
- * queue; the SRQ has its own lock; neither is held across a copy. State changes take the fabric's
- * connection lock, then both EPs' send locks (lower {@link #id} first), then each recv lock.
+ * Other connections, even on the same SRQ, proceed in parallel. {@link #recvLock} serialises the posters of
+ * the own receive queue, a {@link RecvRing}; a delivery takes its buffer from that ring without any lock of
+ * this EP (deliveries into one EP are already serialised by the peer's send lock), or from the SRQ under the
+ * SRQ's lock, and no receive-side lock is held across a copy. State changes take the fabric's connection
+ * lock, then both EPs' send locks (lower {@link #id} first), then each recv lock.
+ *
+ * <h2>A send waiting for a receive</h2>
+ * The send stays at the head of the request queue and marks the peer {@link #recvWanted}; whoever next posts
+ * a receive on the peer sees the mark and runs the queue. With an own receive queue the two sides meet in a
+ * Dekker pattern of volatile accesses, spelled out in {@link RecvRing}: the waiting sender sets the mark
+ * (volatile) and reads the ring's tail again; the poster publishes the tail (volatile) and reads the mark.
+ * With an SRQ the SRQ's lock orders them instead ({@link LoopbackSrq}).
  *
  * <h2>Allocation</h2>
  * The posts copy triplets into preallocated {@link Dto}s and events into preallocated EVD slots; nothing on
@@ -78,8 +89,27 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
     private static final int RECV_FLAGS = DatCompletionFlags.SUPPRESS;
     private static final int REMOTE_PRIVILEGES = DatMemPriv.REMOTE_READ | DatMemPriv.REMOTE_WRITE;
 
+    private static final VarHandle REQ_COUNT;
+    private static final VarHandle SLOTS_FREED;
+    private static final VarHandle SRQ_HELD;
+    private static final VarHandle RECV_WANTED;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            REQ_COUNT = lookup.findVarHandle(LoopbackEp.class, "reqCount", int.class);
+            SLOTS_FREED = lookup.findVarHandle(LoopbackEp.class, "slotsFreed", long.class);
+            SRQ_HELD = lookup.findVarHandle(LoopbackEp.class, "srqHeld", int.class);
+            RECV_WANTED = lookup.findVarHandle(LoopbackEp.class, "recvWanted", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     final long id = IDS.incrementAndGet();
     final LoopbackPz pz;
+    /** The IA's lmr_context table, looked up by every post. */
+    private final ContextTable lmrContexts;
     final LoopbackEvd recvEvd;
     final LoopbackEvd requestEvd;
     final LoopbackEvd connectEvd;
@@ -117,35 +147,50 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
     private int recvFlags;
     private int requestFlags;
 
-    // Request queue, guarded by sendLock: [reqHead, reqHead + reqCount) waits or runs, in order.
+    // Request queue, guarded by sendLock: [reqHead, reqHead + reqCount) waits or runs, in order. A post
+    // validates straight into the slot at the tail (reqSpare when the queue is full).
     private Dto[] reqRing;
+    private int reqMask;
+    private int reqCapacity;
     private int reqHead;
-    /** Volatile so a receiver can see, without the lock, that this EP has sends waiting. */
-    private volatile int reqCount;
+    /** Written under sendLock through {@link #REQ_COUNT} (release), read without the lock by dat_ep_get_status. */
+    private int reqCount;
     private Dto reqSpare;
     /**
-     * Requests posted whose completion has not been reaped: a request holds its max_request_dtos slot until then
-     * (DatEp's queue-depth contract, as a verbs send-queue slot frees only when its completion is polled).
-     * Incremented under sendLock, decremented by whichever thread reaps, hence atomic.
+     * Requests posted whose completion has not been reaped hold their max_request_dtos slot until then (DatEp's
+     * queue-depth contract, as a verbs send-queue slot frees only when its completion is polled): that is
+     * {@code slotsTaken - slotsFreed}. {@link #slotsTaken} is counted under sendLock, {@link #slotsFreed} by
+     * whichever thread reaps, with one atomic add; reaps only free slots, so a check under sendLock stays true.
      */
-    private final java.util.concurrent.atomic.AtomicInteger unreapedRequests =
-            new java.util.concurrent.atomic.AtomicInteger();
+    private long slotsTaken;
+    /** Through {@link #SLOTS_FREED}. */
+    private volatile long slotsFreed;
     /** Frees one request slot when a request completion is reaped. */
-    private final Reaper requestSlot = unreapedRequests::decrementAndGet;
+    private final Reaper requestSlot = this::freeRequestSlot;
 
-    // Own receive queue, guarded by recvLock: recvInFlight buffers are being filled, recvQueued wait.
-    private Dto[] recvRing;
-    private int recvHead;
-    private int recvQueued;
-    private int recvInFlight;
-    private Dto recvSpare;
+    /** The own receive queue ({@code null} on an SRQ); replaced only by dat_ep_modify, under both locks. */
+    private RecvRing recvRing;
+    /**
+     * A send of the peer found no receive for this EP and waits: the next receive posted here (own queue or SRQ)
+     * must run the peer's queue. Written by the peer's deliveries: set when a claim fails, cleared when one
+     * succeeds. Own queue: set with a volatile store and followed by a volatile re-check of the ring (the Dekker
+     * pattern of {@link RecvRing}). SRQ: written inside the claim's critical section of the SRQ lock
+     * ({@link LoopbackSrq}). Posting only when a send really waits, rather than whenever the peer has requests,
+     * keeps a poster from contending for the peer's send lock while the peer is still completing a delivery.
+     */
+    volatile boolean recvWanted;
 
     /**
      * SRQ buffers this EP holds: claimed for an arriving message, not yet completed. Only the peer's
-     * delivery (under the peer's send lock) changes it, one writer at a time; one volatile word, so
-     * {@link #recvQuery} reads a consistent value.
+     * delivery (under the peer's send lock) changes it, one writer at a time, with a release store through
+     * {@link #SRQ_HELD}; one word, so {@link #recvQuery} reads a consistent value.
      */
     private volatile int srqHeld;
+    /**
+     * The free descriptor this EP trades for an SRQ buffer ({@link LoopbackSrq#claim}); used by the peer's
+     * deliveries only, under the SRQ lock.
+     */
+    private Dto srqExchange;
 
     // Where resolveRemote found the peer's memory; guarded by sendLock.
     private MemorySegment remoteSegment;
@@ -154,10 +199,12 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
     LoopbackEp(LoopbackPz pz, LoopbackEvd recvEvd, LoopbackEvd requestEvd, LoopbackEvd connectEvd, LoopbackSrq srq,
                DatEpAttr attr) {
         this.pz = pz;
+        this.lmrContexts = pz.ia().lmrContexts;
         this.recvEvd = recvEvd;
         this.requestEvd = requestEvd;
         this.connectEvd = connectEvd;
         this.srq = srq;
+        this.srqExchange = srq == null ? null : srq.exchangeDescriptor();
         configure(attr);
     }
 
@@ -172,28 +219,22 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
         this.recvFlags = a.recvCompletionFlags();
         this.requestFlags = a.requestCompletionFlags();
         int requestSegments = Math.max(maxRequestIov, Math.max(maxRdmaReadIov, maxRdmaWriteIov));
-        this.reqRing = new Dto[a.maxRequestDtos()];
+        this.reqCapacity = a.maxRequestDtos();
+        this.reqRing = new Dto[Integer.highestOneBit(Math.max(1, reqCapacity - 1)) << 1];
         for (int i = 0; i < reqRing.length; i++) {
             reqRing[i] = new Dto(requestSegments);
         }
+        this.reqMask = reqRing.length - 1;
         this.reqSpare = new Dto(requestSegments);
         this.reqHead = 0;
         this.reqCount = 0;
         if (srq == null) {
             this.maxRecvIov = a.maxRecvIov();
-            this.recvRing = new Dto[a.maxRecvDtos()];
-            for (int i = 0; i < recvRing.length; i++) {
-                recvRing[i] = new Dto(maxRecvIov);
-            }
-            this.recvSpare = new Dto(maxRecvIov);
+            this.recvRing = new RecvRing(a.maxRecvDtos(), maxRecvIov);
         } else {
             this.maxRecvIov = srq.maxRecvIov;
-            this.recvRing = new Dto[0];
-            this.recvSpare = null;
+            this.recvRing = null;
         }
-        this.recvHead = 0;
-        this.recvQueued = 0;
-        this.recvInFlight = 0;
     }
 
     @Override
@@ -262,8 +303,16 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
         return state;
     }
 
-    boolean hasPendingRequests() {
-        return reqCount > 0;
+    private void freeRequestSlot() {
+        // Cast to the access mode's own return type: a call site typed void is not exact, and the VarHandle
+        // then goes through an asType adapter that the JIT does not always inline (measured: 11% of a
+        // message-rate run in VarHandleGuards).
+        long unused = (long) SLOTS_FREED.getAndAdd(this, 1L);
+    }
+
+    /** @return the free slot at the request queue's tail to validate a post into, or the spare when full */
+    private Dto requestSlotLocked() {
+        return reqCount < reqCapacity ? reqRing[(reqHead + reqCount) & reqMask] : reqSpare;
     }
 
     // ------------------------------------------------------------------ data path
@@ -314,8 +363,8 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }
-            Dto d = reqSpare;
-            status = d.load(owner().lmrContexts, pz, numSegments, localIov, DatMemPriv.LOCAL_READ);
+            Dto d = requestSlotLocked();
+            status = d.load(lmrContexts, pz, numSegments, localIov, DatMemPriv.LOCAL_READ);
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }
@@ -374,8 +423,8 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
             if (segmentLength < 0) {
                 return DatReturn.DAT_INVALID_PARAMETER;
             }
-            Dto d = reqSpare;
-            status = d.load(owner().lmrContexts, pz, numSegments, localIov,
+            Dto d = requestSlotLocked();
+            status = d.load(lmrContexts, pz, numSegments, localIov,
                     write ? DatMemPriv.LOCAL_READ : DatMemPriv.LOCAL_WRITE);
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
@@ -449,7 +498,7 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
             if (rmr.pz != pz) {
                 return DatReturn.DAT_PROTECTION_VIOLATION;
             }
-            Dto d = reqSpare;
+            Dto d = requestSlotLocked();
             d.op = Dto.BIND;
             d.count = 0;
             d.total = 0;
@@ -474,25 +523,23 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
     }
 
     /**
-     * Appends a validated request and runs the queue. Caller holds sendLock.
+     * Appends a validated request (in the slot {@link #requestSlotLocked} gave) and runs the queue. Caller holds
+     * sendLock.
      *
      * @return a drain result ({@code >= 0}), or {@code DAT_INSUFFICIENT_RESOURCES}
      */
     private int enqueueLocked(Dto d) {
-        if (reqCount == reqRing.length || unreapedRequests.get() >= reqRing.length) {
+        if (d == reqSpare || slotsTaken - (long) SLOTS_FREED.getAcquire(this) >= reqCapacity) {
             return DatReturn.DAT_INSUFFICIENT_RESOURCES;
         }
-        unreapedRequests.incrementAndGet();
+        slotsTaken++;
         if (state == DatEpState.DISCONNECTED) {
             // "If the operation returns successfully for the Endpoint in the DAT_EP_STATE_DISCONNECTED state,
             // the posted [DTO] is immediately flushed to request_evd_handle."
             completeRequest(d, DatDtoStatus.FLUSHED, 0);
             return NONE;
         }
-        int i = (reqHead + reqCount) % reqRing.length;
-        reqSpare = reqRing[i];
-        reqRing[i] = d;
-        reqCount = reqCount + 1;
+        REQ_COUNT.setRelease(this, reqCount + 1);
         return drainLocked();
     }
 
@@ -516,12 +563,13 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
                     || (completionFlags & ~RECV_FLAGS) != 0) {
                 return DatReturn.DAT_INVALID_PARAMETER;
             }
-            Dto d = recvSpare;
-            int status = d.load(owner().lmrContexts, pz, numSegments, localIov, DatMemPriv.LOCAL_WRITE);
+            RecvRing ring = recvRing;
+            Dto d = ring.postSlot();
+            int status = d.load(lmrContexts, pz, numSegments, localIov, DatMemPriv.LOCAL_WRITE);
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }
-            if (recvQueued + recvInFlight == recvRing.length) {
+            if (ring.full()) {
                 return DatReturn.DAT_INSUFFICIENT_RESOURCES;
             }
             d.op = Dto.RECV;
@@ -531,17 +579,16 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
                 postRecvCompletion(d.cookie, d.flags, DatDtoStatus.FLUSHED, 0, true, null);
                 return DatReturn.DAT_SUCCESS;
             }
-            // recvQueued + recvInFlight < length: the tail slot is neither queued nor being filled.
-            int i = (recvHead + recvQueued) % recvRing.length;
-            recvSpare = recvRing[i];
-            recvRing[i] = d;
-            recvQueued++;
+            ring.publish();
         } finally {
             recvLock.unlock();
         }
-        LoopbackEp p = peer;
-        if (p != null && p.reqCount > 0) {
-            p.drain();
+        // After the volatile publish, a volatile read: the poster's half of the wake-up (see RecvRing).
+        if (recvWanted) {
+            LoopbackEp p = peer;
+            if (p != null) {
+                p.drain();
+            }
         }
         return DatReturn.DAT_SUCCESS;
     }
@@ -575,12 +622,17 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
                 default -> executeRdma(b, d);
             };
             if (outcome == WAIT) {
+                if (b.wantRecv()) {
+                    continue;
+                }
                 return NONE;
             }
-            d.rmr = null;
-            d.bindLmr = null;
-            reqHead = (reqHead + 1) % reqRing.length;
-            reqCount = reqCount - 1;
+            if (d.op == Dto.BIND) {
+                d.rmr = null;
+                d.bindLmr = null;
+            }
+            reqHead = (reqHead + 1) & reqMask;
+            REQ_COUNT.setRelease(this, reqCount - 1);
             if (outcome == FAILED) {
                 // RC semantics: an error completion breaks the connection; the rest is flushed by teardown.
                 broken = true;
@@ -604,7 +656,7 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
             }
             if (action == BREAK) {
                 teardown(this, DatEventType.CONNECTION_EVENT_BROKEN);
-            } else if (state == DatEpState.DISCONNECT_PENDING && reqCount == 0) {
+            } else if (state == DatEpState.DISCONNECT_PENDING && (int) REQ_COUNT.getAcquire(this) == 0) {
                 teardown(this, DatEventType.CONNECTION_EVENT_DISCONNECTED);
             }
         } finally {
@@ -761,7 +813,8 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
         LoopbackEvd evd = requestEvd;
         boolean ok = status == DatDtoStatus.SUCCESS;
         if (evd == null || (ok && (d.flags & DatCompletionFlags.SUPPRESS) != 0)) {
-            requestSlot.reaped();
+            // Never queued, so reaped at once: the slot is given back under sendLock, without an atomic.
+            slotsTaken--;
             return;
         }
         boolean signalled = !ok || (d.flags & DatCompletionFlags.UNSIGNALLED) == 0;
@@ -778,46 +831,61 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
      */
     private Dto claimRecv() {
         if (srq != null) {
-            Dto r = srq.claim();
+            Dto r = srq.claim(this);
             if (r != null) {
-                srqHeld = srqHeld + 1;
+                SRQ_HELD.setRelease(this, srqHeld + 1);
             }
             return r;
         }
-        recvLock.lock();
-        try {
-            if (recvQueued == 0) {
-                return null;
-            }
-            Dto r = recvRing[recvHead];
-            recvHead = (recvHead + 1) % recvRing.length;
-            recvQueued--;
-            recvInFlight++;
-            return r;
-        } finally {
-            recvLock.unlock();
+        Dto r = recvRing.claim();
+        if (r != null && recvWanted) {
+            RECV_WANTED.setRelease(this, false);
+        }
+        return r;
+    }
+
+    /**
+     * The delivery found no receive: marks this EP as wanted, the sender's half of the wake-up. Called by the
+     * peer under the peer's send lock.
+     *
+     * @return whether a receive was posted meanwhile (own queue only), so the delivery can run now; on an SRQ
+     *     {@link LoopbackSrq#claim} marked the EP under its lock, and this returns false
+     */
+    private boolean wantRecv() {
+        if (recvRing == null) {
+            return false;
+        }
+        // Volatile store, then volatile load of the tail: see RecvRing. A receive posted after the load finds
+        // the flag set and runs the queue.
+        RECV_WANTED.setVolatile(this, true);
+        return recvRing.published();
+    }
+
+    /** The SRQ's half of {@link #claimRecv}: the exchange descriptor. Caller holds the SRQ lock. */
+    Dto srqExchange() {
+        return srqExchange;
+    }
+
+    /** A claim from the SRQ succeeded with {@code taken}, which becomes the exchange descriptor. SRQ lock held. */
+    void srqClaimed(Dto taken) {
+        srqExchange = taken;
+        if (recvWanted) {
+            recvWanted = false;
         }
     }
 
     /**
-     * Completes a claimed receive. The descriptor goes back first (it stays counted as outstanding by the
-     * SRQ until its event is reaped), so a consumer reaping the event at once always finds a free descriptor
-     * for its next post.
+     * Completes a claimed receive. The buffer is given back first (an SRQ still counts it as outstanding until
+     * its event is reaped), so a consumer reaping the event at once always finds room for its next post.
      */
     private void finishRecv(Dto r, DatDtoStatus status, long length, boolean solicited) {
         long cookie = r.cookie;
         int flags = r.flags;
         LoopbackSrq from = r.srq;
         if (from != null) {
-            from.release(r);
-            srqHeld = srqHeld - 1;
+            SRQ_HELD.setRelease(this, srqHeld - 1);
         } else {
-            recvLock.lock();
-            try {
-                recvInFlight--;
-            } finally {
-                recvLock.unlock();
-            }
+            recvRing.finish();
         }
         postRecvCompletion(cookie, flags, status, length, solicited, from);
     }
@@ -847,8 +915,8 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
             completeRequest(d, DatDtoStatus.FLUSHED, 0);
             d.rmr = null;
             d.bindLmr = null;
-            reqHead = (reqHead + 1) % reqRing.length;
-            reqCount = reqCount - 1;
+            reqHead = (reqHead + 1) & reqMask;
+            REQ_COUNT.setRelease(this, reqCount - 1);
         }
         gracefulPending = false;
     }
@@ -859,11 +927,12 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
      * and a delivery claims, fills and completes its buffer under the peer's send lock.
      */
     private void flushRecvLocked() {
-        while (recvQueued > 0) {
-            Dto r = recvRing[recvHead];
+        if (recvRing == null) {
+            return;
+        }
+        Dto r;
+        while ((r = recvRing.flushNext()) != null) {
             postRecvCompletion(r.cookie, r.flags, DatDtoStatus.FLUSHED, 0, true, null);
-            recvHead = (recvHead + 1) % recvRing.length;
-            recvQueued--;
         }
     }
 
@@ -905,6 +974,8 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
         try {
             state = DatEpState.DISCONNECTED;
             flushRecvLocked();
+            // The peer's waiting sends are flushed with this connection.
+            recvWanted = false;
         } finally {
             recvLock.unlock();
         }
@@ -1236,18 +1307,8 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
     @Override
     public DatEpStatus getStatus() {
         requireOpen("dat_ep_get_status");
-        boolean recvIdle;
-        if (srq != null) {
-            recvIdle = srqHeld == 0;
-        } else {
-            recvLock.lock();
-            try {
-                recvIdle = recvQueued + recvInFlight == 0;
-            } finally {
-                recvLock.unlock();
-            }
-        }
-        return new DatEpStatus(state, recvIdle, reqCount == 0);
+        boolean recvIdle = recvAllocated() == 0;
+        return new DatEpStatus(state, recvIdle, (int) REQ_COUNT.getAcquire(this) == 0);
     }
 
     @Override
@@ -1281,24 +1342,23 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
             sendLock.lock();
             recvLock.lock();
             try {
-                Dto[] keep = new Dto[recvQueued];
-                if (srq == null) {
-                    if (newAttr.maxRecvDtos() < recvQueued) {
+                RecvRing old = recvRing;
+                if (old != null) {
+                    int posted = old.allocated();
+                    if (newAttr.maxRecvDtos() < posted) {
                         throw LoopbackIa.invalidParameter(DatReturnSubtype.INVALID_ARG3, call + ": max_recv_dtos "
-                                + newAttr.maxRecvDtos() + " is below the " + recvQueued + " receives already posted");
+                                + newAttr.maxRecvDtos() + " is below the " + posted + " receives already posted");
                     }
-                    for (int i = 0; i < recvQueued; i++) {
-                        keep[i] = recvRing[(recvHead + i) % recvRing.length];
-                        if (keep[i].count > newAttr.maxRecvIov()) {
-                            throw LoopbackIa.invalidParameter(DatReturnSubtype.INVALID_ARG3, call
-                                    + ": max_recv_iov " + newAttr.maxRecvIov() + " is below the "
-                                    + keep[i].count + " segments of a receive already posted");
-                        }
+                    Dto wide = old.firstWiderThan(newAttr.maxRecvIov());
+                    if (wide != null) {
+                        throw LoopbackIa.invalidParameter(DatReturnSubtype.INVALID_ARG3, call
+                                + ": max_recv_iov " + newAttr.maxRecvIov() + " is below the "
+                                + wide.count + " segments of a receive already posted");
                     }
                 }
                 configure(newAttr);
-                for (Dto d : keep) {
-                    recvRing[recvQueued++].copyFrom(d);
+                if (old != null) {
+                    old.moveTo(recvRing);
                 }
             } finally {
                 recvLock.unlock();
@@ -1310,10 +1370,27 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
     }
 
     /**
+     * @return receive buffers allocated to this EP: those held from the SRQ, or those posted and not completed
+     *     on the own queue (the one being filled included), read from words the data path keeps
+     */
+    private int recvAllocated() {
+        if (srq != null) {
+            return srqHeld;
+        }
+        recvLock.lock();
+        try {
+            // The lock only pins the recvRing field (dat_ep_modify replaces it); the ring's words need none.
+            return recvRing.allocated();
+        } finally {
+            recvLock.unlock();
+        }
+    }
+
+    /**
      * dat_ep_recv_query. Messages arrive whole here, so:
      * <ul>
      * <li>an EP with its own receive queue has every posted, uncompleted receive allocated to it (DAT: "a
-     *     buffer is allocated as soon as it is posted to the EP"), counted under the recv lock;</li>
+     *     buffer is allocated as soon as it is posted to the EP"), counted by the receive ring's words;</li>
      * <li>an EP on an SRQ is allocated a buffer when it claims one for an arriving message, and completes it
      *     within the same delivery, even when the message is too long (the completion then carries the
      *     error): between calls it holds none, and the count is read from one volatile word;</li>
@@ -1331,17 +1408,7 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
                     + Integer.toHexString(which) + " must be a non-empty combination of NBUFS_ALLOCATED (0x01)"
                     + " and BUFS_ALLOC_SPAN (0x10)");
         }
-        int n;
-        if (srq != null) {
-            n = srqHeld;
-        } else {
-            recvLock.lock();
-            try {
-                n = recvQueued + recvInFlight;
-            } finally {
-                recvLock.unlock();
-            }
-        }
+        int n = recvAllocated();
         return new DatEpRecvInfo((which & Dat.DAT_EP_RECV_INFO_NBUFS_ALLOCATED) != 0 ? n : Dat.DAT_VALUE_UNKNOWN,
                 (which & Dat.DAT_EP_RECV_INFO_BUFS_ALLOC_SPAN) != 0 ? n : Dat.DAT_VALUE_UNKNOWN);
     }

@@ -93,7 +93,7 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
         this.flags = flags;
         this.isAsync = isAsync;
         this.cno = cno;
-        this.ring = new EventRing(qlen);
+        this.ring = new EventRing(this, qlen);
     }
 
     @Override
@@ -212,7 +212,7 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
             EventRing r = ring;
             long claim = r.claim(true);
             if (claim >= 0) {
-                r.slot(claim).setDtoCompletion(this, ep, cookie, status, length);
+                r.fillDto(claim, ep, cookie, status, length);
                 publish(r, claim, sig, reaper);
                 return true;
             }
@@ -535,7 +535,7 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
                     call + ": evd_min_qlen " + evdMinQlen + " is outside 1..max_evd_qlen " + max);
         }
         // Allocated before sealing, so producers and consumers are held up only by the copy.
-        EventRing fresh = new EventRing(evdMinQlen);
+        EventRing fresh = new EventRing(this, evdMinQlen);
         control.lock();
         try {
             requireOpen(call);

@@ -11,40 +11,70 @@ import dat.api.DatSrq;
 import dat.api.DatSrqParam;
 import dat.api.DatSrqState;
 import dat.api.Iov;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A shared receive queue ({@code dat_srq_create}): a FIFO of posted receive buffers any connected EP on it
- * takes from when a message arrives, plus a pool of preallocated descriptors.
+ * takes from when a message arrives.
  *
- * <p>Accounting (all under {@link #lock}): a buffer is <em>outstanding</em> from {@code dat_srq_post_recv}
- * until its completion is reaped from a recv EVD (or is never queued: suppressed, no recv EVD, EVD overflow).
- * {@code queued} buffers are on the SRQ. The pool holds one descriptor more than the queue size: a post
- * validates into a spare before it knows whether the queue is full.
+ * <p>Descriptors: every slot of {@link #fifo} always holds one, and so does every EP on the SRQ (its
+ * exchange descriptor). A post validates straight into the free slot at the FIFO's tail. A delivery
+ * ({@link #claim}) takes the descriptor at the head and leaves the EP's exchange descriptor in the slot; the
+ * EP fills the taken one, completes it, and keeps it as its next exchange descriptor. So a claimed buffer
+ * needs no return trip under the lock, and copies never run under the SRQ lock: EPs on one SRQ deliver in
+ * parallel. An EP delivers one message at a time (its peer's send lock), so its exchange descriptor is free
+ * whenever it claims. {@link #spare} takes the validation of a post that finds the SRQ full, so a bad IOV is
+ * reported before {@code DAT_INSUFFICIENT_RESOURCES}.
  *
- * <p>A buffer is taken under the lock and filled after it is released ({@link #claim}, then
- * {@link #release}): copies never run under the SRQ lock, so EPs on one SRQ deliver in parallel.
+ * <p>Accounting: a buffer is <em>outstanding</em> from {@code dat_srq_post_recv} until its completion is
+ * reaped from a recv EVD (or is never queued: suppressed, no recv EVD, EVD overflow). Outstanding is
+ * {@link #posts} (counted under the lock) minus {@link #reaps} (counted by whichever thread reaps, with one
+ * atomic add and no lock). Reaps only lower it, so a check made under the lock ({@code outstanding < max} for
+ * a post, {@code max >= outstanding} for a resize) stays true until the lock is released.
+ *
+ * <p>Waking senders: a delivery whose claim finds the FIFO empty marks its EP {@code recvWanted} and the SRQ
+ * {@link #starved}, both in that critical section. The next post sees {@code starved} under the lock, and after
+ * releasing it runs the peer of every EP still marked: the lock orders the marks before the poster's look at
+ * them, and a later successful claim clears an EP's mark in the same way. Posts that no sender waits for skip
+ * the scan, which costs a look at every EP.
  */
 final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
 
+    private static final VarHandle REAPS;
+
+    static {
+        try {
+            REAPS = MethodHandles.lookup().findVarHandle(LoopbackSrq.class, "reaps", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     final LoopbackPz pz;
     final int maxRecvIov;
+    private final ContextTable lmrContexts;
     private final ReentrantLock lock = new ReentrantLock();
 
-    // Guarded by lock.
+    // Guarded by lock. fifo's length is a power of two and at least max; [head, head + queued) is posted.
     private Dto[] fifo;
+    private int mask;
     private int head;
     private int queued;
-    private Dto[] free;
-    private int freeCount;
-    private Dto spare;
-    private int allocated;
+    private final Dto spare;
     private int max;
-    private int outstanding;
+    /** Buffers posted since creation. */
+    private long posts;
     private int lowWatermark;
     /** Whether the low-watermark event is still to come for the current setting (it fires once per setting). */
     private boolean lowWatermarkArmed;
+    /** A claim found the FIFO empty since the last post: the next post runs the waiting senders. */
+    private boolean starved;
+
+    /** Completions of this SRQ's buffers reaped since creation; added to atomically, by any thread. */
+    private volatile long reaps;
 
     /** EPs created on this SRQ; copy-on-write under the IA lifecycle lock, read without a lock. */
     private volatile LoopbackEp[] eps = new LoopbackEp[0];
@@ -54,15 +84,35 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
     LoopbackSrq(LoopbackPz pz, int maxRecvDtos, int maxRecvIov) {
         this.pz = pz;
         this.maxRecvIov = maxRecvIov;
+        this.lmrContexts = pz.ia().lmrContexts;
         this.max = maxRecvDtos;
-        this.fifo = new Dto[maxRecvDtos];
-        this.free = new Dto[maxRecvDtos];
-        for (int i = 0; i < maxRecvDtos; i++) {
-            free[i] = new Dto(maxRecvIov);
-        }
-        this.freeCount = maxRecvDtos;
-        this.allocated = maxRecvDtos;
+        this.fifo = descriptors(new Dto[0], maxRecvDtos);
+        this.mask = fifo.length - 1;
         this.spare = new Dto(maxRecvIov);
+    }
+
+    /**
+     * @return a FIFO of at least {@code capacity} slots (a power of two) holding the descriptors of {@code from}
+     *     in their slots, then new ones
+     */
+    private Dto[] descriptors(Dto[] from, int capacity) {
+        Dto[] to = new Dto[Integer.highestOneBit(Math.max(1, capacity - 1)) << 1];
+        int n = Math.min(from.length, to.length);
+        System.arraycopy(from, 0, to, 0, n);
+        for (int i = n; i < to.length; i++) {
+            to[i] = new Dto(maxRecvIov);
+        }
+        return to;
+    }
+
+    /** @return a descriptor for a new EP on this SRQ: its first exchange descriptor */
+    Dto exchangeDescriptor() {
+        return new Dto(maxRecvIov);
+    }
+
+    /** @return posted buffers not yet reaped; caller holds the lock (the value can then only go down) */
+    private int outstanding() {
+        return (int) (posts - (long) REAPS.getAcquire(this));
     }
 
     @Override
@@ -140,40 +190,44 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
                 || (numSegments > 0 && (localIov == null || numSegments > localIov.capacity()))) {
             return DatReturn.DAT_INVALID_PARAMETER;
         }
+        boolean wake;
         lock.lock();
         try {
             if (isClosed()) {
                 return DatReturn.DAT_INVALID_HANDLE;
             }
-            Dto d = spare;
-            int status = d.load(owner().lmrContexts, pz, numSegments, localIov, DatMemPriv.LOCAL_WRITE);
+            // queued <= outstanding < max <= fifo.length: with room, the tail slot holds a free descriptor.
+            boolean room = outstanding() < max;
+            int tail = (head + queued) & mask;
+            Dto d = room ? fifo[tail] : spare;
+            int status = d.load(lmrContexts, pz, numSegments, localIov, DatMemPriv.LOCAL_WRITE);
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }
-            if (outstanding >= max) {
+            if (!room) {
                 return DatReturn.DAT_INSUFFICIENT_RESOURCES;
             }
             d.op = Dto.RECV;
             d.cookie = userCookie;
             d.flags = 0;
             d.srq = this;
-            fifo[(head + queued) % fifo.length] = d;
             queued++;
-            outstanding++;
-            // outstanding < max <= allocated before this post, so the pool still has a descriptor.
-            spare = free[--freeCount];
-            free[freeCount] = null;
+            posts++;
+            wake = starved;
+            starved = false;
         } finally {
             lock.unlock();
         }
-        wakeSenders();
+        if (wake) {
+            wakeSenders();
+        }
         return DatReturn.DAT_SUCCESS;
     }
 
     /**
-     * Lets senders blocked on an empty SRQ deliver. The check of each peer's queue after publishing the
-     * buffer cannot miss a sender: a sender counts its request before it takes the SRQ lock to claim, so
-     * either it sees this buffer or this thread sees its count.
+     * Lets senders blocked on an empty SRQ deliver. It cannot miss one: a sender's failed claim marks its EP and
+     * the SRQ in the claim's critical section, so either that claim saw this post's buffer or this post saw the
+     * SRQ starved and, after the lock, sees the EP's mark.
      */
     private void wakeSenders() {
         LoopbackEp[] list = eps;
@@ -183,30 +237,38 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
         }
         int start = Math.floorMod(rotation++, n);
         for (int k = 0; k < n; k++) {
-            LoopbackEp peer = list[(start + k) % n].peer;
-            if (peer != null && peer.hasPendingRequests()) {
-                peer.drain();
+            LoopbackEp ep = list[(start + k) % n];
+            if (ep.recvWanted) {
+                LoopbackEp peer = ep.peer;
+                if (peer != null) {
+                    peer.drain();
+                }
             }
         }
     }
 
     /**
-     * Takes the oldest buffer for an arriving message (the EP then holds it), and fires the low watermark
-     * when the SRQ drops below it.
+     * Takes the oldest buffer for an arriving message (the EP then holds it), leaving the EP's exchange
+     * descriptor in its slot, and fires the low watermark when the SRQ drops below it.
      *
-     * @return the buffer, or {@code null} when the SRQ is empty
+     * @param ep the receiving EP; called by its peer's delivery
+     * @return the buffer, which becomes the EP's exchange descriptor; {@code null} when the SRQ is empty (the EP
+     *     is then marked, and the next post runs its peer's queue)
      */
-    Dto claim() {
+    Dto claim(LoopbackEp ep) {
         Dto d;
         boolean fire;
         lock.lock();
         try {
             if (queued == 0 || isClosed()) {
+                starved = true;
+                ep.recvWanted = true;
                 return null;
             }
             d = fifo[head];
-            fifo[head] = null;
-            head = (head + 1) % fifo.length;
+            fifo[head] = ep.srqExchange();
+            ep.srqClaimed(d);
+            head = (head + 1) & mask;
             queued--;
             fire = lowWatermarkArmed && queued < lowWatermark;
             if (fire) {
@@ -223,26 +285,11 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
         return d;
     }
 
-    /** Returns a descriptor to the pool once its completion has been written; it stays outstanding. */
-    void release(Dto d) {
-        lock.lock();
-        try {
-            d.srq = null;
-            free[freeCount++] = d;
-        } finally {
-            lock.unlock();
-        }
-    }
-
     /** A completion of this SRQ's buffer was reaped (or will never be queued): no longer outstanding. */
     @Override
     public void reaped() {
-        lock.lock();
-        try {
-            outstanding--;
-        } finally {
-            lock.unlock();
-        }
+        // Exact call site type (see LoopbackEp#freeRequestSlot): a void one costs an asType adapter.
+        long unused = (long) REAPS.getAndAdd(this, 1L);
     }
 
     @Override
@@ -264,6 +311,7 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
             requireOpen(call);
             // dat_srq_resize: never below the outstanding buffers (on the SRQ, held by EPs, or completed but
             // not reaped), so no buffer is ever lost; the SRQ is unchanged on failure.
+            int outstanding = outstanding();
             if (srqMaxRecvDto < outstanding) {
                 throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_SRQ_IN_USE,
                         call + ": srq_max_recv_dto " + srqMaxRecvDto + " is below the " + outstanding
@@ -275,19 +323,14 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
                                 + lowWatermark);
             }
             if (srqMaxRecvDto > fifo.length) {
-                Dto[] next = new Dto[srqMaxRecvDto];
-                for (int i = 0; i < queued; i++) {
-                    next[i] = fifo[(head + i) % fifo.length];
+                // Posted buffers move to the front in order; the free descriptors follow, then new ones.
+                Dto[] ordered = new Dto[fifo.length];
+                for (int i = 0; i < fifo.length; i++) {
+                    ordered[i] = fifo[(head + i) & mask];
                 }
-                fifo = next;
+                fifo = descriptors(ordered, srqMaxRecvDto);
+                mask = fifo.length - 1;
                 head = 0;
-            }
-            if (srqMaxRecvDto > allocated) {
-                free = Arrays.copyOf(free, srqMaxRecvDto);
-                for (int i = allocated; i < srqMaxRecvDto; i++) {
-                    free[freeCount++] = new Dto(maxRecvIov);
-                }
-                allocated = srqMaxRecvDto;
             }
             // Shrinking keeps the arrays: only the limit posts are checked against moves.
             max = srqMaxRecvDto;
@@ -326,7 +369,7 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
         lock.lock();
         try {
             return new DatSrqParam(owner(), DatSrqState.OPERATIONAL, pz, max, maxRecvIov, lowWatermark, queued,
-                    outstanding);
+                    outstanding());
         } finally {
             lock.unlock();
         }

@@ -28,8 +28,16 @@ import dat.api.DatQos;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.api.Iov;
+import dat.api.DatCno;
+import dat.api.DatEvd;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -206,6 +214,46 @@ class LoopbackEpTest {
             assertEquals(100 + i, at(dst, i));
         }
         assertTrue(client.getStatus().requestIdle());
+    }
+
+    /**
+     * The pingpong race, frozen: the peer's delivery has made our receive's completion visible but still holds
+     * its send lock (it completes its own send next). A receive posted now must not try to run the peer's queue,
+     * since nothing in it waits for a receive. Before the fix the poster saw the peer's request count and
+     * blocked on its send lock; in a real two-thread pingpong that parked the poster on a futex until the peer
+     * finished, once per round trip. A CNO agent runs inside the delivery, on the peer's thread with its send
+     * lock held, and has another thread post the receive.
+     */
+    @Test
+    void aReceivePostedDuringThePeersDeliveryDoesNotWaitForThePeer() throws Exception {
+        AtomicReference<DatEp> receiver = new AtomicReference<>();
+        AtomicBoolean once = new AtomicBoolean();
+        AtomicReference<String> outcome = new AtomicReference<>("the agent did not run");
+        DatLmr dst = a.lmr(16);
+        Iov second = a.iov(1).set(0, dst, 8, 8);
+        DatCno cno = a.ia.createCno(evd -> {
+            if (!once.compareAndSet(false, true)) {
+                return;
+            }
+            CompletableFuture<Integer> posted = new CompletableFuture<>();
+            Thread.ofPlatform().start(() -> posted.complete(receiver.get().postRecv(1, second, 2, 0)));
+            try {
+                outcome.set("postRecv returned " + DatReturn.toString(posted.get(5, TimeUnit.SECONDS)));
+            } catch (TimeoutException e) {
+                outcome.set("postRecv blocked on the peer's send lock");
+            } catch (InterruptedException | ExecutionException e) {
+                outcome.set(e.toString());
+            }
+        });
+        DatEvd recvEvd = a.ia.createEvd(16, cno, DatEvdFlags.DTO);
+        receiver.set(a.ia.createEp(a.pz, recvEvd, a.requestEvd, a.connectEvd, null));
+        a.connect(receiver.get(), b, server);
+        assertEquals(DatReturn.DAT_SUCCESS, receiver.get().postRecv(1, a.iov(1).set(0, dst, 0, 8), 1, 0));
+        DatLmr src = b.lmr(8);
+        assertEquals(DatReturn.DAT_SUCCESS, server.postSend(1, b.iov(1).set(0, src, 0, 8), 9, 0));
+        assertEquals("postRecv returned " + DatReturn.toString(DatReturn.DAT_SUCCESS), outcome.get());
+        assertEquals(1, expect(recvEvd, DatEventType.DTO_COMPLETION).userCookie());
+        assertEquals(new DatEpRecvInfo(1, 1), receiver.get().recvQuery(0x11), "the second receive waits, unused");
     }
 
     @Test

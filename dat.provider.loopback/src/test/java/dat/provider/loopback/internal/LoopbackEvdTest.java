@@ -44,6 +44,55 @@ class LoopbackEvdTest {
         assertEquals(4, sw.query().evdQlen());
     }
 
+    /**
+     * A DTO completion is kept in a slot's packed words and references, any other event in the slot's
+     * {@link DatEvent}: slots reused for both kinds, in both orders, must hand back exactly what was posted each
+     * time (never a stale DTO word for a software event or the reverse), every DTO status must survive the
+     * packing, and the signalled bit must follow each event, not the slot.
+     */
+    @Test
+    void aSlotReusedForDtoAndOtherEventsHandsBackExactlyWhatWasPosted() throws Exception {
+        // Queue length 1 is a ring of two slots; a period of three events puts both kinds, in both orders, into
+        // each slot.
+        LoopbackEvd evd = (LoopbackEvd) a.ia.createEvd(1, null, DatEvdFlags.DTO | DatEvdFlags.SOFTWARE);
+        LoopbackEp ep = (LoopbackEp) a.ep();
+        AtomicInteger reaped = new AtomicInteger();
+        DatEvent e = new DatEvent();
+        dat.api.DatDtoStatus[] statuses = dat.api.DatDtoStatus.values();
+        int dtos = 0;
+        for (int k = 0; k < 6 * statuses.length; k++) {
+            if (k % 3 == 0) {
+                dat.api.DatDtoStatus status = statuses[dtos % statuses.length];
+                assertEquals(true, evd.postDto(ep, 1000 + k, status, 7L * k, true, reaped::incrementAndGet));
+                assertEquals(DatReturn.DAT_SUCCESS, evd.dequeue(e));
+                assertEquals(DatEventType.DTO_COMPLETION, e.type(), "event " + k);
+                assertSame(evd, e.evd());
+                assertSame(ep, e.ep());
+                assertEquals(1000 + k, e.userCookie());
+                assertEquals(status, e.dtoStatus());
+                assertEquals(7L * k, e.transferredLength());
+                assertEquals(++dtos, reaped.get(), "the reaper of the DTO completion");
+            } else {
+                assertEquals(DatReturn.DAT_SUCCESS, evd.postSoftwareEvent(-k));
+                assertEquals(DatReturn.DAT_SUCCESS, evd.dequeue(e));
+                assertEquals(DatEventType.SOFTWARE_EVENT, e.type(), "event " + k);
+                assertEquals(-k, e.softwareEventValue());
+                assertEquals(null, e.ep(), "nothing of a DTO completion left in the slot leaks out");
+                assertEquals(dtos, reaped.get(), "a software event has no reaper, even in a slot that had one");
+            }
+        }
+        // Unsignalled, then signalled, into both slots: only a signalled one completes a wait.
+        for (int k = 0; k < 2; k++) {
+            assertEquals(true, evd.postDto(ep, 1, dat.api.DatDtoStatus.SUCCESS, 0, false, null));
+            assertEquals(DatReturn.DAT_TIMEOUT_EXPIRED, evd.await(1000, 1, e));
+            assertEquals(DatReturn.DAT_SUCCESS, evd.dequeue(e));
+            assertEquals(true, evd.postDto(ep, 2, dat.api.DatDtoStatus.SUCCESS, 0, true, null));
+            assertEquals(DatReturn.DAT_SUCCESS, evd.await(1000, 1, e));
+            assertEquals(2, e.userCookie());
+        }
+        ep.close();
+    }
+
     @Test
     void softwareEventsQueueFullAndDequeueInOrder() {
         DatEvent e = new DatEvent();

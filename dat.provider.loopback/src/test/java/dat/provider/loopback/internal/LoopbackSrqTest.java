@@ -116,6 +116,40 @@ class LoopbackSrqTest {
         assertTrue(inUse.getMessage().contains("2 EP"), inUse.getMessage());
     }
 
+    /**
+     * Senders on two connections wait for an empty SRQ. A post that serves one of them must leave the SRQ
+     * marked starved for the other, so the next post runs it; a post with nobody waiting serves nobody.
+     */
+    @Test
+    void everyPostRunsTheSendersStillWaiting() {
+        DatSrq srq = srq(8);
+        DatEp s1 = b.ep(srq);
+        DatEp s2 = b.ep(srq);
+        DatEp c1 = a.ep();
+        DatEp c2 = a.ep();
+        a.connect(c1, b, s1);
+        a.connect(c2, b, s2);
+        DatLmr src = a.lmr(8);
+        DatLmr dst = b.lmr(64);
+        assertEquals(DatReturn.DAT_SUCCESS, c1.postSend(1, a.iov(1).set(0, src, 0, 8), 1, 0));
+        assertEquals(DatReturn.DAT_SUCCESS, c2.postSend(1, a.iov(1).set(0, src, 0, 8), 2, 0));
+        assertEquals(DatReturn.DAT_QUEUE_EMPTY, b.recvEvd.dequeue(new DatEvent()));
+        assertEquals(DatReturn.DAT_SUCCESS, srq.postRecv(1, b.iov(1).set(0, dst, 0, 16), 10));
+        DatEvent first = expect(b.recvEvd, DatEventType.DTO_COMPLETION);
+        assertEquals(DatReturn.DAT_QUEUE_EMPTY, b.recvEvd.dequeue(new DatEvent()), "one buffer, one message");
+        assertEquals(DatReturn.DAT_SUCCESS, srq.postRecv(1, b.iov(1).set(0, dst, 16, 16), 11));
+        DatEvent second = expect(b.recvEvd, DatEventType.DTO_COMPLETION);
+        assertTrue(first.ep() != second.ep(), "each waiting connection got one buffer");
+        assertEquals(11, second.userCookie());
+        assertTrue(c1.getStatus().requestIdle());
+        assertTrue(c2.getStatus().requestIdle());
+        assertEquals(DatReturn.DAT_SUCCESS, srq.postRecv(1, b.iov(1).set(0, dst, 32, 16), 12));
+        assertEquals(DatReturn.DAT_QUEUE_EMPTY, b.recvEvd.dequeue(new DatEvent()));
+        assertEquals(1, srq.query().availableDtoCount());
+        assertEquals(DatReturn.DAT_SUCCESS, c1.postSend(1, a.iov(1).set(0, src, 0, 8), 3, 0));
+        assertEquals(12, expect(b.recvEvd, DatEventType.DTO_COMPLETION).userCookie(), "a waiting buffer is taken at once");
+    }
+
     @Test
     void resizeNeverGoesBelowOutstandingBuffers() {
         DatSrq srq = srq(8);

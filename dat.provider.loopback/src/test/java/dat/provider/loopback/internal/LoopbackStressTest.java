@@ -29,7 +29,8 @@ import org.junit.jupiter.api.Timeout;
  * Several senders, each on its own connection, into EPs sharing one SRQ, drained by one receiver thread that
  * reposts buffers as it reaps them. One connection is broken abruptly half way. Every message carries its
  * connection, sequence number and checksum: each must arrive exactly once, intact, in per-connection order,
- * and for every connection delivered + flushed = posted.
+ * and for every connection delivered + flushed = posted. Then one sender into an EP's own, very short receive
+ * queue, so that sends keep waiting for receives another thread posts.
  */
 class LoopbackStressTest {
 
@@ -196,6 +197,89 @@ class LoopbackStressTest {
                 }
             }
         }
+    }
+
+    /**
+     * A sender thread and a receiver thread on one connection whose receive queue holds two buffers: most sends
+     * find no receive and wait, and most receives are posted while a send waits, so both halves of the wake-up
+     * (the sender's re-check, the poster's look at the recvWanted mark; see RecvRing) run all the time. A lost
+     * wake-up leaves a send waiting for ever and the test times out; a buffer filled twice or out of order
+     * fails the sequence check.
+     */
+    @Test
+    @Timeout(60)
+    void ownReceiveQueueUnderAConcurrentPosterLosesNoWakeup() throws Exception {
+        int messages = 20_000;
+        int depth = 2;
+        try (Loop a = new Loop("stress2"); Loop b = new Loop("stress3")) {
+            DatEp client = a.ep(DatEpAttr.builder().maxRequestDtos(WINDOW).build());
+            DatEp server = b.ep(DatEpAttr.builder().maxRecvDtos(depth).build());
+            a.connect(client, b, server);
+            DatLmr recvMem = b.lmr((long) depth * MSG);
+            Iov recvIov = b.iov(1);
+            for (int slot = 0; slot < depth; slot++) {
+                assertEquals(DatReturn.DAT_SUCCESS,
+                        server.postRecv(1, recvIov.set(0, recvMem, (long) slot * MSG, MSG), slot, 0));
+            }
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Thread receiver = Thread.ofPlatform().start(() -> {
+                DatEvent ev = new DatEvent();
+                Iov iov = b.iov(1);
+                MemorySegment s = recvMem.segment();
+                try {
+                    for (int seq = 0; seq < messages; ) {
+                        if (b.recvEvd.dequeue(ev) != DatReturn.DAT_SUCCESS) {
+                            // Yield, not spin: on a machine with two busy cores the sender needs this one.
+                            Thread.yield();
+                            continue;
+                        }
+                        assertEquals(DatDtoStatus.SUCCESS, ev.dtoStatus());
+                        long off = ev.userCookie() * MSG;
+                        assertEquals(seq, s.get(ValueLayout.JAVA_INT_UNALIGNED, off), "order, no loss, no duplicate");
+                        seq++;
+                        assertEquals(DatReturn.DAT_SUCCESS,
+                                server.postRecv(1, iov.set(0, recvMem, off, MSG), ev.userCookie(), 0));
+                    }
+                } catch (Throwable t) {
+                    failure.compareAndSet(null, t);
+                }
+            });
+            DatLmr mem = a.lmr((long) WINDOW * MSG);
+            MemorySegment s = mem.segment();
+            Iov iov = a.iov(1);
+            DatEvent ev = new DatEvent();
+            int done = 0;
+            for (int seq = 0; seq < messages && failure.get() == null; seq++) {
+                while (seq - done >= WINDOW) {
+                    done += completions(a.requestEvd, ev);
+                    Thread.yield();
+                }
+                long off = (long) (seq % WINDOW) * MSG;
+                s.set(ValueLayout.JAVA_INT_UNALIGNED, off, seq);
+                assertEquals(DatReturn.DAT_SUCCESS, client.postSend(1, iov.set(0, mem, off, MSG), seq, 0));
+                done += completions(a.requestEvd, ev);
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(45);
+            while (done < messages && failure.get() == null && System.nanoTime() < deadline) {
+                done += completions(a.requestEvd, ev);
+                Thread.yield();
+            }
+            receiver.join(TimeUnit.SECONDS.toMillis(10));
+            if (failure.get() != null) {
+                throw new AssertionError("a worker failed", failure.get());
+            }
+            assertEquals(messages, done, "every send completed");
+            assertTrue(!receiver.isAlive(), "the receiver got every message");
+        }
+    }
+
+    private static int completions(DatEvd evd, DatEvent ev) {
+        int n = 0;
+        while (evd.dequeue(ev) == DatReturn.DAT_SUCCESS) {
+            assertEquals(DatDtoStatus.SUCCESS, ev.dtoStatus(), ev::toString);
+            n++;
+        }
+        return n;
     }
 
     private static int reap(DatEvd evd, DatEvent ev, int conn, long[] success, long[] flushed) {

@@ -1,0 +1,181 @@
+package dat.provider.loopback.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The EP's receive ring on its own (one thread plays poster and deliverer, step by step), then under one
+ * poster thread and one deliverer thread.
+ */
+class RecvRingTest {
+
+    /** What a poster does under the recv lock: validate into the slot, then publish it. */
+    private static boolean post(RecvRing ring, long cookie) {
+        Dto d = ring.postSlot();
+        d.cookie = cookie;
+        if (ring.full()) {
+            return false;
+        }
+        ring.publish();
+        return true;
+    }
+
+    @Test
+    void receivesComeOutInPostingOrderAcrossLaps() {
+        // Capacity 3 in 4 slots: positions wrap at a different point than the capacity limit.
+        RecvRing ring = new RecvRing(3, 1);
+        for (long c = 0; c < 50; c++) {
+            assertTrue(post(ring, c));
+            Dto d = ring.claim();
+            assertEquals(c, d.cookie);
+            ring.finish();
+            assertNull(ring.claim());
+        }
+        assertEquals(0, ring.allocated());
+    }
+
+    @Test
+    void aFullRingValidatesIntoTheSpareAndRefuses() {
+        RecvRing ring = new RecvRing(3, 1);
+        for (int i = 0; i < 3; i++) {
+            assertTrue(post(ring, i));
+        }
+        Dto spare = ring.postSlot();
+        assertTrue(ring.full());
+        assertSame(ring.spare, spare, "a full ring hands out the spare, never a posted slot");
+        assertFalse(post(ring, 99));
+        assertEquals(3, ring.allocated());
+        assertEquals(0, ring.claim().cookie, "the refused post changed nothing");
+    }
+
+    @Test
+    void aClaimedSlotIsNotReusedBeforeItIsFinished() {
+        RecvRing ring = new RecvRing(2, 1);
+        assertTrue(post(ring, 1));
+        assertTrue(post(ring, 2));
+        Dto filling = ring.claim();
+        assertEquals(1, filling.cookie);
+        // The delivery is still copying into `filling`: the ring counts it and a post must not get its slot.
+        assertEquals(2, ring.allocated());
+        assertSame(ring.spare, ring.postSlot());
+        assertTrue(ring.full());
+        ring.finish();
+        Dto next = ring.postSlot();
+        assertFalse(ring.full());
+        assertSame(filling, next, "once finished, the slot is the next to fill");
+        assertNotSame(ring.spare, next);
+    }
+
+    @Test
+    void theDelivererSeesAPostOnlyOnceItIsPublished() {
+        RecvRing ring = new RecvRing(4, 1);
+        Dto d = ring.postSlot();
+        d.cookie = 7;
+        assertNull(ring.claim(), "filled but unpublished");
+        assertFalse(ring.published());
+        ring.publish();
+        assertTrue(ring.published(), "the sender's volatile re-check sees the post");
+        assertEquals(7, ring.claim().cookie);
+    }
+
+    @Test
+    void flushTakesEveryPostedReceiveInOrder() {
+        RecvRing ring = new RecvRing(4, 1);
+        for (int i = 0; i < 3; i++) {
+            assertTrue(post(ring, i));
+        }
+        for (int i = 0; i < 3; i++) {
+            assertEquals(i, ring.flushNext().cookie);
+        }
+        assertNull(ring.flushNext());
+        assertEquals(0, ring.allocated());
+        assertTrue(post(ring, 5));
+        assertEquals(5, ring.claim().cookie);
+    }
+
+    @Test
+    void moveKeepsPostedReceivesInOrder() {
+        RecvRing ring = new RecvRing(4, 2);
+        for (int i = 0; i < 4; i++) {
+            assertTrue(post(ring, i));
+        }
+        ring.claim();
+        ring.finish();
+        ring.slots[2].count = 2;
+        assertSame(ring.slots[2], ring.firstWiderThan(1));
+        assertNull(ring.firstWiderThan(2));
+        RecvRing bigger = new RecvRing(8, 2);
+        ring.moveTo(bigger);
+        assertEquals(3, bigger.allocated());
+        for (int i = 1; i < 4; i++) {
+            assertEquals(i, bigger.claim().cookie);
+            bigger.finish();
+        }
+        assertNull(bigger.claim());
+    }
+
+    /**
+     * One poster, one deliverer, a ring much smaller than the run: every receive is delivered once, in order,
+     * with the fields the poster wrote before publishing; the poster never gets a slot still being read.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void onePosterAndOneDelivererOverManyLaps() throws Exception {
+        int total = 300_000;
+        RecvRing ring = new RecvRing(5, 1);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread deliverer = Thread.ofPlatform().start(() -> {
+            try {
+                for (long expected = 0; expected < total && failure.get() == null; ) {
+                    Dto d = ring.claim();
+                    if (d == null) {
+                        Thread.yield();
+                        continue;
+                    }
+                    if (d.cookie != expected || d.total != ~expected || d.flags != 1) {
+                        throw new AssertionError("position " + expected + ": cookie " + d.cookie + " total "
+                                + d.total + " flags " + d.flags);
+                    }
+                    // Marks the slot as read; a poster refilling it before finish() would be caught below.
+                    d.flags = 2;
+                    ring.finish();
+                    expected++;
+                }
+            } catch (Throwable t) {
+                failure.compareAndSet(null, t);
+            }
+        });
+        for (long c = 0; c < total && failure.get() == null; ) {
+            Dto d = ring.postSlot();
+            if (ring.full()) {
+                Thread.yield();
+                continue;
+            }
+            // Position c refills the slot of c - slots.length, which the deliverer must have marked read.
+            if (c >= ring.slots.length && d.flags != 2) {
+                failure.compareAndSet(null, new AssertionError("slot of " + c + " handed out before it was read"));
+                break;
+            }
+            d.cookie = c;
+            d.total = ~c;
+            d.flags = 1;
+            ring.publish();
+            c++;
+        }
+        deliverer.join(TimeUnit.SECONDS.toMillis(50));
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+        assertFalse(deliverer.isAlive());
+        assertEquals(0, ring.allocated());
+    }
+}
