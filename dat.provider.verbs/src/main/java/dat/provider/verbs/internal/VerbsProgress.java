@@ -14,6 +14,7 @@ import dat.provider.verbs.internal.ffm.IbvSrq;
 import dat.provider.verbs.internal.ffm.LibC;
 import dat.provider.verbs.internal.ffm.LibIbverbs;
 import dat.provider.verbs.internal.ffm.LibRdmacm;
+import dat.provider.verbs.internal.ffm.NativeCallException;
 import dat.provider.verbs.internal.ffm.RdmaCmEvent;
 import dat.provider.verbs.internal.ffm.RdmaConnParam;
 import java.lang.foreign.MemorySegment;
@@ -75,6 +76,9 @@ final class VerbsProgress implements Runnable {
         this.fds = ia.arena.allocate(LibC.POLLFD, 3);
         int[] fd = {cmFd, compFd, asyncFd};
         for (int i = 0; i < 3; i++) {
+            // Non-blocking: a read that finds nothing after all (see LibC.setNonBlocking) returns EAGAIN instead of
+            // holding this thread, and with it the IA's close, until the next event.
+            LibC.setNonBlocking(fd[i]);
             fds.set(JAVA_INT, i * LibC.POLLFD.byteSize(), fd[i]);
             fds.set(JAVA_SHORT, i * LibC.POLLFD.byteSize() + 4, LibC.POLLIN);
         }
@@ -128,6 +132,10 @@ final class VerbsProgress implements Runnable {
                     for (VerbsEp ep : connecting) {
                         ep.checkConnectTimeout(now);
                     }
+                }
+            } catch (NativeCallException e) {
+                if (e.errno() != LibC.EAGAIN) {
+                    LOG.log(System.Logger.Level.WARNING, "verbs progress thread of " + ia.name + ": " + e, e);
                 }
             } catch (RuntimeException e) {
                 // One bad event must not stop connection management for the whole IA.

@@ -28,12 +28,44 @@ public final class LibC {
     public static final short POLLIN = 0x001;
     /** {@code EINTR}: a signal interrupted the call; poll again. */
     public static final int EINTR = 4;
+    /** {@code EAGAIN}: a non-blocking descriptor has nothing to read. */
+    public static final int EAGAIN = 11;
+    private static final int F_GETFL = 3;
+    private static final int F_SETFL = 4;
+    private static final int O_NONBLOCK = 04000;
 
     private static final MethodHandle POLL = Linker.nativeLinker().downcallHandle(
             Linker.nativeLinker().defaultLookup().find("poll").orElseThrow(),
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), Errno.CAPTURE);
 
+    /** {@code int fcntl(int fd, int cmd, ...)}: variadic from the third argument. */
+    private static final MethodHandle FCNTL = Linker.nativeLinker().downcallHandle(
+            Linker.nativeLinker().defaultLookup().find("fcntl").orElseThrow(),
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), Errno.CAPTURE,
+            Linker.Option.firstVariadicArg(2));
+
     private LibC() {
+    }
+
+    /**
+     * Makes a descriptor non-blocking. librdmacm's {@code rdma_get_cm_event} may consume an event internally (a
+     * connect request for a listener being destroyed, say) and read again: on a blocking descriptor that second
+     * read waits for the next event even though {@code poll} said one was ready.
+     *
+     * @param fd the descriptor
+     */
+    public static void setNonBlocking(int fd) {
+        int flags;
+        int rc;
+        try {
+            flags = (int) FCNTL.invokeExact(Errno.state(), fd, F_GETFL, 0);
+            rc = flags < 0 ? flags : (int) FCNTL.invokeExact(Errno.state(), fd, F_SETFL, flags | O_NONBLOCK);
+        } catch (Throwable t) {
+            throw LibIbverbs.unexpected(t);
+        }
+        if (rc < 0) {
+            throw new NativeCallException("fcntl", Errno.last());
+        }
     }
 
     /**
