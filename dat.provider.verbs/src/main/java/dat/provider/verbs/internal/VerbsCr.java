@@ -30,7 +30,7 @@ import java.net.UnknownHostException;
  * <p><b>Private data.</b> rdma_cm delivers the whole private-data field of the IB CM message (56 bytes of a REQ
  * after rdma_cm's own header), zero-padded, so the receiver cannot tell how many bytes the sender gave. jDAT's
  * verbs provider therefore sends one length byte before the consumer's bytes, and {@code max_private_data_size} is
- * 55: the REQ's 56 bytes, less that byte. Accept and reject data are framed the same way.
+ * 55: the REQ's 56 bytes, less that byte. Accept data is framed the same way (DAT 1.2 gives a reject none).
  */
 final class VerbsCr extends VerbsHandle implements DatCr {
 
