@@ -210,6 +210,42 @@ public final class DatArgs {
     }
 
     /**
+     * {@code dat_srq_resize} against the SRQ's state: never below its outstanding buffers (posted, being filled, or
+     * completed but not reaped), so no buffer is lost, nor below its low watermark.
+     *
+     * @param srqMaxRecvDto the requested size
+     * @param outstanding the SRQ's outstanding buffers
+     * @param lowWatermark the SRQ's low watermark
+     * @throws DatException {@code DAT_INVALID_STATE} naming which bound
+     */
+    public static void srqResizeState(int srqMaxRecvDto, int outstanding, int lowWatermark) {
+        String call = "dat_srq_resize";
+        if (srqMaxRecvDto < outstanding) {
+            throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_SRQ_IN_USE,
+                    call + ": srq_max_recv_dto " + srqMaxRecvDto + " is below the " + outstanding
+                            + " outstanding buffers");
+        }
+        if (srqMaxRecvDto < lowWatermark) {
+            throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_SRQ_IN_USE,
+                    call + ": srq_max_recv_dto " + srqMaxRecvDto + " is below the low watermark " + lowWatermark);
+        }
+    }
+
+    /**
+     * {@code dat_ep_recv_query}: {@code which} is a non-empty combination of NBUFS_ALLOCATED and BUFS_ALLOC_SPAN.
+     *
+     * @param which the counts asked for
+     */
+    public static void recvQueryWhich(int which) {
+        int all = Dat.DAT_EP_RECV_INFO_NBUFS_ALLOCATED | Dat.DAT_EP_RECV_INFO_BUFS_ALLOC_SPAN;
+        if (which == 0 || (which & ~all) != 0) {
+            throw invalidParameter(DatReturnSubtype.INVALID_ARG2, "dat_ep_recv_query: which 0x"
+                    + Integer.toHexString(which) + " must be a non-empty combination of NBUFS_ALLOCATED (0x01)"
+                    + " and BUFS_ALLOC_SPAN (0x10)");
+        }
+    }
+
+    /**
      * @param state an EP state
      * @return the {@code DAT_INVALID_STATE} subtype naming it
      */

@@ -29,22 +29,22 @@ final class LoopbackCno extends LoopbackHandle implements DatCno {
     }
 
     @Override
-    DatReturnSubtype invalidHandleSubtype() {
+    protected DatReturnSubtype invalidHandleSubtype() {
         return DatReturnSubtype.INVALID_HANDLE_CNO;
     }
 
     @Override
-    DatReturnSubtype inUseSubtype() {
+    protected DatReturnSubtype inUseSubtype() {
         return DatReturnSubtype.INVALID_STATE_CNO_IN_USE;
     }
 
     @Override
-    String freeCall() {
+    protected String freeCall() {
         return "dat_cno_free";
     }
 
     @Override
-    void destroy() {
+    protected void destroy() {
         markClosed();
         core.close();
     }

@@ -38,22 +38,22 @@ final class LoopbackCr extends LoopbackHandle implements DatCr {
     }
 
     @Override
-    DatReturnSubtype invalidHandleSubtype() {
+    protected DatReturnSubtype invalidHandleSubtype() {
         return DatReturnSubtype.INVALID_HANDLE_CR;
     }
 
     @Override
-    DatReturnSubtype inUseSubtype() {
+    protected DatReturnSubtype inUseSubtype() {
         return DatReturnSubtype.NO_SUBTYPE;
     }
 
     @Override
-    String freeCall() {
+    protected String freeCall() {
         return "dat_cr_reject";
     }
 
     @Override
-    void destroy() {
+    protected void destroy() {
         rejectQuietly();
     }
 

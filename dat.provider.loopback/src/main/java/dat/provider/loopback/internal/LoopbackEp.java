@@ -243,22 +243,22 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
     }
 
     @Override
-    DatReturnSubtype invalidHandleSubtype() {
+    protected DatReturnSubtype invalidHandleSubtype() {
         return DatReturnSubtype.INVALID_HANDLE_EP;
     }
 
     @Override
-    DatReturnSubtype inUseSubtype() {
+    protected DatReturnSubtype inUseSubtype() {
         return DatReturnSubtype.INVALID_STATE_EP_RESERVED;
     }
 
     @Override
-    String freeCall() {
+    protected String freeCall() {
         return "dat_ep_free";
     }
 
     @Override
-    boolean dependsOn(LoopbackHandle other) {
+    protected boolean dependsOn(dat.spi.ProviderHandle other) {
         return other == pz || other == recvEvd || other == requestEvd || other == connectEvd || other == srq;
     }
 
@@ -269,7 +269,7 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
 
     /** dat_ep_free: a connected or connecting EP is first disconnected abruptly, its work flushed. */
     @Override
-    void destroy() {
+    protected void destroy() {
         LoopbackFabric fabric = LoopbackFabric.INSTANCE;
         fabric.connLock.lock();
         try {
@@ -1402,12 +1402,7 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
     public DatEpRecvInfo recvQuery(int which) {
         String call = "dat_ep_recv_query";
         requireOpen(call);
-        int all = Dat.DAT_EP_RECV_INFO_NBUFS_ALLOCATED | Dat.DAT_EP_RECV_INFO_BUFS_ALLOC_SPAN;
-        if (which == 0 || (which & ~all) != 0) {
-            throw LoopbackIa.invalidParameter(DatReturnSubtype.INVALID_ARG2, call + ": which 0x"
-                    + Integer.toHexString(which) + " must be a non-empty combination of NBUFS_ALLOCATED (0x01)"
-                    + " and BUFS_ALLOC_SPAN (0x10)");
-        }
+        dat.spi.DatArgs.recvQueryWhich(which);
         int n = recvAllocated();
         return new DatEpRecvInfo((which & Dat.DAT_EP_RECV_INFO_NBUFS_ALLOCATED) != 0 ? n : Dat.DAT_VALUE_UNKNOWN,
                 (which & Dat.DAT_EP_RECV_INFO_BUFS_ALLOC_SPAN) != 0 ? n : Dat.DAT_VALUE_UNKNOWN);

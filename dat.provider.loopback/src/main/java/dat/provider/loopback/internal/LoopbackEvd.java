@@ -102,22 +102,22 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
     }
 
     @Override
-    DatReturnSubtype invalidHandleSubtype() {
+    protected DatReturnSubtype invalidHandleSubtype() {
         return isAsync ? DatReturnSubtype.INVALID_HANDLE_EVD_ASYNC : DatReturnSubtype.INVALID_HANDLE1;
     }
 
     @Override
-    DatReturnSubtype inUseSubtype() {
+    protected DatReturnSubtype inUseSubtype() {
         return DatReturnSubtype.INVALID_STATE_EVD_IN_USE;
     }
 
     @Override
-    String freeCall() {
+    protected String freeCall() {
         return "dat_evd_free";
     }
 
     @Override
-    boolean dependsOn(LoopbackHandle other) {
+    protected boolean dependsOn(dat.spi.ProviderHandle other) {
         return other == cno;
     }
 
@@ -131,7 +131,7 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
     }
 
     @Override
-    void destroy() {
+    protected void destroy() {
         EventRing r;
         control.lock();
         try {

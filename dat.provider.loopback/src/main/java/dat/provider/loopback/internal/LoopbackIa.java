@@ -24,11 +24,10 @@ import dat.api.DatSrq;
 import dat.api.DatSrqAttr;
 import dat.api.Iov;
 import dat.spi.DatArgs;
+import dat.spi.HandleSet;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
@@ -59,12 +58,12 @@ final class LoopbackIa extends LoopbackHandle implements DatIa {
 
     private final LoopbackEvd asyncEvd;
     /** Guarded by {@link #lifecycle}; insertion order for readable messages. */
-    private final Set<LoopbackHandle> objects = new LinkedHashSet<>();
-    private final int[] live = new int[DatHandleType.values().length];
+    private final HandleSet objects;
 
     LoopbackIa(String name, InetAddress address, DatProviderAttr providerAttr, DatIaAttr iaAttr,
                int asyncEvdQlen) {
         this.name = name;
+        this.objects = new HandleSet(name);
         this.address = address;
         this.providerAttr = providerAttr;
         this.iaAttr = iaAttr;
@@ -77,22 +76,22 @@ final class LoopbackIa extends LoopbackHandle implements DatIa {
     }
 
     @Override
-    DatReturnSubtype invalidHandleSubtype() {
+    protected DatReturnSubtype invalidHandleSubtype() {
         return DatReturnSubtype.INVALID_HANDLE_IA;
     }
 
     @Override
-    DatReturnSubtype inUseSubtype() {
+    protected DatReturnSubtype inUseSubtype() {
         return DatReturnSubtype.INVALID_STATE_IA_IN_USE;
     }
 
     @Override
-    String freeCall() {
+    protected String freeCall() {
         return "dat_ia_close";
     }
 
     @Override
-    void destroy() {
+    protected void destroy() {
         throw new AssertionError("an IA is closed with close(flags)");
     }
 
@@ -148,22 +147,12 @@ final class LoopbackIa extends LoopbackHandle implements DatIa {
             if (isClosed()) {
                 return;
             }
-            if (flags == DatCloseFlags.GRACEFUL && !objects.isEmpty()) {
-                throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_IA_IN_USE,
-                        "dat_ia_close: graceful close of IA " + name + " while " + describe(objects)
-                                + " still alive; free them or close with ABRUPT");
+            if (flags == DatCloseFlags.GRACEFUL) {
+                objects.requireEmptyForGracefulClose();
             }
             // dat_ia_close(ABRUPT): EPs first, so their flushes reach EVDs that still exist.
-            DatHandleType[] order = {DatHandleType.RSP, DatHandleType.PSP, DatHandleType.EP, DatHandleType.RMR,
-                DatHandleType.LMR, DatHandleType.SRQ, DatHandleType.EVD, DatHandleType.CNO, DatHandleType.PZ};
-            for (DatHandleType type : order) {
-                for (LoopbackHandle h : new ArrayList<>(objects)) {
-                    if (h.handleType() == type && !h.isClosed()) {
-                        h.destroy();
-                    }
-                }
-            }
-            objects.clear();
+            objects.destroyAll(DatHandleType.RSP, DatHandleType.PSP, DatHandleType.EP, DatHandleType.RMR,
+                    DatHandleType.LMR, DatHandleType.SRQ, DatHandleType.EVD, DatHandleType.CNO, DatHandleType.PZ);
             for (LoopbackCr cr : new ArrayList<>(pendingCrs)) {
                 cr.rejectQuietly();
             }
@@ -178,55 +167,19 @@ final class LoopbackIa extends LoopbackHandle implements DatIa {
     void free(LoopbackHandle h) {
         lifecycle.lock();
         try {
-            if (h.isClosed()) {
-                return;
-            }
-            List<LoopbackHandle> users = new ArrayList<>();
-            for (LoopbackHandle o : objects) {
-                if (o != h && !o.isClosed() && o.dependsOn(h)) {
-                    users.add(o);
-                }
-            }
-            if (!users.isEmpty()) {
-                throw new DatException(DatReturn.INVALID_STATE, h.inUseSubtype(), h.freeCall() + ": the "
-                        + h.handleType() + " is still used by " + describe(users));
-            }
-            h.checkFree();
-            h.destroy();
-            if (objects.remove(h)) {
-                live[h.handleType().ordinal()]--;
-            }
+            objects.free(h);
         } finally {
             lifecycle.unlock();
         }
     }
 
-    private static String describe(Iterable<LoopbackHandle> handles) {
-        int[] counts = new int[DatHandleType.values().length];
-        for (LoopbackHandle h : handles) {
-            counts[h.handleType().ordinal()]++;
-        }
-        StringBuilder sb = new StringBuilder();
-        for (DatHandleType t : DatHandleType.values()) {
-            if (counts[t.ordinal()] > 0) {
-                sb.append(sb.isEmpty() ? "" : ", ").append(counts[t.ordinal()]).append(' ').append(t);
-            }
-        }
-        return sb.toString();
-    }
-
     /** Adds a new object; caller holds {@link #lifecycle} and checked {@link #requireRoom}. */
     private <T extends LoopbackHandle> T register(T h) {
-        objects.add(h);
-        live[h.handleType().ordinal()]++;
-        return h;
+        return objects.register(h);
     }
 
     private void requireRoom(DatHandleType type, int max, String call, String limit) {
-        if (live[type.ordinal()] >= max) {
-            throw new DatException(DatReturn.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_MEMORY,
-                    call + ": IA " + name + " already has " + max + " " + type + "s (" + limit + ")");
-        }
+        objects.requireRoom(type, max, call, limit);
     }
 
     /** Opens the lifecycle section of a create call: the IA must still be open. */

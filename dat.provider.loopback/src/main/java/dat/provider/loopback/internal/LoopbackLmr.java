@@ -42,27 +42,27 @@ final class LoopbackLmr extends LoopbackHandle implements DatLmr {
     }
 
     @Override
-    DatReturnSubtype invalidHandleSubtype() {
+    protected DatReturnSubtype invalidHandleSubtype() {
         return DatReturnSubtype.INVALID_HANDLE_LMR;
     }
 
     @Override
-    DatReturnSubtype inUseSubtype() {
+    protected DatReturnSubtype inUseSubtype() {
         return DatReturnSubtype.INVALID_STATE_LMR_IN_USE;
     }
 
     @Override
-    String freeCall() {
+    protected String freeCall() {
         return "dat_lmr_free";
     }
 
     @Override
-    boolean dependsOn(LoopbackHandle other) {
+    protected boolean dependsOn(dat.spi.ProviderHandle other) {
         return other == pz;
     }
 
     @Override
-    synchronized void checkFree() {
+    protected synchronized void checkFree() {
         if (boundRmrs > 0) {
             throw new DatException(DatReturn.INVALID_STATE, inUseSubtype(),
                     "dat_lmr_free: " + boundRmrs + " RMR(s) are still bound to the LMR; unbind or free them first");
@@ -72,7 +72,7 @@ final class LoopbackLmr extends LoopbackHandle implements DatLmr {
     }
 
     @Override
-    synchronized void destroy() {
+    protected synchronized void destroy() {
         markClosed();
         owner().lmrContexts.remove(lmrContext);
         owner().rmrContexts.remove(rmrContext);

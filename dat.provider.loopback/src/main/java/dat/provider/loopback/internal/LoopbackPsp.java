@@ -27,28 +27,28 @@ final class LoopbackPsp extends LoopbackHandle implements DatPsp, ServicePoint {
     }
 
     @Override
-    DatReturnSubtype invalidHandleSubtype() {
+    protected DatReturnSubtype invalidHandleSubtype() {
         return DatReturnSubtype.INVALID_HANDLE_PSP;
     }
 
     @Override
-    DatReturnSubtype inUseSubtype() {
+    protected DatReturnSubtype inUseSubtype() {
         return DatReturnSubtype.NO_SUBTYPE;
     }
 
     @Override
-    String freeCall() {
+    protected String freeCall() {
         return "dat_psp_free";
     }
 
     @Override
-    boolean dependsOn(LoopbackHandle other) {
+    protected boolean dependsOn(dat.spi.ProviderHandle other) {
         return other == crEvd;
     }
 
     /** Stops listening; requests already delivered stay valid. */
     @Override
-    void destroy() {
+    protected void destroy() {
         LoopbackFabric fabric = LoopbackFabric.INSTANCE;
         fabric.connLock.lock();
         try {

@@ -21,22 +21,22 @@ final class LoopbackPz extends LoopbackHandle implements DatPz {
     }
 
     @Override
-    DatReturnSubtype invalidHandleSubtype() {
+    protected DatReturnSubtype invalidHandleSubtype() {
         return DatReturnSubtype.INVALID_HANDLE_PZ;
     }
 
     @Override
-    DatReturnSubtype inUseSubtype() {
+    protected DatReturnSubtype inUseSubtype() {
         return DatReturnSubtype.INVALID_STATE_PZ_IN_USE;
     }
 
     @Override
-    String freeCall() {
+    protected String freeCall() {
         return "dat_pz_free";
     }
 
     @Override
-    void destroy() {
+    protected void destroy() {
         markClosed();
     }
 

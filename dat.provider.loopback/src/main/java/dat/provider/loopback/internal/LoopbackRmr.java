@@ -39,27 +39,27 @@ final class LoopbackRmr extends LoopbackHandle implements DatRmr {
     }
 
     @Override
-    DatReturnSubtype invalidHandleSubtype() {
+    protected DatReturnSubtype invalidHandleSubtype() {
         return DatReturnSubtype.INVALID_HANDLE_RMR;
     }
 
     @Override
-    DatReturnSubtype inUseSubtype() {
+    protected DatReturnSubtype inUseSubtype() {
         return DatReturnSubtype.NO_SUBTYPE;
     }
 
     @Override
-    String freeCall() {
+    protected String freeCall() {
         return "dat_rmr_free";
     }
 
     @Override
-    boolean dependsOn(LoopbackHandle other) {
+    protected boolean dependsOn(dat.spi.ProviderHandle other) {
         return other == pz;
     }
 
     @Override
-    synchronized void destroy() {
+    protected synchronized void destroy() {
         markClosed();
         owner().rmrContexts.remove(rmrContext);
         Binding b = binding;

@@ -31,29 +31,29 @@ final class LoopbackRsp extends LoopbackHandle implements DatRsp, ServicePoint {
     }
 
     @Override
-    DatReturnSubtype invalidHandleSubtype() {
+    protected DatReturnSubtype invalidHandleSubtype() {
         return DatReturnSubtype.INVALID_HANDLE_RSP;
     }
 
     @Override
-    DatReturnSubtype inUseSubtype() {
+    protected DatReturnSubtype inUseSubtype() {
         return DatReturnSubtype.NO_SUBTYPE;
     }
 
     @Override
-    String freeCall() {
+    protected String freeCall() {
         return "dat_rsp_free";
     }
 
     /** The CR EVD always; the EP while it is still reserved for this RSP. */
     @Override
-    boolean dependsOn(LoopbackHandle other) {
+    protected boolean dependsOn(dat.spi.ProviderHandle other) {
         return other == crEvd || (other == ep && ep.isReservedBy(this));
     }
 
     /** Stops listening; a reserved EP goes back to UNCONNECTED and a request not yet answered is rejected. */
     @Override
-    void destroy() {
+    protected void destroy() {
         LoopbackFabric fabric = LoopbackFabric.INSTANCE;
         fabric.connLock.lock();
         try {

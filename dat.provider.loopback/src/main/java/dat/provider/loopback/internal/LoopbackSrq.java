@@ -121,27 +121,27 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
     }
 
     @Override
-    DatReturnSubtype invalidHandleSubtype() {
+    protected DatReturnSubtype invalidHandleSubtype() {
         return DatReturnSubtype.INVALID_HANDLE_SRQ;
     }
 
     @Override
-    DatReturnSubtype inUseSubtype() {
+    protected DatReturnSubtype inUseSubtype() {
         return DatReturnSubtype.INVALID_STATE_SRQ_IN_USE;
     }
 
     @Override
-    String freeCall() {
+    protected String freeCall() {
         return "dat_srq_free";
     }
 
     @Override
-    boolean dependsOn(LoopbackHandle other) {
+    protected boolean dependsOn(dat.spi.ProviderHandle other) {
         return other == pz;
     }
 
     @Override
-    void destroy() {
+    protected void destroy() {
         lock.lock();
         try {
             markClosed();
@@ -312,16 +312,7 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
             // dat_srq_resize: never below the outstanding buffers (on the SRQ, held by EPs, or completed but
             // not reaped), so no buffer is ever lost; the SRQ is unchanged on failure.
             int outstanding = outstanding();
-            if (srqMaxRecvDto < outstanding) {
-                throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_SRQ_IN_USE,
-                        call + ": srq_max_recv_dto " + srqMaxRecvDto + " is below the " + outstanding
-                                + " outstanding buffers");
-            }
-            if (srqMaxRecvDto < lowWatermark) {
-                throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_SRQ_IN_USE,
-                        call + ": srq_max_recv_dto " + srqMaxRecvDto + " is below the low watermark "
-                                + lowWatermark);
-            }
+            dat.spi.DatArgs.srqResizeState(srqMaxRecvDto, outstanding, lowWatermark);
             if (srqMaxRecvDto > fifo.length) {
                 // Posted buffers move to the front in order; the free descriptors follow, then new ones.
                 Dto[] ordered = new Dto[fifo.length];

@@ -227,22 +227,22 @@ final class VerbsEp extends VerbsHandle implements DatEp {
     }
 
     @Override
-    DatReturnSubtype invalidHandleSubtype() {
+    protected DatReturnSubtype invalidHandleSubtype() {
         return DatReturnSubtype.INVALID_HANDLE_EP;
     }
 
     @Override
-    DatReturnSubtype inUseSubtype() {
+    protected DatReturnSubtype inUseSubtype() {
         return DatReturnSubtype.INVALID_STATE_EP_NOTREADY;
     }
 
     @Override
-    String freeCall() {
+    protected String freeCall() {
         return "dat_ep_free";
     }
 
     @Override
-    boolean dependsOn(VerbsHandle other) {
+    protected boolean dependsOn(dat.spi.ProviderHandle other) {
         return other == pz || other == recvEvd || other == requestEvd || other == connectEvd || other == srq;
     }
 
@@ -253,7 +253,7 @@ final class VerbsEp extends VerbsHandle implements DatEp {
 
     /** dat_ep_free: a connected or connecting EP is first disconnected abruptly, its work flushed. */
     @Override
-    void destroy() {
+    protected void destroy() {
         lock.lock();
         try {
             DatEpState s = state;
@@ -1072,12 +1072,7 @@ final class VerbsEp extends VerbsHandle implements DatEp {
     public DatEpRecvInfo recvQuery(int which) {
         String call = "dat_ep_recv_query";
         requireOpen(call);
-        int all = Dat.DAT_EP_RECV_INFO_NBUFS_ALLOCATED | Dat.DAT_EP_RECV_INFO_BUFS_ALLOC_SPAN;
-        if (which == 0 || (which & ~all) != 0) {
-            throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2, call + ": which 0x"
-                    + Integer.toHexString(which) + " must be a non-empty combination of NBUFS_ALLOCATED (0x01)"
-                    + " and BUFS_ALLOC_SPAN (0x10)");
-        }
+        dat.spi.DatArgs.recvQueryWhich(which);
         int n = Dat.DAT_VALUE_UNKNOWN;
         if (srq == null) {
             recvCq.takeCompletions();

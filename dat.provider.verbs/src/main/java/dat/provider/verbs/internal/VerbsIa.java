@@ -37,16 +37,14 @@ import dat.provider.verbs.internal.ffm.RdmaEventChannel;
 import dat.provider.verbs.internal.ffm.SockaddrIn;
 import dat.provider.verbs.internal.ffm.SockaddrIn6;
 import dat.spi.DatArgs;
+import dat.spi.HandleSet;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -103,13 +101,13 @@ final class VerbsIa extends VerbsHandle implements DatIa {
     private final MemorySegment anchorId;
     private final VerbsEvd asyncEvd;
     private final VerbsProgress progress;
-    private final Set<VerbsHandle> objects = new LinkedHashSet<>();
-    private final int[] live = new int[DatHandleType.values().length];
+    private final HandleSet objects;
     private int nextSrqIndex;
 
     private VerbsIa(VerbsPort port, LibIbverbs verbs, LibRdmacm cm, DatProviderAttr providerAttr, DatIaAttr iaAttr,
                     int asyncQlen) {
         this.name = port.iaName();
+        this.objects = new HandleSet(name);
         this.address = port.address();
         this.port = port;
         this.verbs = verbs;
@@ -214,22 +212,22 @@ final class VerbsIa extends VerbsHandle implements DatIa {
     }
 
     @Override
-    DatReturnSubtype invalidHandleSubtype() {
+    protected DatReturnSubtype invalidHandleSubtype() {
         return DatReturnSubtype.INVALID_HANDLE_IA;
     }
 
     @Override
-    DatReturnSubtype inUseSubtype() {
+    protected DatReturnSubtype inUseSubtype() {
         return DatReturnSubtype.INVALID_STATE_IA_IN_USE;
     }
 
     @Override
-    String freeCall() {
+    protected String freeCall() {
         return "dat_ia_close";
     }
 
     @Override
-    void destroy() {
+    protected void destroy() {
         throw new AssertionError("an IA is closed with close(flags)");
     }
 
@@ -289,22 +287,12 @@ final class VerbsIa extends VerbsHandle implements DatIa {
             if (isClosed()) {
                 return;
             }
-            if (flags == DatCloseFlags.GRACEFUL && !objects.isEmpty()) {
-                throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_IA_IN_USE,
-                        "dat_ia_close: graceful close of IA " + name + " while " + describe(objects)
-                                + " still alive; free them or close with ABRUPT");
+            if (flags == DatCloseFlags.GRACEFUL) {
+                objects.requireEmptyForGracefulClose();
             }
-            DatHandleType[] order = {DatHandleType.CR, DatHandleType.RSP, DatHandleType.PSP, DatHandleType.EP,
-                DatHandleType.RMR, DatHandleType.LMR, DatHandleType.SRQ, DatHandleType.EVD, DatHandleType.CNO,
-                DatHandleType.PZ};
-            for (DatHandleType type : order) {
-                for (VerbsHandle h : new ArrayList<>(objects)) {
-                    if (h.handleType() == type && !h.isClosed()) {
-                        h.destroy();
-                    }
-                }
-            }
-            objects.clear();
+            objects.destroyAll(DatHandleType.CR, DatHandleType.RSP, DatHandleType.PSP, DatHandleType.EP,
+                    DatHandleType.RMR, DatHandleType.LMR, DatHandleType.SRQ, DatHandleType.EVD, DatHandleType.CNO,
+                    DatHandleType.PZ);
             for (Object owner : new ArrayList<>(cmOwners.values())) {
                 if (owner instanceof VerbsCr cr) {
                     cr.rejectQuietly();
@@ -326,60 +314,19 @@ final class VerbsIa extends VerbsHandle implements DatIa {
     void free(VerbsHandle h) {
         lifecycle.lock();
         try {
-            if (h.isClosed()) {
-                return;
-            }
-            List<VerbsHandle> users = new ArrayList<>();
-            for (VerbsHandle o : objects) {
-                if (o != h && !o.isClosed() && o.dependsOn(h)) {
-                    users.add(o);
-                }
-            }
-            if (!users.isEmpty()) {
-                throw new DatException(DatReturn.INVALID_STATE, h.inUseSubtype(), h.freeCall() + ": the "
-                        + h.handleType() + " is still used by " + describe(users));
-            }
-            h.checkFree();
-            h.destroy();
-            forget(h);
+            objects.free(h);
         } finally {
             lifecycle.unlock();
         }
     }
 
-    /** Drops a destroyed object from the live set; caller holds {@link #lifecycle}. */
-    void forget(VerbsHandle h) {
-        if (objects.remove(h)) {
-            live[h.handleType().ordinal()]--;
-        }
-    }
-
-    private static String describe(Iterable<VerbsHandle> handles) {
-        int[] counts = new int[DatHandleType.values().length];
-        for (VerbsHandle h : handles) {
-            counts[h.handleType().ordinal()]++;
-        }
-        StringBuilder sb = new StringBuilder();
-        for (DatHandleType t : DatHandleType.values()) {
-            if (counts[t.ordinal()] > 0) {
-                sb.append(sb.isEmpty() ? "" : ", ").append(counts[t.ordinal()]).append(' ').append(t);
-            }
-        }
-        return sb.toString();
-    }
-
     /** Adds a new object; caller holds {@link #lifecycle} and checked {@link #requireRoom}. */
     <T extends VerbsHandle> T register(T h) {
-        objects.add(h);
-        live[h.handleType().ordinal()]++;
-        return h;
+        return objects.register(h);
     }
 
     void requireRoom(DatHandleType type, int max, String call, String limit) {
-        if (live[type.ordinal()] >= max) {
-            throw new DatException(DatReturn.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_MEMORY,
-                    call + ": IA " + name + " already has " + max + " " + type + "s (" + limit + ")");
-        }
+        objects.requireRoom(type, max, call, limit);
     }
 
     /** Opens the lifecycle section of a create call: the IA must still be open. */

@@ -69,27 +69,27 @@ final class VerbsLmr extends VerbsHandle implements DatLmr {
     }
 
     @Override
-    DatReturnSubtype invalidHandleSubtype() {
+    protected DatReturnSubtype invalidHandleSubtype() {
         return DatReturnSubtype.INVALID_HANDLE_LMR;
     }
 
     @Override
-    DatReturnSubtype inUseSubtype() {
+    protected DatReturnSubtype inUseSubtype() {
         return DatReturnSubtype.INVALID_STATE_LMR_IN_USE;
     }
 
     @Override
-    String freeCall() {
+    protected String freeCall() {
         return "dat_lmr_free";
     }
 
     @Override
-    boolean dependsOn(VerbsHandle other) {
+    protected boolean dependsOn(dat.spi.ProviderHandle other) {
         return other == pz;
     }
 
     @Override
-    void destroy() {
+    protected void destroy() {
         markClosed();
         owner().lmrsByLkey.remove(lkey);
         owner().verbs.ibv_dereg_mr(mr);

@@ -91,28 +91,28 @@ final class VerbsPsp extends VerbsHandle implements DatPsp {
     }
 
     @Override
-    DatReturnSubtype invalidHandleSubtype() {
+    protected DatReturnSubtype invalidHandleSubtype() {
         return DatReturnSubtype.INVALID_HANDLE_PSP;
     }
 
     @Override
-    DatReturnSubtype inUseSubtype() {
+    protected DatReturnSubtype inUseSubtype() {
         return DatReturnSubtype.NO_SUBTYPE;
     }
 
     @Override
-    String freeCall() {
+    protected String freeCall() {
         return "dat_psp_free";
     }
 
     @Override
-    boolean dependsOn(VerbsHandle other) {
+    protected boolean dependsOn(dat.spi.ProviderHandle other) {
         return other == evd;
     }
 
     /** Stops listening; requests already delivered stay valid. */
     @Override
-    void destroy() {
+    protected void destroy() {
         markClosed();
         ia.cmOwners.remove(key);
         ia.cm.rdma_destroy_id(id);

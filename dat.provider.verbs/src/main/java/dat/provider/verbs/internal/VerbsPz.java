@@ -30,22 +30,22 @@ final class VerbsPz extends VerbsHandle implements DatPz {
     }
 
     @Override
-    DatReturnSubtype invalidHandleSubtype() {
+    protected DatReturnSubtype invalidHandleSubtype() {
         return DatReturnSubtype.INVALID_HANDLE_PZ;
     }
 
     @Override
-    DatReturnSubtype inUseSubtype() {
+    protected DatReturnSubtype inUseSubtype() {
         return DatReturnSubtype.INVALID_STATE_PZ_IN_USE;
     }
 
     @Override
-    String freeCall() {
+    protected String freeCall() {
         return "dat_pz_free";
     }
 
     @Override
-    void destroy() {
+    protected void destroy() {
         markClosed();
         ia.verbs.ibv_dealloc_pd(pd);
     }

@@ -37,29 +37,29 @@ final class VerbsRsp extends VerbsHandle implements DatRsp {
     }
 
     @Override
-    DatReturnSubtype invalidHandleSubtype() {
+    protected DatReturnSubtype invalidHandleSubtype() {
         return DatReturnSubtype.INVALID_HANDLE_RSP;
     }
 
     @Override
-    DatReturnSubtype inUseSubtype() {
+    protected DatReturnSubtype inUseSubtype() {
         return DatReturnSubtype.NO_SUBTYPE;
     }
 
     @Override
-    String freeCall() {
+    protected String freeCall() {
         return "dat_rsp_free";
     }
 
     /** The CR EVD always; the EP while it is still reserved for this RSP. */
     @Override
-    boolean dependsOn(VerbsHandle other) {
+    protected boolean dependsOn(dat.spi.ProviderHandle other) {
         return other == crEvd || (other == ep && ep.reservedBy() == this);
     }
 
     /** Stops listening; a reserved EP goes back to UNCONNECTED and a request not yet answered is rejected. */
     @Override
-    void destroy() {
+    protected void destroy() {
         VerbsCr pending;
         synchronized (this) {
             markClosed();

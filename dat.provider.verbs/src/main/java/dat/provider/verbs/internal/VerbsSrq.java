@@ -113,27 +113,27 @@ final class VerbsSrq extends VerbsHandle implements DatSrq {
     }
 
     @Override
-    DatReturnSubtype invalidHandleSubtype() {
+    protected DatReturnSubtype invalidHandleSubtype() {
         return DatReturnSubtype.INVALID_HANDLE_SRQ;
     }
 
     @Override
-    DatReturnSubtype inUseSubtype() {
+    protected DatReturnSubtype inUseSubtype() {
         return DatReturnSubtype.INVALID_STATE_SRQ_IN_USE;
     }
 
     @Override
-    String freeCall() {
+    protected String freeCall() {
         return "dat_srq_free";
     }
 
     @Override
-    boolean dependsOn(VerbsHandle other) {
+    protected boolean dependsOn(dat.spi.ProviderHandle other) {
         return other == pz;
     }
 
     @Override
-    void destroy() {
+    protected void destroy() {
         lock.lock();
         try {
             markClosed();
@@ -239,16 +239,7 @@ final class VerbsSrq extends VerbsHandle implements DatSrq {
             requireOpen(call);
             // dat_srq_resize: never below the outstanding buffers (on the SRQ, being filled, or completed but not
             // reaped), so no buffer is ever lost; the SRQ is unchanged on failure.
-            if (srqMaxRecvDto < outstanding) {
-                throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_SRQ_IN_USE,
-                        call + ": srq_max_recv_dto " + srqMaxRecvDto + " is below the " + outstanding
-                                + " outstanding buffers");
-            }
-            if (srqMaxRecvDto < lowWatermark) {
-                throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_SRQ_IN_USE,
-                        call + ": srq_max_recv_dto " + srqMaxRecvDto + " is below the low watermark "
-                                + lowWatermark);
-            }
+            dat.spi.DatArgs.srqResizeState(srqMaxRecvDto, outstanding, lowWatermark);
             if (srqMaxRecvDto > hardwareCapacity) {
                 attr.set(JAVA_INT, IbvSrqAttr.MAX_WR, srqMaxRecvDto);
                 try {

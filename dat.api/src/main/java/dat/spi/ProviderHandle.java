@@ -1,0 +1,84 @@
+package dat.spi;
+
+import dat.api.DatException;
+import dat.api.DatHandle;
+import dat.api.DatReturn;
+import dat.api.DatReturnSubtype;
+
+/**
+ * What every provider object shares: the closed flag, the consumer context ({@code dat_set_consumer_context}) and
+ * the hooks of the free protocol that {@link HandleSet} runs. A provider's objects extend it; its IA frees them
+ * through its {@link HandleSet}, which refuses while another live object {@linkplain #dependsOn depends on} one.
+ */
+public abstract class ProviderHandle implements DatHandle {
+
+    private volatile boolean closed;
+    private volatile Object consumerContext;
+
+    /** For subclasses. */
+    protected ProviderHandle() {
+    }
+
+    /** @return the subtype of {@code DAT_INVALID_HANDLE} for this kind of handle */
+    protected abstract DatReturnSubtype invalidHandleSubtype();
+
+    /** @return the subtype of {@code DAT_INVALID_STATE} when this object is still in use */
+    protected abstract DatReturnSubtype inUseSubtype();
+
+    /** @return the DAT free call, for messages: {@code dat_pz_free} */
+    protected abstract String freeCall();
+
+    /** Releases the object and its resources. Called once, with the owning IA's lifecycle lock held. */
+    protected abstract void destroy();
+
+    /** Last check before a consumer's free, with the IA's lifecycle lock held; may throw {@code DAT_INVALID_STATE}. */
+    protected void checkFree() {
+    }
+
+    /**
+     * @param other another object of the same IA
+     * @return whether this live object uses {@code other}, so {@code other} cannot be freed
+     */
+    protected boolean dependsOn(ProviderHandle other) {
+        return false;
+    }
+
+    @Override
+    public Object consumerContext() {
+        requireOpen("dat_get_consumer_context");
+        return consumerContext;
+    }
+
+    @Override
+    public void consumerContext(Object context) {
+        requireOpen("dat_set_consumer_context");
+        this.consumerContext = context;
+    }
+
+    @Override
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** Marks the object closed; every later call on it answers {@code DAT_INVALID_HANDLE}. */
+    protected final void markClosed() {
+        closed = true;
+    }
+
+    /**
+     * @param call the DAT call, for the message
+     * @throws DatException {@code DAT_INVALID_HANDLE} with this kind's subtype when the object is closed
+     */
+    public final void requireOpen(String call) {
+        if (closed) {
+            throw new DatException(DatReturn.INVALID_HANDLE, invalidHandleSubtype(),
+                    call + ": the " + handleType() + " handle is closed");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "@" + Integer.toHexString(System.identityHashCode(this))
+                + (closed ? "[closed]" : "");
+    }
+}
