@@ -828,8 +828,10 @@ final class VerbsEp extends VerbsHandle implements DatEp {
                 // The peer went first, or the connection never completed: nothing to tell it.
             }
         }
-        toError();
+        // DISCONNECTED before the QP errors: a consumer that reaps a flushed completion must find the EP
+        // disconnected. Posts take this lock, so none slips in between.
         state = DatEpState.DISCONNECTED;
+        toError();
         ia.progress().connecting.remove(this);
         if (event != null) {
             postConnectionEvent(event, null);
