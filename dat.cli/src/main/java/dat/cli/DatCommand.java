@@ -1,8 +1,13 @@
 package dat.cli;
 
+import dat.registry.DatRegistry;
+import java.io.File;
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code dat}: the jDAT command. Exit codes: 0 success, 1 the command ran and the answer is "no" (a TCK rule
@@ -29,8 +34,29 @@ public final class DatCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** The provider path this run adds, joined from every {@code --provider-path}; empty when none was given. */
+    private final List<String> providerPath = new ArrayList<>();
+
     /** Created by picocli. */
     public DatCommand() {
+    }
+
+    /**
+     * {@code --provider-path}: applied before any subcommand runs, through the registry's own property, so every
+     * {@code DatRegistry.load()} of this run sees the same providers ({@code dat tck} loads once per rule).
+     *
+     * @param path jars and directories of jars, separated by the platform's path separator
+     */
+    @Option(names = "--provider-path", paramLabel = "PATH", scope = CommandLine.ScopeType.INHERIT,
+            description = "Also load the providers in these jars and directories of jars (separated by ':', ';' on"
+                + " Windows; repeatable; default: $" + DatRegistry.PROVIDER_PATH_ENV + "). Modular jars load into"
+                + " a module layer of their own, other jars through their META-INF/services.")
+    void providerPath(String path) {
+        if (path.isBlank()) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--provider-path: the path is empty");
+        }
+        providerPath.add(path);
+        System.setProperty(DatRegistry.PROVIDER_PATH_PROPERTY, String.join(File.pathSeparator, providerPath));
     }
 
     @Override
@@ -63,7 +89,17 @@ public final class DatCommand implements Runnable {
             line.getErr().println("dat " + line.getCommandName() + ": " + e.getMessage());
             return EXIT_USAGE;
         });
-        return cli.execute(args);
+        // --provider-path sets the registry's property for this run only: an embedder's next run starts clean.
+        String before = System.getProperty(DatRegistry.PROVIDER_PATH_PROPERTY);
+        try {
+            return cli.execute(args);
+        } finally {
+            if (before == null) {
+                System.clearProperty(DatRegistry.PROVIDER_PATH_PROPERTY);
+            } else {
+                System.setProperty(DatRegistry.PROVIDER_PATH_PROPERTY, before);
+            }
+        }
     }
 
     /** Reports the jDAT version from the module descriptor. */

@@ -1,13 +1,21 @@
 package dat.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dat.registry.DatRegistry;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -123,6 +131,54 @@ class DatCommandTest {
         assertTrue(r.out().contains("dat_srq_resize"), r.out());
         assertTrue(r.out().contains("dat_ia_query"), r.out());
         assertTrue(r.out().lines().noneMatch(l -> l.startsWith("dat_ep_post_send ")), "no other call ran: " + r.out());
+    }
+
+    @Test
+    void providerPathIsAGlobalOptionThatEveryCommandSeesAndThatEndsWithTheRun(@TempDir Path dir) {
+        Path missing = dir.resolve("vendor.jar");
+        for (String[] args : new String[][] {{"--provider-path", missing.toString(), "info"},
+            {"info", "--provider-path", missing.toString()}}) {
+            Run r = dat(args);
+            assertEquals(0, r.exit(), r.err());
+            assertTrue(r.out().lines().anyMatch(l -> l.startsWith("-") && l.contains("vendor.jar")
+                    && l.contains("unavailable: " + missing + ": no such file or directory")),
+                    String.join(" ", args) + "\n" + r.out());
+            assertNull(System.getProperty(DatRegistry.PROVIDER_PATH_PROPERTY), "the property outlived the run");
+        }
+        assertEquals(DatCommand.EXIT_USAGE, dat("--provider-path", " ", "info").exit());
+    }
+
+    @Test
+    void aTckRunLogsEachRegistryProblemOncePerJvmNotOncePerRule(@TempDir Path dir) {
+        // A name no other test uses: the registry remembers what it logged for the whole JVM.
+        Path missing = dir.resolve("missing-" + UUID.randomUUID() + ".jar");
+        List<LogRecord> records = new CopyOnWriteArrayList<>();
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord entry) {
+                records.add(entry);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger registryLog = Logger.getLogger(DatRegistry.LOGGER_NAME);
+        registryLog.addHandler(handler);
+        try {
+            Run r = dat("--provider-path", missing.toString(), "tck", "--provider", "loopback", "--only",
+                    "required_ia_query_*", "--reports", dir.resolve("reports").toString());
+            assertEquals(0, r.exit(), r.out() + r.err());
+        } finally {
+            registryLog.removeHandler(handler);
+        }
+        List<LogRecord> warnings = records.stream().filter(e -> e.getLevel() == java.util.logging.Level.WARNING
+                && e.getMessage().contains(missing.getFileName().toString())).toList();
+        assertEquals(1, warnings.size(), () -> warnings.stream().map(LogRecord::getMessage).toList().toString());
     }
 
     @Test

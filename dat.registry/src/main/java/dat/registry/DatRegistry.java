@@ -31,7 +31,10 @@ import java.util.stream.Collectors;
  *       provider out, and a list of only exclusions keeps every other provider. Listed providers come first, in
  *       the list's order; a listed name that is not found is listed as unavailable, "not found", so a typo shows.
  *   <li>{@link ServiceLoader} for {@link DatProvider}, through the thread context class loader (module path and
- *       class path), or an explicit class loader or module layer, or an explicit list of instances.
+ *       class path), or an explicit class loader or module layer, or an explicit list of instances. With a
+ *       provider path ({@value #PROVIDER_PATH_PROPERTY}, or else {@value #PROVIDER_PATH_ENV}: jars and directories
+ *       of jars), the class loader also sees those jars: modular ones in a child module layer, granted native access
+ *       when {@code dat.registry} has it, the others on a class path (see {@link Builder#providerPath}).
  *   <li>A static registry file in uDAPL's {@code dat.conf} format ({@link DatConf}): its path from
  *       {@value #DAT_CONF_ENV} (environment), or else {@value #DAT_CONF_PROPERTY} (system property). Each entry
  *       names an IA and its provider, by provider name or provider class name, and the provider's
@@ -41,8 +44,8 @@ import java.util.stream.Collectors;
  * <p>Discovery never throws and never drops anything silently (unlike {@code java.sql.DriverManager}): a provider
  * that fails to load, throws from its constructor, {@code name()} or {@code info()}, reports itself unavailable,
  * or repeats another's name is listed in {@link #providers()} with the reason, and each such event is logged once
- * through {@link System.Logger} {@value #LOGGER_NAME} (WARNING for failures, INFO for a provider that says it
- * is unavailable). The same holds for IAs in {@link #ias()}. When two providers or IAs share a name the first
+ * per JVM through {@link System.Logger} {@value #LOGGER_NAME} (WARNING for failures, INFO for a provider that says it
+ * is unavailable; a repeat in a later discovery at DEBUG). The same holds for IAs in {@link #ias()}. When two providers or IAs share a name the first
  * wins.
  *
  * <p>An instance is an immutable snapshot of one discovery and is safe to share between threads; call
@@ -62,6 +65,16 @@ public final class DatRegistry {
     public static final String DAT_CONF_ENV = "DAT_OVERRIDE";
     /** Default of {@link #DAT_CONF_PROPERTY}: empty, no static registry file. */
     public static final String DAT_CONF_DEFAULT = "";
+    /**
+     * System property with the provider path: jars and directories of jars, separated by
+     * {@link java.io.File#pathSeparator}, whose providers are discovered besides those the application was started
+     * with (see {@link Builder#providerPath}).
+     */
+    public static final String PROVIDER_PATH_PROPERTY = "dat.provider.path";
+    /** Environment variable read when {@link #PROVIDER_PATH_PROPERTY} is not set. */
+    public static final String PROVIDER_PATH_ENV = "DAT_PROVIDER_PATH";
+    /** Default of {@link #PROVIDER_PATH_PROPERTY}: empty, no provider path. */
+    public static final String PROVIDER_PATH_DEFAULT = "";
     /**
      * Async EVD queue length {@link #open(String)} asks for: room for a burst of asynchronous errors (EP broken,
      * SRQ low watermark, EVD overflow) from a handful of endpoints before the consumer dequeues.
@@ -349,6 +362,7 @@ public final class DatRegistry {
         private Map<String, String> properties = Map.of();
         private Map<String, String> environment = Map.of();
         private Path datConf;
+        private List<Path> providerPath;
         private System.Logger logger;
 
         private Builder() {
@@ -448,8 +462,23 @@ public final class DatRegistry {
         }
 
         /**
-         * @param destination where discovery reports problems, instead of {@code System.getLogger}
-         *     ({@value #LOGGER_NAME})
+         * Also discovers the providers in these jars and directories of jars, whatever the environment and
+         * properties say ({@value #PROVIDER_PATH_PROPERTY}): modular jars (and jars with an
+         * {@code Automatic-Module-Name}) in a child module layer, other jars through a class loader over it. Applies
+         * to discovery through a class loader (the default, or {@link #classLoader}); each distinct set of jars is
+         * loaded once per JVM. A jar that cannot be loaded is listed as an unavailable provider with the reason.
+         *
+         * @param entries jars and directories of jars, in order; empty for none
+         * @return this builder
+         */
+        public Builder providerPath(List<Path> entries) {
+            this.providerPath = List.copyOf(entries);
+            return this;
+        }
+
+        /**
+         * @param destination where discovery reports every problem each time, instead of {@code System.getLogger}
+         *     ({@value #LOGGER_NAME}), which each problem reaches once per JVM
          * @return this builder
          */
         public Builder logger(System.Logger destination) {
@@ -463,7 +492,7 @@ public final class DatRegistry {
          * @return the snapshot
          */
         public DatRegistry build() {
-            System.Logger log = logger != null ? logger : System.getLogger(LOGGER_NAME);
+            System.Logger log = logger != null ? logger : OncePerJvmLogger.registry();
 
             String providersVariable = PROVIDERS_PROPERTY;
             String providersText = properties.get(PROVIDERS_PROPERTY);
@@ -473,7 +502,30 @@ public final class DatRegistry {
             }
             ProviderFilter filter = ProviderFilter.parse(providersVariable, providersText);
 
-            ClassLoader loader = classLoader != null ? classLoader : contextClassLoader();
+            String pathVariable = "DatRegistry.Builder.providerPath";
+            List<Path> pathEntries = providerPath;
+            if (pathEntries == null && !isBlank(properties.get(PROVIDER_PATH_PROPERTY))) {
+                pathVariable = "system property " + PROVIDER_PATH_PROPERTY;
+                pathEntries = ProviderPath.split(properties.get(PROVIDER_PATH_PROPERTY));
+            } else if (pathEntries == null && !isBlank(environment.get(PROVIDER_PATH_ENV))) {
+                pathVariable = PROVIDER_PATH_ENV;
+                pathEntries = ProviderPath.split(environment.get(PROVIDER_PATH_ENV));
+            }
+            ProviderPath.Loaded path = null;
+            if (pathEntries != null && !pathEntries.isEmpty()) {
+                if (serviceProviders != null || moduleLayer != null) {
+                    log.log(System.Logger.Level.WARNING, "the DAT provider path from " + pathVariable + " is ignored:"
+                            + " discovery was given " + (moduleLayer != null ? "a module layer" : "its providers"));
+                } else {
+                    path = ProviderPath.load(pathEntries, classLoader != null ? classLoader : contextClassLoader());
+                    if (path.nativeAccessNote() != null) {
+                        log.log(System.Logger.Level.INFO, path.nativeAccessNote());
+                    }
+                }
+            }
+
+            ClassLoader loader = path != null ? path.loader() : classLoader != null ? classLoader
+                    : contextClassLoader();
             Function<String, Class<?>> classLookup = moduleLayer != null ? name -> findInLayer(moduleLayer, name)
                     : name -> findInLoader(loader, name);
             Iterable<? extends ServiceLoader.Provider<DatProvider>> found = serviceProviders;
@@ -485,7 +537,10 @@ public final class DatRegistry {
             }
 
             Discovery discovery = new Discovery(log, filter, classLookup);
-            discovery.discoverProviders(found, source);
+            if (path != null) {
+                discovery.providerPathFailures(path.failures());
+            }
+            discovery.discoverProviders(found, source, path == null ? type -> false : path::defines);
             discovery.discoverProviderIas();
 
             Path confPath = datConf;
@@ -507,7 +562,13 @@ public final class DatRegistry {
                             + PROVIDERS_ENV + " when the property is unset)"),
                     new DatSetting(DAT_CONF_PROPERTY, DAT_CONF_DEFAULT, confPath == null ? DAT_CONF_DEFAULT
                             : confPath.toString(), "static registry file in dat.conf format (" + DAT_CONF_ENV
-                            + " takes precedence)"));
+                            + " takes precedence)"),
+                    new DatSetting(PROVIDER_PATH_PROPERTY, PROVIDER_PATH_DEFAULT, pathEntries == null
+                            ? PROVIDER_PATH_DEFAULT : pathEntries.stream().map(Path::toString)
+                                    .collect(Collectors.joining(java.io.File.pathSeparator)),
+                            "jars and directories of jars with more providers (" + PROVIDER_PATH_ENV
+                            + " when the property is unset)" + (path == null || path.nativeAccessNote() == null ? ""
+                                    : "; " + path.nativeAccessNote())));
             return new DatRegistry(discovery, settings);
         }
 

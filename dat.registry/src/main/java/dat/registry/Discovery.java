@@ -21,6 +21,7 @@ import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -91,8 +92,10 @@ final class Discovery {
      *
      * @param found the providers, not yet instantiated
      * @param source {@link DiscoverySource#SERVICE_LOADER} or {@link DiscoverySource#EXPLICIT}
+     * @param onProviderPath whether a provider class came from the provider path, which is then its source
      */
-    void discoverProviders(Iterable<? extends ServiceLoader.Provider<DatProvider>> found, DiscoverySource source) {
+    void discoverProviders(Iterable<? extends ServiceLoader.Provider<DatProvider>> found, DiscoverySource source,
+                           Predicate<Class<?>> onProviderPath) {
         Iterator<? extends ServiceLoader.Provider<DatProvider>> it = found.iterator();
         int failuresInARow = 0;
         while (true) {
@@ -128,9 +131,23 @@ final class Discovery {
                         "failed to load: " + describe(e), e);
                 continue;
             }
-            register(provider, className, source);
+            register(provider, className, onProviderPath.test(provider.getClass()) ? DiscoverySource.PROVIDER_PATH
+                    : source);
         }
         orderByFilter();
+    }
+
+    /**
+     * Lists the provider-path entries that could not be loaded, each as an unavailable provider named after its
+     * file.
+     *
+     * @param failures the jars and directories at fault, with the reasons
+     */
+    void providerPathFailures(List<ProviderPath.Failure> failures) {
+        for (ProviderPath.Failure failure : failures) {
+            fail(failure.jar().getFileName() == null ? failure.jar().toString() : failure.jar().getFileName()
+                    .toString(), null, DiscoverySource.PROVIDER_PATH, failure.jar() + ": " + failure.reason(), null);
+        }
     }
 
     /**

@@ -1,6 +1,8 @@
 package dat.registry;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
@@ -16,6 +18,7 @@ import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -137,6 +140,108 @@ class ProviderPathsTest {
         assertEquals(List.of("modular0", "conf0"), registry.ias().stream().map(IaEntry::name).toList());
         assertTrue(registry.ias().get(1).available(), registry.ias()::toString);
         assertEquals(List.of(), log.entries());
+    }
+
+    @Test
+    void providerPathLoadsModularAndPlainJarsOnceAndListsWhatFails() throws Exception {
+        Path dir = Files.createDirectories(work.resolve("path-dir"));
+        Files.copy(plainJar, dir.resolve("plain.jar"), StandardCopyOption.REPLACE_EXISTING);
+        Files.writeString(dir.resolve("notes.txt"), "not a jar, not looked at");
+        Path missing = work.resolve("no-such.jar");
+        Path notAJar = Files.writeString(work.resolve("text.jar"), "not a zip");
+        Path unresolvable = moduleJarRequiringAbsentModule("test.provider.needy", "no.such.module");
+        List<Path> path = List.of(modularJar, dir, missing, notAJar, unresolvable);
+
+        RecordingLogger log = new RecordingLogger();
+        DatRegistry registry = DatRegistry.builder().logger(log).properties(Map.of()).providerPath(path).build();
+
+        assertEquals(DiscoverySource.PROVIDER_PATH, entry(registry, "modular-test").source());
+        assertTrue(entry(registry, "modular-test").available(), registry::toString);
+        assertEquals(DiscoverySource.PROVIDER_PATH, entry(registry, "plain-test").source());
+        ProviderEntry noFile = entry(registry, "no-such.jar");
+        assertEquals(missing + ": no such file or directory", noFile.unavailableReason());
+        assertTrue(entry(registry, "text.jar").unavailableReason().contains("not a readable jar"), registry::toString);
+        ProviderEntry needy = entry(registry, "needy.jar");
+        assertTrue(needy.unavailableReason().contains("module test.provider.needy cannot be resolved")
+                && needy.unavailableReason().contains("no.such.module"), needy::toString);
+        assertEquals(DiscoverySource.PROVIDER_PATH, needy.source());
+        assertEquals(List.of("modular0", "plain0"), registry.ias().stream().map(IaEntry::name).sorted().toList());
+        assertEquals(1, log.find(Level.WARNING, "no-such.jar").size(), log.entries()::toString);
+        assertEquals(1, log.find(Level.WARNING, "test.plain.DoesNotExist").size(), log.entries()::toString);
+
+        // The same jars again: the same layer and loader, not a second copy of every class.
+        ClassLoader parent = Thread.currentThread().getContextClassLoader();
+        ProviderPath.Loaded loaded = ProviderPath.load(path, parent);
+        assertSame(loaded, ProviderPath.load(path, parent));
+        Module module = Class.forName("test.modular.internal.ModularProvider", false, loaded.loader()).getModule();
+        assertEquals("test.provider.modular", module.getName());
+        assertSame(loaded.layer(), module.getLayer());
+        assertTrue(loaded.defines(Class.forName("test.plain.PlainProvider", false, loaded.loader())));
+        assertFalse(loaded.defines(DatRegistry.class));
+
+        // A jar added to a directory on the path is a new set of jars: it is seen on the next load.
+        Files.copy(modularJar, dir.resolve("modular-copy.jar"));
+        DatRegistry grown = DatRegistry.builder().logger(log).properties(Map.of()).providerPath(path).build();
+        assertTrue(grown.providers().stream().anyMatch(p -> p.name().equals("modular-copy.jar")
+                && p.unavailableReason().contains("module test.provider.modular is already on the provider path")),
+                grown::toString);
+    }
+
+    @Test
+    void providerPathFromThePropertyOrElseTheEnvironment() {
+        DatRegistry fromEnv = DatRegistry.builder().logger(new RecordingLogger())
+                .environment(Map.of(DatRegistry.PROVIDER_PATH_ENV, modularJar.toString())).build();
+        assertEquals(DiscoverySource.PROVIDER_PATH, entry(fromEnv, "modular-test").source());
+        assertEquals(modularJar.toString(), fromEnv.settings().stream()
+                .filter(s -> s.property().equals(DatRegistry.PROVIDER_PATH_PROPERTY)).findFirst().orElseThrow().currentValue());
+
+        DatRegistry fromProperty = DatRegistry.builder().logger(new RecordingLogger())
+                .environment(Map.of(DatRegistry.PROVIDER_PATH_ENV, modularJar.toString()))
+                .properties(Map.of(DatRegistry.PROVIDER_PATH_PROPERTY, plainJar.toString())).build();
+        assertTrue(fromProperty.providers().stream().noneMatch(p -> p.name().equals("modular-test")),
+                fromProperty::toString);
+        assertEquals(DiscoverySource.PROVIDER_PATH, entry(fromProperty, "plain-test").source());
+    }
+
+    @Test
+    void providerPathIsIgnoredWithAWarningWhenDiscoveryIsGivenItsProviders() {
+        RecordingLogger log = new RecordingLogger();
+        DatRegistry registry = DatRegistry.builder().logger(log).providers(List.of()).providerPath(List.of(modularJar))
+                .build();
+        assertEquals(List.of(), registry.providers());
+        assertEquals(1, log.find(Level.WARNING, "provider path").size(), log.entries()::toString);
+    }
+
+    @Test
+    void theDefaultLoggerReportsEachProblemOncePerJvm() {
+        RecordingLogger log = new RecordingLogger();
+        OncePerJvmLogger once = new OncePerJvmLogger(log);
+        Path missing = work.resolve("missing-once.jar");
+        for (int i = 0; i < 3; i++) {
+            DatRegistry.builder().logger(once).providerPath(List.of(missing)).build();
+        }
+        assertEquals(1, log.find(Level.WARNING, "missing-once.jar").size(), log.entries()::toString);
+        assertEquals(2, log.find(Level.DEBUG, "missing-once.jar").size(), log.entries()::toString);
+        assertSame(OncePerJvmLogger.registry(), OncePerJvmLogger.registry());
+    }
+
+    private static ProviderEntry entry(DatRegistry registry, String name) {
+        return registry.providers().stream().filter(p -> p.name().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("no provider " + name + " in\n" + registry));
+    }
+
+    /** A modular jar whose module requires one that exists only at compile time, named after its last part. */
+    private static Path moduleJarRequiringAbsentModule(String module, String absent) throws IOException {
+        Path stubSrc = work.resolve(absent + "-src");
+        write(stubSrc.resolve("module-info.java"), "module " + absent + " { }\n");
+        Path stub = work.resolve("stubs").resolve(absent);
+        javac("-d", stub.toString(), stubSrc.resolve("module-info.java").toString());
+        Path src = work.resolve(module + "-src");
+        write(src.resolve("module-info.java"), "module " + module + " { requires dat.api; requires " + absent + "; }\n");
+        Path classes = work.resolve(module + "-classes");
+        javac("--module-path", location(dat.spi.DatProvider.class) + File.pathSeparator + work.resolve("stubs"),
+                "-d", classes.toString(), src.resolve("module-info.java").toString());
+        return jar(classes, work.resolve(module.substring(module.lastIndexOf('.') + 1) + ".jar"));
     }
 
     /** Source of a provider offering one IA, and describing any IA a dat.conf entry names. */
