@@ -70,9 +70,26 @@ public class DatException extends RuntimeException {
         return subtype;
     }
 
-    /** @return the full DAT status, {@code DAT_CLASS_ERROR | type | subtype} */
+    /**
+     * The full DAT status, as the C call would return it. It includes the subtype, so it equals a type constant
+     * such as {@link DatReturn#DAT_INVALID_PARAMETER} only when the subtype is {@link DatReturnSubtype#NO_SUBTYPE}:
+     * to ask for the type, use {@link #is(DatReturn)} ({@code DAT_GET_TYPE(status) == DAT_INVALID_PARAMETER} in C).
+     *
+     * @return {@code DAT_CLASS_ERROR | type | subtype}
+     */
     public int code() {
         return type.code(subtype);
+    }
+
+    /**
+     * Compares the DAT return type, whatever the subtype: {@code e.is(DatReturn.INVALID_PARAMETER)} holds for
+     * {@code DAT_INVALID_PARAMETER} with or without {@code DAT_INVALID_ARG3}.
+     *
+     * @param expected the type
+     * @return whether this exception carries that type
+     */
+    public boolean is(DatReturn expected) {
+        return type == Objects.requireNonNull(expected, "expected");
     }
 
     @Override

@@ -82,6 +82,18 @@ class DatReturnTest {
     }
 
     @Test
+    void exceptionIsComparesTheTypeWhateverTheSubtype() {
+        DatException withSubtype = new DatException(DatReturn.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG3,
+                "dat_ep_post_send: num_segments -1 is negative");
+        assertTrue(withSubtype.is(DatReturn.INVALID_PARAMETER));
+        assertFalse(withSubtype.is(DatReturn.INVALID_STATE));
+        // The trap is() exists for: the full code carries the subtype.
+        assertFalse(withSubtype.code() == DatReturn.DAT_INVALID_PARAMETER);
+        assertTrue(new DatException(DatReturn.INVALID_PARAMETER, "no subtype").is(DatReturn.INVALID_PARAMETER));
+        assertThrows(NullPointerException.class, () -> withSubtype.is(null));
+    }
+
+    @Test
     void exceptionFromDataPathStatus() {
         DatException e = DatException.of(DatReturn.PROTECTION_VIOLATION.code(DatReturnSubtype.PROTECTION_READ),
                 "dat_ep_post_send");
