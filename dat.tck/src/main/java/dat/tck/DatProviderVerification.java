@@ -16,15 +16,10 @@ import dat.tck.rules.SrqResizeRules;
 import org.junit.jupiter.api.Nested;
 
 /**
- * The whole TCK for one provider: extend it in your provider's tests and implement {@link #openIa()}.
+ * The whole TCK for one provider: extend it in your provider's tests and implement {@link #openIa()}, as the
+ * example provider ({@code examples/provider-template}, compiled and run by jDAT's build) does:
  *
- * <pre>{@code
- * class MyProviderTckTest extends DatProviderVerification {
- *     protected DatIa openIa() {
- *         return new MyProvider().open("my0", "", 16);
- *     }
- * }
- * }</pre>
+ * {@snippet class="com.example.dat.internal.ExampleTckTest" region="verification"}
  *
  * <p>Each nested class holds the rules of one DAT call (or object life cycle); each test is named
  * {@code required_<call>_<rule>}, {@code optional_<call>_<rule>} or {@code untested_<call>_<rule>} and carries

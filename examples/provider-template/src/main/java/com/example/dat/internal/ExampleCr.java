@@ -1,0 +1,149 @@
+package com.example.dat.internal;
+
+import dat.api.DatCr;
+import dat.api.DatCrParam;
+import dat.api.DatEp;
+import dat.api.DatEventType;
+import dat.api.DatException;
+import dat.api.DatHandleType;
+import dat.api.DatReturn;
+import dat.api.DatReturnSubtype;
+import dat.spi.DatArgs;
+
+/**
+ * A connection request on the passive side: created by {@code dat_ep_connect}, consumed by {@code dat_cr_accept}
+ * or {@code dat_cr_reject}, moved by {@code dat_cr_handoff}. Not in the IA's handle set: it lives only until it is
+ * answered, and freeing it unanswered rejects it.
+ */
+final class ExampleCr extends ExampleHandle implements DatCr {
+
+    private final ExampleEp requester;
+    /** The requester's port qualifier, {@code remote_port_qual} of the request. */
+    private final long requesterQual;
+    private final byte[] privateData;
+    private Fabric.Listener listener;
+
+    ExampleCr(Fabric.Listener listener, ExampleEp requester, long requesterQual, byte[] privateData) {
+        super(((ExampleHandle) listener.handle()).ia);
+        this.listener = listener;
+        this.requester = requester;
+        this.requesterQual = requesterQual;
+        this.privateData = privateData;
+    }
+
+    /** Queues the request on a listener's CR EVD; @return false when that EVD was full */
+    boolean arrive(Fabric.Listener to, long connQual) {
+        listener = to;
+        if (to instanceof ExampleRsp rsp) {
+            // An RSP serves one request; a second connect finds no listener.
+            rsp.consumed();
+        }
+        return to.crEvd().request(to.handle(), connQual, this);
+    }
+
+    /** The requester gave up (timeout, disconnect, free): the request can no longer be answered. */
+    void withdraw() {
+        markClosed();
+    }
+
+    @Override
+    public DatCrParam query() {
+        Fabric.LOCK.lock();
+        try {
+            requireOpen("dat_cr_query");
+            return new DatCrParam(Fabric.ADDRESS, requesterQual, privateData.clone(),
+                    listener.reservedEp());
+        } finally {
+            Fabric.LOCK.unlock();
+        }
+    }
+
+    @Override
+    public void accept(DatEp ep, byte[] acceptData) {
+        String call = "dat_cr_accept";
+        Fabric.LOCK.lock();
+        try {
+            requireOpen(call);
+            ExampleEp passive = ia.own(ep, ExampleEp.class, DatReturnSubtype.INVALID_HANDLE_EP, call, "ep_handle");
+            ExampleEp.checkPrivateData(call, acceptData, DatReturnSubtype.INVALID_ARG4);
+            passive.requireAcceptable(call, listener.reservedEp());
+            markClosed();
+            if (!requester.awaits(this)) {
+                throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.NO_SUBTYPE, call
+                        + ": the requester no longer waits (it timed out, disconnected or was freed)");
+            }
+            requester.established(passive, listener.qualifier(), acceptData == null ? null : acceptData.clone());
+        } finally {
+            Fabric.LOCK.unlock();
+        }
+    }
+
+    @Override
+    public void reject() {
+        Fabric.LOCK.lock();
+        try {
+            requireOpen("dat_cr_reject");
+            markClosed();
+            if (requester.awaits(this)) {
+                requester.refused(DatEventType.CONNECTION_EVENT_PEER_REJECTED);
+            }
+        } finally {
+            Fabric.LOCK.unlock();
+        }
+    }
+
+    @Override
+    public void handoff(long handoffConnQual) {
+        String call = "dat_cr_handoff";
+        Fabric.LOCK.lock();
+        try {
+            requireOpen(call);
+            Fabric.Listener to = Fabric.listener(handoffConnQual);
+            if (!(to instanceof ExamplePsp) || ((ExampleHandle) to.handle()).ia != ia) {
+                throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2, call + ": no PSP of IA " + ia.name()
+                        + " listens on conn_qual " + handoffConnQual);
+            }
+            if (!arrive(to, handoffConnQual)) {
+                markClosed();
+                if (requester.awaits(this)) {
+                    requester.refused(DatEventType.CONNECTION_EVENT_NON_PEER_REJECTED);
+                }
+            }
+        } finally {
+            Fabric.LOCK.unlock();
+        }
+    }
+
+    /** Freeing a request nobody answered rejects it, so the requester is not left waiting. */
+    @Override
+    public void close() {
+        Fabric.LOCK.lock();
+        try {
+            if (!isClosed()) {
+                reject();
+            }
+        } finally {
+            Fabric.LOCK.unlock();
+        }
+    }
+
+    @Override
+    public DatHandleType handleType() {
+        return DatHandleType.CR;
+    }
+
+    @Override
+    protected DatReturnSubtype invalidHandleSubtype() {
+        return DatReturnSubtype.INVALID_HANDLE_CR;
+    }
+
+    @Override
+    protected String freeCall() {
+        return "dat_cr_reject";
+    }
+
+    @Override
+    protected void destroy() {
+        markClosed();
+    }
+}
