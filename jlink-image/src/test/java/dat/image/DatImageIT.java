@@ -42,33 +42,25 @@ class DatImageIT {
     private static final Duration QUICK = Duration.ofSeconds(60);
     private static final Duration TCK = Duration.ofMinutes(10);
 
-    private static Path image;
     private static Path work;
 
     @BeforeAll
     static void locateImage() throws IOException {
-        String dir = System.getProperty("dat.image");
-        assertTrue(dir != null && !dir.isBlank(), "system property dat.image (the image directory) is not set");
-        image = Path.of(dir).toAbsolutePath();
-        assertTrue(Files.isExecutable(image.resolve("bin/dat")), "no executable bin/dat in " + image);
-        assertTrue(Files.isExecutable(image.resolve("bin/java")), "no executable bin/java in " + image);
-        work = Path.of(System.getProperty("dat.image.work", System.getProperty("java.io.tmpdir")))
-                .toAbsolutePath();
-        Files.createDirectories(work);
+        work = Image.work();
     }
 
     @Test
     void version_namesJdat() throws Exception {
-        Run run = run(QUICK, work, "bin/dat", "--version");
+        Image.Run run = Image.run(QUICK, work, "bin/dat", "--version");
         run.assertSuccess();
-        assertTrue(run.out.contains("jDAT"), run.describe("the version should name jDAT"));
+        assertTrue(run.out().contains("jDAT"), run.describe("the version should name jDAT"));
     }
 
     @Test
     void listModules_containsEveryJdatModuleAndTheServiceProviders() throws Exception {
-        Run run = run(QUICK, work, "bin/java", "--list-modules");
+        Image.Run run = Image.run(QUICK, work, "bin/java", "--list-modules");
         run.assertSuccess();
-        Set<String> modules = run.out.lines().map(l -> l.replaceFirst("@.*", "").strip())
+        Set<String> modules = run.out().lines().map(l -> l.replaceFirst("@.*", "").strip())
                 .filter(l -> !l.isEmpty()).collect(Collectors.toSet());
         for (String m : Stream.concat(JDAT_MODULES.stream(), SUPPORT_MODULES.stream()).toList()) {
             assertTrue(modules.contains(m), run.describe("module " + m + " missing from the image"));
@@ -79,11 +71,11 @@ class DatImageIT {
 
     @Test
     void infoJson_listsLoopback0WithItsAttributes() throws Exception {
-        Run run = run(QUICK, work, "bin/dat", "info", "--json");
+        Image.Run run = Image.run(QUICK, work, "bin/dat", "info", "--json");
         run.assertSuccess();
         Object parsed;
         try {
-            parsed = new JsonReader(run.out).readDocument();
+            parsed = new JsonReader(run.out()).readDocument();
         } catch (IllegalArgumentException e) {
             throw new AssertionError(run.describe("output is not JSON: " + e.getMessage()), e);
         }
@@ -124,10 +116,10 @@ class DatImageIT {
     @Test
     void tck_loopbackPasses() throws Exception {
         Path dir = Files.createDirectories(work.resolve("tck"));
-        Run run = run(TCK, dir, "bin/dat", "tck", "--provider", "loopback");
+        Image.Run run = Image.run(TCK, dir, "bin/dat", "tck", "--provider", "loopback");
         run.assertSuccess();
-        assertTrue(run.out.contains("verifying IA loopback0"), run.describe("should verify loopback0"));
-        assertTrue(run.out.lines().anyMatch(l -> l.matches("ran [1-9][0-9]* rules: 0 failed, .*")),
+        assertTrue(run.out().contains("verifying IA loopback0"), run.describe("should verify loopback0"));
+        assertTrue(run.out().lines().anyMatch(l -> l.matches("ran [1-9][0-9]* rules: 0 failed, .*")),
                 run.describe("should report rules run and none failed"));
         try (Stream<Path> reports = Files.list(dir.resolve("dat-tck-reports"))) {
             assertTrue(reports.anyMatch(p -> p.toString().endsWith(".xml")),
@@ -135,63 +127,10 @@ class DatImageIT {
         }
     }
 
-    private static Map<?, ?> findByName(List<?> list, String name, Run run) {
+    private static Map<?, ?> findByName(List<?> list, String name, Image.Run run) {
         return list.stream().filter(Map.class::isInstance).map(Map.class::cast)
                 .filter(m -> name.equals(m.get("name"))).findFirst()
                 .orElseThrow(() -> new AssertionError(run.describe("no entry named " + name)));
-    }
-
-    // ---- processes -------------------------------------------------------------------------------------------
-
-    /** A finished process: its command, exit code and both streams. */
-    private record Run(List<String> command, int exit, String out, String err) {
-
-        String describe(String what) {
-            return what + "\n  command: " + String.join(" ", command) + "\n  exit: " + exit
-                    + "\n  ---- stdout ----\n" + out + "\n  ---- stderr ----\n" + err;
-        }
-
-        /** Exit 0 and nothing on stderr. */
-        void assertSuccess() {
-            assertEquals(0, exit, describe("exit code"));
-            assertTrue(err.isBlank(), describe("stderr should be empty"));
-        }
-    }
-
-    /**
-     * Runs an image executable ({@code bin/...}, relative to the image) in {@code dir}, with the JVM option
-     * variables and the registry's selection variables cleared so the image is tested as built. Output goes to
-     * files (no pipe can fill up); a process that outlives {@code timeout} is killed and the test fails with
-     * what it printed so far.
-     */
-    private static Run run(Duration timeout, Path dir, String executable, String... args) throws Exception {
-        List<String> command = new ArrayList<>();
-        command.add(image.resolve(executable).toString());
-        command.addAll(List.of(args));
-        Path out = Files.createTempFile(work, "out", ".txt");
-        Path err = Files.createTempFile(work, "err", ".txt");
-        ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile())
-                .redirectOutput(out.toFile()).redirectError(err.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
-        Map<String, String> env = pb.environment();
-        for (String v : List.of("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "DAT_PROVIDERS",
-                "DAT_OVERRIDE")) {
-            env.remove(v);
-        }
-        Process process = pb.start();
-        boolean finished = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        if (!finished) {
-            process.descendants().forEach(ProcessHandle::destroyForcibly);
-            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
-        Run run = new Run(command, finished ? process.exitValue() : -1, Files.readString(out, StandardCharsets.UTF_8),
-                Files.readString(err, StandardCharsets.UTF_8));
-        Files.deleteIfExists(out);
-        Files.deleteIfExists(err);
-        if (!finished) {
-            fail(run.describe("did not finish within " + timeout.toSeconds() + " s and was killed"));
-        }
-        return run;
     }
 
     // ---- JSON ------------------------------------------------------------------------------------------------
