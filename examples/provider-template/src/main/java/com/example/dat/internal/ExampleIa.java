@@ -37,6 +37,9 @@ final class ExampleIa extends ExampleHandle implements DatIa {
     private static final DatHandleType[] DESTROY_ORDER = {DatHandleType.EP, DatHandleType.PSP, DatHandleType.RSP,
         DatHandleType.LMR, DatHandleType.EVD, DatHandleType.PZ};
 
+    /** A thread that never runs: a segment it may access is one every thread may access. */
+    private static final Thread NOBODY = Thread.ofPlatform().unstarted(() -> { });
+
     private final String name;
     private final DatProviderAttr providerAttr;
     private final DatIaAttr iaAttr;
@@ -115,10 +118,10 @@ final class ExampleIa extends ExampleHandle implements DatIa {
         return Fabric.ADDRESS;
     }
 
-    /** {@code dat_ia_close(ABRUPT)}: closing is never refused through {@link AutoCloseable}. */
+    /** {@code dat_ia_close(GRACEFUL)}, as jDAT's providers answer {@link AutoCloseable#close()}. */
     @Override
     public void close() {
-        close(DatCloseFlags.ABRUPT);
+        close(DatCloseFlags.GRACEFUL);
     }
 
     @Override
@@ -189,6 +192,11 @@ final class ExampleIa extends ExampleHandle implements DatIa {
             requireOpen("dat_lmr_create");
             ExamplePz zone = own(pz, ExamplePz.class, DatReturnSubtype.INVALID_HANDLE_PZ, "dat_lmr_create", "pz");
             DatArgs.lmrCreate(iaAttr, region, privileges);
+            if (!region.isAccessibleBy(NOBODY)) {
+                // Data moves on whichever thread posts: every thread must be able to touch registered memory.
+                throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG3, "dat_lmr_create: region_description"
+                        + " is confined to one thread; register memory of a shared or global arena");
+            }
             objects.requireRoom(DatHandleType.LMR, iaAttr.maxLmrs(), "dat_lmr_create", "max_lmrs");
             return objects.register(new ExampleLmr(this, zone, region, privileges));
         } finally {
