@@ -6,6 +6,7 @@ import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.spi.DatProvider;
 import dat.spi.DatSetting;
+import java.io.File;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -44,9 +45,9 @@ import java.util.stream.Collectors;
  * <p>Discovery never throws and never drops anything silently (unlike {@code java.sql.DriverManager}): a provider
  * that fails to load, throws from its constructor, {@code name()} or {@code info()}, reports itself unavailable,
  * or repeats another's name is listed in {@link #providers()} with the reason, and each such event is logged once
- * per JVM through {@link System.Logger} {@value #LOGGER_NAME} (WARNING for failures, INFO for a provider that says it
- * is unavailable; a repeat in a later discovery at DEBUG). The same holds for IAs in {@link #ias()}. When two providers or IAs share a name the first
- * wins.
+ * per JVM through {@link System.Logger} {@value #LOGGER_NAME} (WARNING for failures, INFO for a provider that says
+ * it is unavailable; a repeat in a later discovery at DEBUG). The same holds for IAs in {@link #ias()}. When two
+ * providers or IAs share a name the first wins.
  *
  * <p>An instance is an immutable snapshot of one discovery and is safe to share between threads; call
  * {@link #load()} again to see providers installed since.
@@ -565,7 +566,7 @@ public final class DatRegistry {
                             + " takes precedence)"),
                     new DatSetting(PROVIDER_PATH_PROPERTY, PROVIDER_PATH_DEFAULT, pathEntries == null
                             ? PROVIDER_PATH_DEFAULT : pathEntries.stream().map(Path::toString)
-                                    .collect(Collectors.joining(java.io.File.pathSeparator)),
+                                    .collect(Collectors.joining(File.pathSeparator)),
                             "jars and directories of jars with more providers (" + PROVIDER_PATH_ENV
                             + " when the property is unset)" + (path == null || path.nativeAccessNote() == null ? ""
                                     : "; " + path.nativeAccessNote())));

@@ -19,8 +19,10 @@ public enum DiscoverySource {
         this.label = label;
     }
 
-    /** @return the short label tables print: {@code property}, {@code service-loader},
-     *     {@code provider-path}, {@code dat.conf} */
+    /**
+     * @return the short label tables print: {@code property}, {@code service-loader}, {@code provider-path},
+     *     {@code dat.conf}
+     */
     @Override
     public String toString() {
         return label;

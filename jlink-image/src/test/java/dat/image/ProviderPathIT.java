@@ -30,7 +30,8 @@ class ProviderPathIT {
 
     @BeforeAll
     static void buildTheVendorJars() throws Exception {
-        work = Files.createDirectories(Image.work().resolve("provider-path"));
+        // A fresh directory per run: a build without clean must not find the last run's classes.
+        work = Files.createTempDirectory(Image.work(), "provider-path");
         Path sources = Path.of(System.getProperty("dat.example.sources")).toAbsolutePath();
         Path datApi = Image.location(dat.spi.DatProvider.class);
         modularJar = build(sources, datApi, true, work.resolve("vendor-modular.jar"));
