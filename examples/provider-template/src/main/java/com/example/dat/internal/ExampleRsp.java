@@ -1,6 +1,5 @@
 package com.example.dat.internal;
 
-import dat.api.DatHandle;
 import dat.api.DatHandleType;
 import dat.api.DatRsp;
 import dat.api.DatRspParam;
@@ -11,37 +10,18 @@ import dat.spi.ProviderHandle;
  * A reserved service point ({@code dat_rsp_create}): one connection request to its qualifier, for the EP it
  * reserved.
  */
-final class ExampleRsp extends ExampleHandle implements DatRsp, Fabric.Listener {
+final class ExampleRsp extends ExampleServicePoint implements DatRsp {
 
-    private final long connQual;
     private final ExampleEp ep;
-    private final ExampleEvd crEvd;
 
     ExampleRsp(ExampleIa ia, long connQual, ExampleEp ep, ExampleEvd crEvd) {
-        super(ia);
-        this.connQual = connQual;
+        super(ia, connQual, crEvd);
         this.ep = ep;
-        this.crEvd = crEvd;
     }
 
     /** The one request arrived: the qualifier is free again. */
     void consumed() {
-        Fabric.unlisten(connQual, this);
-    }
-
-    @Override
-    public long qualifier() {
-        return connQual;
-    }
-
-    @Override
-    public DatHandle handle() {
-        return this;
-    }
-
-    @Override
-    public ExampleEvd crEvd() {
-        return crEvd;
+        Fabric.unlisten(connQual(), this);
     }
 
     @Override
@@ -49,16 +29,10 @@ final class ExampleRsp extends ExampleHandle implements DatRsp, Fabric.Listener 
         return ep;
     }
 
-    /** The qualifier this service point was created with; still readable after it is freed. */
-    @Override
-    public long connQual() {
-        return connQual;
-    }
-
     @Override
     public DatRspParam query() {
         requireOpen("dat_rsp_query");
-        return new DatRspParam(ia, connQual, crEvd, ep);
+        return new DatRspParam(ia, connQual(), crEvd(), ep);
     }
 
     @Override
@@ -78,13 +52,12 @@ final class ExampleRsp extends ExampleHandle implements DatRsp, Fabric.Listener 
 
     @Override
     protected boolean dependsOn(ProviderHandle other) {
-        return other == crEvd || other == ep;
+        return other == ep || super.dependsOn(other);
     }
 
     @Override
     protected void destroy() {
-        Fabric.unlisten(connQual, this);
+        super.destroy();
         ep.unreserve();
-        markClosed();
     }
 }
