@@ -188,6 +188,19 @@ class ProviderPathsTest {
     }
 
     @Test
+    void withoutNativeAccessOfItsOwnTheRegistrySaysWhatToAdd() {
+        // The tests run without --enable-native-access: the registry cannot pass on what it does not have.
+        org.junit.jupiter.api.Assumptions.assumeFalse(DatRegistry.class.getModule().isNativeAccessEnabled());
+        ProviderPath.Loaded loaded = ProviderPath.load(List.of(modularJar, plainJar),
+                Thread.currentThread().getContextClassLoader());
+        assertTrue(loaded.nativeAccessNote().contains("--enable-native-access=dat.registry")
+                && loaded.nativeAccessNote().contains("test.provider.modular")
+                && loaded.nativeAccessNote().contains("--enable-native-access=ALL-UNNAMED"), loaded::nativeAccessNote);
+        assertFalse(Class.forName(loaded.layer().findModule("test.provider.modular").orElseThrow(),
+                "test.modular.internal.ModularProvider").getModule().isNativeAccessEnabled());
+    }
+
+    @Test
     void providerPathFromThePropertyOrElseTheEnvironment() {
         DatRegistry fromEnv = DatRegistry.builder().logger(new RecordingLogger())
                 .environment(Map.of(DatRegistry.PROVIDER_PATH_ENV, modularJar.toString())).build();

@@ -91,6 +91,48 @@ class ProviderPathIT {
     }
 
     @Test
+    void modulesOnTheProviderPathGetNativeAccessInTheImage() throws Exception {
+        // A provider that binds a C library needs it; the registry passes on what the image grants dat.registry.
+        Path src = Files.createDirectories(work.resolve("native-probe-src/probe"));
+        Files.writeString(src.getParent().resolve("module-info.java"), """
+                module test.nativeprobe {
+                    requires dat.api;
+                    provides dat.spi.DatProvider with probe.NativeProbe;
+                }
+                """);
+        Files.writeString(src.resolve("NativeProbe.java"), """
+                package probe;
+
+                public final class NativeProbe implements dat.spi.DatProvider {
+                    public String name() {
+                        return "native-probe";
+                    }
+
+                    public dat.spi.DatProviderInfo info() {
+                        return dat.spi.DatProviderInfo.unavailable(name(), "1", "native access "
+                                + getClass().getModule().isNativeAccessEnabled(), java.util.List.of());
+                    }
+
+                    public dat.api.DatIa open(String ia, String params, int qlen) {
+                        throw new dat.api.DatException(dat.api.DatReturn.PROVIDER_NOT_FOUND, "a probe");
+                    }
+                }
+                """);
+        Path classes = work.resolve("native-probe-classes");
+        List<String> args = new ArrayList<>(List.of("--module-path",
+                Image.location(dat.spi.DatProvider.class).toString(), "-d", classes.toString()));
+        args.addAll(Image.javaFiles(src.getParent(), true));
+        Image.tool("javac", args.toArray(String[]::new));
+        Path jar = work.resolve("native-probe.jar");
+        Image.tool("jar", "--create", "--file", jar.toString(), "-C", classes.toString(), ".");
+
+        Image.Run run = Image.run(QUICK, work, "bin/dat", "--provider-path", jar.toString(), "info");
+        run.assertSuccess();
+        assertTrue(run.out().lines().anyMatch(l -> l.contains("native-probe") && l.contains("native access true")),
+                run.describe("the layer's module should have native access"));
+    }
+
+    @Test
     void aJarThatCannotLoadIsListedWithItsReasonAndTheOthersStillLoad() throws Exception {
         Path broken = Files.writeString(work.resolve("broken.jar"), "not a zip");
         Image.Run run = Image.run(QUICK, work, "bin/dat", "--provider-path", Image.path(broken, modularJar), "info");
