@@ -274,6 +274,30 @@ public abstract class EpConnectionRules extends RuleSupport {
     }
 
     /**
+     * dat_ep_reset: "DAT_INVALID_STATE Parameter in an invalid state": only a DISCONNECTED EP is reset (an
+     * UNCONNECTED one is already there). A CONNECTED or connecting EP is refused and keeps its state and its
+     * connection.
+     * If this fails, check the state test of dat_ep_reset.
+     */
+    @Test
+    @DatRule(call = "dat_ep_reset", section = "RETURN VALUES", rule = "only a DISCONNECTED EP is reset",
+            returns = DatReturn.INVALID_STATE)
+    void required_ep_reset_refusedUnlessDisconnected() {
+        Connection c = f.connect();
+        assertThrowsDat(DatReturn.INVALID_STATE, c.active().ep()::reset, "dat_ep_reset of a CONNECTED EP");
+        assertSame(DatEpState.CONNECTED, c.active().ep().state(), "state after the refused reset");
+        Side pending = f.pendingSide();
+        assertThrowsDat(DatReturn.INVALID_STATE, pending.ep()::reset, "dat_ep_reset of an ACTIVE_CONNECTION_PENDING EP");
+        assertSame(DatEpState.ACTIVE_CONNECTION_PENDING, pending.ep().state(), "state after the refused reset");
+        Region dst = f.region();
+        assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.passive(), dst, 0, 64, 1), "dat_ep_post_recv");
+        assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, f.iov(1).set(0, f.region().lmr(), 0, 8), 2, 0),
+                "dat_ep_post_send on the connection the refused reset left alone");
+        assertEquals(1, f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie());
+        assertEquals(2, f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS).userCookie());
+    }
+
+    /**
      * dat_ep_disconnect (abrupt): every receive not yet completed is flushed, on both sides, with its cookie.
      * If this fails, outstanding receives were lost or completed with another status.
      */
@@ -334,8 +358,9 @@ public abstract class EpConnectionRules extends RuleSupport {
     }
 
     /**
-     * dat_ep_post_rdma_read: the remote bytes land in the local IOV in order; a remote region without REMOTE_READ
-     * is refused (at once or by an unsuccessful completion) and nothing is read.
+     * dat_ep_post_rdma_read: the remote bytes land in the local IOV in order, and no further (a local IOV larger than
+     * the remote buffer is filled in part); a remote region without REMOTE_READ is refused (at once or by an
+     * unsuccessful completion) and nothing is read.
      * If this fails, check the read path and its remote privilege check.
      */
     @Test
@@ -346,12 +371,18 @@ public abstract class EpConnectionRules extends RuleSupport {
                 | dat.api.DatMemPriv.REMOTE_READ);
         TckFixture.pattern(remote.memory(), 31);
         Region local = f.region();
+        local.memory().fill((byte) 0x77);
+        // The local IOV holds 30 + 100 bytes for 100 remote ones: its second segment is filled in part only.
         assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postRdmaRead(2, f.iov(2).set(0, local.lmr(), 1000, 30)
-                .set(1, local.lmr(), 0, 70), 9, remote.lmr().rmrContext(), remote.address() + 100, 100, 0),
+                .set(1, local.lmr(), 0, 100), 9, remote.lmr().rmrContext(), remote.address() + 100, 100, 0),
                 "dat_ep_post_rdma_read");
-        assertEquals(9, f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS).userCookie());
+        DatEvent read = f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
+        assertEquals(9, read.userCookie());
+        assertEquals(100, read.transferredLength(), "transfered_length of the read");
         TckFixture.assertSameBytes(remote.memory().asSlice(100, 30), local.memory().asSlice(1000, 30), "segment 0");
         TckFixture.assertSameBytes(remote.memory().asSlice(130, 70), local.memory().asSlice(0, 70), "segment 1");
+        TckFixture.assertFilled(local.memory().asSlice(70, 930), (byte) 0x77, "local memory past the 100 bytes read");
+        TckFixture.assertFilled(local.memory().asSlice(1030), (byte) 0x77, "local memory after segment 0");
         Region writeOnly = f.region(4096, dat.api.DatMemPriv.LOCAL_READ | dat.api.DatMemPriv.REMOTE_WRITE);
         Region untouched = f.region();
         Connection fresh = f.connect();
