@@ -21,6 +21,7 @@ import dat.api.DatEp;
 import dat.api.DatEpAttr;
 import dat.api.DatEpParam;
 import dat.api.DatEpState;
+import dat.api.DatEpStatus;
 import dat.api.DatEvd;
 import dat.api.DatEvdFlags;
 import dat.api.DatEvdParam;
@@ -149,6 +150,10 @@ final class BrokenControlPath {
                         "required_ep_free_disconnectsAConnectedEp",
                         dropEvents(e -> e.type() == DatEventType.CONNECTION_EVENT_DISCONNECTED
                                 || e.type() == DatEventType.CONNECTION_EVENT_BROKEN)),
+                new Broken("dat_ep_get_status reports both queues idle whatever is outstanding",
+                        "required_ep_get_status_reportsOutstandingWork",
+                        rewriteResult(DatEp.class, "getStatus",
+                                r -> new DatEpStatus(((DatEpStatus) r).epState(), true, true))),
                 new Broken("dat_ep_reset of a connected EP is silently ignored",
                         "required_ep_reset_refusedUnlessDisconnected",
                         swallow(DatEp.class, "reset", DatReturn.INVALID_STATE)),

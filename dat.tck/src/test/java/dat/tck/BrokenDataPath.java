@@ -310,11 +310,7 @@ final class BrokenDataPath {
                             @Override
                             public Object[] before(Call call) {
                                 if (call.is(DatEp.class, "disconnect")) {
-                                    DatEvd recv = ((DatEp) call.target()).query().recvEvd();
-                                    DatEvent lost = new DatEvent();
-                                    while (recv.dequeue(lost) == DatReturn.DAT_SUCCESS) {
-                                        continue;
-                                    }
+                                    Faults.drain(((DatEp) call.target()).query().recvEvd());
                                 }
                                 return call.args();
                             }
@@ -365,15 +361,18 @@ final class BrokenDataPath {
                         }));
     }
 
-    /** The fault of a resize that loses a buffer: after a resize {@code which} accepts, one receive is lost. */
-    private static Fault lostAfterResize(java.util.function.BiPredicate<Integer, Integer> which) {
+    /**
+     * One successful receive of an SRQ EP is lost (its completion never comes): the first one, or with
+     * {@code armedBy}, the first after a resize it accepts (requested size, size before).
+     */
+    private static Fault loseOneSrqReceive(java.util.function.BiPredicate<Integer, Integer> armedBy) {
         return new Fault() {
-            private boolean lose;
+            private boolean lose = armedBy == null;
 
             @Override
             public synchronized Object[] before(Call call) {
-                if (call.is(DatSrq.class, "resize")) {
-                    lose |= which.test((Integer) call.args()[0], ((DatSrq) call.target()).query().maxRecvDtos());
+                if (armedBy != null && call.is(DatSrq.class, "resize")) {
+                    lose |= armedBy.test((Integer) call.args()[0], ((DatSrq) call.target()).query().maxRecvDtos());
                 }
                 return call.args();
             }
@@ -425,21 +424,7 @@ final class BrokenDataPath {
                             }
                         }),
                 new Broken("the first message into an SRQ EP is lost",
-                        "required_srq_create_emptySrqBehavesAsEmptyReceiveQueue", new Fault() {
-                            private boolean lost;
-
-                            @Override
-                            public synchronized Object after(Call call, Object result) {
-                                if (!lost && call.is(DatEvd.class, "dequeue") && (Integer) result == DatReturn.DAT_SUCCESS) {
-                                    DatEvent e = (DatEvent) call.args()[0];
-                                    if (e.type() == DatEventType.DTO_COMPLETION && onSrq(e.ep()) && successfulReceive(e)) {
-                                        lost = true;
-                                        return ((DatEvd) call.target()).dequeue(e);
-                                    }
-                                }
-                                return result;
-                            }
-                        }),
+                        "required_srq_create_emptySrqBehavesAsEmptyReceiveQueue", loseOneSrqReceive(null)),
                 new Broken("a lying attribute: srq_ep_pz_difference_supported = false while EPs of another PZ work",
                         "required_srq_create_epOfAnotherPzRefusedWhenDifferenceDenied",
                         providerAttr(b -> b.srqEpPzDifferenceSupported(false))),
@@ -500,13 +485,13 @@ final class BrokenDataPath {
                                         == Dat.DAT_VALUE_UNKNOWN ? p.outstandingDtoCount() : p.availableDtoCount()))),
                 new Broken("a grow loses one posted buffer",
                         "required_srq_resize_growKeepsEveryPostedBuffer",
-                        lostAfterResize((size, max) -> size > max)),
+                        loseOneSrqReceive((size, max) -> size > max)),
                 new Broken("a shrink loses one posted buffer",
                         "required_srq_resize_shrinkNeverLosesBuffers",
-                        lostAfterResize((size, max) -> size <= max)),
+                        loseOneSrqReceive((size, max) -> size <= max)),
                 new Broken("a resize loses a message that waited for an SRQ buffer",
                         "required_srq_resize_noIncomingMessageLostAcrossResize",
-                        lostAfterResize((size, max) -> true)),
+                        loseOneSrqReceive((size, max) -> true)),
                 new Broken("a resize beyond max_recv_per_srq answers INVALID_PARAMETER",
                         "required_srq_resize_insufficientResourcesBeyondIaLimit",
                         thrownSwap(DatSrq.class, "resize", DatReturn.INSUFFICIENT_RESOURCES,
@@ -546,11 +531,7 @@ final class BrokenDataPath {
                             @Override
                             public Object after(Call call, Object result) {
                                 if (call.is(DatSrq.class, "setLowWatermark")) {
-                                    DatEvd async = ((DatSrq) call.target()).query().ia().asyncEvd();
-                                    DatEvent e = new DatEvent();
-                                    while (async.dequeue(e) == DatReturn.DAT_SUCCESS) {
-                                        continue;
-                                    }
+                                    Faults.drain(((DatSrq) call.target()).query().ia().asyncEvd());
                                 }
                                 return result;
                             }

@@ -251,7 +251,15 @@ final class Faults {
         };
     }
 
-    /** Whether {@code call}'s EP (its target) is on an SRQ. */
+    /** Dequeues and discards every event queued on {@code evd}. */
+    static void drain(DatEvd evd) {
+        DatEvent lost = new DatEvent();
+        while (evd.dequeue(lost) == DatReturn.DAT_SUCCESS) {
+            continue;
+        }
+    }
+
+    /** Whether {@code ep} is an EP on an SRQ. */
     static boolean onSrq(Object ep) {
         return ep instanceof DatEp e && e.query().srq() != null;
     }
