@@ -26,7 +26,6 @@ import dat.api.Iov;
 import dat.tck.Breaker.Answer;
 import dat.tck.Breaker.Call;
 import dat.tck.Breaker.Fault;
-import java.lang.foreign.Arena;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;

@@ -26,6 +26,8 @@ import dat.tck.rules.TckFixture.Region;
 import dat.tck.rules.TckFixture.Side;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.HashSet;
+import java.util.Set;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -285,7 +287,7 @@ public abstract class SrqPostRecvRules extends RuleSupport {
         for (long[] gap : new long[][] {{100, 900}, {1100, 900}, {2100, 100}, {2300, 700}, {3100, 400}, {3600, 496}}) {
             assertFilled(dst.memory().asSlice(gap[0], gap[1]), (byte) 0x5A, "memory between segments at " + gap[0]);
         }
-        assertEquals(java.util.Set.of(0L, 1L), java.util.Set.of(first.userCookie(), second.userCookie()),
+        assertEquals(Set.of(0L, 1L), Set.of(first.userCookie(), second.userCookie()),
                 "each message took its own buffer");
     }
 
@@ -445,12 +447,12 @@ public abstract class SrqPostRecvRules extends RuleSupport {
         assertStatus(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, dst.lmr(), 64, 64), 2),
                 CALL + " after its only EP was freed");
         Connection again = srqConnection(srq, DatCompletionFlags.DEFAULT);
-        java.util.Set<Long> cookies = new java.util.HashSet<>();
+        Set<Long> cookies = new HashSet<>();
         for (int i = 0; i < 2; i++) {
             assertStatus(DatReturn.DAT_SUCCESS, send(again.active(), f.region(), 0, 8, i, 0), "dat_ep_post_send");
             cookies.add(f.completion(again.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie());
         }
-        assertEquals(java.util.Set.of(1L, 2L), cookies, "both buffers received on a new connection");
+        assertEquals(Set.of(1L, 2L), cookies, "both buffers received on a new connection");
     }
 
     /**
@@ -682,7 +684,7 @@ public abstract class SrqPostRecvRules extends RuleSupport {
         assertEquals(0, failures.get(), "failed concurrent posts");
         Connection c = srqConnection(srq, DatCompletionFlags.DEFAULT);
         f.sendAndReap(c, threads * perThread);
-        java.util.Set<Long> cookies = new java.util.HashSet<>();
+        Set<Long> cookies = new HashSet<>();
         for (int i = 0; i < threads * perThread; i++) {
             cookies.add(f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie());
         }

@@ -14,6 +14,7 @@ import dat.tck.DatRule;
 import dat.tck.TckEnvironment;
 import dat.tck.rules.TckFixture.Connection;
 import dat.tck.rules.TckFixture.Region;
+import java.lang.foreign.ValueLayout;
 import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.Assumptions;
@@ -259,13 +260,13 @@ public abstract class SrqResizeRules extends RuleSupport {
         srq.resize(size);
         int remaining = expected.size();
         for (int i = 0; i < remaining; i++) {
-            src.memory().set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, 0x5EED_0000L + i);
+            src.memory().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 0x5EED_0000L + i);
             assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, 8), i, 0),
                     "dat_ep_post_send after the resize");
             f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
             long cookie = f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie();
             assertTrue(reposted.add(cookie), "buffer " + cookie + " received twice");
-            assertEquals(0x5EED_0000L + i, dst.memory().get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED,
+            assertEquals(0x5EED_0000L + i, dst.memory().get(ValueLayout.JAVA_LONG_UNALIGNED,
                     64 * cookie), "message " + i + " in the buffer its completion names");
         }
         assertEquals(expected, reposted, "the buffers posted at the resize, and only they, received");

@@ -116,7 +116,7 @@ public final class TckFixture implements AutoCloseable {
      * just outside the region it names.
      *
      * @param region the registered part
-     * @param whole the region with its guards, each {@link #guard} bytes, filled with {@link #GUARD}
+     * @param whole the region with its guards, each {@code guard} bytes, filled with {@link #GUARD}
      * @param guard bytes of each guard
      */
     public record Guarded(Region region, MemorySegment whole, long guard) {
