@@ -1,5 +1,12 @@
 package dat.tck;
 
+import static dat.tck.Faults.connectionEventSwap;
+import static dat.tck.Faults.copyIov;
+import static dat.tck.Faults.remoteAddressShift;
+import static dat.tck.Faults.reversedIov;
+import static dat.tck.Faults.statusSwap;
+import static dat.tck.Faults.swappedPairs;
+
 import dat.api.Dat;
 import dat.api.DatCloseFlags;
 import dat.api.DatCompletionFlags;
@@ -19,7 +26,6 @@ import dat.api.Iov;
 import dat.tck.Breaker.Answer;
 import dat.tck.Breaker.Call;
 import dat.tck.Breaker.Fault;
-import java.lang.foreign.Arena;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,86 +53,38 @@ final class BrokenProviders {
         }
     }
 
-    /** Holds events a fault took out of the real queue, per EVD. */
-    private static final class Held {
-        private final Map<Object, DatEvent> events = new IdentityHashMap<>();
-
-        synchronized DatEvent take(Object evd) {
-            return events.remove(evd);
-        }
-
-        synchronized void put(Object evd, DatEvent event) {
-            events.put(evd, new DatEvent().copyFrom(event));
-        }
-    }
-
-    /** Rewrites the IOV argument at {@code index} into a fresh IOV with the first {@code n} triplets reversed. */
-    private static Object[] reverseIov(Call call, int countIndex, int iovIndex) {
-        int n = (Integer) call.args()[countIndex];
-        Iov iov = (Iov) call.args()[iovIndex];
-        if (n < 2 || iov == null) {
-            return call.args();
-        }
-        Iov reversed = Iov.allocate(Arena.global(), n);
-        for (int i = 0; i < n; i++) {
-            int from = n - 1 - i;
-            reversed.set(i, iov.lmrContext(from), iov.virtualAddress(from), iov.segmentLength(from));
-        }
-        Object[] args = call.args().clone();
-        args[iovIndex] = reversed;
-        return args;
-    }
-
-    private static Fault statusSwap(Class<?> type, String method, int from, int to) {
+    /**
+     * The EPs that did not call dat_ep_disconnect keep their posted receives: their FLUSHED completions never come
+     * (a disconnect that tears down the remote side without flushing it).
+     *
+     * @return the fault
+     */
+    static Fault peerKeepsReceives() {
         return new Fault() {
-            @Override
-            public Object after(Call call, Object result) {
-                return call.is(type, method) && (Integer) result == from ? to : result;
-            }
-        };
-    }
+            private final Map<Object, Boolean> disconnectedHere = new IdentityHashMap<>();
 
-    /** Rewrites connection events of type {@code from} into {@code to} as they are dequeued. */
-    private static Fault connectionEventSwap(DatEventType from, DatEventType to) {
-        return new Fault() {
             @Override
-            public Object after(Call call, Object result) {
-                if (call.is(DatEvd.class, "dequeue") && (Integer) result == DatReturn.DAT_SUCCESS) {
-                    DatEvent e = (DatEvent) call.args()[0];
-                    if (e.type() == from) {
-                        e.setConnectionEvent(to, e.evd(), e.ep(), e.privateData());
-                    }
-                }
-                return result;
-            }
-        };
-    }
-
-    /** Adds {@code delta} to the remote target address of an RDMA read or write. */
-    private static Fault remoteAddressShift(String method, long delta) {
-        return new Fault() {
-            @Override
-            public Object[] before(Call call) {
-                if (call.is(DatEp.class, method)) {
-                    Object[] args = call.args().clone();
-                    args[4] = (Long) args[4] + delta;
-                    return args;
+            public synchronized Object[] before(Call call) {
+                if (call.is(DatEp.class, "disconnect")) {
+                    disconnectedHere.put(call.target(), true);
                 }
                 return call.args();
             }
-        };
-    }
 
-    /** Copies the first {@code n} triplets of an IOV the consumer may reuse once the post returns. */
-    private static Iov copyIov(Iov iov, int n) {
-        if (iov == null || n == 0) {
-            return iov;
-        }
-        Iov copy = Iov.allocate(Arena.global(), n);
-        for (int i = 0; i < n; i++) {
-            copy.set(i, iov.lmrContext(i), iov.virtualAddress(i), iov.segmentLength(i));
-        }
-        return copy;
+            @Override
+            public synchronized Object after(Call call, Object result) {
+                if (!call.is(DatEvd.class, "dequeue")) {
+                    return result;
+                }
+                DatEvent e = (DatEvent) call.args()[0];
+                int rc = (Integer) result;
+                while (rc == DatReturn.DAT_SUCCESS && e.dtoStatus() == DatDtoStatus.FLUSHED
+                        && !disconnectedHere.containsKey(e.ep())) {
+                    rc = ((DatEvd) call.target()).dequeue(e);
+                }
+                return rc;
+            }
+        };
     }
 
     /** The kit's rules that need a remote peer; they run against a {@link TckPeer} on another loopback IA. */
@@ -157,31 +115,7 @@ final class BrokenProviders {
                         connectionEventSwap(DatEventType.CONNECTION_EVENT_NON_PEER_REJECTED,
                                 DatEventType.CONNECTION_EVENT_UNREACHABLE)),
                 new Broken("a remote disconnect that does not flush posted receives",
-                        "required_ep_disconnect_crossNodePeerDisconnectFlushesReceives", new Fault() {
-                            private final Map<Object, Boolean> disconnectedHere = new IdentityHashMap<>();
-
-                            @Override
-                            public synchronized Object[] before(Call call) {
-                                if (call.is(DatEp.class, "disconnect")) {
-                                    disconnectedHere.put(call.target(), true);
-                                }
-                                return call.args();
-                            }
-
-                            @Override
-                            public synchronized Object after(Call call, Object result) {
-                                if (!call.is(DatEvd.class, "dequeue")) {
-                                    return result;
-                                }
-                                DatEvent e = (DatEvent) call.args()[0];
-                                int rc = (Integer) result;
-                                while (rc == DatReturn.DAT_SUCCESS && e.dtoStatus() == DatDtoStatus.FLUSHED
-                                        && !disconnectedHere.containsKey(e.ep())) {
-                                    rc = ((DatEvd) call.target()).dequeue(e);
-                                }
-                                return rc;
-                            }
-                        }),
+                        "required_ep_disconnect_crossNodePeerDisconnectFlushesReceives", peerKeepsReceives()),
                 new Broken("sends of a connection leave in swapped pairs",
                         "required_ep_post_send_crossNodeEchoInOrderWithFlags", new Fault() {
                             private Object[] held;
@@ -213,9 +147,13 @@ final class BrokenProviders {
                         remoteAddressShift("postRdmaRead", 1)));
     }
 
+    /** @return every broken provider of the self-test: those of the rules here and in the other files */
     static List<Broken> all() {
         List<Broken> all = new java.util.ArrayList<>(local());
+        all.addAll(BrokenDataPath.all());
+        all.addAll(BrokenControlPath.all());
         all.addAll(crossNode());
+        all.addAll(BrokenControlPath.crossNode());
         return List.copyOf(all);
     }
 
@@ -252,34 +190,8 @@ final class BrokenProviders {
                             }
                         }),
                 new Broken("a wrong order: DTO completions come out in swapped pairs",
-                        "required_srq_post_recv_perConnectionCompletionOrderIsSendOrder", new Fault() {
-                            private final Held held = new Held();
-
-                            @Override
-                            public Object after(Call call, Object result) {
-                                if (!call.is(DatEvd.class, "dequeue")) {
-                                    return result;
-                                }
-                                DatEvd evd = (DatEvd) call.target();
-                                DatEvent out = (DatEvent) call.args()[0];
-                                DatEvent first = held.take(evd);
-                                if (first != null) {
-                                    if ((Integer) result == DatReturn.DAT_SUCCESS) {
-                                        held.put(evd, out);
-                                    }
-                                    out.copyFrom(first);
-                                    return DatReturn.DAT_SUCCESS;
-                                }
-                                if ((Integer) result == DatReturn.DAT_SUCCESS && out.type() == DatEventType.DTO_COMPLETION) {
-                                    DatEvent second = new DatEvent();
-                                    if (evd.dequeue(second) == DatReturn.DAT_SUCCESS) {
-                                        held.put(evd, out);
-                                        out.copyFrom(second);
-                                    }
-                                }
-                                return result;
-                            }
-                        }),
+                        "required_srq_post_recv_perConnectionCompletionOrderIsSendOrder",
+                        swappedPairs(e -> e.type() == DatEventType.DTO_COMPLETION)),
                 new Broken("a lying attribute: srq_supported = false while SRQs work",
                         "required_srq_create_modelNotSupportedWhenSrqDenied", new Fault() {
                             @Override
@@ -396,19 +308,9 @@ final class BrokenProviders {
                             }
                         }),
                 new Broken("a send that gathers the IOV backwards",
-                        "required_ep_post_send_iovTraversedInOrder", new Fault() {
-                            @Override
-                            public Object[] before(Call call) {
-                                return call.is(DatEp.class, "postSend") ? reverseIov(call, 0, 1) : call.args();
-                            }
-                        }),
+                        "required_ep_post_send_iovTraversedInOrder", reversedIov(DatEp.class, "postSend")),
                 new Broken("an SRQ receive that scatters backwards",
-                        "required_srq_post_recv_segmentsFilledInIovOrder", new Fault() {
-                            @Override
-                            public Object[] before(Call call) {
-                                return call.is(DatSrq.class, "postRecv") ? reverseIov(call, 0, 1) : call.args();
-                            }
-                        }),
+                        "required_srq_post_recv_segmentsFilledInIovOrder", reversedIov(DatSrq.class, "postRecv")),
                 new Broken("an EVD overflow nobody hears of",
                         "required_evd_create_overflowRaisesAsyncEvent", new Fault() {
                             @Override

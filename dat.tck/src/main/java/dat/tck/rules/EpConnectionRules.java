@@ -274,6 +274,62 @@ public abstract class EpConnectionRules extends RuleSupport {
     }
 
     /**
+     * dat_ep_get_status: the receive queue is not idle while a posted receive waits, the request queue not while a
+     * send waits for the peer's receive; both are idle again once their completions are reaped.
+     * If this fails, check what in_dto_idle and out_dto_idle are computed from.
+     */
+    @Test
+    @DatRule(call = "dat_ep_get_status", section = "DESCRIPTION", rule = "queues are idle only with nothing outstanding")
+    void required_ep_get_status_reportsOutstandingWork() {
+        Connection c = f.connect();
+        assertIdle(c.active().ep().getStatus(), true, true, "a new connection");
+        Region dst = f.region();
+        assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.active(), dst, 0, 64, 1), "dat_ep_post_recv");
+        assertIdle(c.active().ep().getStatus(), false, true, "with a receive posted");
+        assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, f.iov(1).set(0, f.region().lmr(), 0, 8), 2, 0),
+                "dat_ep_post_send with no receive posted on the peer");
+        assertIdle(c.active().ep().getStatus(), false, false, "with a receive posted and a send waiting");
+        assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.passive(), dst, 64, 64, 3), "dat_ep_post_recv on the peer");
+        assertEquals(2, f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS).userCookie());
+        f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        assertIdle(c.active().ep().getStatus(), false, true, "after the send completed and was reaped");
+        assertStatus(DatReturn.DAT_SUCCESS, c.passive().ep().postSend(1, f.iov(1).set(0, f.region().lmr(), 0, 8), 4,
+                0), "dat_ep_post_send from the peer");
+        assertEquals(1, f.completion(c.active().recvEvd(), DatDtoStatus.SUCCESS).userCookie());
+        f.completion(c.passive().requestEvd(), DatDtoStatus.SUCCESS);
+        assertIdle(c.active().ep().getStatus(), true, true, "after the receive completed and was reaped");
+    }
+
+    private static void assertIdle(DatEpStatus status, boolean recv, boolean request, String when) {
+        assertEquals(recv, status.recvIdle(), "in_dto_idle (receive queue) " + when);
+        assertEquals(request, status.requestIdle(), "out_dto_idle (request queue) " + when);
+    }
+
+    /**
+     * dat_ep_reset: "DAT_INVALID_STATE Parameter in an invalid state": only a DISCONNECTED EP is reset (an
+     * UNCONNECTED one is already there). A CONNECTED or connecting EP is refused and keeps its state and its
+     * connection.
+     * If this fails, check the state test of dat_ep_reset.
+     */
+    @Test
+    @DatRule(call = "dat_ep_reset", section = "RETURN VALUES", rule = "only a DISCONNECTED EP is reset",
+            returns = DatReturn.INVALID_STATE)
+    void required_ep_reset_refusedUnlessDisconnected() {
+        Connection c = f.connect();
+        assertThrowsDat(DatReturn.INVALID_STATE, c.active().ep()::reset, "dat_ep_reset of a CONNECTED EP");
+        assertSame(DatEpState.CONNECTED, c.active().ep().state(), "state after the refused reset");
+        Side pending = f.pendingSide();
+        assertThrowsDat(DatReturn.INVALID_STATE, pending.ep()::reset, "dat_ep_reset of an ACTIVE_CONNECTION_PENDING EP");
+        assertSame(DatEpState.ACTIVE_CONNECTION_PENDING, pending.ep().state(), "state after the refused reset");
+        Region dst = f.region();
+        assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.passive(), dst, 0, 64, 1), "dat_ep_post_recv");
+        assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, f.iov(1).set(0, f.region().lmr(), 0, 8), 2, 0),
+                "dat_ep_post_send on the connection the refused reset left alone");
+        assertEquals(1, f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie());
+        assertEquals(2, f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS).userCookie());
+    }
+
+    /**
      * dat_ep_disconnect (abrupt): every receive not yet completed is flushed, on both sides, with its cookie.
      * If this fails, outstanding receives were lost or completed with another status.
      */
@@ -334,24 +390,36 @@ public abstract class EpConnectionRules extends RuleSupport {
     }
 
     /**
-     * dat_ep_post_rdma_read: the remote bytes land in the local IOV in order; a remote region without REMOTE_READ
-     * is refused (at once or by an unsuccessful completion) and nothing is read.
-     * If this fails, check the read path and its remote privilege check.
+     * dat_ep_post_rdma_read: the remote bytes land in the local IOV in order, and no further (a local IOV larger than
+     * the remote buffer is filled in part); a remote region without REMOTE_READ is refused (at once or by an
+     * unsuccessful completion) and nothing is read; a local IOV smaller than the remote buffer is DAT_LENGTH_ERROR.
+     * If this fails, check the read path, its length check and its remote privilege check.
      */
     @Test
-    @DatRule(call = "dat_ep_post_rdma_read", section = "DESCRIPTION", rule = "reads remote data; needs REMOTE_READ")
+    @DatRule(call = "dat_ep_post_rdma_read", section = "DESCRIPTION", rule = "reads remote data; needs REMOTE_READ",
+            returns = {DatReturn.SUCCESS, DatReturn.LENGTH_ERROR})
     void required_ep_post_rdma_read_readsRemoteDataAndChecksPrivilege() {
         Connection c = f.connect();
         Region remote = f.region(4096, dat.api.DatMemPriv.LOCAL_READ | dat.api.DatMemPriv.LOCAL_WRITE
                 | dat.api.DatMemPriv.REMOTE_READ);
         TckFixture.pattern(remote.memory(), 31);
         Region local = f.region();
+        local.memory().fill((byte) 0x77);
+        // The local IOV holds 30 + 100 bytes for 100 remote ones: its second segment is filled in part only.
         assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postRdmaRead(2, f.iov(2).set(0, local.lmr(), 1000, 30)
-                .set(1, local.lmr(), 0, 70), 9, remote.lmr().rmrContext(), remote.address() + 100, 100, 0),
+                .set(1, local.lmr(), 0, 100), 9, remote.lmr().rmrContext(), remote.address() + 100, 100, 0),
                 "dat_ep_post_rdma_read");
-        assertEquals(9, f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS).userCookie());
+        DatEvent read = f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
+        assertEquals(9, read.userCookie());
+        assertEquals(100, read.transferredLength(), "transfered_length of the read");
         TckFixture.assertSameBytes(remote.memory().asSlice(100, 30), local.memory().asSlice(1000, 30), "segment 0");
         TckFixture.assertSameBytes(remote.memory().asSlice(130, 70), local.memory().asSlice(0, 70), "segment 1");
+        TckFixture.assertFilled(local.memory().asSlice(70, 930), (byte) 0x77, "local memory past the 100 bytes read");
+        TckFixture.assertFilled(local.memory().asSlice(1030), (byte) 0x77, "local memory after segment 0");
+        assertStatus(DatReturn.DAT_LENGTH_ERROR, c.active().ep().postRdmaRead(1, f.iov(1).set(0, local.lmr(), 0, 99),
+                10, remote.lmr().rmrContext(), remote.address(), 100, 0),
+                "dat_ep_post_rdma_read of 100 remote bytes into 99 local ones");
+        TckFixture.assertFilled(local.memory().asSlice(70, 930), (byte) 0x77, "local memory after the refused read");
         Region writeOnly = f.region(4096, dat.api.DatMemPriv.LOCAL_READ | dat.api.DatMemPriv.REMOTE_WRITE);
         Region untouched = f.region();
         Connection fresh = f.connect();

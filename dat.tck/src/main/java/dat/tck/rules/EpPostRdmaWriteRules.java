@@ -11,6 +11,7 @@ import dat.api.Dat;
 import dat.api.DatCloseFlags;
 import dat.api.DatCompletionFlags;
 import dat.api.DatDtoStatus;
+import dat.api.DatEp;
 import dat.api.DatEvent;
 import dat.api.DatEventType;
 import dat.api.DatIovOwnership;
@@ -95,6 +96,8 @@ public abstract class EpPostRdmaWriteRules extends RuleSupport {
                 to.address() + 512, 300, 0), CALL);
         DatEvent done = f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
         assertEquals(cookie, done.userCookie(), "user_cookie");
+        assertSame(c.active().ep(), done.ep(), "ep_handle");
+        assertEquals(300, done.transferredLength(), "transfered_length");
         assertSameBytes(src.memory().asSlice(2048, 100), to.memory().asSlice(512, 100), "segment 0");
         assertSameBytes(src.memory().asSlice(0, 50), to.memory().asSlice(612, 50), "segment 1");
         assertSameBytes(src.memory().asSlice(1024, 150), to.memory().asSlice(662, 150), "segment 2");
@@ -105,7 +108,10 @@ public abstract class EpPostRdmaWriteRules extends RuleSupport {
 
     /**
      * RETURN VALUES: "DAT_INSUFFICIENT_RESOURCES The operation failed due to resource limitations."
-     * If this fails, check that max_request_dtos writes whose completions are not reaped fill the request queue.
+     * Exactly max_request_dtos (dat_ep_query) writes whose completions are not reaped fill the request queue; once
+     * reaped, as many fit again.
+     * If this fails, check the count of outstanding requests: the full test off by one, or a reaped completion that
+     * does not give its slot back.
      */
     @Test
     @DatRule(call = CALL, section = "RETURN VALUES", rule = "a full request queue refuses another write",
@@ -113,36 +119,69 @@ public abstract class EpPostRdmaWriteRules extends RuleSupport {
     void required_ep_post_rdma_write_insufficientResourcesWhenRequestQueueFull() {
         Connection c = f.connect();
         int depth = c.active().ep().query().epAttr().maxRequestDtos();
-        applicableIf(depth <= 1 << 12, "request queue of " + depth + " is too deep to fill");
+        applicableIf(depth <= 1 << 10, "request queue of " + depth + " is too deep to fill");
         Region src = f.region();
         Region to = target();
-        int rc = DatReturn.DAT_SUCCESS;
-        int posted = 0;
-        while (posted <= depth && (rc = write(c.active(), src, 0, 8, posted, to, 0, 8, 0)) == DatReturn.DAT_SUCCESS) {
-            posted++;
+        for (int round = 0; round < 2; round++) {
+            for (int i = 0; i < depth; i++) {
+                assertStatus(DatReturn.DAT_SUCCESS, write(c.active(), src, 0, 8, i, to, 0, 8, 0),
+                        CALL + " " + (i + 1) + " of max_request_dtos " + depth + ", round " + round);
+            }
+            assertStatus(DatReturn.DAT_INSUFFICIENT_RESOURCES, write(c.active(), src, 0, 8, depth, to, 0, 8, 0),
+                    CALL + " number " + (depth + 1) + " with " + depth + " completions unreaped, max_request_dtos "
+                            + depth);
+            for (int i = 0; i < depth; i++) {
+                assertEquals(i, f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS).userCookie(),
+                        "write completion " + i);
+            }
         }
-        assertStatus(DatReturn.DAT_INSUFFICIENT_RESOURCES, rc,
-                CALL + " number " + (posted + 1) + " with " + posted + " completions unreaped, max_request_dtos "
-                        + depth);
     }
 
     /**
      * RETURN VALUES: "DAT_INVALID_PARAMETER Invalid parameter. For example, one of the IOV segments pointed to a
-     * memory outside its LMR."
-     * If this fails, check the bounds of every local triplet and the num_segments range.
+     * memory outside its LMR." Any local segment, to the byte at both ends; num_segments outside
+     * 0..max_rdma_write_iov and completion flags DAT does not define are invalid too. Nothing is written.
+     * If this fails, check the bounds of every local triplet, the num_segments range and the flag mask.
      */
     @Test
     @DatRule(call = CALL, section = "RETURN VALUES", rule = "a local segment outside its LMR is refused",
             returns = DatReturn.INVALID_PARAMETER)
     void required_ep_post_rdma_write_invalidParameterForSegmentOutsideLmr() {
         Connection c = f.connect();
+        DatEp ep = c.active().ep();
+        int maxIov = ep.query().epAttr().maxRdmaWriteIov();
+        int n = TckFixture.triplets(maxIov);
         Region src = f.region();
+        int context = src.lmr().lmrContext();
         Region to = target();
+        int rmr = to.lmr().rmrContext();
+        long local = 16L * (n - 1) + 64;
         assertStatus(DatReturn.DAT_INVALID_PARAMETER, write(c.active(), src, 4090, 16, 1, to, 0, 64, 0),
                 CALL + " past the local LMR's end");
-        assertStatus(DatReturn.DAT_INVALID_PARAMETER, c.active().ep().postRdmaWrite(-1, f.iov(1), 1,
-                to.lmr().rmrContext(), to.address(), 64, 0), CALL + " with num_segments -1");
+        assertStatus(DatReturn.DAT_INVALID_PARAMETER, ep.postRdmaWrite(n,
+                f.iovEndingWith(n, src, context, src.address() + 4096 - 63, 64), 1, rmr, to.address(), local, 0),
+                CALL + " with local segment " + (n - 1) + " one byte past the LMR's end");
+        assertStatus(DatReturn.DAT_INVALID_PARAMETER, ep.postRdmaWrite(n,
+                f.iovEndingWith(n, src, context, src.address() - 1, 64), 1, rmr, to.address(), local, 0),
+                CALL + " with local segment " + (n - 1) + " one byte before the LMR's start");
+        assertStatus(DatReturn.DAT_INVALID_PARAMETER, ep.postRdmaWrite(-1, f.iov(1), 1, rmr, to.address(), 64, 0),
+                CALL + " with num_segments -1");
+        if (maxIov < 64) {
+            Iov wide = f.iov(maxIov + 1);
+            for (int i = 0; i <= maxIov; i++) {
+                wide.set(i, src.lmr(), 16L * i, 16);
+            }
+            assertStatus(DatReturn.DAT_INVALID_PARAMETER, ep.postRdmaWrite(maxIov + 1, wide, 1, rmr, to.address(),
+                    16L * (maxIov + 1), 0), CALL + " with num_segments max_rdma_write_iov + 1 = " + (maxIov + 1));
+        }
+        assertStatus(DatReturn.DAT_INVALID_PARAMETER, write(c.active(), src, 0, 8, 1, to, 0, 8, 0x40),
+                CALL + " with completion flag 0x40, which DAT does not define");
         assertFilled(to.memory(), UNTOUCHED, "target memory");
+        assertStatus(DatReturn.DAT_SUCCESS, ep.postRdmaWrite(n,
+                f.iovEndingWith(n, src, context, src.address() + 4096 - 64, 64), 2, rmr, to.address(), local, 0),
+                CALL + " with local segment " + (n - 1) + " ending exactly at the LMR's end");
+        assertEquals(2, f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS).userCookie(),
+                "the first completion is the valid write's");
     }
 
     /**
@@ -162,8 +201,8 @@ public abstract class EpPostRdmaWriteRules extends RuleSupport {
 
     /**
      * RETURN VALUES: "DAT_INVALID_STATE ... Endpoint was not in the DAT_EP_STATE_CONNECTED or
-     * DAT_EP_STATE_DISCONNECTED state."
-     * If this fails, check the state test of post_rdma_write.
+     * DAT_EP_STATE_DISCONNECTED state." Checked in UNCONNECTED and in ACTIVE_CONNECTION_PENDING.
+     * If this fails, check the state test of post_rdma_write: it must admit CONNECTED and DISCONNECTED only.
      */
     @Test
     @DatRule(call = CALL, section = "RETURN VALUES", rule = "an unconnected EP is in an invalid state",
@@ -173,12 +212,17 @@ public abstract class EpPostRdmaWriteRules extends RuleSupport {
         Region to = target();
         assertStatus(DatReturn.DAT_INVALID_STATE, write(side, f.region(), 0, 8, 1, to, 0, 8, 0),
                 CALL + " when UNCONNECTED");
+        Side pending = f.pendingSide();
+        assertStatus(DatReturn.DAT_INVALID_STATE, write(pending, f.region(), 0, 8, 2, to, 0, 8, 0),
+                CALL + " when ACTIVE_CONNECTION_PENDING");
+        f.noEventNow(pending.requestEvd(), "a refused write leaves no completion");
         assertFilled(to.memory(), UNTOUCHED, "target memory");
     }
 
     /**
      * RETURN VALUES: "DAT_LENGTH_ERROR The size of the receiving buffer is too small for sending buffer data. The
-     * size of the remote buffer is too small for the data of the local buffer."
+     * size of the remote buffer is too small for the data of the local buffer." One byte too small is too small;
+     * a remote buffer of exactly the local size is not (see the success rule).
      * If this fails, check the comparison of the local total with the remote segment_length.
      */
     @Test
@@ -190,23 +234,30 @@ public abstract class EpPostRdmaWriteRules extends RuleSupport {
         Region to = target();
         assertStatus(DatReturn.DAT_LENGTH_ERROR, write(c.active(), src, 0, 200, 1, to, 0, 100, 0),
                 CALL + " of 200 bytes into a 100-byte remote buffer");
+        assertStatus(DatReturn.DAT_LENGTH_ERROR, write(c.active(), src, 0, 200, 1, to, 0, 199, 0),
+                CALL + " of 200 bytes into a 199-byte remote buffer");
         assertFilled(to.memory(), UNTOUCHED, "target memory");
     }
 
     /**
      * RETURN VALUES: "DAT_PROTECTION_VIOLATION ... Protection Zone mismatch between either an LMR of one of the
-     * local_iov segments and the local Endpoint or the rmr_context and the remote Endpoint." (local part)
-     * If this fails, check that each local LMR's PZ is compared with the EP's PZ.
+     * local_iov segments and the local Endpoint or the rmr_context and the remote Endpoint." (local part; the first
+     * segment and the last of several)
+     * If this fails, check that every local triplet's LMR's PZ is compared with the EP's PZ.
      */
     @Test
     @DatRule(call = CALL, section = "RETURN VALUES", rule = "a local LMR of another PZ is refused",
             returns = DatReturn.PROTECTION_VIOLATION)
     void required_ep_post_rdma_write_protectionViolationForLocalLmrOfAnotherPz() {
         Connection c = f.connect();
+        int n = TckFixture.triplets(c.active().ep().query().epAttr().maxRdmaWriteIov());
         Region foreign = f.region(f.ia.createPz(), 4096, DatMemPriv.ALL);
         Region to = target();
         assertStatus(DatReturn.DAT_PROTECTION_VIOLATION, write(c.active(), foreign, 0, 8, 1, to, 0, 8, 0),
                 CALL + " from an LMR of another PZ");
+        assertStatus(DatReturn.DAT_PROTECTION_VIOLATION, c.active().ep().postRdmaWrite(n, f.iovEndingWith(n,
+                f.region(), foreign.lmr().lmrContext(), foreign.address(), 8), 1, to.lmr().rmrContext(), to.address(),
+                16L * (n - 1) + 8, 0), CALL + " with local segment " + (n - 1) + " in an LMR of another PZ");
         assertFilled(to.memory(), UNTOUCHED, "target memory");
     }
 
@@ -230,23 +281,35 @@ public abstract class EpPostRdmaWriteRules extends RuleSupport {
 
     /**
      * RETURN VALUES: "DAT_PRIVILEGES_VIOLATION ... Either one of the LMRs used in local_iov is invalid or does not
-     * have the local read privileges, or rmr_context does not have the remote write privileges." (local part)
-     * If this fails, check the LOCAL_READ test and the lmr_context lookup.
+     * have the local read privileges, or rmr_context does not have the remote write privileges." (local part; the
+     * first segment and the last of several)
+     * If this fails, check the LOCAL_READ test and the lmr_context lookup of every local triplet.
      */
     @Test
     @DatRule(call = CALL, section = "RETURN VALUES", rule = "a local LMR without local read, or an invalid one, is refused",
             returns = DatReturn.PRIVILEGES_VIOLATION)
     void required_ep_post_rdma_write_privilegesViolationForLocalLmr() {
         Connection c = f.connect();
+        DatEp ep = c.active().ep();
+        int n = TckFixture.triplets(ep.query().epAttr().maxRdmaWriteIov());
+        long local = 16L * (n - 1) + 8;
+        Region valid = f.region();
         Region to = target();
+        int rmr = to.lmr().rmrContext();
         Region writeOnly = f.region(4096, DatMemPriv.LOCAL_WRITE);
         assertStatus(DatReturn.DAT_PRIVILEGES_VIOLATION, write(c.active(), writeOnly, 0, 8, 1, to, 0, 8, 0),
                 CALL + " from an LMR without LOCAL_READ");
+        assertStatus(DatReturn.DAT_PRIVILEGES_VIOLATION, ep.postRdmaWrite(n, f.iovEndingWith(n, valid,
+                writeOnly.lmr().lmrContext(), writeOnly.address(), 8), 1, rmr, to.address(), local, 0),
+                CALL + " with local segment " + (n - 1) + " without LOCAL_READ");
         Region freed = f.region();
         Iov stale = f.iov(1).set(0, freed.lmr(), 0, 8);
+        Iov staleLast = f.iovEndingWith(n, valid, freed.lmr().lmrContext(), freed.address(), 8);
         freed.lmr().close();
-        assertStatus(DatReturn.DAT_PRIVILEGES_VIOLATION, c.active().ep().postRdmaWrite(1, stale, 1,
-                to.lmr().rmrContext(), to.address(), 8, 0), CALL + " from a freed LMR");
+        assertStatus(DatReturn.DAT_PRIVILEGES_VIOLATION, ep.postRdmaWrite(1, stale, 1, rmr, to.address(), 8, 0),
+                CALL + " from a freed LMR");
+        assertStatus(DatReturn.DAT_PRIVILEGES_VIOLATION, ep.postRdmaWrite(n, staleLast, 1, rmr, to.address(), local,
+                0), CALL + " with local segment " + (n - 1) + " in a freed LMR");
         assertFilled(to.memory(), UNTOUCHED, "target memory");
     }
 
@@ -267,31 +330,41 @@ public abstract class EpPostRdmaWriteRules extends RuleSupport {
     }
 
     /**
-     * Security (DAT: an RMR context grants access to its region only): a write outside the remote region, or with
-     * a context that names no region, never lands.
-     * If this fails, the provider let a connection write memory it was not given.
+     * Security (DAT: an RMR context grants access to its region only): a write that runs one byte past the remote
+     * region's end, or starts one byte before it, or names a context of no region, never lands, and no byte next
+     * to the region changes.
+     * If this fails, the provider let a connection write memory it was not given: check the remote bounds at both
+     * ends, to the byte.
      */
     @Test
     @DatRule(call = CALL, section = "DESCRIPTION", rule = "a write outside the remote region never lands")
     void required_ep_post_rdma_write_outsideRemoteRegionNeverLands() {
-        Connection c = f.connect();
-        Region to = target();
+        TckFixture.Guarded to = f.guarded(4096, DatMemPriv.ALL);
+        to.region().memory().fill(UNTOUCHED);
         Region src = f.region();
         pattern(src.memory(), 9);
-        int rc = write(c.active(), src, 0, 64, 1, to, 4096 - 32, 64, 0);
-        if (rc == DatReturn.DAT_SUCCESS) {
-            assertNotSame(DatDtoStatus.SUCCESS, f.next(c.active().requestEvd()).dtoStatus(),
-                    "a write running past the remote region must not succeed");
+        long[][] outside = {{4096 - 63, 64}, {-1, 64}};
+        for (long[] range : outside) {
+            Connection c = f.connect();
+            int rc = c.active().ep().postRdmaWrite(1, f.iov(1).set(0, src.lmr(), 0, range[1]), 1,
+                    to.region().lmr().rmrContext(), to.region().address() + range[0], range[1], 0);
+            String what = "a write of " + range[1] + " bytes at offset " + range[0] + " of a 4096-byte region";
+            if (rc == DatReturn.DAT_SUCCESS) {
+                assertNotSame(DatDtoStatus.SUCCESS, f.next(c.active().requestEvd()).dtoStatus(),
+                        what + " must not succeed");
+            }
+            assertFilled(to.region().memory(), UNTOUCHED, "target memory after " + what);
+            to.assertGuardsIntact(what);
         }
-        assertFilled(to.memory(), UNTOUCHED, "target memory after a write past its end");
         Connection fresh = f.connect();
-        int bogus = to.lmr().rmrContext() ^ 0x5A5A_5A5A;
-        rc = fresh.active().ep().postRdmaWrite(1, f.iov(1).set(0, src.lmr(), 0, 64), 2, bogus, to.address(), 64, 0);
+        int bogus = to.region().lmr().rmrContext() ^ 0x5A5A_5A5A;
+        int rc = fresh.active().ep().postRdmaWrite(1, f.iov(1).set(0, src.lmr(), 0, 64), 2, bogus,
+                to.region().address(), 64, 0);
         if (rc == DatReturn.DAT_SUCCESS) {
             assertNotSame(DatDtoStatus.SUCCESS, f.next(fresh.active().requestEvd()).dtoStatus(),
                     "a write with an unknown rmr_context must not succeed");
         }
-        assertFilled(to.memory(), UNTOUCHED, "target memory after a write with an unknown context");
+        assertFilled(to.region().memory(), UNTOUCHED, "target memory after a write with an unknown context");
     }
 
     /**

@@ -1,10 +1,10 @@
 package dat.tck.rules;
 
+import static dat.tck.rules.TckFixture.assertFilled;
 import static dat.tck.rules.TckFixture.assertSameBytes;
 import static dat.tck.rules.TckFixture.pattern;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dat.api.Dat;
 import dat.api.DatCloseFlags;
@@ -23,6 +23,7 @@ import dat.tck.TckEnvironment;
 import dat.tck.rules.TckFixture.Connection;
 import dat.tck.rules.TckFixture.Region;
 import dat.tck.rules.TckFixture.Side;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -54,7 +55,7 @@ public abstract class EpPostSendRules extends RuleSupport {
      * RETURN VALUES: "DAT_SUCCESS The operation was successful." DESCRIPTION: "requests a transfer of all the data
      * from the local_iov over the connection ... The user_cookie is returned to the Consumer in the Completion
      * event for the posted Send."
-     * If this fails, check the copy of the whole message and the send completion's cookie and length.
+     * If this fails, check the copy of the whole message and both completions: cookie, EP and transfered_length.
      */
     @Test
     @DatRule(call = CALL, section = "RETURN VALUES", rule = "all data transferred, cookie returned",
@@ -70,15 +71,20 @@ public abstract class EpPostSendRules extends RuleSupport {
         DatEvent sent = f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
         assertEquals(cookie, sent.userCookie(), "user_cookie of the send completion");
         assertSame(c.active().ep(), sent.ep(), "ep_handle of the send completion");
+        assertEquals(4096, sent.transferredLength(), "transfered_length of the send completion");
         DatEvent received = f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        assertEquals(8, received.userCookie(), "user_cookie of the receive completion");
+        assertSame(c.passive().ep(), received.ep(), "ep_handle of the receive completion");
         assertEquals(4096, received.transferredLength());
         assertSameBytes(src.memory(), dst.memory(), "received message");
     }
 
     /**
      * RETURN VALUES: "DAT_INSUFFICIENT_RESOURCES The operation failed due to resource limitations."
-     * If this fails, check that a request queue holding max_request_dtos outstanding sends (none received or
-     * reaped) refuses one more instead of growing or blocking.
+     * A request queue holds exactly max_request_dtos (dat_ep_query) outstanding sends, none received or reaped, and
+     * refuses one more; once their completions are reaped it holds as many again, round after round.
+     * If this fails, check the count of outstanding requests: the full test off by one, or a reaped completion that
+     * does not give its slot back.
      */
     @Test
     @DatRule(call = CALL, section = "RETURN VALUES", rule = "a full request queue refuses another send",
@@ -86,36 +92,73 @@ public abstract class EpPostSendRules extends RuleSupport {
     void required_ep_post_send_insufficientResourcesWhenRequestQueueFull() {
         Connection c = f.connect();
         int depth = c.active().ep().query().epAttr().maxRequestDtos();
-        applicableIf(depth <= 1 << 12, "request queue of " + depth + " is too deep to fill");
+        applicableIf(depth <= 1 << 10, "request queue of " + depth + " is too deep to fill");
         Region src = f.region();
-        int rc = DatReturn.DAT_SUCCESS;
-        int posted = 0;
-        while (posted <= depth && (rc = send(c.active(), src, 0, 8, posted, 0)) == DatReturn.DAT_SUCCESS) {
-            posted++;
+        Region dst = f.region(8L * depth, DatMemPriv.LOCAL_WRITE | DatMemPriv.LOCAL_READ);
+        for (int round = 0; round < 3; round++) {
+            for (int i = 0; i < depth; i++) {
+                assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), src, 0, 8, i, 0),
+                        CALL + " " + (i + 1) + " of max_request_dtos " + depth + ", round " + round);
+            }
+            assertStatus(DatReturn.DAT_INSUFFICIENT_RESOURCES, send(c.active(), src, 0, 8, depth, 0),
+                    CALL + " number " + (depth + 1) + " with max_request_dtos " + depth + " outstanding, round "
+                            + round);
+            for (int i = 0; i < depth; i++) {
+                assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.passive(), dst, 8L * i, 8, i), "dat_ep_post_recv");
+            }
+            for (int i = 0; i < depth; i++) {
+                assertEquals(i, f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS).userCookie(),
+                        "send completion " + i);
+                assertEquals(i, f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie(),
+                        "receive completion " + i);
+            }
         }
-        assertStatus(DatReturn.DAT_INSUFFICIENT_RESOURCES, rc,
-                CALL + " number " + (posted + 1) + " with max_request_dtos " + depth + " outstanding");
-        assertTrue(posted >= 1, "at least one send fits");
     }
 
     /**
      * RETURN VALUES: "DAT_INVALID_PARAMETER Invalid parameter. For example, one of the IOV segments pointed to a
-     * memory outside its LMR."
-     * If this fails, check the bounds of every triplet against its LMR and the num_segments range.
+     * memory outside its LMR." Any segment, to the byte at both ends (one ending exactly at the LMR's end is valid);
+     * num_segments outside 0..max_request_iov and completion flags DAT does not define are invalid too.
+     * If this fails, check the bounds of every triplet against its LMR, the num_segments range and the flag mask.
      */
     @Test
     @DatRule(call = CALL, section = "RETURN VALUES", rule = "a segment outside its LMR is refused",
             returns = DatReturn.INVALID_PARAMETER)
     void required_ep_post_send_invalidParameterForSegmentOutsideLmr() {
         Connection c = f.connect();
+        DatEp ep = c.active().ep();
+        int maxIov = ep.query().epAttr().maxRequestIov();
+        int n = TckFixture.triplets(maxIov);
         Region src = f.region();
+        int context = src.lmr().lmrContext();
         assertStatus(DatReturn.DAT_INVALID_PARAMETER, send(c.active(), src, 4000, 200, 1, 0),
                 CALL + " past the LMR's end");
-        Iov iov = f.iov(1).set(0, src.lmr().lmrContext(), src.address() - 1, 8);
-        assertStatus(DatReturn.DAT_INVALID_PARAMETER, c.active().ep().postSend(1, iov, 1, 0),
-                CALL + " before the LMR's start");
-        assertStatus(DatReturn.DAT_INVALID_PARAMETER, c.active().ep().postSend(-1, iov, 1, 0),
-                CALL + " with num_segments -1");
+        assertStatus(DatReturn.DAT_INVALID_PARAMETER,
+                ep.postSend(n, f.iovEndingWith(n, src, context, src.address() + 4096 - 63, 64), 1, 0),
+                CALL + " with segment " + (n - 1) + " one byte past the LMR's end");
+        assertStatus(DatReturn.DAT_INVALID_PARAMETER,
+                ep.postSend(n, f.iovEndingWith(n, src, context, src.address() - 1, 8), 1, 0),
+                CALL + " with segment " + (n - 1) + " one byte before the LMR's start");
+        Iov iov = f.iov(1).set(0, src.lmr(), 0, 8);
+        assertStatus(DatReturn.DAT_INVALID_PARAMETER, ep.postSend(-1, iov, 1, 0), CALL + " with num_segments -1");
+        if (maxIov < 64) {
+            Iov wide = f.iov(maxIov + 1);
+            for (int i = 0; i <= maxIov; i++) {
+                wide.set(i, src.lmr(), 16L * i, 16);
+            }
+            assertStatus(DatReturn.DAT_INVALID_PARAMETER, ep.postSend(maxIov + 1, wide, 1, 0),
+                    CALL + " with num_segments max_request_iov + 1 = " + (maxIov + 1));
+        }
+        assertStatus(DatReturn.DAT_INVALID_PARAMETER, ep.postSend(1, iov, 1, 0x40),
+                CALL + " with completion flag 0x40, which DAT does not define");
+        f.noEventNow(c.active().requestEvd(), "refused sends leave no completion");
+        Region dst = f.region();
+        assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.passive(), dst, 0, 4096, 1), "dat_ep_post_recv");
+        assertStatus(DatReturn.DAT_SUCCESS,
+                ep.postSend(n, f.iovEndingWith(n, src, context, src.address() + 4096 - 64, 64), 2, 0),
+                CALL + " with segment " + (n - 1) + " ending exactly at the LMR's end");
+        assertEquals(2, f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS).userCookie(),
+                "the first completion is the valid send's");
     }
 
     /**
@@ -134,8 +177,9 @@ public abstract class EpPostSendRules extends RuleSupport {
 
     /**
      * RETURN VALUES: "DAT_INVALID_STATE A parameter is in an invalid state. Endpoint was not in the
-     * DAT_EP_STATE_CONNECTED or DAT_EP_STATE_DISCONNECTED state."
-     * If this fails, check the state test at the top of post_send.
+     * DAT_EP_STATE_CONNECTED or DAT_EP_STATE_DISCONNECTED state." Checked in UNCONNECTED and in
+     * ACTIVE_CONNECTION_PENDING (a connect the listener has not answered yet); nothing is queued.
+     * If this fails, check the state test at the top of post_send: it must admit CONNECTED and DISCONNECTED only.
      */
     @Test
     @DatRule(call = CALL, section = "RETURN VALUES", rule = "an unconnected EP is in an invalid state",
@@ -144,42 +188,59 @@ public abstract class EpPostSendRules extends RuleSupport {
         Side side = f.side(f.epAttr(), null);
         assertSame(DatEpState.UNCONNECTED, side.ep().state());
         assertStatus(DatReturn.DAT_INVALID_STATE, send(side, f.region(), 0, 8, 1, 0), CALL + " when UNCONNECTED");
+        Side pending = f.pendingSide();
+        assertStatus(DatReturn.DAT_INVALID_STATE, send(pending, f.region(), 0, 8, 2, 0),
+                CALL + " when ACTIVE_CONNECTION_PENDING");
+        f.noEventNow(side.requestEvd(), "a refused send leaves no completion");
+        f.noEventNow(pending.requestEvd(), "a refused send leaves no completion");
     }
 
     /**
      * RETURN VALUES: "DAT_PROTECTION_VIOLATION ... Protection Zone mismatch between an LMR of one of the local_iov
-     * segments and the local Endpoint."
-     * If this fails, check that each LMR's PZ is compared with the EP's PZ.
+     * segments and the local Endpoint." One of them: the first, and the last of several.
+     * If this fails, check that the PZ of every triplet's LMR is compared with the EP's PZ.
      */
     @Test
     @DatRule(call = CALL, section = "RETURN VALUES", rule = "an LMR of another PZ is refused",
             returns = DatReturn.PROTECTION_VIOLATION)
     void required_ep_post_send_protectionViolationForLmrOfAnotherPz() {
         Connection c = f.connect();
+        int n = TckFixture.triplets(c.active().ep().query().epAttr().maxRequestIov());
         DatPz other = f.ia.createPz();
         Region foreign = f.region(other, 4096, DatMemPriv.ALL);
         assertStatus(DatReturn.DAT_PROTECTION_VIOLATION, send(c.active(), foreign, 0, 8, 1, 0),
                 CALL + " with an LMR of another PZ");
+        assertStatus(DatReturn.DAT_PROTECTION_VIOLATION, c.active().ep().postSend(n, f.iovEndingWith(n, f.region(),
+                foreign.lmr().lmrContext(), foreign.address(), 8), 1, 0),
+                CALL + " with segment " + (n - 1) + " in an LMR of another PZ");
     }
 
     /**
      * RETURN VALUES: "DAT_PRIVILEGES_VIOLATION ... One of the LMRs used in local_iov was either invalid or did not
-     * have the local read privileges."
-     * If this fails, check the LOCAL_READ test and the lookup of lmr_context.
+     * have the local read privileges." One of them: the first, and the last of several.
+     * If this fails, check the LOCAL_READ test and the lookup of every triplet's lmr_context.
      */
     @Test
     @DatRule(call = CALL, section = "RETURN VALUES", rule = "an LMR without local read, or an invalid one, is refused",
             returns = DatReturn.PRIVILEGES_VIOLATION)
     void required_ep_post_send_privilegesViolationWithoutLocalReadOrInvalidLmr() {
         Connection c = f.connect();
+        DatEp ep = c.active().ep();
+        int n = TckFixture.triplets(ep.query().epAttr().maxRequestIov());
+        Region valid = f.region();
         Region writeOnly = f.region(4096, DatMemPriv.LOCAL_WRITE);
         assertStatus(DatReturn.DAT_PRIVILEGES_VIOLATION, send(c.active(), writeOnly, 0, 8, 1, 0),
                 CALL + " without LOCAL_READ");
+        assertStatus(DatReturn.DAT_PRIVILEGES_VIOLATION, ep.postSend(n, f.iovEndingWith(n, valid,
+                writeOnly.lmr().lmrContext(), writeOnly.address(), 8), 1, 0),
+                CALL + " with segment " + (n - 1) + " without LOCAL_READ");
         Region freed = f.region();
         Iov stale = f.iov(1).set(0, freed.lmr(), 0, 8);
+        Iov staleLast = f.iovEndingWith(n, valid, freed.lmr().lmrContext(), freed.address(), 8);
         freed.lmr().close();
-        assertStatus(DatReturn.DAT_PRIVILEGES_VIOLATION, c.active().ep().postSend(1, stale, 1, 0),
-                CALL + " with a freed LMR");
+        assertStatus(DatReturn.DAT_PRIVILEGES_VIOLATION, ep.postSend(1, stale, 1, 0), CALL + " with a freed LMR");
+        assertStatus(DatReturn.DAT_PRIVILEGES_VIOLATION, ep.postSend(n, staleLast, 1, 0),
+                CALL + " with segment " + (n - 1) + " in a freed LMR");
     }
 
     /**
@@ -200,8 +261,10 @@ public abstract class EpPostSendRules extends RuleSupport {
 
     /**
      * DESCRIPTION: "The local_iov segments are traversed in the I/O Vector order until all the data is
-     * transferred."
-     * If this fails, check the gather loop: triplets in IOV order, not address order.
+     * transferred." Gathered from three segments out of address order into a receive of three segments whose
+     * boundaries do not line up with them; the receive's unused tail stays untouched.
+     * If this fails, check the gather loop (triplets in IOV order, not address order) and where a chunk resumes
+     * inside a segment on either side.
      */
     @Test
     @DatRule(call = CALL, section = "DESCRIPTION", rule = "IOV traversed in order")
@@ -209,15 +272,25 @@ public abstract class EpPostSendRules extends RuleSupport {
         applicableIf(f.limits.maxIovSegmentsPerDto() >= 3, "needs 3 IOV segments");
         Connection c = f.connect();
         Region dst = f.region();
+        dst.memory().fill((byte) 0x5A);
         Region src = f.region();
         pattern(src.memory(), 2);
-        assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.passive(), dst, 0, 4096, 1), "dat_ep_post_recv");
+        Iov scatter = f.iov(3).set(0, dst.lmr(), 2000, 25).set(1, dst.lmr(), 0, 25).set(2, dst.lmr(), 1000, 100);
+        assertStatus(DatReturn.DAT_SUCCESS, c.passive().ep().postRecv(3, scatter, 1, DatCompletionFlags.DEFAULT),
+                "dat_ep_post_recv of 3 segments");
         Iov iov = f.iov(3).set(0, src.lmr(), 3000, 10).set(1, src.lmr(), 0, 20).set(2, src.lmr(), 1000, 30);
         assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(3, iov, 1, 0), CALL + " with 3 segments");
         assertEquals(60, f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).transferredLength());
-        assertSameBytes(src.memory().asSlice(3000, 10), dst.memory().asSlice(0, 10), "segment 0");
-        assertSameBytes(src.memory().asSlice(0, 20), dst.memory().asSlice(10, 20), "segment 1");
-        assertSameBytes(src.memory().asSlice(1000, 30), dst.memory().asSlice(30, 30), "segment 2");
+        MemorySegment sent = f.arena.allocate(60);
+        MemorySegment.copy(src.memory(), 3000, sent, 0, 10);
+        MemorySegment.copy(src.memory(), 0, sent, 10, 20);
+        MemorySegment.copy(src.memory(), 1000, sent, 30, 30);
+        assertSameBytes(sent.asSlice(0, 25), dst.memory().asSlice(2000, 25), "receive segment 0");
+        assertSameBytes(sent.asSlice(25, 25), dst.memory().asSlice(0, 25), "receive segment 1");
+        assertSameBytes(sent.asSlice(50, 10), dst.memory().asSlice(1000, 10), "receive segment 2 (partial)");
+        assertFilled(dst.memory().asSlice(1010, 90), (byte) 0x5A, "rest of receive segment 2");
+        assertFilled(dst.memory().asSlice(25, 975), (byte) 0x5A, "memory between receive segments");
+        assertFilled(dst.memory().asSlice(2025), (byte) 0x5A, "memory after the receive segments");
     }
 
     /**
@@ -290,8 +363,11 @@ public abstract class EpPostSendRules extends RuleSupport {
     }
 
     /**
-     * PARAMETERS: "DAT_COMPLETION_SUPPRESS_FLAG 0x01 Suppress successful Completion."
-     * If this fails, a successful suppressed send still produced a completion event.
+     * PARAMETERS: "DAT_COMPLETION_SUPPRESS_FLAG 0x01 Suppress successful Completion." The next unsuppressed send
+     * completes normally, and more than max_request_dtos suppressed sends in a row are accepted (a suppressed
+     * send's slot is free once it completed).
+     * If this fails, a successful suppressed send still produced a completion event, or suppressed sends never
+     * gave their request slots back.
      */
     @Test
     @DatRule(call = CALL, section = "PARAMETERS", rule = "SUPPRESS: no completion for a successful send")
@@ -309,6 +385,34 @@ public abstract class EpPostSendRules extends RuleSupport {
         f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
         assertEquals(2, f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS).userCookie(),
                 "the first completion on the request EVD is the unsuppressed send's");
+        int depth = c.active().ep().query().epAttr().maxRequestDtos();
+        int posts = Math.min(2 * depth + 1, 1 << 11);
+        for (int i = 0; i < posts; i++) {
+            assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.passive(), dst, 0, 64, i), "dat_ep_post_recv");
+            assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), src, 0, 8, 100 + i, DatCompletionFlags.SUPPRESS),
+                    CALL + " suppressed, number " + (i + 1) + " (max_request_dtos " + depth + ")");
+            assertEquals(i, f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie(), "receive " + i);
+            f.noEventNow(c.active().requestEvd(), "a suppressed successful send");
+        }
+    }
+
+    /**
+     * PARAMETERS: "DAT_COMPLETION_SUPPRESS_FLAG 0x01 Suppress successful Completion": only a successful one. A
+     * suppressed send that is flushed (posted in DISCONNECTED) still completes, FLUSHED, with its cookie.
+     * If this fails, SUPPRESS hid an unsuccessful completion.
+     */
+    @Test
+    @DatRule(call = CALL, section = "PARAMETERS", rule = "SUPPRESS never hides an unsuccessful completion")
+    void optional_ep_post_send_suppressNeverHidesAnError() {
+        optionalFeature((f.provider.completionFlagsSupported() & DatCompletionFlags.SUPPRESS) != 0,
+                "completion_flags_supported lacks SUPPRESS");
+        Connection c = f.connect();
+        c.active().ep().disconnect(DatCloseFlags.ABRUPT);
+        f.next(c.active().connectEvd());
+        assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), f.region(), 0, 8, 51, DatCompletionFlags.SUPPRESS),
+                CALL + " suppressed, in DISCONNECTED");
+        assertEquals(51, f.completion(c.active().requestEvd(), DatDtoStatus.FLUSHED).userCookie(),
+                "the flushed suppressed send still completes");
     }
 
     /**
@@ -370,9 +474,11 @@ public abstract class EpPostSendRules extends RuleSupport {
     /**
      * DESCRIPTION: "The operation is valid for the Endpoint in the DAT_EP_STATE_CONNECTED and
      * DAT_EP_STATE_DISCONNECTED states. If the operation returns successfully for the Endpoint in the
-     * DAT_EP_STATE_DISCONNECTED state, the posted Send is immediately flushed to request_evd_handle."
-     * If this fails, check that a post in DISCONNECTED succeeds and a FLUSHED completion with its cookie is queued
-     * on the request EVD.
+     * DAT_EP_STATE_DISCONNECTED state, the posted Send is immediately flushed to request_evd_handle." Each flush
+     * carries its cookie, and once reaped frees its request slot: more than max_request_dtos flushed sends in a
+     * row all succeed.
+     * If this fails, check that a post in DISCONNECTED succeeds and queues a FLUSHED completion with its cookie on
+     * the request EVD, and that reaping an unsuccessful completion gives its slot back.
      */
     @Test
     @DatRule(call = CALL, section = "DESCRIPTION", rule = "in DISCONNECTED a send succeeds and is flushed at once")
@@ -382,9 +488,16 @@ public abstract class EpPostSendRules extends RuleSupport {
         DatEp ep = c.active().ep();
         assertSame(DatEpState.DISCONNECTED, ep.state());
         f.next(c.active().connectEvd());
-        assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), f.region(), 0, 8, 31, 0), CALL + " in DISCONNECTED");
-        DatEvent flushed = f.completion(c.active().requestEvd(), DatDtoStatus.FLUSHED);
-        assertEquals(31, flushed.userCookie());
+        int depth = ep.query().epAttr().maxRequestDtos();
+        int posts = Math.min(2 * depth + 1, 1 << 11);
+        Region src = f.region();
+        for (int i = 0; i < posts; i++) {
+            assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), src, 0, 8, 31 + i, 0),
+                    CALL + " number " + (i + 1) + " in DISCONNECTED (max_request_dtos " + depth + ")");
+            DatEvent flushed = f.completion(c.active().requestEvd(), DatDtoStatus.FLUSHED);
+            assertEquals(31 + i, flushed.userCookie(), "user_cookie of the flushed send");
+            assertSame(ep, flushed.ep(), "ep_handle of the flushed send");
+        }
     }
 
     /**

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dat.api.Dat;
+import dat.api.DatCloseFlags;
 import dat.api.DatCompletionFlags;
 import dat.api.DatDtoStatus;
 import dat.api.DatEpRecvInfo;
@@ -84,8 +85,10 @@ public abstract class EpRecvQueryRules extends RuleSupport {
     /**
      * RETURN VALUES: "DAT_SUCCESS". DESCRIPTION: "When an EP does not use SRQ, a buffer is allocated as soon as it
      * is posted to the EP." "the count pointed to by nbufs_allocated will return a snapshot count of the number of
-     * buffers allocated to ep_handle but not yet completed."
-     * If this fails, check that posted receives count as allocated at once and stop counting when they complete.
+     * buffers allocated to ep_handle but not yet completed." Checked at every step of several rounds of posts and
+     * messages, and after a disconnect flushed the rest.
+     * If this fails, check that posted receives count as allocated at once and stop counting when they complete
+     * (successfully or flushed), however many came before.
      */
     @Test
     @DatRule(call = CALL, section = "RETURN VALUES", rule = "an EP without SRQ counts buffers from the moment they are posted",
@@ -94,13 +97,33 @@ public abstract class EpRecvQueryRules extends RuleSupport {
         requireSomeCount();
         Connection c = f.connect();
         assertSnapshot(c.passive().ep().recvQuery(BOTH), 0, "before any post");
-        postRecvs(c.passive(), f.region(), 3);
-        assertSnapshot(c.passive().ep().recvQuery(BOTH), 3, "after 3 posts");
+        Region dst = f.region();
         Region src = f.region();
-        assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, 8), 1, 0),
-                "dat_ep_post_send");
-        f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
-        assertSnapshot(c.passive().ep().recvQuery(BOTH), 2, "after one receive completed");
+        Iov iov = f.iov(1);
+        int allocated = 0;
+        for (int round = 0; round < 4; round++) {
+            for (int i = 0; i < 3; i++) {
+                assertStatus(DatReturn.DAT_SUCCESS, c.passive().ep().postRecv(1,
+                        iov.set(0, dst.lmr(), 64L * i, 64), i, DatCompletionFlags.DEFAULT), "dat_ep_post_recv");
+                allocated++;
+                assertSnapshot(c.passive().ep().recvQuery(BOTH), allocated, "after post " + i + " of round " + round);
+            }
+            for (int i = 0; i < 2; i++) {
+                assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, 8), i,
+                        0), "dat_ep_post_send");
+                f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
+                f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+                allocated--;
+                assertSnapshot(c.passive().ep().recvQuery(BOTH), allocated,
+                        "after receive " + i + " of round " + round + " completed");
+            }
+        }
+        c.passive().ep().disconnect(DatCloseFlags.ABRUPT);
+        for (int i = 0; i < allocated; i++) {
+            f.completion(c.passive().recvEvd(), DatDtoStatus.FLUSHED);
+        }
+        assertSnapshot(c.passive().ep().recvQuery(BOTH), 0, "after the disconnect flushed the " + allocated
+                + " receives left");
     }
 
     /**

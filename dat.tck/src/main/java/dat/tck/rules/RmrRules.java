@@ -50,6 +50,16 @@ public abstract class RmrRules extends RuleSupport {
     }
 
     /**
+     * Asserts that an RDMA the remote side must refuse was refused, at once or by an unsuccessful completion (a
+     * transport may only find out at the target), and that the connection's request EVD shows nothing else.
+     */
+    private void assertRefused(int rc, Connection c, String what) {
+        if (rc == DatReturn.DAT_SUCCESS) {
+            assertNotEquals(DatDtoStatus.SUCCESS, f.next(c.active().requestEvd()).dtoStatus(), what);
+        }
+    }
+
+    /**
      * dat_rmr_create: an IA that reports max_rmrs = 0 must refuse RMRs with DAT_MODEL_NOT_SUPPORTED.
      * If this fails, the provider denies RMRs but created one, or refused with another code.
      */
@@ -62,9 +72,9 @@ public abstract class RmrRules extends RuleSupport {
     }
 
     /**
-     * dat_rmr_bind: the peer can write the bound window through the RMR's context and nothing outside it; the
-     * completion arrives on the request EVD of the EP the bind was posted on.
-     * If this fails, check the window bounds and the bind completion.
+     * dat_rmr_bind: the peer can write the bound window through the RMR's context and nothing outside it, to the
+     * byte at both ends; the completion arrives on the request EVD of the EP the bind was posted on.
+     * If this fails, check the window bounds (start and end, to the byte) and the bind completion.
      */
     @Test
     @DatRule(call = "dat_rmr_bind", section = "DESCRIPTION", rule = "the window is reachable, nothing beyond it")
@@ -83,45 +93,61 @@ public abstract class RmrRules extends RuleSupport {
                 rmr.rmrContext(), memory.address() + 1024, 256, 0), "dat_ep_post_rdma_write through the RMR");
         assertSame(DatDtoStatus.SUCCESS, f.next(c.active().requestEvd()).dtoStatus());
         assertSameBytes(src.memory().asSlice(0, 256), memory.memory().asSlice(1024, 256), "window");
-        int rc = c.active().ep().postRdmaWrite(1, f.iov(1).set(0, src.lmr(), 0, 8), 2, rmr.rmrContext(),
-                memory.address() + 1024 + 256, 8, 0);
-        if (rc == DatReturn.DAT_SUCCESS) {
-            assertNotEquals(DatDtoStatus.SUCCESS, f.next(c.active().requestEvd()).dtoStatus(), "write past the window");
+        memory.memory().asSlice(1024, 256).fill((byte) 0x11);
+        // Each refused RDMA may break its connection: every attempt gets a connection and a bind of its own.
+        long[][] outside = {{1024 + 256, 8}, {1024, 257}, {1024 - 1, 8}};
+        for (long[] range : outside) {
+            Connection attempt = f.connect();
+            bind(rmr, memory, 1024, 256, DatMemPriv.REMOTE_WRITE, attempt);
+            int rc = attempt.active().ep().postRdmaWrite(1, f.iov(1).set(0, src.lmr(), 0, range[1]), 2,
+                    rmr.rmrContext(), memory.address() + range[0], range[1], 0);
+            String what = "a write of " + range[1] + " bytes at offset " + (range[0] - 1024) + " of a 256-byte window";
+            assertRefused(rc, attempt, what + " must not succeed");
+            assertFilled(memory.memory(), (byte) 0x11, "the LMR after " + what);
         }
-        assertFilled(memory.memory().asSlice(1280), (byte) 0x11, "memory after the window");
-        assertFilled(memory.memory().asSlice(0, 1024), (byte) 0x11, "memory before the window");
     }
 
     /**
-     * dat_rmr_bind: each bind gives a new rmr_context and unbinding (length 0) revokes the old one at once.
-     * If this fails, an old context still reaches memory after an unbind or rebind.
+     * dat_rmr_bind: each bind gives a new rmr_context and unbinding (length 0) revokes access at once, over the
+     * very connection the window was bound on: neither the context the unbind hands out nor the revoked one
+     * reaches the memory.
+     * If this fails, an old context still reaches memory after an unbind or rebind, or an unbound RMR still exposes
+     * its last window under its new context.
      */
     @Test
     @DatRule(call = "dat_rmr_bind", section = "DESCRIPTION", rule = "unbind revokes; rebind gives a new context")
     void optional_rmr_bind_unbindRevokesAndRebindGivesNewContext() {
         DatRmr rmr = rmr();
-        Connection c = f.connect();
         Region memory = f.region(4096, DatMemPriv.ALL);
-        bind(rmr, memory, 0, 512, DatMemPriv.REMOTE_WRITE, c);
-        int first = rmr.rmrContext();
-        assertStatus(DatReturn.DAT_SUCCESS, rmr.unbind(c.passive().ep(), 78, 0), "unbind");
-        assertSame(DatEventType.RMR_BIND_COMPLETION, f.next(c.passive().requestEvd()).type());
         Region src = f.region();
         pattern(src.memory(), 5);
-        int rc = c.active().ep().postRdmaWrite(1, f.iov(1).set(0, src.lmr(), 0, 64), 3, first, memory.address(), 64, 0);
-        if (rc == DatReturn.DAT_SUCCESS) {
-            assertNotEquals(DatDtoStatus.SUCCESS, f.next(c.active().requestEvd()).dtoStatus(), "write with a revoked context");
+        int first = 0;
+        // Each refused write may break its connection: the new context and the revoked one get one each.
+        for (boolean throughRevoked : new boolean[] {false, true}) {
+            Connection c = f.connect();
+            bind(rmr, memory, 0, 512, DatMemPriv.REMOTE_WRITE, c);
+            int bound = rmr.rmrContext();
+            first = first == 0 ? bound : first;
+            assertStatus(DatReturn.DAT_SUCCESS, rmr.unbind(c.passive().ep(), 78, 0), "unbind");
+            assertSame(DatEventType.RMR_BIND_COMPLETION, f.next(c.passive().requestEvd()).type());
+            int context = throughRevoked ? bound : rmr.rmrContext();
+            String what = throughRevoked ? "a write through the revoked context" : "a write through the context an"
+                    + " unbind handed out";
+            int rc = c.active().ep().postRdmaWrite(1, f.iov(1).set(0, src.lmr(), 0, 64), 3, context,
+                    memory.address(), 64, 0);
+            assertRefused(rc, c, what + " must not succeed");
+            assertFilled(memory.memory(), (byte) 0, "memory after " + what);
         }
-        assertFilled(memory.memory(), (byte) 0, "memory after a write through a revoked context");
         Connection again = f.connect();
         bind(rmr, memory, 0, 512, DatMemPriv.REMOTE_WRITE, again);
         assertNotEquals(first, rmr.rmrContext(), "a rebind gives a new rmr_context");
     }
 
     /**
-     * dat_rmr_bind: a window outside the LMR is DAT_INVALID_PARAMETER; remote write asked of an LMR without
-     * REMOTE_WRITE is DAT_PRIVILEGES_VIOLATION.
-     * If this fails, check the bind's bounds and privilege checks.
+     * dat_rmr_bind: a window outside the LMR, by one byte, is DAT_INVALID_PARAMETER (one ending exactly at the LMR's
+     * end is valid); remote write asked of an LMR without REMOTE_WRITE is DAT_PRIVILEGES_VIOLATION, for a fresh RMR
+     * and for a rebind of a bound one.
+     * If this fails, check the bind's bounds and privilege checks, on every bind.
      */
     @Test
     @DatRule(call = "dat_rmr_bind", section = "RETURN VALUES", rule = "bad window or missing privilege is refused",
@@ -132,8 +158,44 @@ public abstract class RmrRules extends RuleSupport {
         Region memory = f.region(4096, DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE | DatMemPriv.REMOTE_READ);
         assertStatus(DatReturn.DAT_INVALID_PARAMETER,
                 rmr.bind(memory.lmr(), 4000, 200, DatMemPriv.REMOTE_READ, c.passive().ep(), 1, 0), "window past the LMR");
+        assertStatus(DatReturn.DAT_INVALID_PARAMETER,
+                rmr.bind(memory.lmr(), 3897, 200, DatMemPriv.REMOTE_READ, c.passive().ep(), 1, 0),
+                "window one byte past the LMR");
         assertStatus(DatReturn.DAT_PRIVILEGES_VIOLATION,
                 rmr.bind(memory.lmr(), 0, 64, DatMemPriv.REMOTE_WRITE, c.passive().ep(), 1, 0),
                 "REMOTE_WRITE on an LMR without it");
+        bind(rmr, memory, 3896, 200, DatMemPriv.REMOTE_READ, c);
+        assertStatus(DatReturn.DAT_PRIVILEGES_VIOLATION,
+                rmr.bind(memory.lmr(), 0, 64, DatMemPriv.REMOTE_WRITE, c.passive().ep(), 1, 0),
+                "a rebind asking REMOTE_WRITE of an LMR without it");
+    }
+
+    /**
+     * dat_rmr_bind: the window grants the privileges it was bound with and no others: a window bound for remote
+     * read refuses a write, one bound for remote write refuses a read (at once or by an unsuccessful completion),
+     * and nothing moves.
+     * If this fails, check that an RDMA through an RMR is judged by the window's privileges, not the LMR's.
+     */
+    @Test
+    @DatRule(call = "dat_rmr_bind", section = "DESCRIPTION", rule = "the window's privileges are enforced")
+    void optional_rmr_bind_windowPrivilegesAreEnforced() {
+        DatRmr rmr = rmr();
+        Region memory = f.region(4096, DatMemPriv.ALL);
+        memory.memory().fill((byte) 0x22);
+        Region src = f.region();
+        pattern(src.memory(), 7);
+        Connection c = f.connect();
+        bind(rmr, memory, 0, 512, DatMemPriv.REMOTE_READ, c);
+        int rc = c.active().ep().postRdmaWrite(1, f.iov(1).set(0, src.lmr(), 0, 64), 1, rmr.rmrContext(),
+                memory.address(), 64, 0);
+        assertRefused(rc, c, "a write through a window bound for remote read only must not succeed");
+        assertFilled(memory.memory(), (byte) 0x22, "memory after a write through a read-only window");
+        Connection d = f.connect();
+        bind(rmr, memory, 0, 512, DatMemPriv.REMOTE_WRITE, d);
+        Region local = f.region();
+        rc = d.active().ep().postRdmaRead(1, f.iov(1).set(0, local.lmr(), 0, 64), 2, rmr.rmrContext(),
+                memory.address(), 64, 0);
+        assertRefused(rc, d, "a read through a window bound for remote write only must not succeed");
+        assertFilled(local.memory(), (byte) 0, "local buffer after a read through a write-only window");
     }
 }

@@ -46,9 +46,9 @@ public abstract class SrqLifecycleRules extends RuleSupport {
     }
 
     /**
-     * dat_srq_set_lw: when the buffers on the SRQ drop below the low watermark, one asynchronous event naming the
-     * SRQ goes to the IA's async EVD, and the watermark disarms.
-     * If this fails, the event never came, came twice, or named the wrong object.
+     * dat_srq_set_lw: when the buffers on the SRQ drop below the low watermark (not when they reach it), one
+     * asynchronous event naming the SRQ goes to the IA's async EVD, and the watermark disarms.
+     * If this fails, the event never came, came early (at the watermark), came twice, or named the wrong object.
      */
     @Test
     @DatRule(call = "dat_srq_set_lw", section = "DESCRIPTION", rule = "one event when buffers fall below the watermark")
@@ -59,15 +59,19 @@ public abstract class SrqLifecycleRules extends RuleSupport {
         srq.setLowWatermark(3);
         f.quiet(f.ia.asyncEvd(), "4 buffers are not below 3");
         Connection c = f.connect(f.side(f.epAttr(), null), f.side(f.epAttr(), srq));
-        f.sendAndReap(c, 2);
+        f.sendAndReap(c, 1);
+        f.quiet(f.ia.asyncEvd(), "3 buffers are not below 3");
+        f.sendAndReap(c, 1);
         assertLowWatermarkEvent(srq);
         f.sendAndReap(c, 1);
         f.quiet(f.ia.asyncEvd(), "the watermark fires once until set again");
     }
 
     /**
-     * dat_srq_set_lw: a watermark set above the buffers already on the SRQ fires at once.
-     * If this fails, the provider only checks the watermark when a buffer is taken.
+     * dat_srq_set_lw: a watermark set above the buffers already on the SRQ fires at once; one equal to them does
+     * not.
+     * If this fails, the provider only checks the watermark when a buffer is taken, or compares at the boundary
+     * the wrong way.
      */
     @Test
     @DatRule(call = "dat_srq_set_lw", section = "DESCRIPTION", rule = "fires at once when already below")
@@ -75,14 +79,16 @@ public abstract class SrqLifecycleRules extends RuleSupport {
         DatSrq srq = srq(8);
         requiredFeature(lowWatermarkClaimed(), "srq_watermarks_supported lacks the low watermark");
         f.postSrqBuffers(srq, 2, 0);
+        srq.setLowWatermark(2);
+        f.quiet(f.ia.asyncEvd(), "2 buffers are not below a watermark of 2");
         srq.setLowWatermark(5);
         assertLowWatermarkEvent(srq);
         assertEquals(5, srq.query().lowWatermark(), "low_watermark reported");
     }
 
     /**
-     * dat_srq_set_lw: "DAT_INVALID_PARAMETER" for a watermark above max_recv_dtos; "DAT_MODEL_NOT_SUPPORTED" where
-     * the provider has no low watermark.
+     * dat_srq_set_lw: "DAT_INVALID_PARAMETER" for a watermark above max_recv_dtos (max_recv_dtos itself is in
+     * range); "DAT_MODEL_NOT_SUPPORTED" where the provider has no low watermark.
      * If this fails, check the range test, or the provider's honesty about srq_watermarks_supported.
      */
     @Test
@@ -98,6 +104,9 @@ public abstract class SrqLifecycleRules extends RuleSupport {
         int max = srq.query().maxRecvDtos();
         assertThrowsDat(DatReturn.INVALID_PARAMETER, () -> srq.setLowWatermark(max + 1), "low_watermark above max_recv_dtos");
         assertThrowsDat(DatReturn.INVALID_PARAMETER, () -> srq.setLowWatermark(-1), "low_watermark -1");
+        assertEquals(Dat.DAT_SRQ_LW_DEFAULT, srq.query().lowWatermark(), "a refused watermark changes nothing");
+        srq.setLowWatermark(max);
+        assertEquals(max, srq.query().lowWatermark(), "low_watermark = max_recv_dtos is in range");
     }
 
     /**

@@ -24,7 +24,10 @@ import dat.tck.TckEnvironment;
 import dat.tck.rules.TckFixture.Connection;
 import dat.tck.rules.TckFixture.Region;
 import dat.tck.rules.TckFixture.Side;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.HashSet;
+import java.util.Set;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -87,7 +90,10 @@ public abstract class SrqPostRecvRules extends RuleSupport {
 
     /**
      * RETURN VALUES: "DAT_INSUFFICIENT_RESOURCES The operation failed due to resource limitations."
-     * If this fails, check that posting beyond the SRQ's actual max_recv_dtos (dat_srq_query) is refused.
+     * The SRQ holds exactly its actual max_recv_dtos (dat_srq_query) outstanding buffers: refused posts take no room,
+     * and under traffic each reaped completion makes room for exactly one more buffer.
+     * If this fails, check the SRQ's count of outstanding buffers: a refused post counted, a reaped completion not
+     * subtracted, or the full test off by one.
      */
     @Test
     @DatRule(call = CALL, section = "RETURN VALUES", rule = "a full SRQ refuses another buffer",
@@ -95,69 +101,118 @@ public abstract class SrqPostRecvRules extends RuleSupport {
     void required_srq_post_recv_insufficientResourcesWhenFull() {
         DatSrq srq = srq(4);
         int capacity = srq.query().maxRecvDtos();
-        applicableIf(capacity <= 1 << 16, "SRQ of " + capacity + " entries is too large to fill");
+        applicableIf(capacity <= 1 << 12, "SRQ of " + capacity + " entries is too large to fill");
         Region r = f.region(64L * (capacity + 1), DatMemPriv.LOCAL_WRITE | DatMemPriv.LOCAL_READ);
+        Region readOnly = f.region(64, DatMemPriv.LOCAL_READ);
         Iov iov = f.iov(1);
+        for (int i = 0; i < 2 * capacity; i++) {
+            assertStatus(DatReturn.DAT_PRIVILEGES_VIOLATION, srq.postRecv(1, iov.set(0, readOnly.lmr(), 0, 64), i),
+                    CALL + " without LOCAL_WRITE");
+            assertStatus(DatReturn.DAT_INVALID_PARAMETER, srq.postRecv(1, iov.set(0, r.lmr(), 64L * capacity, 128), i),
+                    CALL + " past the LMR's end");
+        }
         for (int i = 0; i < capacity; i++) {
             assertStatus(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, r.lmr(), 64L * i, 64), i),
-                    CALL + " buffer " + i + " of " + capacity);
+                    CALL + " buffer " + i + " of " + capacity + ", after " + 4 * capacity + " refused posts");
         }
         assertStatus(DatReturn.DAT_INSUFFICIENT_RESOURCES,
                 srq.postRecv(1, iov.set(0, r.lmr(), 64L * capacity, 64), capacity), CALL + " on a full SRQ");
+        Connection c = srqConnection(srq, DatCompletionFlags.DEFAULT);
+        Region src = f.region();
+        for (int round = 0; round < 3 * capacity; round++) {
+            assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), src, 0, 8, round, 0), "dat_ep_post_send " + round);
+            f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
+            long freed = f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie();
+            assertStatus(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, r.lmr(), 64L * freed, 64), freed),
+                    CALL + " into the buffer message " + round + " reaped");
+            assertStatus(DatReturn.DAT_INSUFFICIENT_RESOURCES,
+                    srq.postRecv(1, iov.set(0, r.lmr(), 64L * capacity, 64), -1),
+                    CALL + " on an SRQ full again after " + (round + 1) + " messages");
+        }
     }
 
     /**
      * RETURN VALUES: "DAT_INVALID_PARAMETER Invalid parameter. For example, one of the IOV segments pointed to a
-     * memory outside its LMR."
-     * If this fails, check the bounds check of every triplet against its LMR, at both ends.
+     * memory outside its LMR." Any segment: the last of several is checked as the first, to the byte at both ends
+     * (a segment ending exactly at the LMR's end is valid); and num_segments outside 0..max_recv_iov is invalid.
+     * If this fails, check the bounds check of every triplet against its LMR, at both ends, and the num_segments
+     * range against the SRQ's max_recv_iov.
      */
     @Test
     @DatRule(call = CALL, section = "RETURN VALUES", rule = "a segment outside its LMR is refused",
             returns = DatReturn.INVALID_PARAMETER)
     void required_srq_post_recv_invalidParameterForSegmentOutsideLmr() {
         DatSrq srq = srq(4);
+        int maxIov = srq.query().maxRecvIov();
+        int n = TckFixture.triplets(maxIov);
         Region r = f.region();
-        Iov iov = f.iov(2).set(0, r.lmr(), 0, 64);
-        iov.set(1, r.lmr(), 4096 - 32, 64);
-        assertStatus(DatReturn.DAT_INVALID_PARAMETER, srq.postRecv(2, iov, 1), CALL + " past the LMR's end");
-        iov.set(1, r.lmr().lmrContext(), r.address() - 8, 16);
-        assertStatus(DatReturn.DAT_INVALID_PARAMETER, srq.postRecv(2, iov, 1), CALL + " before the LMR's start");
-        assertStatus(DatReturn.DAT_INVALID_PARAMETER, srq.postRecv(-1, iov, 1), CALL + " with num_segments -1");
+        int context = r.lmr().lmrContext();
+        assertStatus(DatReturn.DAT_INVALID_PARAMETER,
+                srq.postRecv(n, f.iovEndingWith(n, r, context, r.address() + 4096 - 63, 64), 1),
+                CALL + " with segment " + (n - 1) + " one byte past the LMR's end");
+        assertStatus(DatReturn.DAT_INVALID_PARAMETER,
+                srq.postRecv(n, f.iovEndingWith(n, r, context, r.address() - 1, 64), 1),
+                CALL + " with segment " + (n - 1) + " one byte before the LMR's start");
+        assertStatus(DatReturn.DAT_INVALID_PARAMETER, srq.postRecv(-1, f.iov(1).set(0, r.lmr(), 0, 64), 1),
+                CALL + " with num_segments -1");
+        if (maxIov < 64) {
+            Iov wide = f.iov(maxIov + 1);
+            for (int i = 0; i <= maxIov; i++) {
+                wide.set(i, r.lmr(), 16L * i, 16);
+            }
+            assertStatus(DatReturn.DAT_INVALID_PARAMETER, srq.postRecv(maxIov + 1, wide, 1),
+                    CALL + " with num_segments max_recv_iov + 1 = " + (maxIov + 1));
+        }
+        assertStatus(DatReturn.DAT_SUCCESS,
+                srq.postRecv(n, f.iovEndingWith(n, r, context, r.address() + 4096 - 64, 64), 2),
+                CALL + " with segment " + (n - 1) + " ending exactly at the LMR's end");
     }
 
     /**
      * RETURN VALUES: "DAT_PROTECTION_VIOLATION ... Protection Zone mismatch between an LMR of one of the
-     * local_iov segments and the SRQ."
-     * If this fails, check that the PZ of each LMR is compared with the SRQ's PZ.
+     * local_iov segments and the SRQ." One of the segments: the first, and the last of several.
+     * If this fails, check that the PZ of every triplet's LMR is compared with the SRQ's PZ.
      */
     @Test
     @DatRule(call = CALL, section = "RETURN VALUES", rule = "an LMR of another PZ is refused",
             returns = DatReturn.PROTECTION_VIOLATION)
     void required_srq_post_recv_protectionViolationForLmrOfAnotherPz() {
         DatSrq srq = srq(4);
+        int n = TckFixture.triplets(srq.query().maxRecvIov());
         DatPz other = f.ia.createPz();
         Region foreign = f.region(other, 4096, DatMemPriv.ALL);
         assertStatus(DatReturn.DAT_PROTECTION_VIOLATION,
                 srq.postRecv(1, f.iov(1).set(0, foreign.lmr(), 0, 64), 1), CALL + " with an LMR of another PZ");
+        assertStatus(DatReturn.DAT_PROTECTION_VIOLATION, srq.postRecv(n, f.iovEndingWith(n, f.region(),
+                foreign.lmr().lmrContext(), foreign.address(), 64), 1),
+                CALL + " with segment " + (n - 1) + " in an LMR of another PZ");
     }
 
     /**
      * RETURN VALUES: "DAT_PRIVILEGES_VIOLATION ... One of the LMRs used in local_iov was either invalid or did not
-     * have the local write privileges."
-     * If this fails, check the LOCAL_WRITE check and the lookup of the lmr_context.
+     * have the local write privileges." One of them: the first, and the last of several.
+     * If this fails, check the LOCAL_WRITE check and the lookup of the lmr_context of every triplet.
      */
     @Test
     @DatRule(call = CALL, section = "RETURN VALUES", rule = "an LMR without local write, or an invalid one, is refused",
             returns = DatReturn.PRIVILEGES_VIOLATION)
     void required_srq_post_recv_privilegesViolationWithoutLocalWriteOrInvalidLmr() {
         DatSrq srq = srq(4);
+        int n = TckFixture.triplets(srq.query().maxRecvIov());
+        Region valid = f.region();
         Region readOnly = f.region(4096, DatMemPriv.LOCAL_READ);
         assertStatus(DatReturn.DAT_PRIVILEGES_VIOLATION,
                 srq.postRecv(1, f.iov(1).set(0, readOnly.lmr(), 0, 64), 1), CALL + " without LOCAL_WRITE");
+        assertStatus(DatReturn.DAT_PRIVILEGES_VIOLATION, srq.postRecv(n, f.iovEndingWith(n, valid,
+                readOnly.lmr().lmrContext(), readOnly.address(), 64), 1),
+                CALL + " with segment " + (n - 1) + " without LOCAL_WRITE");
         Region freed = f.region();
         Iov stale = f.iov(1).set(0, freed.lmr(), 0, 64);
+        Iov staleLast = f.iovEndingWith(n, valid, freed.lmr().lmrContext(), freed.address(), 64);
         freed.lmr().close();
         assertStatus(DatReturn.DAT_PRIVILEGES_VIOLATION, srq.postRecv(1, stale, 1), CALL + " with a freed LMR");
+        assertStatus(DatReturn.DAT_PRIVILEGES_VIOLATION, srq.postRecv(n, staleLast, 1),
+                CALL + " with segment " + (n - 1) + " in a freed LMR");
     }
 
     /**
@@ -184,7 +239,11 @@ public abstract class SrqPostRecvRules extends RuleSupport {
      * DESCRIPTION: "The local_iov segments are filled in the I/O Vector order until the whole message is
      * received. This ensures that all the front segments of the local_iov I/O Vector are completely filled, only
      * one segment is partially filled, if needed, and all segments that follow it are not filled at all."
-     * If this fails, check the scatter loop: segment order, the partial segment's length, untouched tail.
+     * Both sides have several segments whose boundaries do not line up (the message is gathered from 70, 130 and
+     * 50 bytes into 100-byte segments), the segments lie out of address order, and a second message ends exactly
+     * on a segment boundary. SRQ buffers may be taken in any order, so each buffer is found by its cookie.
+     * If this fails, check the scatter loop: segment order, where a chunk resumes inside the receive segment, the
+     * partial segment's length, untouched tail and gaps.
      */
     @Test
     @DatRule(call = CALL, section = "DESCRIPTION", rule = "segments filled in IOV order, at most one partially")
@@ -194,19 +253,42 @@ public abstract class SrqPostRecvRules extends RuleSupport {
         Connection c = srqConnection(srq, DatCompletionFlags.DEFAULT);
         Region dst = f.region(4096, DatMemPriv.LOCAL_WRITE | DatMemPriv.LOCAL_READ);
         dst.memory().fill((byte) 0x5A);
-        // Three 100-byte segments, out of address order, so IOV order and address order differ.
-        Iov iov = f.iov(3).set(0, dst.lmr(), 1000, 100).set(1, dst.lmr(), 0, 100).set(2, dst.lmr(), 2000, 100);
-        assertStatus(DatReturn.DAT_SUCCESS, srq.postRecv(3, iov, 9), CALL);
+        long[][] layouts = {{1000, 0, 2000}, {3000, 2200, 3500}};
+        for (int b = 0; b < 2; b++) {
+            Iov iov = f.iov(3);
+            for (int i = 0; i < 3; i++) {
+                iov.set(i, dst.lmr(), layouts[b][i], 100);
+            }
+            assertStatus(DatReturn.DAT_SUCCESS, srq.postRecv(3, iov, b), CALL + " buffer " + b);
+        }
         Region src = f.region();
         pattern(src.memory(), 3);
-        assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), src, 0, 250, 1, 0), "dat_ep_post_send of 250 bytes");
-        DatEvent recv = f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
-        assertEquals(250, recv.transferredLength(), "transfered_length");
-        assertSameBytes(src.memory().asSlice(0, 100), dst.memory().asSlice(1000, 100), "segment 0 (full)");
-        assertSameBytes(src.memory().asSlice(100, 100), dst.memory().asSlice(0, 100), "segment 1 (full)");
-        assertSameBytes(src.memory().asSlice(200, 50), dst.memory().asSlice(2000, 50), "segment 2 (partial)");
-        assertFilled(dst.memory().asSlice(2050, 50), (byte) 0x5A, "rest of segment 2 (not filled)");
-        assertFilled(dst.memory().asSlice(100, 900), (byte) 0x5A, "memory between segments");
+        MemorySegment sent = f.arena.allocate(250);
+        MemorySegment.copy(src.memory(), 500, sent, 0, 70);
+        MemorySegment.copy(src.memory(), 0, sent, 70, 130);
+        MemorySegment.copy(src.memory(), 300, sent, 200, 50);
+        Iov gather = f.iov(3).set(0, src.lmr(), 500, 70).set(1, src.lmr(), 0, 130).set(2, src.lmr(), 300, 50);
+        assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(3, gather, 1, 0),
+                "dat_ep_post_send of 250 bytes in 3 segments");
+        assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), src, 1000, 200, 2, 0), "dat_ep_post_send of 200 bytes");
+        DatEvent first = f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        assertEquals(250, first.transferredLength(), "transfered_length of the first message");
+        long[] a = layouts[(int) first.userCookie()];
+        assertSameBytes(sent.asSlice(0, 100), dst.memory().asSlice(a[0], 100), "message 1, segment 0 (full)");
+        assertSameBytes(sent.asSlice(100, 100), dst.memory().asSlice(a[1], 100), "message 1, segment 1 (full)");
+        assertSameBytes(sent.asSlice(200, 50), dst.memory().asSlice(a[2], 50), "message 1, segment 2 (partial)");
+        assertFilled(dst.memory().asSlice(a[2] + 50, 50), (byte) 0x5A, "message 1, rest of segment 2 (not filled)");
+        DatEvent second = f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        assertEquals(200, second.transferredLength(), "transfered_length of the second message");
+        long[] b = layouts[(int) second.userCookie()];
+        assertSameBytes(src.memory().asSlice(1000, 100), dst.memory().asSlice(b[0], 100), "message 2, segment 0");
+        assertSameBytes(src.memory().asSlice(1100, 100), dst.memory().asSlice(b[1], 100), "message 2, segment 1");
+        assertFilled(dst.memory().asSlice(b[2], 100), (byte) 0x5A, "message 2, segment 2 (not filled)");
+        for (long[] gap : new long[][] {{100, 900}, {1100, 900}, {2100, 100}, {2300, 700}, {3100, 400}, {3600, 496}}) {
+            assertFilled(dst.memory().asSlice(gap[0], gap[1]), (byte) 0x5A, "memory between segments at " + gap[0]);
+        }
+        assertEquals(Set.of(0L, 1L), Set.of(first.userCookie(), second.userCookie()),
+                "each message took its own buffer");
     }
 
     /**
@@ -349,7 +431,8 @@ public abstract class SrqPostRecvRules extends RuleSupport {
 
     /**
      * DESCRIPTION: "The operation is valid for all states of the Shared Receive Queue."
-     * If this fails, check that buffers can be posted before any EP is attached and after all EPs left.
+     * If this fails, check that buffers can be posted before any EP is attached and after all EPs left, and that
+     * both then receive on a new connection.
      */
     @Test
     @DatRule(call = CALL, section = "DESCRIPTION", rule = "valid in every SRQ state, with or without EPs")
@@ -363,6 +446,49 @@ public abstract class SrqPostRecvRules extends RuleSupport {
         c.passive().ep().close();
         assertStatus(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, dst.lmr(), 64, 64), 2),
                 CALL + " after its only EP was freed");
+        Connection again = srqConnection(srq, DatCompletionFlags.DEFAULT);
+        Set<Long> cookies = new HashSet<>();
+        for (int i = 0; i < 2; i++) {
+            assertStatus(DatReturn.DAT_SUCCESS, send(again.active(), f.region(), 0, 8, i, 0), "dat_ep_post_send");
+            cookies.add(f.completion(again.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie());
+        }
+        assertEquals(Set.of(1L, 2L), cookies, "both buffers received on a new connection");
+    }
+
+    /**
+     * DESCRIPTION: "The completion of the Receive posted to the SRQ is equivalent to what happened to the Receive
+     * posted to the Endpoint": a message larger than the SRQ buffer it lands in completes that buffer with
+     * DAT_DTO_ERR_LOCAL_LENGTH, as on the EP's own queue; the send does not succeed, and once the error is reaped
+     * the buffer no longer counts against max_recv_dtos.
+     * If this fails, an oversized message into an SRQ buffer was truncated, overran it, or its buffer stayed
+     * counted as outstanding after its error completion was reaped.
+     */
+    @Test
+    @DatRule(call = CALL, section = "DESCRIPTION", rule = "an oversized message completes its SRQ buffer in error")
+    void required_srq_post_recv_oversizedMessageCompletesItsBufferInError() {
+        DatSrq srq = srq(4);
+        int capacity = srq.query().maxRecvDtos();
+        applicableIf(capacity <= 1 << 12, "SRQ of " + capacity + " entries is too large to fill");
+        TckFixture.Guarded dst = f.guarded(16L * (capacity + 1), DatMemPriv.LOCAL_WRITE | DatMemPriv.LOCAL_READ);
+        Iov iov = f.iov(1);
+        for (int i = 0; i < capacity; i++) {
+            assertStatus(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, dst.region().lmr(), 16L * i, 16), i),
+                    CALL + " of 16 bytes");
+        }
+        Connection c = srqConnection(srq, DatCompletionFlags.DEFAULT);
+        assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), f.region(), 0, 64, 7, 0), "dat_ep_post_send of 64 bytes");
+        DatEvent recv = f.completion(c.passive().recvEvd(), DatDtoStatus.LOCAL_LENGTH_ERR);
+        assertTrue(recv.userCookie() >= 0 && recv.userCookie() < capacity, "cookie of a posted buffer: " + recv);
+        assertSame(c.passive().ep(), recv.ep(), "ep_handle of the error completion");
+        DatEvent sent = f.next(c.active().requestEvd());
+        assertEquals(7, sent.userCookie(), "the send's completion");
+        assertTrue(sent.dtoStatus() != DatDtoStatus.SUCCESS, "the oversized send must not succeed: " + sent);
+        dst.assertGuardsIntact("an oversized message into a 16-byte SRQ buffer");
+        assertStatus(DatReturn.DAT_SUCCESS,
+                srq.postRecv(1, iov.set(0, dst.region().lmr(), 16L * capacity, 16), capacity),
+                CALL + " once the error completion was reaped");
+        assertStatus(DatReturn.DAT_INSUFFICIENT_RESOURCES,
+                srq.postRecv(1, iov.set(0, dst.region().lmr(), 0, 16), capacity + 1), CALL + " on a full SRQ");
     }
 
     /**
@@ -558,7 +684,7 @@ public abstract class SrqPostRecvRules extends RuleSupport {
         assertEquals(0, failures.get(), "failed concurrent posts");
         Connection c = srqConnection(srq, DatCompletionFlags.DEFAULT);
         f.sendAndReap(c, threads * perThread);
-        java.util.Set<Long> cookies = new java.util.HashSet<>();
+        Set<Long> cookies = new HashSet<>();
         for (int i = 0; i < threads * perThread; i++) {
             cookies.add(f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie());
         }

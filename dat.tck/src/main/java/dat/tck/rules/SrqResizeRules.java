@@ -5,13 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dat.api.Dat;
 import dat.api.DatDtoStatus;
+import dat.api.DatMemPriv;
 import dat.api.DatReturn;
 import dat.api.DatSrq;
 import dat.api.DatSrqAttr;
+import dat.api.Iov;
 import dat.tck.DatRule;
 import dat.tck.TckEnvironment;
 import dat.tck.rules.TckFixture.Connection;
 import dat.tck.rules.TckFixture.Region;
+import java.lang.foreign.ValueLayout;
 import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.Assumptions;
@@ -42,19 +45,32 @@ public abstract class SrqResizeRules extends RuleSupport {
 
     /**
      * RETURN VALUES: "DAT_SUCCESS The operation was successful." DESCRIPTION: "modifies the size of the queue of
-     * SRQ."
-     * If this fails, check that after growing, the SRQ holds the new number of buffers.
+     * SRQ." After each grow (a small one, then a larger one) the SRQ takes exactly its new max_recv_dtos buffers.
+     * If this fails, check that after growing, dat_srq_query reports at least the new size and the SRQ holds that
+     * many buffers, and not one more.
      */
     @Test
     @DatRule(call = CALL, section = "RETURN VALUES", rule = "growing succeeds and the SRQ holds the new size",
             returns = DatReturn.SUCCESS)
     void required_srq_resize_successGrowsTheQueue() {
-        DatSrq srq = srq(4);
-        int grown = Math.min(32, f.limits.maxRecvPerSrq());
-        applicableIf(grown > srq.query().maxRecvDtos(), "the SRQ is already at max_recv_per_srq");
-        srq.resize(grown);
-        assertTrue(srq.query().maxRecvDtos() >= grown, "max_recv_dtos after resize to " + grown);
-        f.postSrqBuffers(srq, grown, 0);
+        DatSrq srq = srq(5);
+        int max = f.limits.maxRecvPerSrq();
+        applicableIf(max > srq.query().maxRecvDtos(), "the SRQ is already at max_recv_per_srq");
+        int posted = 0;
+        for (int grown : new int[] {Math.min(7, max), Math.min(32, max)}) {
+            if (grown <= srq.query().maxRecvDtos()) {
+                continue;
+            }
+            srq.resize(grown);
+            int actual = srq.query().maxRecvDtos();
+            assertTrue(actual >= grown, "max_recv_dtos " + actual + " after resize to " + grown);
+            applicableIf(actual <= 1 << 12, "SRQ of " + actual + " entries is too large to fill");
+            f.postSrqBuffers(srq, actual - posted, posted);
+            posted = actual;
+            assertStatus(DatReturn.DAT_INSUFFICIENT_RESOURCES,
+                    srq.postRecv(1, f.iov(1).set(0, f.region().lmr(), 0, 64), -1),
+                    "dat_srq_post_recv beyond max_recv_dtos " + actual + " after resize to " + grown);
+        }
     }
 
     /**
@@ -158,8 +174,9 @@ public abstract class SrqResizeRules extends RuleSupport {
 
     /**
      * DESCRIPTION: "If the requested srq_max_recv_dto is below the SRQ low watermark, the operation returns
-     * DAT_INVALID_STATE and does not change SRQ."
-     * If this fails, check the comparison with the armed low watermark.
+     * DAT_INVALID_STATE and does not change SRQ." With fewer buffers posted than either size, so the watermark alone
+     * decides: one below it is refused, exactly it is allowed.
+     * If this fails, check the comparison with the armed low watermark, at the boundary.
      */
     @Test
     @DatRule(call = CALL, section = "DESCRIPTION", rule = "below the low watermark: INVALID_STATE",
@@ -168,32 +185,91 @@ public abstract class SrqResizeRules extends RuleSupport {
         DatSrq srq = srq(8);
         requiredFeature((f.provider.srqWatermarksSupported() & Dat.DAT_SRQ_WATERMARK_LOW) != 0,
                 "srq_watermarks_supported lacks the low watermark");
-        f.postSrqBuffers(srq, 6, 0);
+        f.postSrqBuffers(srq, 2, 0);
         srq.setLowWatermark(5);
         int before = srq.query().maxRecvDtos();
-        assertThrowsDat(DatReturn.INVALID_STATE, () -> srq.resize(4), CALL + "(4) below low watermark 5");
+        assertThrowsDat(DatReturn.INVALID_STATE, () -> srq.resize(4),
+                CALL + "(4) below low watermark 5, with 2 buffers posted");
         assertEquals(before, srq.query().maxRecvDtos(), "max_recv_dtos unchanged");
         assertEquals(5, srq.query().lowWatermark(), "low watermark unchanged");
+        srq.resize(5);
+        int after = srq.query().maxRecvDtos();
+        assertTrue(after >= 5 && after <= before, "max_recv_dtos " + after + " after resize to the watermark 5");
     }
 
     /**
      * USAGE: "The dat_srq_resize() function is required not to lose any buffers. Thus, it cannot shrink below the
-     * outstanding number of Recv buffers on SRQ."
-     * If this fails, a successful shrink dropped posted buffers.
+     * outstanding number of Recv buffers on SRQ." Buffers are taken and posted again first, so the posted ones no
+     * longer start at the beginning of the queue.
+     * If this fails, a successful shrink dropped posted buffers or kept stale ones.
      */
     @Test
     @DatRule(call = CALL, section = "USAGE", rule = "a shrink never loses a posted buffer")
     void required_srq_resize_shrinkNeverLosesBuffers() {
         DatSrq srq = srq(16);
-        f.postSrqBuffers(srq, 6, 100);
-        srq.resize(6);
-        Connection c = connection(srq);
-        f.sendAndReap(c, 6);
-        Set<Long> cookies = new HashSet<>();
-        for (int i = 0; i < 6; i++) {
-            cookies.add(f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie());
+        checkResizeKeepsBuffers(srq, 6, 5);
+    }
+
+    /**
+     * USAGE: "The dat_srq_resize() function is required not to lose any buffers." A grow, after buffers were taken
+     * and posted again (so the posted ones no longer start at the beginning of the queue), keeps every posted
+     * buffer and only those.
+     * If this fails, a grow rebuilt the queue without its posted buffers in place: buffers were lost, or stale ones
+     * (already completed) were delivered again.
+     */
+    @Test
+    @DatRule(call = CALL, section = "USAGE", rule = "a grow never loses a posted buffer")
+    void required_srq_resize_growKeepsEveryPostedBuffer() {
+        DatSrq srq = srq(4);
+        int capacity = srq.query().maxRecvDtos();
+        int grown = Math.min(4 * capacity, f.limits.maxRecvPerSrq());
+        applicableIf(grown > capacity, "the SRQ is already at max_recv_per_srq");
+        checkResizeKeepsBuffers(srq, capacity, grown);
+    }
+
+    /**
+     * Posts {@code posted} buffers, lets two messages take two of them, posts one more, resizes to {@code size},
+     * then checks that the buffers still posted, and only they, receive the next messages, each message in its own
+     * buffer.
+     */
+    private void checkResizeKeepsBuffers(DatSrq srq, int posted, int size) {
+        Region dst = f.region(64L * (posted + 1), DatMemPriv.LOCAL_WRITE | DatMemPriv.LOCAL_READ);
+        Iov iov = f.iov(1);
+        for (int i = 0; i < posted; i++) {
+            assertStatus(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, dst.lmr(), 64L * i, 64), i),
+                    "dat_srq_post_recv " + i);
         }
-        assertEquals(Set.of(100L, 101L, 102L, 103L, 104L, 105L), cookies, "every posted buffer completed");
+        Connection c = connection(srq);
+        Region src = f.region();
+        Set<Long> expected = new HashSet<>();
+        for (long i = 0; i < posted; i++) {
+            expected.add(i);
+        }
+        Set<Long> reposted = new HashSet<>();
+        // Two buffers of the posted ones are taken; the extra one (cookie posted) goes in after them.
+        for (int i = 0; i < 2; i++) {
+            assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, 8), i, 0),
+                    "dat_ep_post_send");
+            f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
+            assertTrue(expected.remove(f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie()),
+                    "a posted buffer received");
+        }
+        assertStatus(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, dst.lmr(), 64L * posted, 64), posted),
+                "dat_srq_post_recv after two buffers were taken");
+        expected.add((long) posted);
+        srq.resize(size);
+        int remaining = expected.size();
+        for (int i = 0; i < remaining; i++) {
+            src.memory().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 0x5EED_0000L + i);
+            assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, 8), i, 0),
+                    "dat_ep_post_send after the resize");
+            f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
+            long cookie = f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie();
+            assertTrue(reposted.add(cookie), "buffer " + cookie + " received twice");
+            assertEquals(0x5EED_0000L + i, dst.memory().get(ValueLayout.JAVA_LONG_UNALIGNED,
+                    64 * cookie), "message " + i + " in the buffer its completion names");
+        }
+        assertEquals(expected, reposted, "the buffers posted at the resize, and only they, received");
     }
 
     /**

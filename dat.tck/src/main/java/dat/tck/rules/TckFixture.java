@@ -112,6 +112,105 @@ public final class TckFixture implements AutoCloseable {
     }
 
     /**
+     * A registered region between two unregistered guards, so a rule can show that a transfer touched no byte
+     * just outside the region it names.
+     *
+     * @param region the registered part
+     * @param whole the region with its guards, each {@code guard} bytes, filled with {@link #GUARD}
+     * @param guard bytes of each guard
+     */
+    public record Guarded(Region region, MemorySegment whole, long guard) {
+
+        /** What the guards hold. */
+        public static final byte GUARD = (byte) 0xC3;
+
+        /**
+         * Asserts that no byte of either guard changed.
+         *
+         * @param what the transfer, for the failure message
+         */
+        public void assertGuardsIntact(String what) {
+            assertFilled(whole.asSlice(0, guard), GUARD, what + ": the byte(s) just before the region");
+            assertFilled(whole.asSlice(guard + region.memory().byteSize()), GUARD,
+                    what + ": the byte(s) just after the region");
+        }
+    }
+
+    /**
+     * Registers {@code size} bytes that lie between two guards of unregistered memory.
+     *
+     * @param size bytes to register
+     * @param privileges {@link DatMemPriv} flags
+     * @return the region, zero-filled, and its guards
+     */
+    public Guarded guarded(long size, int privileges) {
+        long guard = Math.max(64, provider.optimalBufferAlignment());
+        MemorySegment whole = arena.allocate(size + 2 * guard, guard);
+        whole.fill(Guarded.GUARD);
+        MemorySegment inside = whole.asSlice(guard, size);
+        inside.fill((byte) 0);
+        return new Guarded(new Region(ia.createLmr(pz, inside, privileges), inside), whole, guard);
+    }
+
+    /**
+     * An IOV whose last of {@code n} triplets is the one under test and whose first {@code n - 1} are valid
+     * 16-byte segments of {@code valid} (at offsets 0, 16, ...): a provider must check every triplet, not only the
+     * first.
+     *
+     * @param n triplets, at least 1
+     * @param valid a region the other triplets lie in
+     * @param lastContext {@code lmr_context} of the last triplet
+     * @param lastAddress its virtual address
+     * @param lastLength its length
+     * @return the IOV
+     */
+    public Iov iovEndingWith(int n, Region valid, int lastContext, long lastAddress, long lastLength) {
+        Iov iov = iov(n);
+        for (int i = 0; i < n - 1; i++) {
+            iov.set(i, valid.lmr(), 16L * i, 16);
+        }
+        return iov.set(n - 1, lastContext, lastAddress, lastLength);
+    }
+
+    /**
+     * @param maxSegments what the queue takes
+     * @return how many triplets a rule checking every triplet uses: 3, or fewer if the queue takes fewer
+     */
+    public static int triplets(int maxSegments) {
+        return Math.max(1, Math.min(3, maxSegments));
+    }
+
+    /**
+     * Creates an EP that stays in {@code DAT_EP_STATE_ACTIVE_CONNECTION_PENDING}: it connects to a PSP of this IA
+     * whose connection request is never answered (the request waits on a CR EVD the fixture keeps).
+     *
+     * @return the side, its EP pending
+     */
+    public Side pendingSide() {
+        Side side = side(epAttr(), null);
+        DatPsp psp = ia.createPspAny(evd(DatEvdFlags.CR), DatPspFlags.CONSUMER);
+        side.ep().connect(ia.address(), psp.connQual(), eventTimeoutMicros(), null, DatQos.BEST_EFFORT, 0);
+        assertSame(dat.api.DatEpState.ACTIVE_CONNECTION_PENDING, side.ep().state(), "state after dat_ep_connect");
+        return side;
+    }
+
+    /**
+     * Asserts that {@code evd} holds no event right now (one dequeue, no waiting); also lets a provider that
+     * frees resources when it polls its completion queue do so.
+     *
+     * @param evd the EVD
+     * @param why what the empty queue proves
+     */
+    public void noEventNow(DatEvd evd, String why) {
+        DatEvent event = new DatEvent();
+        int rc = evd.dequeue(event);
+        if (rc == DatReturn.DAT_SUCCESS) {
+            fail(why + ": unexpected " + event);
+        }
+        RuleSupport.assertStatus(DatReturn.DAT_QUEUE_EMPTY, rc, why);
+    }
+
+    /**
      * @param capacity triplets
      * @return a fresh IOV
      */
