@@ -426,7 +426,8 @@ final class VerbsEp extends VerbsHandle implements DatEp {
             if (moved > attr.maxRdmaSize() || (write ? segmentLength < total : total < segmentLength)) {
                 return DatReturn.DAT_LENGTH_ERROR;
             }
-            return postRequestLocked(op, numSegments, userCookie, completionFlags, moved, rmrContext, targetAddress);
+            int used = write ? numSegments : WorkRequests.trim(sendSges, numSegments, segmentLength);
+            return postRequestLocked(op, used, userCookie, completionFlags, moved, rmrContext, targetAddress);
         } finally {
             lock.unlock();
         }

@@ -87,4 +87,31 @@ final class WorkRequests {
         }
         return total;
     }
+
+    /**
+     * Shortens loaded {@code ibv_sge}s to their first {@code limit} bytes. An RDMA read moves as many bytes as its
+     * scatter list holds, while dat_ep_post_rdma_read moves the remote buffer's {@code segment_length}: local
+     * segments past it must not be offered to the HCA, or it reads past the remote buffer into them.
+     *
+     * @param sges the loaded entries
+     * @param n how many are loaded
+     * @param limit bytes to keep, at most their total
+     * @return how many entries hold the first {@code limit} bytes (the last one shortened)
+     */
+    static int trim(MemorySegment sges, int n, long limit) {
+        long left = limit;
+        for (int i = 0; i < n; i++) {
+            if (left == 0) {
+                return i;
+            }
+            long at = i * IbvSge.SIZE + IbvSge.LENGTH;
+            long length = Integer.toUnsignedLong(sges.get(JAVA_INT, at));
+            if (length >= left) {
+                sges.set(JAVA_INT, at, (int) left);
+                return i + 1;
+            }
+            left -= length;
+        }
+        return n;
+    }
 }

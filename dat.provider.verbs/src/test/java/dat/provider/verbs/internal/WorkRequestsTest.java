@@ -10,9 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import dat.api.DatDtoStatus;
 import dat.api.DatException;
 import dat.api.DatReturn;
+import dat.provider.verbs.internal.ffm.IbvSge;
 import dat.provider.verbs.internal.ffm.LibIbverbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
@@ -31,6 +33,27 @@ class WorkRequestsTest {
         assertEquals(WorkRequests.RECV, WorkRequests.kind(WorkRequests.id(WorkRequests.RECV, 0xFF_FFFF, -1)));
         assertEquals(0xFF_FFFF, WorkRequests.owner(WorkRequests.id(WorkRequests.RECV, -1, 7)),
                 "owners are 24-bit QP numbers");
+    }
+
+    @Test
+    void aReadsScatterListIsCutToTheRemoteLength() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment sges = arena.allocate(IbvSge.SIZE * 3);
+            int[] lengths = {30, 100, 50};
+            for (int i = 0; i < lengths.length; i++) {
+                sges.set(ValueLayout.JAVA_INT, i * IbvSge.SIZE + IbvSge.LENGTH, lengths[i]);
+            }
+            assertEquals(2, WorkRequests.trim(sges, 3, 100), "30 + 70 of the 100-byte segment");
+            assertEquals(30, sges.get(ValueLayout.JAVA_INT, IbvSge.LENGTH));
+            assertEquals(70, sges.get(ValueLayout.JAVA_INT, IbvSge.SIZE + IbvSge.LENGTH));
+            assertEquals(50, sges.get(ValueLayout.JAVA_INT, 2 * IbvSge.SIZE + IbvSge.LENGTH), "not offered, not cut");
+            assertEquals(1, WorkRequests.trim(sges, 3, 30), "an exact first segment");
+            assertEquals(0, WorkRequests.trim(sges, 3, 0), "a read of nothing offers no segment");
+            sges.set(ValueLayout.JAVA_INT, IbvSge.LENGTH, 30);
+            sges.set(ValueLayout.JAVA_INT, IbvSge.SIZE + IbvSge.LENGTH, 100);
+            assertEquals(3, WorkRequests.trim(sges, 3, 180), "the whole list");
+            assertEquals(50, sges.get(ValueLayout.JAVA_INT, 2 * IbvSge.SIZE + IbvSge.LENGTH));
+        }
     }
 
     @Test
