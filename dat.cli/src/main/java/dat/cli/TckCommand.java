@@ -71,6 +71,19 @@ final class TckCommand implements Callable<Integer> {
                 "(an IPv6 address in brackets); the run ends by telling that peer bye."})
     String peer;
 
+    @Option(names = "--seed", paramLabel = "S",
+            description = {"Seed of the random campaign (decimal or 0x hex), to replay a reported failure;",
+                "default: a fresh seed, printed with the result."})
+    String seed;
+
+    @Option(names = "--steps", paramLabel = "N",
+            description = "At most N steps of the random campaign (default: as many as the time allows).")
+    Long steps;
+
+    @Option(names = "--random-seconds", paramLabel = "T",
+            description = "At most T seconds of the random campaign (default: 10; 0 skips it).")
+    Double randomSeconds;
+
     /** Created by picocli. */
     TckCommand() {
     }
@@ -94,6 +107,11 @@ final class TckCommand implements Callable<Integer> {
             options = options.peer(peer);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--peer: " + e.getMessage(), e);
+        }
+        try {
+            options = options.campaign(seed, steps, randomSeconds);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--seed/--steps/--random-seconds: " + e.getMessage(), e);
         }
         out.println("dat tck: verifying IA " + ia + (strict ? " (strict)" : "")
                 + (peer == null ? "" : ", cross-node rules against the peer at " + peer));
@@ -148,6 +166,7 @@ final class TckCommand implements Callable<Integer> {
             out.println("skipped:");
             result.skips().forEach((rule, why) -> out.println("  " + rule + ": " + why));
         }
+        result.reports().forEach((rule, report) -> out.println(rule + ": " + report));
     }
 
     /**

@@ -1,6 +1,7 @@
 package dat.tck;
 
 import dat.tck.rules.AttributeHonestyRules;
+import dat.tck.rules.CampaignRules;
 import dat.tck.rules.CrossNodeRules;
 import dat.tck.rules.EpConnectionRules;
 import dat.tck.rules.EpPostRdmaWriteRules;
@@ -25,6 +26,9 @@ import org.junit.jupiter.api.Nested;
  * {@code required_<call>_<rule>}, {@code optional_<call>_<rule>} or {@code untested_<call>_<rule>} and carries
  * a {@link DatRule}. Run it like any JUnit Jupiter test class; set the configuration parameter
  * {@value TckContext#STRICT} to fail, rather than skip, required rules the provider cannot run.
+ *
+ * <p>{@link CampaignRules} runs the random campaign for {@value TckContext#CAMPAIGN_SECONDS} seconds (default
+ * 10): seeded random call sequences checked against a model of DAT; a failure names the seed that replays it.
  *
  * <p>The cross-node rules ({@link CrossNodeRules}) run only when the parameter {@value TckContext#PEER} names a
  * {@link TckPeer} on another node; the run then ends by telling that peer "bye".
@@ -122,6 +126,13 @@ public abstract class DatProviderVerification implements TckEnvironment {
     @Nested
     class CrossNode extends CrossNodeRules {
         CrossNode() {
+            super(DatProviderVerification.this);
+        }
+    }
+
+    @Nested
+    class RandomCampaign extends CampaignRules {
+        RandomCampaign() {
             super(DatProviderVerification.this);
         }
     }

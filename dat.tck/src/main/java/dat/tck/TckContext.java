@@ -25,6 +25,15 @@ public record TckContext(Function<String, Optional<String>> parameters) {
      */
     public static final String PEER = "dat.tck.peer";
 
+    /** Configuration parameter: the random campaign's seed, decimal or {@code 0x} hex (default: a fresh one). */
+    public static final String CAMPAIGN_SEED = "dat.tck.campaign.seed";
+    /** Configuration parameter: at most this many campaign steps (default: no limit but the time). */
+    public static final String CAMPAIGN_STEPS = "dat.tck.campaign.steps";
+    /** Configuration parameter: at most this many seconds of campaign (default 10; 0 skips it). */
+    public static final String CAMPAIGN_SECONDS = "dat.tck.campaign.seconds";
+    /** Configuration parameter: how long a failing sequence may be shrunk, in seconds (default 60). */
+    public static final String CAMPAIGN_SHRINK_SECONDS = "dat.tck.campaign.shrink.seconds";
+
     /** Checks that the lookup is present. */
     public TckContext {
         Objects.requireNonNull(parameters, "parameters");
@@ -60,6 +69,41 @@ public record TckContext(Function<String, Optional<String>> parameters) {
                 throw new IllegalArgumentException(PEER + ": " + e.getMessage(), e);
             }
         });
+    }
+
+    /** @return the campaign's seed, if one is given */
+    public Optional<Long> campaignSeed() {
+        return parameters.apply(CAMPAIGN_SEED).filter(text -> !text.isBlank()).map(TckContext::parseSeed);
+    }
+
+    /**
+     * @param text a seed as printed by a campaign ({@code 0x...}) or in decimal
+     * @return the seed
+     * @throws IllegalArgumentException when it is neither
+     */
+    public static long parseSeed(String text) {
+        String t = text.strip();
+        try {
+            return t.startsWith("0x") || t.startsWith("0X") ? Long.parseUnsignedLong(t.substring(2), 16)
+                    : Long.parseLong(t);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("not a seed (decimal or 0x hex): " + text, e);
+        }
+    }
+
+    /** @return at most how many campaign steps run */
+    public long campaignSteps() {
+        return parameters.apply(CAMPAIGN_STEPS).map(Long::parseLong).orElse(Long.MAX_VALUE);
+    }
+
+    /** @return at most how many seconds the campaign runs; 0 skips it */
+    public double campaignSeconds() {
+        return parameters.apply(CAMPAIGN_SECONDS).map(Double::parseDouble).orElse(10.0);
+    }
+
+    /** @return how long a failure may be shrunk, in seconds */
+    public double campaignShrinkSeconds() {
+        return parameters.apply(CAMPAIGN_SHRINK_SECONDS).map(Double::parseDouble).orElse(60.0);
     }
 
     /**

@@ -16,6 +16,7 @@ import java.util.TreeMap;
 import java.util.regex.Pattern;
 import org.junit.platform.engine.FilterResult;
 import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.engine.reporting.ReportEntry;
 import org.junit.platform.engine.support.descriptor.MethodSource;
 import org.junit.platform.launcher.Launcher;
 import org.junit.platform.launcher.LauncherDiscoveryRequest;
@@ -122,6 +123,37 @@ public final class TckLauncher {
         }
 
         /**
+         * Bounds the random campaign ({@code dat.tck.rules.CampaignRules}); it stops at whichever bound comes first.
+         *
+         * @param seed its seed, or {@code null} for a fresh one (printed with the result)
+         * @param steps at most this many steps, or {@code null} for no bound but the time
+         * @param seconds at most this long; 0 skips the campaign; {@code null} keeps the default (10 s)
+         * @return a copy with {@link TckContext#CAMPAIGN_SEED}, {@link TckContext#CAMPAIGN_STEPS} and
+         *     {@link TckContext#CAMPAIGN_SECONDS} set
+         * @throws IllegalArgumentException for a seed that is neither decimal nor {@code 0x} hex, or a negative
+         *     bound
+         */
+        public Options campaign(String seed, Long steps, Double seconds) {
+            Options o = this;
+            if (seed != null) {
+                o = o.parameter(TckContext.CAMPAIGN_SEED, "0x" + Long.toHexString(TckContext.parseSeed(seed)));
+            }
+            if (steps != null) {
+                if (steps < 0) {
+                    throw new IllegalArgumentException("campaign steps must be 0 or more: " + steps);
+                }
+                o = o.parameter(TckContext.CAMPAIGN_STEPS, Long.toString(steps));
+            }
+            if (seconds != null) {
+                if (seconds < 0 || seconds.isNaN()) {
+                    throw new IllegalArgumentException("campaign seconds must be 0 or more: " + seconds);
+                }
+                o = o.parameter(TckContext.CAMPAIGN_SECONDS, Double.toString(seconds));
+            }
+            return o;
+        }
+
+        /**
          * @param name a configuration parameter
          * @param value its value
          * @return a copy with the parameter added
@@ -171,8 +203,10 @@ public final class TckLauncher {
      * @param perCall counts per DAT call, sorted by call
      * @param failures every failed rule
      * @param skips every skipped rule with its reason
+     * @param reports what rules published besides pass or fail, by rule: the campaign's seed, steps and time
      */
-    public record Result(Map<String, CallSummary> perCall, List<Failure> failures, Map<String, String> skips) {
+    public record Result(Map<String, CallSummary> perCall, List<Failure> failures, Map<String, String> skips,
+                         Map<String, String> reports) {
 
         /** @return whether every required rule passed (optional rules may have failed only if they were skipped) */
         public boolean success() {
@@ -239,7 +273,8 @@ public final class TckLauncher {
     }
 
     /**
-     * Command line: {@code --ia NAME [--strict] [--exclude FILE] [--reports DIR] [--peer HOST:CONN_QUAL]}, or
+     * Command line: {@code --ia NAME [--strict] [--exclude FILE] [--reports DIR] [--peer HOST:CONN_QUAL]
+     * [--seed S] [--steps N] [--random-seconds T]}, or
      * {@code --list-rules}.
      * Exits 0 only when every required rule passed.
      *
@@ -251,6 +286,9 @@ public final class TckLauncher {
         Path exclude = null;
         Path reports = null;
         String peer = null;
+        String seed = null;
+        Long steps = null;
+        Double seconds = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--list-rules" -> {
@@ -264,6 +302,10 @@ public final class TckLauncher {
                 case "--exclude" -> exclude = Path.of(value(args, ++i, "--exclude"));
                 case "--reports" -> reports = Path.of(value(args, ++i, "--reports"));
                 case "--peer" -> peer = value(args, ++i, "--peer");
+                case "--seed" -> seed = value(args, ++i, "--seed");
+                case "--steps" -> steps = number(value(args, ++i, "--steps"), "--steps", Long::parseLong);
+                case "--random-seconds" -> seconds = number(value(args, ++i, "--random-seconds"), "--random-seconds",
+                        Double::parseDouble);
                 default -> usage("unknown argument " + args[i]);
             }
         }
@@ -272,7 +314,8 @@ public final class TckLauncher {
         }
         Options options;
         try {
-            options = Options.ia(ia).strict(strict).excludeFile(exclude).reportsDir(reports).peer(peer);
+            options = Options.ia(ia).strict(strict).excludeFile(exclude).reportsDir(reports).peer(peer)
+                    .campaign(seed, steps, seconds);
         } catch (IllegalArgumentException e) {
             usage(e.getMessage());
             return;
@@ -281,6 +324,7 @@ public final class TckLauncher {
         System.out.printf("%-28s %7s %7s %7s%n", "DAT call", "passed", "failed", "skipped");
         result.perCall().forEach((call, s) -> System.out.printf("%-28s %7d %7d %7d%n", call, s.passed(), s.failed(),
                 s.skipped()));
+        result.reports().forEach((rule, report) -> System.out.println(rule + ": " + report));
         for (Failure failure : result.failures()) {
             System.out.println("FAILED " + failure.testName() + ": " + failure.message());
         }
@@ -300,6 +344,15 @@ public final class TckLauncher {
         }
     }
 
+    private static <T> T number(String text, String option, java.util.function.Function<String, T> parse) {
+        try {
+            return parse.apply(text);
+        } catch (NumberFormatException e) {
+            usage(option + ": not a number: " + text);
+            return null;
+        }
+    }
+
     private static String value(String[] args, int index, String option) {
         if (index >= args.length) {
             usage(option + " needs a value");
@@ -310,7 +363,7 @@ public final class TckLauncher {
     private static void usage(String problem) {
         System.err.println("dat.tck: " + problem);
         System.err.println("usage: TckLauncher --ia NAME [--strict] [--exclude FILE] [--reports DIR] [--peer HOST:CONN_QUAL]"
-                + " | --list-rules");
+                + " [--seed S] [--steps N] [--random-seconds T] | --list-rules");
         System.exit(2);
     }
 
@@ -361,6 +414,7 @@ public final class TckLauncher {
         private final Map<String, CallSummary> perCall = new TreeMap<>();
         private final List<Failure> failures = new ArrayList<>();
         private final Map<String, String> skips = new TreeMap<>();
+        private final Map<String, String> reports = new java.util.concurrent.ConcurrentSkipListMap<>();
 
         Collector() {
             for (TckRule r : RulesIndex.rules()) {
@@ -370,6 +424,12 @@ public final class TckLauncher {
 
         @Override
         public void testPlanExecutionStarted(TestPlan plan) {
+        }
+
+        @Override
+        public void reportingEntryPublished(TestIdentifier test, ReportEntry entry) {
+            rule(test).ifPresent(r -> entry.getKeyValuePairs().forEach((key, value) ->
+                    reports.merge(r.testName(), value, (a, b) -> a + System.lineSeparator() + b)));
         }
 
         @Override
@@ -416,7 +476,8 @@ public final class TckLauncher {
 
         Result result() {
             return new Result(Collections.unmodifiableSortedMap(new TreeMap<>(perCall)), List.copyOf(failures),
-                    Collections.unmodifiableSortedMap(new TreeMap<>(skips)));
+                    Collections.unmodifiableSortedMap(new TreeMap<>(skips)),
+                    Collections.unmodifiableSortedMap(new TreeMap<>(reports)));
         }
     }
 }

@@ -56,7 +56,11 @@ public final class TckFixture implements AutoCloseable {
 
     private final long eventTimeoutMillis;
 
-    TckFixture(DatIa ia, long eventTimeoutMillis) {
+    /**
+     * @param ia the IA under test, closed abruptly by {@link #close()}
+     * @param eventTimeoutMillis how long {@link #next} waits
+     */
+    public TckFixture(DatIa ia, long eventTimeoutMillis) {
         this.eventTimeoutMillis = eventTimeoutMillis;
         this.ia = ia;
         this.provider = ia.providerAttr();

@@ -1,0 +1,286 @@
+package dat.tck.campaign;
+
+import dat.tck.rules.TckFixture;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * Runs the model-based campaign: episodes of random {@link Op}s, each on a fresh IA, each checked step by step by
+ * {@link World}; on the first violation, shrinks the episode to a shorter sequence that still fails and reports the
+ * seed, the step and that reproduction.
+ *
+ * <p>Steps are a pure function of the seed (the generator never looks at what the provider did), so
+ * {@code dat tck --seed S --steps N} replays the same calls; only the provider's timing can differ.
+ */
+public final class Campaign {
+
+    /** Steps per episode: long enough to reach deep states, short enough to shrink. */
+    public static final int EPISODE_STEPS = 2000;
+
+    private static final boolean TRACE = Boolean.getBoolean("dat.tck.campaign.trace");
+
+    private final Supplier<TckFixture> open;
+    private final long seed;
+    private final long steps;
+    private final long nanos;
+    private final long shrinkNanos;
+    private final long stepTimeoutMillis;
+    private final Map<Op.Kind, long[]> counts = new EnumMap<>(Op.Kind.class);
+    private long stepsRun;
+    private long episodes;
+
+    /**
+     * @param open opens a fresh fixture (a new IA) for each episode and each replay
+     * @param seed the campaign's seed
+     * @param steps at most this many steps in all
+     * @param seconds at most this long (the episode under way finishes its step)
+     * @param shrinkSeconds how long a failure may be shrunk
+     * @param eventTimeoutMillis how long the kit waits for an event; a step hung 4 times that long is a hang
+     */
+    public Campaign(Supplier<TckFixture> open, long seed, long steps, double seconds, double shrinkSeconds,
+                    long eventTimeoutMillis) {
+        this.open = open;
+        this.seed = seed;
+        this.steps = steps;
+        this.nanos = (long) (seconds * 1e9);
+        this.shrinkNanos = (long) (shrinkSeconds * 1e9);
+        this.stepTimeoutMillis = 4 * eventTimeoutMillis + 30_000;
+        for (Op.Kind k : Op.Kind.values()) {
+            counts.put(k, new long[2]);
+        }
+    }
+
+    /** What a campaign did. */
+    public record Result(long seed, long steps, long episodes, double seconds, String failure, String table) {
+
+        /** @return whether no violation was found */
+        public boolean passed() {
+            return failure == null;
+        }
+
+        /** @return one line: seed, steps, episodes, time */
+        public String summary() {
+            return String.format("seed 0x%x: %d steps in %d episodes, %.1f s, %s", seed, steps, episodes, seconds,
+                    failure == null ? "no violation" : "VIOLATION");
+        }
+    }
+
+    /** @return the result; a failure carries the seed, step, violation and shortest reproduction found */
+    public Result run() {
+        long start = System.nanoTime();
+        String failure = null;
+        while (stepsRun < steps && System.nanoTime() - start < nanos) {
+            long episodeSeed = mix(seed + episodes);
+            int length = (int) Math.min(EPISODE_STEPS, steps - stepsRun);
+            List<Op> ops = generate(episodeSeed, length);
+            Outcome outcome = execute(episodeSeed, ops, true, start);
+            stepsRun += outcome.steps;
+            episodes++;
+            if (outcome.violation != null) {
+                failure = report(episodeSeed, ops, outcome);
+                break;
+            }
+        }
+        return new Result(seed, stepsRun, episodes, (System.nanoTime() - start) / 1e9, failure, table());
+    }
+
+    /** The steps of one episode: weighted by how much state each call reaches. */
+    static List<Op> generate(long episodeSeed, int length) {
+        SplittableRandom random = new SplittableRandom(episodeSeed);
+        Op.Kind[] bag = weights();
+        List<Op> ops = new ArrayList<>(length);
+        for (int i = 0; i < length; i++) {
+            ops.add(new Op(bag[random.nextInt(bag.length)], random.nextInt(), random.nextInt(), random.nextInt(),
+                    random.nextInt()));
+        }
+        return ops;
+    }
+
+    private static Op.Kind[] weights() {
+        Map<Op.Kind, Integer> w = new EnumMap<>(Op.Kind.class);
+        w.put(Op.Kind.POST_RECV, 14);
+        w.put(Op.Kind.SRQ_POST, 10);
+        w.put(Op.Kind.SEND, 16);
+        w.put(Op.Kind.SEND_TOO_LONG, 1);
+        w.put(Op.Kind.WRITE, 8);
+        w.put(Op.Kind.WRITE_UNPRIVILEGED, 1);
+        w.put(Op.Kind.READ, 6);
+        w.put(Op.Kind.BAD_POST, 6);
+        w.put(Op.Kind.DEQUEUE, 30);
+        w.put(Op.Kind.DRAIN, 3);
+        w.put(Op.Kind.DISCONNECT, 2);
+        w.put(Op.Kind.RESET, 4);
+        w.put(Op.Kind.CONNECT, 4);
+        w.put(Op.Kind.FREE_EP, 1);
+        w.put(Op.Kind.RECV_QUERY, 4);
+        w.put(Op.Kind.SRQ_QUERY, 3);
+        w.put(Op.Kind.SRQ_RESIZE, 2);
+        w.put(Op.Kind.SRQ_SET_LW, 2);
+        w.put(Op.Kind.LMR_FREE, 1);
+        w.put(Op.Kind.LMR_CREATE, 2);
+        w.put(Op.Kind.LMR_CREATE_DEAD, 1);
+        w.put(Op.Kind.BAD_CONTROL, 1);
+        List<Op.Kind> bag = new ArrayList<>();
+        w.forEach((k, n) -> {
+            for (int i = 0; i < n; i++) {
+                bag.add(k);
+            }
+        });
+        return bag.toArray(Op.Kind[]::new);
+    }
+
+    /** How one run of a sequence ended. */
+    private record Outcome(int steps, int failedAt, Throwable violation, String hangTrace, String model) {
+    }
+
+    /**
+     * Runs {@code ops} on a fresh world in a thread of its own, so a provider that hangs is reported, not waited
+     * for.
+     */
+    private Outcome execute(long episodeSeed, List<Op> ops, boolean count, long campaignStart) {
+        AtomicInteger progress = new AtomicInteger();
+        Throwable[] thrown = {null};
+        String[] model = {null};
+        Thread worker = Thread.ofPlatform().daemon().name("dat-tck-campaign").unstarted(() -> {
+            World[] current = {null};
+            try (World world = new World(open.get(), episodeSeed)) {
+                current[0] = world;
+                for (Op op : ops) {
+                    boolean applied = world.apply(op);
+                    if (TRACE) {
+                        System.err.println("campaign step " + progress.get() + ": " + op + (applied ? "" : " (skipped)"));
+                    }
+                    if (count) {
+                        counts.get(op.kind())[applied ? 0 : 1]++;
+                    }
+                    progress.incrementAndGet();
+                    if (count && System.nanoTime() - campaignStart > nanos) {
+                        break;
+                    }
+                }
+                world.finish();
+            } catch (Throwable t) {
+                thrown[0] = t;
+                model[0] = current[0] == null ? null : current[0].describeModel();
+            }
+        });
+        worker.start();
+        int seen = -1;
+        long lastMove = System.nanoTime();
+        while (true) {
+            try {
+                worker.join(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return new Outcome(progress.get(), progress.get(), e, null, null);
+            }
+            if (!worker.isAlive()) {
+                break;
+            }
+            int now = progress.get();
+            if (now != seen) {
+                seen = now;
+                lastMove = System.nanoTime();
+            } else if (System.nanoTime() - lastMove > TimeUnit.MILLISECONDS.toNanos(stepTimeoutMillis)) {
+                StringBuilder trace = new StringBuilder();
+                for (StackTraceElement e : worker.getStackTrace()) {
+                    trace.append("\n        at ").append(e);
+                }
+                return new Outcome(now, now, new Violation("step " + now + " (" + (now < ops.size() ? ops.get(now)
+                        : "the episode's final drain") + ") has not returned for " + stepTimeoutMillis
+                        + " ms: the provider hangs"), trace.toString(), null);
+            }
+        }
+        Throwable t = thrown[0];
+        return new Outcome(progress.get(), progress.get(), t, null, model[0]);
+    }
+
+    private String report(long episodeSeed, List<Op> ops, Outcome outcome) {
+        StringBuilder out = new StringBuilder();
+        long globalStep = stepsRun - outcome.steps + outcome.failedAt;
+        out.append(String.format("campaign seed 0x%x, episode %d (seed 0x%x), step %d of the episode (%d of the"
+                + " campaign): %s", seed, episodes - 1, episodeSeed, outcome.failedAt, globalStep,
+                describe(outcome.violation)));
+        if (outcome.model != null) {
+            out.append("\n    the model at that step:").append(outcome.model);
+        }
+        if (outcome.hangTrace != null) {
+            out.append("\n    the hung call:").append(outcome.hangTrace);
+        } else {
+            List<Op> shortest = shrink(episodeSeed, ops.subList(0, Math.min(ops.size(), outcome.failedAt + 1)),
+                    signature(outcome.violation));
+            out.append("\n    shortest reproduction found (").append(shortest.size()).append(" steps, the same"
+                    + " violation at the last):");
+            for (Op op : shortest) {
+                out.append("\n        ").append(op);
+            }
+        }
+        out.append(String.format("%n    replay: dat tck --only '*campaign*' --seed 0x%x --steps %d", seed,
+                globalStep + 1));
+        return out.toString();
+    }
+
+    private static String describe(Throwable t) {
+        if (t instanceof Violation) {
+            return t.getMessage() + (t.getCause() == null ? "" : "\n    cause: " + t.getCause());
+        }
+        return "the kit or provider threw " + t;
+    }
+
+    /**
+     * Delta debugging: removes chunks of steps, halving the chunk size, while the shorter sequence still fails with
+     * the same violation; stops when no single step can go or the time is up.
+     */
+    private List<Op> shrink(long episodeSeed, List<Op> failing, String signature) {
+        long deadline = System.nanoTime() + shrinkNanos;
+        List<Op> current = new ArrayList<>(failing);
+        int chunk = Math.max(1, current.size() / 2);
+        while (chunk >= 1 && System.nanoTime() < deadline) {
+            boolean removed = false;
+            for (int from = 0; from < current.size() && System.nanoTime() < deadline; ) {
+                List<Op> candidate = new ArrayList<>(current.subList(0, from));
+                candidate.addAll(current.subList(Math.min(current.size(), from + chunk), current.size()));
+                Outcome o = candidate.isEmpty() ? null : execute(episodeSeed, candidate, false, System.nanoTime());
+                if (o != null && o.hangTrace == null && signature.equals(signature(o.violation))) {
+                    current = new ArrayList<>(candidate.subList(0, Math.min(candidate.size(), o.failedAt + 1)));
+                    removed = true;
+                } else {
+                    from += chunk;
+                }
+            }
+            if (!removed) {
+                chunk /= 2;
+            }
+        }
+        return current;
+    }
+
+    /** What makes two violations the same: the message without its numbers (cookies, bytes, steps differ). */
+    private static String signature(Throwable violation) {
+        if (violation == null) {
+            return "";
+        }
+        String text = violation instanceof Violation ? violation.getMessage() : violation.toString();
+        text = text.replaceAll("[0-9a-fA-Fx@]*[0-9][0-9a-fA-Fx@]*", "#");
+        return text.substring(0, Math.min(100, text.length()));
+    }
+
+    private String table() {
+        StringBuilder t = new StringBuilder(String.format("%-20s %10s %10s%n", "step", "applied", "skipped"));
+        counts.forEach((k, c) -> t.append(String.format("%-20s %10d %10d%n", k, c[0], c[1])));
+        return t.toString();
+    }
+
+    /** SplitMix64's finaliser: episode seeds far apart for neighbouring indexes. */
+    static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+}
