@@ -1,13 +1,14 @@
 package dat.provider.loopback.internal;
 
 import java.security.SecureRandom;
-import java.util.SplittableRandom;
 
 /**
  * Maps 32-bit {@code lmr_context} / {@code rmr_context} tags to the regions they name.
  *
- * <p>Tags are random and non-zero, drawn from a generator seeded by {@link SecureRandom}, and redrawn on
- * collision: never counters, so a peer cannot guess the context of memory it was not given.
+ * <p>Tags are random and non-zero, drawn from {@link SecureRandom} itself, and redrawn on collision: never
+ * counters, and never a seeded statistical generator (a {@code SplittableRandom} was once used: three observed
+ * contexts gave its state away in a 2^32 search, and every later context with it). Tags are drawn on the control
+ * path only, so the cryptographic generator costs nothing where it matters.
  *
  * <p>Lookups are on the data path and must not allocate (a {@code Map<Integer, ?>} would box): the table is
  * open addressing over an {@code int[]}. Writers (region create and free, RMR bind) are rare and copy the table
@@ -32,7 +33,7 @@ final class ContextTable {
 
     /** Volatile publication: a reader sees the arrays fully written before the reference. */
     private volatile Table table = new Table(16, 0);
-    private final SplittableRandom random = new SplittableRandom(new SecureRandom().nextLong());
+    private final SecureRandom random = new SecureRandom();
 
     /**
      * @param context a tag

@@ -52,7 +52,10 @@ import java.lang.invoke.VarHandle;
  *
  * <h2>Control path</h2>
  * {@link #flushNext} and {@link #moveTo} run with the recv lock and both send locks of the connection held:
- * no poster and no deliverer is active.
+ * no poster and no deliverer is active. Moving {@code head} there must keep {@code tailCache} at or above it:
+ * the deliverer's cache is otherwise the one word that may lag behind the head, and a stale cache below the head
+ * once made {@link #claim} hand out a flushed slot as a posted receive (an old cookie, a buffer the application
+ * had back, a negative count, and a flush that never ended).
  */
 final class RecvRing extends RecvRingHead {
 
@@ -117,9 +120,11 @@ final class RecvRing extends RecvRingHead {
     /** @return the oldest posted receive, which stays allocated until {@link #finish}; {@code null} when none */
     Dto claim() {
         long h = head;
-        if (h == tailCache) {
+        // "No cached tail above the head" rather than "cached tail == head": the control path moves head (flushNext)
+        // without the deliverer, and a cache left below the head must read as empty, never as a lap of slots.
+        if (tailCache - h <= 0) {
             tailCache = (long) TAIL.getAcquire(this);
-            if (h == tailCache) {
+            if (tailCache - h <= 0) {
                 return null;
             }
         }
@@ -161,6 +166,8 @@ final class RecvRing extends RecvRingHead {
         }
         Dto d = slots[(int) h & mask];
         HEAD.setRelease(this, h + 1);
+        // The deliverer is stopped (its send lock is held): keep its cache at or above the head it will see next.
+        tailCache = Math.max(tailCache, h + 1);
         return d;
     }
 

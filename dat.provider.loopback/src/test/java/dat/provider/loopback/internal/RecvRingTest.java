@@ -44,6 +44,26 @@ class RecvRingTest {
     }
 
     @Test
+    void aFlushedRingIsEmptyToTheDeliverer() {
+        // The deliverer's cached tail is 0; a flush then moves head to 1, past that cache. The next claim must see
+        // an empty ring (regression: it took "cache != head" for "not empty" and handed out slot 1, never posted;
+        // once the positions went on, a lap of stale slots).
+        RecvRing ring = new RecvRing(3, 1);
+        for (long lap = 0; lap < 6; lap++) {
+            assertTrue(post(ring, 10 + lap));
+            assertEquals(10 + lap, ring.flushNext().cookie, "the control path flushes the receive");
+            assertNull(ring.flushNext());
+            assertNull(ring.claim(), "after the flush there is nothing to deliver");
+            assertEquals(0, ring.allocated());
+        }
+        assertTrue(post(ring, 2));
+        assertEquals(2, ring.claim().cookie, "a receive posted after the flushes is delivered");
+        ring.finish();
+        assertNull(ring.claim());
+        assertEquals(0, ring.allocated());
+    }
+
+    @Test
     void aFullRingValidatesIntoTheSpareAndRefuses() {
         RecvRing ring = new RecvRing(3, 1);
         for (int i = 0; i < 3; i++) {
