@@ -88,14 +88,28 @@ public interface DatIa extends DatHandle {
     /**
      * {@code dat_lmr_create} with {@code DAT_MEM_TYPE_VIRTUAL}: registers the caller's native memory.
      *
-     * <p>The segment stays owned by the caller's {@link java.lang.foreign.Arena}: the consumer must close the
-     * LMR before that arena, as C code must not free registered memory.
+     * <p>Memory safety, as the JVM needs it and C leaves to the programmer:
+     * <ul>
+     * <li>The region must be native, alive and shared: a heap segment, a segment of a closed arena, or of a
+     * confined arena (transfers touch it from other threads, and an HCA at any time) is refused with
+     * {@link DatReturn#INVALID_PARAMETER}.
+     * <li>The segment stays owned by the caller's {@link java.lang.foreign.Arena}, whose scope must outlive the
+     * LMR: close the LMR ({@code dat_lmr_free}) before the arena, as C code must not free registered memory.
+     * Memory freed while registered is never touched by a software provider (the transfer completes
+     * unsuccessfully), but a hardware provider's HCA may still write it.
+     * <li>When {@code dat_lmr_free} returns, no transfer moves another byte into or out of the region: transfers
+     * under way when it was called have finished, later ones fail.
+     * <li>An {@link Iov} whose own memory is dead or confined to another thread makes a post return
+     * {@link DatReturn#DAT_INVALID_PARAMETER}; the data path never throws.
+     * <li>{@code lmr_context} and {@code rmr_context} come from a cryptographic generator: a peer cannot guess the
+     * context of memory it was not given.
+     * </ul>
      *
      * @param pz the protection zone the region belongs to
      * @param region native memory; its address is the LMR's {@code registered_address}
      * @param privileges a combination of {@link DatMemPriv} flags
      * @return the new LMR, with fresh unguessable {@code lmr_context} and {@code rmr_context}
-     * @throws DatException {@link DatReturn#INVALID_PARAMETER} for a heap or zero-length segment, a length
+     * @throws DatException {@link DatReturn#INVALID_PARAMETER} for a heap, dead, confined or zero-length segment, a length
      *     over {@code max_lmr_block_size} or unknown privilege bits; {@link DatReturn#INVALID_HANDLE} for a
      *     closed or foreign PZ; {@link DatReturn#INSUFFICIENT_RESOURCES} past {@code max_lmrs}
      */

@@ -70,8 +70,8 @@ public final class DatArgs {
     }
 
     /**
-     * {@code dat_lmr_create} with {@code DAT_MEM_TYPE_VIRTUAL}: a native, non-empty region within
-     * {@code max_lmr_block_size}, DAT privileges, no write privilege on read-only memory.
+     * {@code dat_lmr_create} with {@code DAT_MEM_TYPE_VIRTUAL}: a native, alive, shared ({@link DatMemory}),
+     * non-empty region within {@code max_lmr_block_size}, DAT privileges, no write privilege on read-only memory.
      *
      * @param ia the IA's attributes
      * @param region the memory to register
@@ -85,6 +85,14 @@ public final class DatArgs {
         if (!region.isNative()) {
             throw invalidParameter(DatReturnSubtype.INVALID_ARG3,
                     call + ": region_description is a heap segment; only native memory can be registered");
+        }
+        if (!DatMemory.alive(region)) {
+            throw invalidParameter(DatReturnSubtype.INVALID_ARG3,
+                    call + ": region_description's arena is closed; dead memory cannot be registered");
+        }
+        if (!DatMemory.shared(region)) {
+            throw invalidParameter(DatReturnSubtype.INVALID_ARG3, call + ": region_description is confined to one"
+                    + " thread; transfers touch it from others: register memory of a shared, automatic or global arena");
         }
         if (region.byteSize() == 0 || region.byteSize() > ia.maxLmrBlockSize()) {
             throw invalidParameter(DatReturnSubtype.INVALID_ARG4, call + ": length " + region.byteSize()

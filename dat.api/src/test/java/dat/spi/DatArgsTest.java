@@ -57,7 +57,7 @@ class DatArgsTest {
 
     @Test
     void lmrCreate() {
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofShared()) {
             MemorySegment region = arena.allocate(64);
             DatArgs.lmrCreate(IA, region, DatMemPriv.ALL);
             fails(DatReturn.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG3, "null",

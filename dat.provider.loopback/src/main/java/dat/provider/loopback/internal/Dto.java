@@ -57,7 +57,8 @@ final class Dto {
      * Copies and checks {@code iov[0..n)}, in the order the DAT post pages give: an unknown or freed
      * {@code lmr_context} is {@code DAT_PRIVILEGES_VIOLATION} ("one of the LMRs used in local_iov was either
      * invalid"), an LMR of another PZ {@code DAT_PROTECTION_VIOLATION}, a missing local privilege
-     * {@code DAT_PRIVILEGES_VIOLATION}, a segment outside its LMR {@code DAT_INVALID_PARAMETER}.
+     * {@code DAT_PRIVILEGES_VIOLATION}, a segment outside its LMR {@code DAT_INVALID_PARAMETER}, and so is an IOV
+     * whose own memory cannot be read by this thread.
      * Caller checked {@code 0 <= n <= capacity()} and {@code n <= iov.capacity()}.
      *
      * @return a DAT status
@@ -65,9 +66,17 @@ final class Dto {
     int load(ContextTable contexts, LoopbackPz pz, int n, Iov iov, int privilege) {
         long sum = 0;
         for (int i = 0; i < n; i++) {
-            int context = iov.lmrContext(i);
-            long address = iov.virtualAddress(i);
-            long length = iov.segmentLength(i);
+            int context;
+            long address;
+            long length;
+            try {
+                context = iov.lmrContext(i);
+                address = iov.virtualAddress(i);
+                length = iov.segmentLength(i);
+            } catch (IllegalStateException | WrongThreadException e) {
+                // The IOV's own memory is closed, or confined to another thread: a malformed argument (DatMemory).
+                return DatReturn.DAT_INVALID_PARAMETER;
+            }
             if (!(contexts.get(context) instanceof LoopbackLmr lmr) || lmr.isClosed()) {
                 return DatReturn.DAT_PRIVILEGES_VIOLATION;
             }

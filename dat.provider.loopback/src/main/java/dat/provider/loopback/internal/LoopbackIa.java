@@ -41,9 +41,6 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class LoopbackIa extends LoopbackHandle implements DatIa {
 
-    /** A thread that never runs: memory confined to any real thread is not accessible by it. */
-    private static final Thread NOBODY = Thread.ofVirtual().unstarted(() -> { });
-
     final String name;
     final InetAddress address;
     final DatProviderAttr providerAttr;
@@ -280,12 +277,8 @@ final class LoopbackIa extends LoopbackHandle implements DatIa {
     public DatLmr createLmr(DatPz pz, MemorySegment region, int privileges) {
         String call = "dat_lmr_create";
         requireOpen(call);
+        // Alive and shared (DatMemory): deliveries run on whichever thread posts.
         DatArgs.lmrCreate(iaAttr, region, privileges);
-        if (!region.isAccessibleBy(NOBODY)) {
-            // Deliveries run on whichever thread posts: the peer's thread must be able to touch the memory.
-            throw invalidParameter(DatReturnSubtype.INVALID_ARG3, call
-                    + ": region_description is confined to one thread; register memory of a shared or global arena");
-        }
         beginCreate(call);
         try {
             LoopbackPz p = own(pz, LoopbackPz.class, DatReturnSubtype.INVALID_HANDLE_PZ, call, "pz_handle");
@@ -327,11 +320,16 @@ final class LoopbackIa extends LoopbackHandle implements DatIa {
         if (numSegments < 0 || (numSegments > 0 && (iov == null || numSegments > iov.capacity()))) {
             return DatReturn.DAT_INVALID_PARAMETER;
         }
-        for (int i = 0; i < numSegments; i++) {
-            if (!(lmrContexts.get(iov.lmrContext(i)) instanceof LoopbackLmr lmr) || lmr.isClosed()
-                    || !lmr.contains(iov.virtualAddress(i), iov.segmentLength(i))) {
-                return DatReturn.DAT_INVALID_PARAMETER;
+        try {
+            for (int i = 0; i < numSegments; i++) {
+                if (!(lmrContexts.get(iov.lmrContext(i)) instanceof LoopbackLmr lmr) || lmr.isClosed()
+                        || !lmr.contains(iov.virtualAddress(i), iov.segmentLength(i))) {
+                    return DatReturn.DAT_INVALID_PARAMETER;
+                }
             }
+        } catch (IllegalStateException | WrongThreadException e) {
+            // The IOV's own memory is closed or confined to another thread (DatMemory).
+            return DatReturn.DAT_INVALID_PARAMETER;
         }
         return DatReturn.DAT_SUCCESS;
     }

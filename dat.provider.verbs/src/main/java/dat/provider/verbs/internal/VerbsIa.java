@@ -471,11 +471,16 @@ final class VerbsIa extends VerbsHandle implements DatIa {
         if (numSegments < 0 || (numSegments > 0 && (iov == null || numSegments > iov.capacity()))) {
             return DatReturn.DAT_INVALID_PARAMETER;
         }
-        for (int i = 0; i < numSegments; i++) {
-            VerbsLmr lmr = lmrsByLkey.get(iov.lmrContext(i));
-            if (lmr == null || lmr.isClosed() || !lmr.contains(iov.virtualAddress(i), iov.segmentLength(i))) {
-                return DatReturn.DAT_INVALID_PARAMETER;
+        try {
+            for (int i = 0; i < numSegments; i++) {
+                VerbsLmr lmr = lmrsByLkey.get(iov.lmrContext(i));
+                if (lmr == null || lmr.isClosed() || !lmr.contains(iov.virtualAddress(i), iov.segmentLength(i))) {
+                    return DatReturn.DAT_INVALID_PARAMETER;
+                }
             }
+        } catch (IllegalStateException | WrongThreadException e) {
+            // The IOV's own memory is closed or confined to another thread (DatMemory).
+            return DatReturn.DAT_INVALID_PARAMETER;
         }
         return DatReturn.DAT_SUCCESS;
     }

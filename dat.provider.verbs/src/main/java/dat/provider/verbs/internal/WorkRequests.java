@@ -50,7 +50,7 @@ final class WorkRequests {
      * post-time ones of dat_ep_post_send / _recv / _rdma_write / _rdma_read and dat_srq_post_recv: an unknown or
      * freed {@code lmr_context} or a region lacking {@code privilege} is {@code DAT_PRIVILEGES_VIOLATION}, a
      * region of another PZ {@code DAT_PROTECTION_VIOLATION}, a segment outside its region
-     * {@code DAT_INVALID_PARAMETER}.
+     * {@code DAT_INVALID_PARAMETER}, and so is an IOV whose own memory this thread cannot read.
      *
      * @param ia the IA whose regions the contexts name
      * @param pz the PZ the segments must belong to
@@ -63,9 +63,17 @@ final class WorkRequests {
     static long load(VerbsIa ia, VerbsPz pz, int n, Iov iov, int privilege, MemorySegment sges) {
         long total = 0;
         for (int i = 0; i < n; i++) {
-            int context = iov.lmrContext(i);
-            long address = iov.virtualAddress(i);
-            long length = iov.segmentLength(i);
+            int context;
+            long address;
+            long length;
+            try {
+                context = iov.lmrContext(i);
+                address = iov.virtualAddress(i);
+                length = iov.segmentLength(i);
+            } catch (IllegalStateException | WrongThreadException e) {
+                // The IOV's own memory is closed, or confined to another thread: a malformed argument (DatMemory).
+                return DatReturn.DAT_INVALID_PARAMETER;
+            }
             VerbsLmr lmr = ia.lmrsByLkey.get(context);
             if (lmr == null || lmr.isClosed()) {
                 return DatReturn.DAT_PRIVILEGES_VIOLATION;

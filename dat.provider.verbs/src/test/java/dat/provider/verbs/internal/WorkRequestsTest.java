@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import dat.api.DatDtoStatus;
 import dat.api.DatException;
 import dat.api.DatReturn;
+import dat.api.Iov;
 import dat.provider.verbs.internal.ffm.IbvSge;
 import dat.provider.verbs.internal.ffm.LibIbverbs;
 import java.lang.foreign.Arena;
@@ -53,6 +54,22 @@ class WorkRequestsTest {
             sges.set(ValueLayout.JAVA_INT, IbvSge.SIZE + IbvSge.LENGTH, 100);
             assertEquals(3, WorkRequests.trim(sges, 3, 180), "the whole list");
             assertEquals(50, sges.get(ValueLayout.JAVA_INT, 2 * IbvSge.SIZE + IbvSge.LENGTH));
+        }
+    }
+
+    @Test
+    void anIovInDeadOrForeignMemoryIsAMalformedArgument() throws Exception {
+        // Regression: the post threw IllegalStateException / WrongThreadException out of the data path.
+        MemorySegment sges = Arena.ofAuto().allocate(IbvSge.SIZE * 2);
+        Iov dead;
+        try (Arena arena = Arena.ofShared()) {
+            dead = Iov.allocate(arena, 2).set(0, 1, 0x1000, 8);
+        }
+        assertEquals(DatReturn.DAT_INVALID_PARAMETER, WorkRequests.load(null, null, 1, dead, 0, sges));
+        try (Arena confined = Arena.ofConfined()) {
+            Iov mine = Iov.allocate(confined, 2).set(0, 1, 0x1000, 8);
+            assertEquals(DatReturn.DAT_INVALID_PARAMETER, java.util.concurrent.CompletableFuture.supplyAsync(
+                    () -> WorkRequests.load(null, null, 1, mine, 0, sges)).get().longValue());
         }
     }
 

@@ -37,9 +37,6 @@ final class ExampleIa extends ExampleHandle implements DatIa {
     private static final DatHandleType[] DESTROY_ORDER = {DatHandleType.EP, DatHandleType.PSP, DatHandleType.RSP,
         DatHandleType.LMR, DatHandleType.EVD, DatHandleType.PZ};
 
-    /** A thread that never runs: a segment it may access is one every thread may access. */
-    private static final Thread NOBODY = Thread.ofPlatform().unstarted(() -> { });
-
     private final String name;
     private final DatProviderAttr providerAttr;
     private final DatIaAttr iaAttr;
@@ -191,12 +188,8 @@ final class ExampleIa extends ExampleHandle implements DatIa {
         try {
             requireOpen("dat_lmr_create");
             ExamplePz zone = own(pz, ExamplePz.class, DatReturnSubtype.INVALID_HANDLE_PZ, "dat_lmr_create", "pz");
+            // Alive and shared (DatMemory): data moves on whichever thread posts.
             DatArgs.lmrCreate(iaAttr, region, privileges);
-            if (!region.isAccessibleBy(NOBODY)) {
-                // Data moves on whichever thread posts: every thread must be able to touch registered memory.
-                throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG3, "dat_lmr_create: region_description"
-                        + " is confined to one thread; register memory of a shared or global arena");
-            }
             objects.requireRoom(DatHandleType.LMR, iaAttr.maxLmrs(), "dat_lmr_create", "max_lmrs");
             return objects.register(new ExampleLmr(this, zone, region, privileges));
         } finally {
