@@ -5,8 +5,8 @@ import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.BitSet;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -17,8 +17,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * The JVM-wide "network" of the loopback provider: which IA name has which address, and which PSP or RSP
  * listens at an (address, connection qualifier).
  *
- * <p>Each IA name gets a stable loopback address, {@code 127.0.1.1}, {@code 127.0.1.2}, ... in order of first
- * use; two opens of the same name share it.
+ * <p>Each IA name gets a loopback address, {@code 127.0.1.1}, {@code 127.0.1.2}, ..., the lowest free one, for as
+ * long as an IA of that name is open; two opens of the same name share it, and the last close frees it.
  *
  * <p>{@link #connLock} serialises every connection state change (connect, accept, reject, handoff,
  * disconnect, break, free) of every EP of the JVM: connection management is the control path, and one lock
@@ -36,8 +36,12 @@ final class LoopbackFabric {
 
     final ReentrantLock connLock = new ReentrantLock();
 
-    private final Map<String, InetAddress> addresses = new LinkedHashMap<>();
+    /** 127.0.1.1 .. 127.0.254.254. */
+    private static final int MAX_ADDRESSES = 254 * 254;
+
+    private final Map<String, Lease> leases = new HashMap<>();
     private final Map<InetAddress, String> names = new HashMap<>();
+    private final BitSet used = new BitSet();
     /** Guarded by {@link #connLock}. */
     private final Map<Key, ServicePoint> listeners = new HashMap<>();
     private long nextAnyQual = ANY_QUAL_BASE;
@@ -50,28 +54,74 @@ final class LoopbackFabric {
     private LoopbackFabric() {
     }
 
+    /** The address of an IA name while an IA of that name is open. */
+    private static final class Lease {
+        final InetAddress address;
+        final int index;
+        int users;
+
+        Lease(InetAddress address, int index) {
+            this.address = address;
+            this.index = index;
+        }
+    }
+
+    /**
+     * Takes the address of an IA name for one open IA: the name's current address if an IA of that name is open,
+     * else the lowest free one. Every open is matched by one {@link #release}.
+     *
+     * @param iaName an IA name
+     * @return its address while any IA of that name is open
+     * @throws DatException {@code DAT_INSUFFICIENT_RESOURCES} when 254 x 254 names are open at once
+     */
+    synchronized InetAddress acquire(String iaName) {
+        Lease lease = leases.get(iaName);
+        if (lease == null) {
+            int index = used.nextClearBit(0);
+            if (index >= MAX_ADDRESSES) {
+                throw new DatException(DatReturn.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
+                        "no loopback address left for IA " + iaName + ": " + leases.size() + " IA names are open");
+            }
+            lease = new Lease(address(iaName, index), index);
+            used.set(index);
+            leases.put(iaName, lease);
+            names.put(lease.address, iaName);
+        }
+        lease.users++;
+        return lease.address;
+    }
+
+    /**
+     * Gives back what {@link #acquire} took: when the last IA of a name closes, its address is free again.
+     * (Regression: addresses were never returned, and after 64,516 distinct names every open was refused.)
+     *
+     * @param iaName the closed IA's name
+     */
+    synchronized void release(String iaName) {
+        Lease lease = leases.get(iaName);
+        if (lease != null && --lease.users == 0) {
+            leases.remove(iaName);
+            names.remove(lease.address);
+            used.clear(lease.index);
+        }
+    }
+
     /**
      * @param iaName an IA name
-     * @return its stable address within this JVM, assigned on first use
+     * @return its address if an IA of that name is open, else the one an open would take now
      */
-    synchronized InetAddress addressOf(String iaName) {
-        InetAddress address = addresses.get(iaName);
-        if (address == null) {
-            int index = addresses.size();
-            if (index >= 254 * 254) {
-                throw new DatException(DatReturn.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
-                        "no loopback address left for IA " + iaName + ": " + index + " IA names in use");
-            }
-            byte[] bytes = {127, 0, (byte) (1 + index / 254), (byte) (1 + index % 254)};
-            try {
-                address = InetAddress.getByAddress(iaName, bytes);
-            } catch (UnknownHostException e) {
-                throw new IllegalStateException("a 4-byte address is always valid", e);
-            }
-            addresses.put(iaName, address);
-            names.put(address, iaName);
+    synchronized InetAddress peek(String iaName) {
+        Lease lease = leases.get(iaName);
+        return lease != null ? lease.address : address(iaName, Math.min(used.nextClearBit(0), MAX_ADDRESSES - 1));
+    }
+
+    private static InetAddress address(String iaName, int index) {
+        byte[] bytes = {127, 0, (byte) (1 + index / 254), (byte) (1 + index % 254)};
+        try {
+            return InetAddress.getByAddress(iaName, bytes);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException("a 4-byte address is always valid", e);
         }
-        return address;
     }
 
     /**

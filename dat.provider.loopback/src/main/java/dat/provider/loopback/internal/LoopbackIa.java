@@ -155,6 +155,7 @@ final class LoopbackIa extends LoopbackHandle implements DatIa {
             }
             asyncEvd.destroy();
             markClosed();
+            LoopbackFabric.INSTANCE.release(name);
         } finally {
             lifecycle.unlock();
         }

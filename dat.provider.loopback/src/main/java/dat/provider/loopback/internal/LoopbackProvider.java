@@ -67,13 +67,18 @@ public final class LoopbackProvider implements DatProvider {
                     "dat_ia_open: async_evd_min_qlen " + asyncEvdMinQlen + " is outside 1.."
                             + LoopbackConfig.MAX_EVD_QLEN);
         }
-        InetAddress address = LoopbackFabric.INSTANCE.addressOf(iaName);
-        return new LoopbackIa(iaName, address, providerAttr(), iaAttr(iaName, address), asyncEvdMinQlen);
+        InetAddress address = LoopbackFabric.INSTANCE.acquire(iaName);
+        try {
+            return new LoopbackIa(iaName, address, providerAttr(), iaAttr(iaName, address), asyncEvdMinQlen);
+        } catch (RuntimeException | Error e) {
+            LoopbackFabric.INSTANCE.release(iaName);
+            throw e;
+        }
     }
 
     private static DatIaInfo describeIa(String iaName, String iaParams) {
         return new DatIaInfo(iaName, iaParams, providerAttr(),
-                iaAttr(iaName, LoopbackFabric.INSTANCE.addressOf(iaName)));
+                iaAttr(iaName, LoopbackFabric.INSTANCE.peek(iaName)));
     }
 
     private static boolean isValidName(String name) {
