@@ -271,6 +271,7 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
     @Override
     protected void destroy() {
         LoopbackFabric fabric = LoopbackFabric.INSTANCE;
+        fabric.removeEp(this);
         fabric.connLock.lock();
         try {
             DatEpState s = state;

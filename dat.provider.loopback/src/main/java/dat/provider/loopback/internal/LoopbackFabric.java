@@ -8,6 +8,8 @@ import java.net.UnknownHostException;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -42,6 +44,8 @@ final class LoopbackFabric {
     private final Map<String, Lease> leases = new HashMap<>();
     private final Map<InetAddress, String> names = new HashMap<>();
     private final BitSet used = new BitSet();
+    /** Every live EP of the JVM: each delivery runs under one of their send locks. */
+    private final Set<LoopbackEp> eps = ConcurrentHashMap.newKeySet();
     /** Guarded by {@link #connLock}. */
     private final Map<Key, ServicePoint> listeners = new HashMap<>();
     private long nextAnyQual = ANY_QUAL_BASE;
@@ -121,6 +125,29 @@ final class LoopbackFabric {
             return InetAddress.getByAddress(iaName, bytes);
         } catch (UnknownHostException e) {
             throw new IllegalStateException("a 4-byte address is always valid", e);
+        }
+    }
+
+    void addEp(LoopbackEp ep) {
+        eps.add(ep);
+    }
+
+    void removeEp(LoopbackEp ep) {
+        eps.remove(ep);
+    }
+
+    /**
+     * Returns once every copy that was under way when it was called has finished. Every copy into or out of
+     * registered memory (a send's delivery, an RDMA write or read) runs under the send lock of the EP that executes
+     * it, and checks that its regions are open under that lock first: taking and releasing each live EP's send lock
+     * after a region was marked closed therefore waits out the copies that saw it open, and later ones see it closed.
+     * (Regression: dat_lmr_free returned while a 64 KiB delivery still wrote into the region.) Control path only;
+     * the caller holds no send lock of another EP.
+     */
+    void quiesceDeliveries() {
+        for (LoopbackEp ep : eps) {
+            ep.sendLock.lock();
+            ep.sendLock.unlock();
         }
     }
 

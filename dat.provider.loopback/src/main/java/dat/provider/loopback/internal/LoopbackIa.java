@@ -159,6 +159,8 @@ final class LoopbackIa extends LoopbackHandle implements DatIa {
         } finally {
             lifecycle.unlock();
         }
+        // The IA's regions are freed: as for dat_lmr_free, no copy may still be moving bytes when close returns.
+        LoopbackFabric.INSTANCE.quiesceDeliveries();
     }
 
     /** {@code dat_*_free} of a child: refuses while another live object uses it. */
@@ -168,6 +170,10 @@ final class LoopbackIa extends LoopbackHandle implements DatIa {
             objects.free(h);
         } finally {
             lifecycle.unlock();
+        }
+        if (h instanceof LoopbackLmr) {
+            // dat_lmr_free returns only when no transfer moves another byte into or out of the region.
+            LoopbackFabric.INSTANCE.quiesceDeliveries();
         }
     }
 
@@ -374,6 +380,7 @@ final class LoopbackIa extends LoopbackHandle implements DatIa {
             if (s != null) {
                 s.attach(ep, call);
             }
+            LoopbackFabric.INSTANCE.addEp(ep);
             return register(ep);
         } finally {
             lifecycle.unlock();
