@@ -176,13 +176,17 @@ public final class DatRegistry {
      * @param asyncEvdMinQlen the minimum queue length of the IA's async EVD, at least 1
      * @return the open IA; the caller closes it
      * @throws DatException {@link DatReturn#PROVIDER_NOT_FOUND}/{@link DatReturnSubtype#NAME_NOT_REGISTERED}
-     *     for an unknown name (the message lists the known IAs), {@link DatReturn#PROVIDER_NOT_FOUND} with the
+     *     for an unknown or {@code null} name (the message lists the known IAs), {@link DatReturn#PROVIDER_NOT_FOUND} with the
      *     reason for an unavailable IA, {@link DatReturn#INVALID_PARAMETER} for a queue length below 1, or
      *     what the provider's {@link DatProvider#open} throws ({@link DatReturn#INTERNAL_ERROR} when that is not a
      *     {@code DatException})
      */
     public DatIa open(String iaName, int asyncEvdMinQlen) {
-        Objects.requireNonNull(iaName, "iaName");
+        if (iaName == null) {
+            // As DatProvider.open answers it: no name names no provider (not a NullPointerException).
+            throw new DatException(DatReturn.PROVIDER_NOT_FOUND, DatReturnSubtype.NAME_NOT_REGISTERED,
+                    "dat_ia_open: ia_name is null" + knownIas(""));
+        }
         if (asyncEvdMinQlen < 1) {
             throw new DatException(DatReturn.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG2,
                     "dat_ia_open: async_evd_min_qlen " + asyncEvdMinQlen + " is below 1");

@@ -339,6 +339,19 @@ class DatRegistryTest {
         }
 
         @Test
+        void aNullNameIsNoRegisteredName() {
+            // Regression: open(null) threw NullPointerException where DatProvider.open answers PROVIDER_NOT_FOUND.
+            DatRegistry registry = builder(provider("loopback", "loopback0")).build();
+            DatException e = assertThrows(DatException.class, () -> registry.open(null));
+            assertEquals(DatReturn.PROVIDER_NOT_FOUND, e.type());
+            assertEquals(DatReturnSubtype.NAME_NOT_REGISTERED, e.subtype());
+            assertTrue(e.getMessage().contains("ia_name is null") && e.getMessage().contains("loopback0"),
+                    e.getMessage());
+            assertEquals(DatReturn.PROVIDER_NOT_FOUND, assertThrows(DatException.class,
+                    () -> registry.open(null, 4)).type());
+        }
+
+        @Test
         void emptyRegistrySaysSoAndNamesTheProviders() {
             DatProvider off = mock(DatProvider.class);
             when(off.name()).thenReturn("verbs");
