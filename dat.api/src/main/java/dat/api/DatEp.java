@@ -111,11 +111,12 @@ public interface DatEp extends DatHandle {
      * @param completionFlags {@link DatCompletionFlags}: SUPPRESS, SOLICITED_WAIT, UNSIGNALLED (only if the
      *     EP's request completion flags allow it), BARRIER_FENCE
      * @return {@link DatReturn#DAT_SUCCESS}; {@link DatReturn#DAT_INVALID_PARAMETER} for a segment outside its
-     *     LMR, a count over {@code max_request_iov}, unknown flags, or UNSIGNALLED on an EP not configured for
-     *     it; {@link DatReturn#DAT_INVALID_STATE} unless CONNECTED or DISCONNECTED;
+     *     LMR, a count over {@code max_request_iov}, more than {@code max_message_size} bytes, unknown flags, a
+     *     flag {@link DatProviderAttr#completionFlagsSupported()} denies, or UNSIGNALLED on an EP not configured
+     *     for it (the page's code for a bad argument: it lists neither DAT_LENGTH_ERROR nor
+     *     DAT_MODEL_NOT_SUPPORTED); {@link DatReturn#DAT_INVALID_STATE} unless CONNECTED or DISCONNECTED;
      *     {@link DatReturn#DAT_PROTECTION_VIOLATION} for an LMR of another PZ;
      *     {@link DatReturn#DAT_PRIVILEGES_VIOLATION} for an unknown LMR or one without local read;
-     *     {@link DatReturn#DAT_LENGTH_ERROR} for more than {@code max_message_size} bytes;
      *     {@link DatReturn#DAT_INSUFFICIENT_RESOURCES} when the request queue is full;
      *     {@link DatReturn#DAT_INVALID_HANDLE} when the EP is closed
      */

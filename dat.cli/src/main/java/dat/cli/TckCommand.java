@@ -3,6 +3,7 @@ package dat.cli;
 import dat.registry.DatRegistry;
 import dat.registry.IaEntry;
 import dat.tck.RuleLevel;
+import dat.tck.TckContext;
 import dat.tck.TckLauncher;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -84,6 +85,11 @@ final class TckCommand implements Callable<Integer> {
             description = "At most T seconds of the random campaign (default: 10; 0 skips it).")
     Double randomSeconds;
 
+    @Option(names = "--concurrent-seconds", paramLabel = "T",
+            description = {"Seconds of the concurrent campaign, for a thread-safe provider with SRQs",
+                "(default: 5; 0 skips it)."})
+    Double concurrentSeconds;
+
     /** Created by picocli. */
     TckCommand() {
     }
@@ -110,6 +116,12 @@ final class TckCommand implements Callable<Integer> {
         }
         try {
             options = options.campaign(seed, steps, randomSeconds);
+            if (concurrentSeconds != null) {
+                if (concurrentSeconds < 0 || concurrentSeconds.isNaN()) {
+                    throw new IllegalArgumentException("--concurrent-seconds must be 0 or more: " + concurrentSeconds);
+                }
+                options = options.parameter(TckContext.CAMPAIGN_CONCURRENT_SECONDS, concurrentSeconds.toString());
+            }
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--seed/--steps/--random-seconds: " + e.getMessage(), e);
         }

@@ -31,6 +31,8 @@ public record TckContext(Function<String, Optional<String>> parameters) {
     public static final String CAMPAIGN_STEPS = "dat.tck.campaign.steps";
     /** Configuration parameter: at most this many seconds of campaign (default 10; 0 skips it). */
     public static final String CAMPAIGN_SECONDS = "dat.tck.campaign.seconds";
+    /** Configuration parameter: seconds of the concurrent campaign (default 5; 0 skips it). */
+    public static final String CAMPAIGN_CONCURRENT_SECONDS = "dat.tck.campaign.concurrent.seconds";
     /** Configuration parameter: how long a failing sequence may be shrunk, in seconds (default 60). */
     public static final String CAMPAIGN_SHRINK_SECONDS = "dat.tck.campaign.shrink.seconds";
 
@@ -99,6 +101,11 @@ public record TckContext(Function<String, Optional<String>> parameters) {
     /** @return at most how many seconds the campaign runs; 0 skips it */
     public double campaignSeconds() {
         return parameters.apply(CAMPAIGN_SECONDS).map(Double::parseDouble).orElse(10.0);
+    }
+
+    /** @return how long the concurrent campaign runs, in seconds; 0 skips it */
+    public double campaignConcurrentSeconds() {
+        return parameters.apply(CAMPAIGN_CONCURRENT_SECONDS).map(Double::parseDouble).orElse(5.0);
     }
 
     /** @return how long a failure may be shrunk, in seconds */

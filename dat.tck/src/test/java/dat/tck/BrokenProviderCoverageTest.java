@@ -21,7 +21,7 @@ class BrokenProviderCoverageTest {
     static final Map<String, String> UNCOVERED = Map.of();
 
     /** The coverage reached; the test fails when it drops below. */
-    private static final int COVERED_AT_LEAST = 139;
+    private static final int COVERED_AT_LEAST = 140;
 
     @Test
     void requiredRulesAreCoveredByBrokenProviders() {

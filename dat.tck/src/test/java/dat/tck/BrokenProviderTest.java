@@ -31,7 +31,12 @@ class BrokenProviderTest {
         TckLauncher.Options options = TckLauncher.Options.verification(BrokenLoopbackVerification.class)
                 .only(broken.catchingTest())
                 .parameter(BrokenLoopbackVerification.FAULT, broken.name())
-                .parameter(TckContext.EVENT_TIMEOUT_MS, crossNode ? "1500" : "750");
+                .parameter(TckContext.EVENT_TIMEOUT_MS, crossNode ? "1500" : "750")
+                // The campaign stops at its first violation; a fixed seed keeps the self-test repeatable.
+                .parameter(TckContext.CAMPAIGN_SEED, "7")
+                .parameter(TckContext.CAMPAIGN_SECONDS, "60")
+                .parameter(TckContext.CAMPAIGN_CONCURRENT_SECONDS, "3")
+                .parameter(TckContext.CAMPAIGN_SHRINK_SECONDS, "1");
         TckLauncher.Result result;
         if (crossNode) {
             try (PeerThread peer = PeerThread.start(7400 + BrokenProviders.all().indexOf(broken),

@@ -154,6 +154,7 @@ final class BrokenProviders {
         all.addAll(BrokenControlPath.all());
         all.addAll(crossNode());
         all.addAll(BrokenControlPath.crossNode());
+        all.addAll(CampaignBrokenProviders.all());
         return List.copyOf(all);
     }
 
@@ -346,7 +347,7 @@ final class BrokenProviders {
                             }
                         }),
                 new Broken("a denied completion flag that is still accepted",
-                        "required_ep_post_send_deniedCompletionFlagIsNotSupported", new Fault() {
+                        "required_ep_post_send_deniedCompletionFlagIsInvalidParameter", new Fault() {
                             @Override
                             public Object after(Call call, Object result) {
                                 return call.is(DatIa.class, "providerAttr") ? ((DatProviderAttr) result).toBuilder()

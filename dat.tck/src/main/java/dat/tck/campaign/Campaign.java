@@ -154,7 +154,8 @@ public final class Campaign {
                 for (Op op : ops) {
                     boolean applied = world.apply(op);
                     if (TRACE) {
-                        System.err.println("campaign step " + progress.get() + ": " + op + (applied ? "" : " (skipped)"));
+                        System.err.println("campaign step " + progress.get() + ": " + op
+                                + (applied ? "" : " (skipped)"));
                     }
                     if (count) {
                         counts.get(op.kind())[applied ? 0 : 1]++;

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Attribute honesty: what a provider claims works up to the limit it reports and stops just past it; what it
- * denies fails with {@code DAT_MODEL_NOT_SUPPORTED}.
+ * denies fails with {@code DAT_MODEL_NOT_SUPPORTED}, or with the code the call's page gives for it.
  */
 public abstract class AttributeHonestyRules extends RuleSupport {
 
@@ -77,12 +77,12 @@ public abstract class AttributeHonestyRules extends RuleSupport {
 
     /**
      * max_message_size: a send of the EP's max_message_size (up to 1 MiB) arrives whole; one byte more is
-     * DAT_LENGTH_ERROR.
+     * DAT_INVALID_PARAMETER (the post_send page lists no DAT_LENGTH_ERROR; its code for a bad argument).
      * If this fails, the reported message size is not what the provider carries.
      */
     @Test
     @DatRule(call = "dat_ep_post_send", section = "ATTRIBUTES", rule = "max_message_size bytes arrive, one more is refused",
-            returns = {DatReturn.SUCCESS, DatReturn.LENGTH_ERROR})
+            returns = {DatReturn.SUCCESS, DatReturn.INVALID_PARAMETER})
     void required_ep_post_send_messageSizeLimitHonoured() {
         long size = Math.min(BIG, f.limits.maxMessageSize());
         DatEpAttr attr = f.epAttr().toBuilder().maxMessageSize(size).build();
@@ -93,7 +93,7 @@ public abstract class AttributeHonestyRules extends RuleSupport {
         Region dst = f.region(actual + 1, DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE);
         assertStatus(DatReturn.DAT_SUCCESS,
                 c.passive().ep().postRecv(1, f.iov(1).set(0, dst.lmr(), 0, actual + 1), 1, 0), "dat_ep_post_recv");
-        assertStatus(DatReturn.DAT_LENGTH_ERROR, c.active().ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, actual + 1),
+        assertStatus(DatReturn.DAT_INVALID_PARAMETER, c.active().ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, actual + 1),
                 1, 0), "dat_ep_post_send of max_message_size + 1 = " + (actual + 1) + " bytes");
         assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, actual), 2, 0),
                 "dat_ep_post_send of max_message_size = " + actual + " bytes");
@@ -126,13 +126,14 @@ public abstract class AttributeHonestyRules extends RuleSupport {
     }
 
     /**
-     * completion_flags_supported: a post flag the provider denies is refused with DAT_MODEL_NOT_SUPPORTED.
+     * completion_flags_supported: a post flag the provider denies is refused with DAT_INVALID_PARAMETER, the post
+     * pages' code for a bad argument (they list no DAT_MODEL_NOT_SUPPORTED).
      * If this fails, the provider denies a flag but accepts it (or refuses it with another code).
      */
     @Test
-    @DatRule(call = "dat_ep_post_send", section = "ATTRIBUTES", rule = "a denied completion flag is not supported",
-            returns = DatReturn.MODEL_NOT_SUPPORTED)
-    void required_ep_post_send_deniedCompletionFlagIsNotSupported() {
+    @DatRule(call = "dat_ep_post_send", section = "ATTRIBUTES", rule = "a denied completion flag is a bad argument",
+            returns = DatReturn.INVALID_PARAMETER)
+    void required_ep_post_send_deniedCompletionFlagIsInvalidParameter() {
         List<Integer> denied = new ArrayList<>();
         for (int flag : POST_FLAGS) {
             // UNSIGNALLED is judged by the EP: dat_ep_post_send makes it "only valid if the Endpoint Request
@@ -147,7 +148,7 @@ public abstract class AttributeHonestyRules extends RuleSupport {
         Connection c = f.connect();
         Region src = f.region();
         for (int flag : denied) {
-            assertStatus(DatReturn.DAT_MODEL_NOT_SUPPORTED,
+            assertStatus(DatReturn.DAT_INVALID_PARAMETER,
                     c.active().ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, 8), 1, flag),
                     "dat_ep_post_send with denied flag 0x" + Integer.toHexString(flag));
         }

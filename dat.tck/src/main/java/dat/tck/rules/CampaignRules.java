@@ -6,6 +6,7 @@ import dat.tck.DatRule;
 import dat.tck.TckContext;
 import dat.tck.TckEnvironment;
 import dat.tck.campaign.Campaign;
+import dat.tck.campaign.ConcurrentCampaign;
 import java.security.SecureRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -51,6 +52,38 @@ public abstract class CampaignRules extends RuleSupport {
         reporter.publishEntry("campaign", result.summary() + System.lineSeparator() + result.table());
         if (!result.passed()) {
             fail(result.failure());
+        }
+    }
+
+    /**
+     * For a provider that claims {@code is_thread_safe} and SRQs: senders on three connections into one SRQ shared
+     * by their passive EPs, two threads posting into the SRQ, two reaping one shared receive EVD, one querying and
+     * resizing the SRQ, one freeing an LMR under RDMA writes. Every message arrives exactly once with its bytes, each reaper sees
+     * each connection in order, counts stay within bounds, and no byte moves into the freed LMR after its free
+     * returned. Runs for {@value TckContext#CAMPAIGN_CONCURRENT_SECONDS} seconds (default 5).
+     * If this fails, look for a race between the named threads' calls.
+     *
+     * @param context the run's settings
+     * @param reporter where the figures go
+     * @throws InterruptedException if the run is interrupted
+     */
+    @Test
+    @Timeout(value = 24, unit = TimeUnit.HOURS)
+    @DatRule(call = "campaign", section = "DESCRIPTION", rule = "concurrent calls keep the model's invariants")
+    void optional_campaign_concurrentCallsKeepTheInvariants(TckContext context, TestReporter reporter)
+            throws InterruptedException {
+        optionalFeature(f.provider.isThreadSafe(), "is_thread_safe = false");
+        optionalFeature(f.provider.srqSupported(), "srq_supported = false");
+        double seconds = context.campaignConcurrentSeconds();
+        applicableIf(seconds > 0, "the concurrent campaign's time (" + TckContext.CAMPAIGN_CONCURRENT_SECONDS
+                + ") is 0");
+        long seed = context.campaignSeed().orElseGet(() -> new SecureRandom().nextLong());
+        ConcurrentCampaign campaign = new ConcurrentCampaign(f, seed, seconds);
+        String violation = campaign.run();
+        reporter.publishEntry("campaign", String.format("concurrent, seed 0x%x: %d messages in %.1f s, %s", seed,
+                campaign.messages(), seconds, violation == null ? "no violation" : "VIOLATION"));
+        if (violation != null) {
+            fail(String.format("concurrent campaign, seed 0x%x: %s", seed, violation));
         }
     }
 }

@@ -370,7 +370,8 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
                 return status;
             }
             if (d.total > maxMessageSize) {
-                return DatReturn.DAT_LENGTH_ERROR;
+                // The post_send page lists no DAT_LENGTH_ERROR: a message over max_message_size is a bad argument.
+                return DatReturn.DAT_INVALID_PARAMETER;
             }
             d.op = Dto.SEND;
             d.cookie = userCookie;

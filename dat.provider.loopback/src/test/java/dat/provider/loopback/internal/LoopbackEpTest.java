@@ -280,7 +280,8 @@ class LoopbackEpTest {
         DatEp small = a.ep(DatEpAttr.builder().maxMessageSize(4).build());
         DatEp peer = b.ep();
         a.connect(small, b, peer);
-        assertEquals(DatReturn.DAT_LENGTH_ERROR, small.postSend(1, iov, 0, 0));
+        assertEquals(DatReturn.DAT_INVALID_PARAMETER, small.postSend(1, iov, 0, 0),
+                "over max_message_size: the post_send page's code for a bad argument");
         for (int i = 0; i < 4; i++) {
             assertEquals(DatReturn.DAT_SUCCESS, client.postSend(1, iov, i, 0));
         }

@@ -367,7 +367,8 @@ final class VerbsEp extends VerbsHandle implements DatEp {
                 return (int) total;
             }
             if (total > attr.maxMessageSize()) {
-                return DatReturn.DAT_LENGTH_ERROR;
+                // The post_send page lists no DAT_LENGTH_ERROR: a message over max_message_size is a bad argument.
+                return DatReturn.DAT_INVALID_PARAMETER;
             }
             return postRequestLocked(OP_SEND, numSegments, userCookie, completionFlags, total, 0, 0);
         } finally {
@@ -436,13 +437,11 @@ final class VerbsEp extends VerbsHandle implements DatEp {
     /**
      * A request's completion flags: bits outside DAT's post flags are a malformed argument, and so is UNSIGNALLED,
      * "only valid if the Endpoint Request Completion Flags DAT_COMPLETION_UNSIGNALLED_FLAG" (no EP of this provider
-     * has it); SOLICITED_WAIT, which completion_flags_supported denies, is DAT_MODEL_NOT_SUPPORTED.
+     * has it); so is SOLICITED_WAIT, which completion_flags_supported denies: the post pages list no
+     * DAT_MODEL_NOT_SUPPORTED, and their code for a bad argument is DAT_INVALID_PARAMETER.
      */
     private static int checkPostFlags(int flags) {
-        if ((flags & ~DatCompletionFlags.POST_FLAGS) != 0 || (flags & DatCompletionFlags.UNSIGNALLED) != 0) {
-            return DatReturn.DAT_INVALID_PARAMETER;
-        }
-        return (flags & ~SEND_FLAGS) != 0 ? DatReturn.DAT_MODEL_NOT_SUPPORTED : DatReturn.DAT_SUCCESS;
+        return (flags & ~SEND_FLAGS) != 0 ? DatReturn.DAT_INVALID_PARAMETER : DatReturn.DAT_SUCCESS;
     }
 
     /** Takes a request slot and posts the work request whose SGEs are loaded. Caller holds lock. */

@@ -192,7 +192,11 @@ final class ExampleEp extends ExampleHandle implements DatEp {
                 return rc;
             }
             long total = requests.total(slot);
-            if (op == SEND ? total > attr.maxMessageSize() : total > attr.maxRdmaSize()) {
+            if (op == SEND && total > attr.maxMessageSize()) {
+                // The post_send page lists no DAT_LENGTH_ERROR: its code for a bad argument.
+                return DatReturn.DAT_INVALID_PARAMETER;
+            }
+            if (op != SEND && total > attr.maxRdmaSize()) {
                 return DatReturn.DAT_LENGTH_ERROR;
             }
             if (op != SEND && (remoteLength < 0 || (op == WRITE ? total > remoteLength : remoteLength > total))) {
@@ -259,9 +263,10 @@ final class ExampleEp extends ExampleHandle implements DatEp {
                 || (flags & DatCompletionFlags.UNSIGNALLED) != 0 && (epFlags & DatCompletionFlags.UNSIGNALLED) == 0) {
             return DatReturn.DAT_INVALID_PARAMETER;
         }
-        // completion_flags_supported is DEFAULT only: every other post flag is a feature this provider denies.
+        // completion_flags_supported is DEFAULT only: every other post flag is denied, and the post pages' code for
+        // a flag the provider cannot take is DAT_INVALID_PARAMETER (they list no DAT_MODEL_NOT_SUPPORTED).
         if (flags != DatCompletionFlags.DEFAULT) {
-            return DatReturn.DAT_MODEL_NOT_SUPPORTED;
+            return DatReturn.DAT_INVALID_PARAMETER;
         }
         return DatReturn.DAT_SUCCESS;
     }

@@ -1,0 +1,154 @@
+package dat.tck;
+
+import static dat.tck.Faults.onSrq;
+import static dat.tck.Faults.rewriteResult;
+import static dat.tck.Faults.swallow;
+
+import dat.api.DatDtoStatus;
+import dat.api.DatEp;
+import dat.api.DatEvd;
+import dat.api.DatEvent;
+import dat.api.DatEventType;
+import dat.api.DatException;
+import dat.api.DatIa;
+import dat.api.DatLmr;
+import dat.api.DatMemPriv;
+import dat.api.DatPz;
+import dat.api.DatReturn;
+import dat.api.DatSrq;
+import dat.api.DatSrqParam;
+import dat.tck.BrokenProviders.Broken;
+import dat.tck.Breaker.Call;
+import dat.tck.Breaker.Fault;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+
+/**
+ * The defects the random campaign exists to find, reintroduced one at a time: each must be caught by
+ * {@code required_campaign_randomSequencesAgreeWithTheModel} and by nothing less. They are the loopback defects of
+ * the issue that brought the campaign (a stale receive cache, a write after free, dead memory registered, a data
+ * path that throws) and the classic ways a provider loses track (a lost completion, a flush reported as success, an
+ * SRQ resize that forgets held buffers, a count off by one).
+ */
+final class CampaignBrokenProviders {
+
+    static final String CAMPAIGN = "required_campaign_randomSequencesAgreeWithTheModel";
+
+    private CampaignBrokenProviders() {
+    }
+
+    static List<Broken> all() {
+        return List.of(
+                new Broken("campaign: a receive completes with the cookie of the receive before it (a stale cache)",
+                        CAMPAIGN, new Fault() {
+                            private long previous = -1;
+                            private int seen;
+
+                            @Override
+                            public synchronized Object after(Call call, Object result) {
+                                if (call.is(DatEvd.class, "dequeue") && (Integer) result == DatReturn.DAT_SUCCESS) {
+                                    DatEvent e = (DatEvent) call.args()[0];
+                                    if (e.type() == DatEventType.DTO_COMPLETION && e.dtoStatus() == DatDtoStatus.SUCCESS
+                                            && e.ep() != null && isReceive(e) && !onSrq(e.ep())) {
+                                        long cookie = e.userCookie();
+                                        if (++seen % 7 == 0 && previous >= 0) {
+                                            e.setDtoCompletion(e.evd(), e.ep(), previous, e.dtoStatus(),
+                                                    e.transferredLength());
+                                        }
+                                        previous = cookie;
+                                    }
+                                }
+                                return result;
+                            }
+                        }),
+                new Broken("campaign: bytes land in a region after dat_lmr_free returned", CAMPAIGN, new Fault() {
+                    @Override
+                    public Object after(Call call, Object result) {
+                        if (call.is(DatLmr.class, "close")) {
+                            MemorySegment region = ((DatLmr) call.target()).segment();
+                            // A delivery still under way: it finishes a moment after the free returned.
+                            Thread.ofPlatform().daemon().start(() -> {
+                                try {
+                                    Thread.sleep(2);
+                                } catch (InterruptedException e) {
+                                    return;
+                                }
+                                byte b = region.get(ValueLayout.JAVA_BYTE, 100);
+                                region.set(ValueLayout.JAVA_BYTE, 100, (byte) ~b);
+                            });
+                        }
+                        return result;
+                    }
+                }),
+                new Broken("campaign: every 40th DTO completion is lost", CAMPAIGN, new Fault() {
+                    private int seen;
+
+                    @Override
+                    public synchronized Object after(Call call, Object result) {
+                        if (call.is(DatEvd.class, "dequeue") && (Integer) result == DatReturn.DAT_SUCCESS
+                                && ((DatEvent) call.args()[0]).type() == DatEventType.DTO_COMPLETION
+                                && ++seen % 40 == 0) {
+                            return DatReturn.DAT_QUEUE_EMPTY;
+                        }
+                        return result;
+                    }
+                }),
+                new Broken("campaign: a flushed DTO is reported as a success", CAMPAIGN,
+                        Faults.rewriteEvents(e -> e.type() == DatEventType.DTO_COMPLETION
+                                        && e.dtoStatus() == DatDtoStatus.FLUSHED,
+                                e -> e.setDtoCompletion(e.evd(), e.ep(), e.userCookie(), DatDtoStatus.SUCCESS,
+                                        e.transferredLength()))),
+                new Broken("campaign: dat_srq_resize below the outstanding buffers succeeds (forgetting them)",
+                        CAMPAIGN, swallow(DatSrq.class, "resize", DatReturn.INVALID_STATE)),
+                new Broken("campaign: outstanding_dto_count counts one buffer too many", CAMPAIGN,
+                        rewriteResult(DatSrq.class, "query", r -> {
+                            DatSrqParam p = (DatSrqParam) r;
+                            return p.outstandingDtoCount() < 0 ? p : new DatSrqParam(p.ia(), p.srqState(), p.pz(),
+                                    p.maxRecvDtos(), p.maxRecvIov(), p.lowWatermark(), p.availableDtoCount(),
+                                    p.outstandingDtoCount() + 1);
+                        })),
+                new Broken("campaign: a malformed post throws instead of returning a status", CAMPAIGN, new Fault() {
+                    @Override
+                    public Object[] before(Call call) {
+                        if (call.is(DatEp.class, "postSend") && (Integer) call.args()[0] < 0) {
+                            throw new IllegalArgumentException("numSegments " + call.args()[0]);
+                        }
+                        return call.args();
+                    }
+                }),
+                new Broken("campaign: under concurrency, every 97th receive completion is lost",
+                        "optional_campaign_concurrentCallsKeepTheInvariants", new Fault() {
+                            private int seen;
+
+                            @Override
+                            public synchronized Object after(Call call, Object result) {
+                                if (call.is(DatEvd.class, "dequeue") && (Integer) result == DatReturn.DAT_SUCCESS) {
+                                    DatEvent e = (DatEvent) call.args()[0];
+                                    if (e.type() == DatEventType.DTO_COMPLETION && isReceive(e) && ++seen % 97 == 0) {
+                                        return DatReturn.DAT_QUEUE_EMPTY;
+                                    }
+                                }
+                                return result;
+                            }
+                        }),
+                new Broken("campaign: dat_lmr_create registers memory whose arena is closed", CAMPAIGN, new Fault() {
+                    @Override
+                    public Object thrown(Call call, RuntimeException thrown) {
+                        if (call.is(DatIa.class, "createLmr") && thrown instanceof DatException d
+                                && d.type() == DatReturn.INVALID_PARAMETER
+                                && !((MemorySegment) call.args()[1]).scope().isAlive()) {
+                            return ((DatIa) call.target()).createLmr((DatPz) call.args()[0],
+                                    Arena.ofAuto().allocate(((MemorySegment) call.args()[1]).byteSize()),
+                                    DatMemPriv.ALL);
+                        }
+                        throw thrown;
+                    }
+                }));
+    }
+
+    private static boolean isReceive(DatEvent e) {
+        return e.evd() != null && (e.evd().query().evdFlags() & dat.api.DatEvdFlags.RMR_BIND) == 0;
+    }
+}
