@@ -111,7 +111,7 @@ final class World implements AutoCloseable {
             shared = f.ia.createSrq(f.pz, new DatSrqAttr(depth, Math.min(recvIov, f.limits.maxIovSegmentsPerDto()),
                     Dat.DAT_SRQ_LW_DEFAULT));
         }
-        this.srq = shared == null ? null : new SrqModel(shared, shared.query().maxRecvDtos());
+        this.srq = shared == null ? null : new SrqModel(shared, shared.query());
         for (int i = 0; i < PAIRS; i++) {
             boolean onSrq = srq != null && i > 0;
             Side a = new Side("pair " + i + " active", f.side(epAttr, null), false);
@@ -308,6 +308,8 @@ final class World implements AutoCloseable {
 
     final class SrqModel {
         final DatSrq srq;
+        /** Its {@code max_recv_iov}, as created. */
+        final int maxIov;
         int capacity;
         /** Posted and not reaped, by cookie. */
         final Map<Long, Recv> pool = new LinkedHashMap<>();
@@ -317,9 +319,10 @@ final class World implements AutoCloseable {
         /** Armed while surely at or above the watermark: falling below must then raise the event. */
         boolean mustFire;
 
-        SrqModel(DatSrq srq, int capacity) {
+        SrqModel(DatSrq srq, DatSrqParam created) {
             this.srq = srq;
-            this.capacity = capacity;
+            this.capacity = created.maxRecvDtos();
+            this.maxIov = created.maxRecvIov();
         }
 
         /** Messages that hold a buffer once they land, the connection standing. */
@@ -463,7 +466,7 @@ final class World implements AutoCloseable {
         if (srq == null || srq.pool.size() >= srq.capacity) {
             return false;
         }
-        int n = 1 + Math.floorMod(op.c(), Math.min(recvIov, srqIov()));
+        int n = 1 + Math.floorMod(op.c(), Math.min(recvIov, srq.maxIov));
         Range[] segs = ranges(n, SRQ_BUFFER_MIN + Math.floorMod(op.d(), MAX_MESSAGE));
         if (segs == null) {
             return false;
@@ -477,10 +480,6 @@ final class World implements AutoCloseable {
             match(p.b);
         }
         return true;
-    }
-
-    private int srqIov() {
-        return srq.srq.query().maxRecvIov();
     }
 
     private boolean send(Op op, boolean tooLong) {
@@ -654,7 +653,7 @@ final class World implements AutoCloseable {
                 if (srq == null) {
                     return false;
                 }
-                int srqMax = srqIov();
+                int srqMax = srq.maxIov;
                 for (int i = 0; i <= srqMax; i++) {
                     iov.set(i, m.lmr, 0, 1);
                 }

@@ -326,6 +326,11 @@ final class ExampleEp extends ExampleHandle implements DatEp {
             complete(requestEvd, ExampleEvd.REQUEST, requests.cookie[slot], status,
                     status == DatDtoStatus.SUCCESS ? transferred : 0);
             requests.pop();
+            if (status != DatDtoStatus.SUCCESS) {
+                // A reliable connection does not survive a failed DTO: both EPs go DISCONNECTED, the rest is
+                // flushed, and each side learns it from a BROKEN event (as an HCA moves the QP to the error state).
+                breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
+            }
         }
     }
 
@@ -598,7 +603,7 @@ final class ExampleEp extends ExampleHandle implements DatEp {
                 throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2, "dat_ep_disconnect: flags is null");
             }
             switch (state) {
-                case CONNECTED -> breakConnection(true);
+                case CONNECTED -> breakConnection(true, DatEventType.CONNECTION_EVENT_DISCONNECTED);
                 case ACTIVE_CONNECTION_PENDING -> {
                     pendingCr.withdraw();
                     refused(DatEventType.CONNECTION_EVENT_DISCONNECTED);
@@ -615,22 +620,23 @@ final class ExampleEp extends ExampleHandle implements DatEp {
      * Ends a connection: both sides DISCONNECTED, their queued work FLUSHED. A graceful disconnect needs no
      * waiting here: every request that could run already ran, and what waits for a receive never will.
      *
-     * @param notifySelf whether this EP gets its DISCONNECTED event (not when it is being freed)
+     * @param notifySelf whether this EP gets its event (not when it is being freed)
+     * @param event DISCONNECTED for a disconnect or a free, BROKEN when a DTO failed
      */
-    private void breakConnection(boolean notifySelf) {
+    private void breakConnection(boolean notifySelf, DatEventType event) {
         ExampleEp other = peer;
         peer = null;
         state = DatEpState.DISCONNECTED;
         flush();
         if (notifySelf) {
-            connectEvd.connection(DatEventType.CONNECTION_EVENT_DISCONNECTED, this, null);
+            connectEvd.connection(event, this, null);
         }
         if (other != null) {
             other.peer = null;
             other.state = DatEpState.DISCONNECTED;
             other.flush();
             if (other.connectEvd != null) {
-                other.connectEvd.connection(DatEventType.CONNECTION_EVENT_DISCONNECTED, other, null);
+                other.connectEvd.connection(event, other, null);
             }
         }
     }
@@ -745,7 +751,7 @@ final class ExampleEp extends ExampleHandle implements DatEp {
     @Override
     protected void destroy() {
         if (state == DatEpState.CONNECTED) {
-            breakConnection(false);
+            breakConnection(false, DatEventType.CONNECTION_EVENT_DISCONNECTED);
         } else if (state == DatEpState.ACTIVE_CONNECTION_PENDING) {
             pendingCr.withdraw();
             endAttempt();
