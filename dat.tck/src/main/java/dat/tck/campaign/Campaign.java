@@ -111,6 +111,8 @@ public final class Campaign {
         w.put(Op.Kind.WRITE, 8);
         w.put(Op.Kind.WRITE_UNPRIVILEGED, 1);
         w.put(Op.Kind.READ, 6);
+        w.put(Op.Kind.BIND, 3);
+        w.put(Op.Kind.WINDOW_RDMA, 5);
         w.put(Op.Kind.BAD_POST, 6);
         w.put(Op.Kind.DEQUEUE, 30);
         w.put(Op.Kind.DRAIN, 3);

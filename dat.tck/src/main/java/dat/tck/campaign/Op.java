@@ -29,6 +29,10 @@ record Op(Kind kind, int a, int b, int c, int d) {
         WRITE_UNPRIVILEGED,
         /** dat_ep_post_rdma_read. */
         READ,
+        /** dat_rmr_bind of a window onto part of a region, over one EP's connection. */
+        BIND,
+        /** The peer's RDMA write or read through a bound window: inside it, or just outside (refused). */
+        WINDOW_RDMA,
         /** One malformed post (a variant per {@code b}): a status, no completion, nothing moved. */
         BAD_POST,
         /** dat_evd_dequeue on one EVD. */

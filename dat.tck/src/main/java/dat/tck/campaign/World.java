@@ -15,6 +15,7 @@ import dat.api.DatLmr;
 import dat.api.DatMemPriv;
 import dat.api.DatQos;
 import dat.api.DatReturn;
+import dat.api.DatRmr;
 import dat.api.DatSrq;
 import dat.api.DatSrqAttr;
 import dat.api.DatSrqParam;
@@ -49,13 +50,16 @@ import java.util.concurrent.TimeUnit;
  * <li>A send completes only once a receive took it; a longer message than its receive breaks the connection (both
  * non-SUCCESS); after a break or an abrupt disconnect what was due may complete or be FLUSHED, what was not is
  * FLUSHED, each side gets one DISCONNECTED or BROKEN event.
+ * <li>RMR windows: bound over one connection (an RMR_BIND completion in request order), usable by its peer inside
+ * the bound range with the bound privileges, refused one byte outside or for a missing privilege, never rebound
+ * under an RDMA through it; an LMR a window may hold is not freed.
  * <li>Bytes: a receive holds the message, an RDMA write's target the source, an RDMA read's IOV the remote bytes;
  * and no byte of registered memory changes unless the model lent it to a post that may write it. Freed regions stay
  * watched: a free that returned means nothing moves into that memory afterwards.
  * <li>Counts: {@code dat_ep_recv_query} and {@code dat_srq_query} within the bounds the model can know, resize and
  * watermark rules of the SRQ pages, one low-watermark event per arming.
  * </ul>
- * A feature the attributes deny is never asked for: no SRQ, no SUPPRESS, no RDMA read, no watermark.
+ * A feature the attributes deny is never asked for: no SRQ, no SUPPRESS, no RDMA read, no watermark, no RMR.
  */
 final class World implements AutoCloseable {
 
@@ -82,6 +86,7 @@ final class World implements AutoCloseable {
     private final Iov iov;
     private final DatEvent event = new DatEvent();
     private final List<DatEp> freedEps = new ArrayList<>();
+    private final List<Window> windows = new ArrayList<>();
     private final List<Integer> freedContexts = new ArrayList<>();
     private long nextCookie = 1;
     private int lowWatermarkEvents;
@@ -119,6 +124,9 @@ final class World implements AutoCloseable {
             pairs[i] = new Pair(i, a, b);
             f.connect(a.s, b.s);
             pairs[i].state = State.CONNECTED;
+        }
+        for (int i = 0; i < Math.min(2, f.limits.maxRmrs()); i++) {
+            windows.add(new Window(f.pz.createRmr()));
         }
     }
 
@@ -201,6 +209,8 @@ final class World implements AutoCloseable {
         final byte[] data;
         final Range remote;
         final boolean suppressed;
+        /** The RMR a bind binds, or the window an RDMA goes through. */
+        Window window;
         /** Ready to run: an RDMA op always, a send once a receive took it. */
         boolean ready;
         Fate fate;
@@ -219,6 +229,7 @@ final class World implements AutoCloseable {
         public String toString() {
             return switch (kind) {
                 case 'S' -> "send";
+                case 'B' -> "RMR bind";
                 case 'W' -> "RDMA write";
                 default -> "RDMA read";
             } + " cookie " + cookie + " of " + length + " bytes" + (suppressed ? " (SUPPRESS)" : "");
@@ -376,6 +387,28 @@ final class World implements AutoCloseable {
         }
     }
 
+    /** An RMR: what it exposes once its bind completed, over which connection. */
+    final class Window {
+        final DatRmr rmr;
+        /** The bind under way, if any. */
+        Req pending;
+        /** RDMA requests through it not yet completed: it is not rebound under them. */
+        int inFlight;
+        Side owner;
+        Mem mem;
+        long offset;
+        long length;
+        int privileges;
+        int context;
+        boolean live;
+        /** Regions the provider may count it bound to: dat_lmr_free of those must wait (DAT_INVALID_STATE). */
+        final List<Mem> mayHold = new ArrayList<>();
+
+        Window(DatRmr rmr) {
+            this.rmr = rmr;
+        }
+    }
+
     // ---------------------------------------------------------------- the step
 
     /**
@@ -392,6 +425,8 @@ final class World implements AutoCloseable {
             case WRITE -> rdma(op, 'W', false);
             case WRITE_UNPRIVILEGED -> rdma(op, 'W', true);
             case READ -> rdma(op, 'R', false);
+            case BIND -> bind(op);
+            case WINDOW_RDMA -> windowRdma(op);
             case BAD_POST -> badPost(op);
             case DEQUEUE -> dequeue(op);
             case DRAIN -> {
@@ -544,38 +579,143 @@ final class World implements AutoCloseable {
         if (remote == null || overlaps(remote, segs)) {
             return false;
         }
+        return postRdma(x, kind, segs, remote, remote.mem.lmr.rmrContext(), unprivileged,
+                suppress && (op.c() & 0x100) != 0);
+    }
+
+    /**
+     * Posts an RDMA write or read of {@code segs} to {@code remote} through {@code context} (a region's or a window's)
+     * and models it. {@code refused}: the target must refuse it (a privilege or a bound it lacks), at once with
+     * DAT_PRIVILEGES_VIOLATION or by an error completion that breaks the connection.
+     */
+    private boolean postRdma(Side x, char kind, Range[] segs, Range remote, int context, boolean refused,
+                             boolean quiet) {
+        boolean write = kind == 'W';
+        long length = remote.length;
         byte[] data = write ? fill(segs) : snapshot(remote);
-        boolean quiet = suppress && (op.c() & 0x100) != 0;
         long cookie = nextCookie++;
         int flags = quiet ? DatCompletionFlags.SUPPRESS : 0;
         String what = (write ? "dat_ep_post_rdma_write" : "dat_ep_post_rdma_read") + " on " + x.name;
         int rc = dataPath(() -> write
-                ? x.s.ep().postRdmaWrite(load(segs), iov, cookie, remote.mem.lmr.rmrContext(), remote.address(),
-                        length, flags)
-                : x.s.ep().postRdmaRead(load(segs), iov, cookie, remote.mem.lmr.rmrContext(), remote.address(),
-                        length, flags), what);
+                ? x.s.ep().postRdmaWrite(load(segs), iov, cookie, context, remote.address(), length, flags)
+                : x.s.ep().postRdmaRead(load(segs), iov, cookie, context, remote.address(), length, flags), what);
         if (x.state() == State.UNCONNECTED) {
             expectStatus(DatReturn.DAT_INVALID_STATE, rc, what + " on an unconnected EP");
             return true;
         }
-        if (unprivileged && rc == DatReturn.DAT_PRIVILEGES_VIOLATION) {
+        if (refused && rc == DatReturn.DAT_PRIVILEGES_VIOLATION) {
             return true;
         }
         expectStatus(DatReturn.DAT_SUCCESS, rc, what + " in " + x.state());
         Req r = new Req(kind, cookie, segs, length, data, remote, quiet);
         r.ready = true;
         lend(segs, !write);
-        lend(new Range[] {remote}, write);
+        // A refused write may not move a byte: its target stays watched.
+        lend(new Range[] {remote}, write && !refused);
         x.reqs.add(r);
         if (x.state() != State.CONNECTED) {
             r.fate = Fate.FLUSHED;
-        } else if (unprivileged) {
+        } else if (refused) {
             r.fate = Fate.ERROR;
             breakPair(x.pair);
         } else {
             r.fate = Fate.SUCCESS;
         }
         return true;
+    }
+
+    /** dat_rmr_bind of a window onto part of a live region, as a request of {@code x}'s connection. */
+    private boolean bind(Op op) {
+        if (windows.isEmpty()) {
+            return false;
+        }
+        Side x = side(op.a(), op.b());
+        Window w = windows.get(Math.floorMod(op.c(), windows.size()));
+        Mem m = regions.get(1 + Math.floorMod(op.c() >>> 4, REGIONS - 1));
+        if (w.pending != null || w.inFlight > 0 || x.state() != State.CONNECTED || !x.allReady()
+                || x.reqs.size() >= epAttr.maxRequestDtos() || m.lmr == null || m.retiring) {
+            return false;
+        }
+        long length = 1 + Math.floorMod(op.d(), 8192);
+        long offset = bytes.nextLong(REGION_SIZE - length + 1);
+        int privileges = (op.c() & 0x100) != 0 ? DatMemPriv.REMOTE_READ
+                : DatMemPriv.REMOTE_READ | DatMemPriv.REMOTE_WRITE;
+        long cookie = nextCookie++;
+        String what = "dat_rmr_bind of [" + offset + ", +" + length + ") of region " + m.id + " over " + x.name;
+        int rc = dataPath(() -> w.rmr.bind(m.lmr, offset, length, privileges, x.s.ep(), cookie, 0), what);
+        expectStatus(DatReturn.DAT_SUCCESS, rc, what);
+        // The old binding is gone from the post on; the new one counts once its completion is seen.
+        w.live = false;
+        w.owner = x;
+        w.mem = m;
+        if (!w.mayHold.contains(m)) {
+            w.mayHold.add(m);
+        }
+        w.offset = offset;
+        w.length = length;
+        w.privileges = privileges;
+        Req r = new Req('B', cookie, new Range[0], 0, null, null, false);
+        r.window = w;
+        r.ready = true;
+        r.fate = Fate.SUCCESS;
+        w.pending = r;
+        x.reqs.add(r);
+        return true;
+    }
+
+    /**
+     * The peer of a window's connection writes or reads through it: inside the window it works; one byte outside, or
+     * a write through a read-only window, is refused and breaks the connection, and nothing outside moves.
+     */
+    private boolean windowRdma(Op op) {
+        if (windows.isEmpty()) {
+            return false;
+        }
+        Window w = windows.get(Math.floorMod(op.a(), windows.size()));
+        if (!w.live) {
+            return false;
+        }
+        Side y = w.owner.peer();
+        boolean write = (op.c() & 1) == 0 || !reads;
+        if (y.state() != State.CONNECTED || y.reqs.size() >= epAttr.maxRequestDtos()) {
+            return false;
+        }
+        boolean outside = (op.c() & 0x10) != 0;
+        boolean readOnly = write && (w.privileges & DatMemPriv.REMOTE_WRITE) == 0;
+        boolean refused = outside || readOnly;
+        if (refused && !y.allReady()) {
+            return false;
+        }
+        long length = outside ? 2 + Math.floorMod(op.d(), 63) : 1 + Math.floorMod(op.d(), (int) Math.min(w.length,
+                MAX_MESSAGE));
+        long offset;
+        if (outside) {
+            // Straddling the window's end (its last byte and beyond), or else its start.
+            offset = w.offset + w.length - 1 + length <= REGION_SIZE ? w.offset + w.length - 1 : w.offset - 1;
+            if (offset < 0 || offset + length > REGION_SIZE) {
+                return false;
+            }
+        } else {
+            offset = w.offset + bytes.nextLong(w.length - length + 1);
+        }
+        Range remote = new Range(w.mem, offset, length);
+        if (w.mem.overlaps(offset, length)) {
+            return false;
+        }
+        int max = write ? writeIov : readIov;
+        int n = 1 + Math.floorMod(op.c() >>> 8, (int) Math.min(max, length));
+        Range[] segs = ranges(n, length);
+        if (segs == null || overlaps(remote, segs)) {
+            return false;
+        }
+        Window via = w;
+        boolean posted = postRdma(y, write ? 'W' : 'R', segs, remote, w.context, refused, false);
+        Req last = y.reqs.peekLast();
+        if (last != null && last.remote == remote) {
+            last.window = via;
+            via.inFlight++;
+        }
+        return posted;
     }
 
     /**
@@ -775,6 +915,10 @@ final class World implements AutoCloseable {
             return;
         }
         p.state = State.BROKEN;
+        for (Window w : windows) {
+            // A window is usable only over the connection it was bound on.
+            w.live &= w.owner != p.a && w.owner != p.b;
+        }
         for (Side x : new Side[] {p.a, p.b}) {
             // Messages that may have found a free SRQ buffer just before: their sends may succeed.
             int free = x.onSrq ? Math.min(x.incoming.size(), srq.unassigned()) : 0;
@@ -871,7 +1015,9 @@ final class World implements AutoCloseable {
     }
 
     private void onRequest(Side x) {
-        expectDto(x, "request");
+        if (event.type() != DatEventType.RMR_BIND_COMPLETION) {
+            expectDto(x, "request");
+        }
         long cookie = event.userCookie();
         // Completions of one EP's requests come in posting order; suppressed successes before this one are done.
         while (!x.reqs.isEmpty() && x.reqs.peek().cookie != cookie) {
@@ -899,8 +1045,14 @@ final class World implements AutoCloseable {
             throw new Violation(r + " on " + x.name + " completed " + status
                     + " though it could not have run: no receive was posted for it");
         }
+        if ((event.type() == DatEventType.RMR_BIND_COMPLETION) != (r.kind == 'B')) {
+            throw new Violation(r + " on " + x.name + " completed as " + event.type());
+        }
+        if (r.kind == 'B' && event.rmr() != r.window.rmr) {
+            throw new Violation(r + " on " + x.name + " completed naming another RMR: " + event);
+        }
         allowed(r.fate, status, r + " on " + x.name);
-        if (status == DatDtoStatus.SUCCESS) {
+        if (status == DatDtoStatus.SUCCESS && r.kind != 'B') {
             if (r.suppressed) {
                 throw new Violation(r + " on " + x.name + " reported its successful completion despite SUPPRESS");
             }
@@ -924,14 +1076,29 @@ final class World implements AutoCloseable {
     /** A request is done: its bytes checked, its memory given back. */
     private void settle(Req r, DatDtoStatus status) {
         boolean ok = status == DatDtoStatus.SUCCESS;
+        if (r.kind != 'B' && r.window != null) {
+            r.window.inFlight--;
+        }
         switch (r.kind) {
             case 'W' -> {
                 unlend(r.local);
                 unlend(new Range[] {r.remote});
                 if (ok) {
                     expectBytes(new Range[] {r.remote}, r.data, r.length, "target of " + r);
-                } else {
+                } else if (r.fate != Fate.ERROR) {
+                    // Flushed: it may have landed in part. A refused write (ERROR) had its target watched.
                     resync(new Range[] {r.remote});
+                }
+            }
+            case 'B' -> {
+                Window w = r.window;
+                if (w.pending == r) {
+                    w.pending = null;
+                    w.live = ok && w.owner.state() == State.CONNECTED;
+                    w.context = w.rmr.rmrContext();
+                    if (ok) {
+                        w.mayHold.retainAll(List.of(w.mem));
+                    }
                 }
             }
             case 'R' -> {
@@ -1272,6 +1439,16 @@ final class World implements AutoCloseable {
             unlend(r.segments);
             resync(r.segments);
         }
+        for (Window w : windows) {
+            if (w.pending != null && x.reqs.contains(w.pending)) {
+                w.pending = null;
+            }
+        }
+        for (Req r : x.reqs) {
+            if (r.kind != 'B' && r.window != null) {
+                r.window.inFlight--;
+            }
+        }
         x.reqs.clear();
         x.recvs.clear();
         x.incoming.clear();
@@ -1464,7 +1641,11 @@ final class World implements AutoCloseable {
 
     private boolean lmrFree(Op op) {
         Mem m = regions.get(Math.floorMod(op.a(), REGIONS));
-        if (m.lmr == null || !m.lent.isEmpty()) {
+        boolean windowed = false;
+        for (Window w : windows) {
+            windowed |= w.mayHold.contains(m);
+        }
+        if (m.lmr == null || !m.lent.isEmpty() || windowed) {
             m.retiring = m.lmr != null;
             return false;
         }

@@ -230,12 +230,18 @@ public abstract class EvdRules extends RuleSupport {
             returns = DatReturn.ABORT)
     void required_evd_set_unwaitable_wakesWaitersWithAbort() throws Exception {
         DatEvd evd = softwareEvd(4);
-        CompletableFuture<Integer> waiter = CompletableFuture.supplyAsync(
-                () -> evd.await(Dat.DAT_TIMEOUT_INFINITE, 1, new DatEvent()));
-        Thread.sleep(100);
-        evd.setUnwaitable();
-        assertStatus(DatReturn.DAT_ABORT, waiter.get(f.eventTimeoutMillis(), TimeUnit.MILLISECONDS),
-                "the blocked dat_evd_wait");
+        // The waiter must be blocked before dat_evd_set_unwaitable, or it rightly gets DAT_INVALID_STATE: nothing
+        // portable tells when it blocked, so a waiter that came late is tried again after a longer head start.
+        int rc = DatReturn.DAT_INVALID_STATE;
+        for (long headStart = 100; rc == DatReturn.DAT_INVALID_STATE && headStart <= 6400; headStart *= 4) {
+            evd.clearUnwaitable();
+            CompletableFuture<Integer> waiter = CompletableFuture.supplyAsync(
+                    () -> evd.await(Dat.DAT_TIMEOUT_INFINITE, 1, new DatEvent()));
+            Thread.sleep(headStart);
+            evd.setUnwaitable();
+            rc = waiter.get(f.eventTimeoutMillis(), TimeUnit.MILLISECONDS);
+        }
+        assertStatus(DatReturn.DAT_ABORT, rc, "the blocked dat_evd_wait");
         assertStatus(DatReturn.DAT_INVALID_STATE, evd.await(TIMEOUT_100MS, 1, new DatEvent()),
                 "dat_evd_wait on an unwaitable EVD");
         evd.clearUnwaitable();
