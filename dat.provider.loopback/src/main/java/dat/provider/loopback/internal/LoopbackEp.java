@@ -271,7 +271,6 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
     @Override
     protected void destroy() {
         LoopbackFabric fabric = LoopbackFabric.INSTANCE;
-        fabric.removeEp(this);
         fabric.connLock.lock();
         try {
             DatEpState s = state;
@@ -294,6 +293,8 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
         } finally {
             fabric.connLock.unlock();
         }
+        // Only now: the send lock taken above waited out this EP's last copy, which quiesceDeliveries must see.
+        fabric.removeEp(this);
         if (srq != null) {
             srq.detach(this);
         }
