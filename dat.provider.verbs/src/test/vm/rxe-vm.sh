@@ -407,7 +407,11 @@ if [[ $accel == kvm ]]; then
     [[ -r /dev/kvm && -w /dev/kvm ]] || die_usage "--accel kvm: /dev/kvm is not accessible"
     accel_args=(-accel kvm -cpu host)
 else
-    accel_args=(-accel tcg,thread=multi -cpu max)
+    # One host thread runs every vCPU in turn (thread=single). With one host thread per vCPU (thread=multi), the
+    # JVM patching a compiled method's entry while the other vCPU runs it crashed the guest's JVM (SIGSEGV or
+    # SIGILL a few bytes into the method, at the patched jump) twice in two runs of the campaign: TCG does not
+    # give x86's guarantees for code one vCPU modifies while another executes it.
+    accel_args=(-accel tcg,thread=single -cpu max)
 fi
 
 # Copies a guest's console to the terminal (prefixed) and to its console.log (stamped with the host's clock).

@@ -355,6 +355,64 @@ final class BrokenProviders {
                                                 & ~DatCompletionFlags.BARRIER_FENCE).build() : result;
                             }
                         }),
+                new Broken("a receive posted after the connection ended is never flushed",
+                        "required_ep_post_recv_flushedAtOnceWhenDisconnected", new Fault() {
+                            private final Map<Object, java.util.Set<Long>> lost = new IdentityHashMap<>();
+
+                            @Override
+                            public synchronized Object[] before(Call call) {
+                                if (call.is(DatEp.class, "postRecv")
+                                        && ((DatEp) call.target()).state() == dat.api.DatEpState.DISCONNECTED) {
+                                    lost.computeIfAbsent(call.target(), k -> new java.util.HashSet<>())
+                                            .add((Long) call.args()[2]);
+                                }
+                                return call.args();
+                            }
+
+                            @Override
+                            public synchronized Object after(Call call, Object result) {
+                                if (!call.is(DatEvd.class, "dequeue")) {
+                                    return result;
+                                }
+                                DatEvent e = (DatEvent) call.args()[0];
+                                int rc = (Integer) result;
+                                while (rc == DatReturn.DAT_SUCCESS && e.type() == DatEventType.DTO_COMPLETION
+                                        && lost.getOrDefault(e.ep(), java.util.Set.of()).contains(e.userCookie())) {
+                                    rc = ((DatEvd) call.target()).dequeue(e);
+                                }
+                                return rc;
+                            }
+                        }),
+                new Broken("a failed DTO ends the connection without telling either consumer",
+                        "required_ep_post_recv_failedDtoBreaksTheConnectionAtBothEnds", new Fault() {
+                            private final Map<Object, Boolean> disconnectedHere = new IdentityHashMap<>();
+
+                            @Override
+                            public synchronized Object[] before(Call call) {
+                                if (call.is(DatEp.class, "disconnect")) {
+                                    disconnectedHere.put(call.target(), true);
+                                }
+                                return call.args();
+                            }
+
+                            @Override
+                            public synchronized Object after(Call call, Object result) {
+                                if (!call.is(DatEvd.class, "dequeue")) {
+                                    return result;
+                                }
+                                DatEvent e = (DatEvent) call.args()[0];
+                                int rc = (Integer) result;
+                                while (rc == DatReturn.DAT_SUCCESS && e.type() == DatEventType.CONNECTION_EVENT_BROKEN
+                                        && !disconnectedHere.containsKey(e.ep())) {
+                                    rc = ((DatEvd) call.target()).dequeue(e);
+                                }
+                                return rc;
+                            }
+                        }),
+                new Broken("post_recv refused while a graceful disconnect is pending",
+                        "required_ep_post_recv_validInEveryEndpointState",
+                        Faults.answer(DatEp.class, "postRecv", call -> ((DatEp) call.target()).state()
+                                == dat.api.DatEpState.DISCONNECT_PENDING, DatReturn.DAT_INVALID_STATE)),
                 new Broken("a graceful IA close that frees live objects",
                         "required_ia_close_gracefulRefusesWhileObjectsLive", new Fault() {
                             @Override

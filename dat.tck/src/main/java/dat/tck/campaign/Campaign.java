@@ -151,13 +151,19 @@ public final class Campaign {
         String[] model = {null};
         Thread worker = Thread.ofPlatform().daemon().name("dat-tck-campaign").unstarted(() -> {
             World[] current = {null};
+            long opened = System.nanoTime();
             try (World world = new World(open.get(), episodeSeed)) {
                 current[0] = world;
+                if (TRACE) {
+                    System.err.printf("campaign episode 0x%x: world set up in %.1f ms%n", episodeSeed,
+                            (System.nanoTime() - opened) / 1e6);
+                }
                 for (Op op : ops) {
+                    long began = TRACE ? System.nanoTime() : 0;
                     boolean applied = world.apply(op);
                     if (TRACE) {
-                        System.err.println("campaign step " + progress.get() + ": " + op
-                                + (applied ? "" : " (skipped)"));
+                        System.err.printf("campaign step %d: %s%s, %.1f ms%n", progress.get(), op,
+                                applied ? "" : " (skipped)", (System.nanoTime() - began) / 1e6);
                     }
                     if (count) {
                         counts.get(op.kind())[applied ? 0 : 1]++;

@@ -511,9 +511,6 @@ final class World implements AutoCloseable {
         expectStatus(DatReturn.DAT_SUCCESS, rc, "dat_srq_post_recv");
         lend(segs, true);
         srq.pool.put(cookie, new Recv(cookie, segs, total(segs)));
-        for (Pair p : pairs) {
-            match(p.b);
-        }
         return true;
     }
 
@@ -855,16 +852,14 @@ final class World implements AutoCloseable {
             return;
         }
         while (!y.incoming.isEmpty()) {
-            Msg m = y.incoming.peek();
             if (y.onSrq) {
-                // Which connection gets a buffer when buffers are scarcer than messages is the transport's choice:
-                // then nothing is assigned here, and a completion assigns (claimFloating).
-                if (srq.waiting() > srq.surelyFree()) {
-                    return;
-                }
-                claimFloating(y);
-                continue;
+                // Which message takes an SRQ buffer is the transport's choice, even with buffers to spare: one that
+                // waits now may be overtaken by one sent later on another connection (on RC its sender backs off
+                // after a receiver-not-ready NAK). Nothing is assigned here; a completion assigns (claimFloating),
+                // and a drain polls until no message waits or no buffer is left (awaitScarceSrq).
+                return;
             }
+            Msg m = y.incoming.peek();
             Recv r = firstFree(y);
             if (r == null) {
                 return;
@@ -893,17 +888,6 @@ final class World implements AutoCloseable {
         m.send.ready = true;
         m.send.fate = Fate.SUCCESS;
         return true;
-    }
-
-    /** After an SRQ buffer was assigned: waiting messages elsewhere may now all fit. */
-    private void matchSrq() {
-        if (srq != null) {
-            for (Pair p : pairs) {
-                if (p.b.onSrq) {
-                    match(p.b);
-                }
-            }
-        }
     }
 
     /**
@@ -1064,12 +1048,11 @@ final class World implements AutoCloseable {
         settle(r, status);
     }
 
-    /** A send completes (or a later request does) while its message waits for a scarce SRQ buffer: it took one. */
+    /** A send completes (or a later request does) while its message waits for an SRQ buffer: it took one. */
     private void claimIfFloating(Side x, Req r) {
         Side y = x.peer();
-        if (r.fate == null && r.kind == 'S' && !y.incoming.isEmpty() && y.incoming.peek().send() == r
-                && claimFloating(y)) {
-            matchSrq();
+        if (r.fate == null && r.kind == 'S' && !y.incoming.isEmpty() && y.incoming.peek().send() == r) {
+            claimFloating(y);
         }
     }
 
@@ -1140,7 +1123,6 @@ final class World implements AutoCloseable {
             }
             srq.pool.remove(cookie);
             finishRecv(x, buffer, m, status);
-            matchSrq();
             return;
         }
         Recv r = x.recvs.peek();
@@ -1368,6 +1350,15 @@ final class World implements AutoCloseable {
             throw new Violation("dat_ep_disconnect of connected " + x.name + " threw " + e, e);
         }
         breakPair(p);
+        if (graceful) {
+            // A graceful disconnect may stay DISCONNECT_PENDING until the peer answers, where a request is
+            // DAT_INVALID_STATE (the post pages allow CONNECTED and DISCONNECTED only): the step ends when both
+            // sides reported the end, so the model's BROKEN means DISCONNECTED on both.
+            for (Side y : new Side[] {x, x.peer()}) {
+                await(y.s.connectEvd(), y, () -> y.connEventsOwed > 0, "the end of the graceful disconnect on "
+                        + y.name);
+            }
+        }
         return true;
     }
 

@@ -352,6 +352,107 @@ public abstract class EpConnectionRules extends RuleSupport {
     }
 
     /**
+     * dat_ep_post_recv, DESCRIPTION: "The operation is valid for all states of the Endpoint." A receive posted
+     * UNCONNECTED, CONNECTED, right after a graceful dat_ep_disconnect (DISCONNECT_PENDING while a send is
+     * outstanding, or already DISCONNECTED) and DISCONNECTED returns DAT_SUCCESS, and each completes once, in
+     * posting order: the first with the message the peer sent, the others FLUSHED.
+     * If this fails, check which EP state refused the receive, or lost it.
+     */
+    @Test
+    @DatRule(call = "dat_ep_post_recv", section = "DESCRIPTION", rule = "valid for all states of the Endpoint")
+    void required_ep_post_recv_validInEveryEndpointState() {
+        Side active = f.side(f.epAttr(), null);
+        Side passive = f.side(f.epAttr(), null);
+        Region dst = f.region();
+        Region src = f.region();
+        assertSame(DatEpState.UNCONNECTED, active.ep().state());
+        assertStatus(DatReturn.DAT_SUCCESS, postRecv(active, dst, 0, 64, 1), "dat_ep_post_recv in UNCONNECTED");
+        f.connect(active, passive);
+        assertStatus(DatReturn.DAT_SUCCESS, postRecv(active, dst, 64, 64, 2), "dat_ep_post_recv in CONNECTED");
+        assertStatus(DatReturn.DAT_SUCCESS, passive.ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, 8), 11, 0),
+                "dat_ep_post_send to the receive posted UNCONNECTED");
+        assertEquals(1, f.completion(active.recvEvd(), DatDtoStatus.SUCCESS).userCookie());
+        f.completion(passive.requestEvd(), DatDtoStatus.SUCCESS);
+        // No receive waits for this send: a provider that finishes requests before a graceful disconnect stays
+        // DISCONNECT_PENDING until the peer posts one below.
+        assertStatus(DatReturn.DAT_SUCCESS, active.ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, 8), 10, 0),
+                "dat_ep_post_send");
+        active.ep().disconnect(DatCloseFlags.GRACEFUL);
+        DatEpState pending = active.ep().state();
+        assertStatus(DatReturn.DAT_SUCCESS, postRecv(active, dst, 128, 64, 3),
+                "dat_ep_post_recv in " + pending + ", right after a graceful dat_ep_disconnect");
+        assertStatus(DatReturn.DAT_SUCCESS, postRecv(passive, dst, 1024, 64, 20), "dat_ep_post_recv on the peer");
+        assertTrue(f.next(active.connectEvd()).type() == DatEventType.CONNECTION_EVENT_DISCONNECTED,
+                "the graceful disconnect ends with CONNECTION_EVENT_DISCONNECTED");
+        assertSame(DatEpState.DISCONNECTED, active.ep().state());
+        assertStatus(DatReturn.DAT_SUCCESS, postRecv(active, dst, 192, 64, 4), "dat_ep_post_recv in DISCONNECTED");
+        for (long cookie = 2; cookie <= 4; cookie++) {
+            assertEquals(cookie, f.completion(active.recvEvd(), DatDtoStatus.FLUSHED).userCookie(),
+                    "the receives after the first complete FLUSHED, in posting order");
+        }
+        f.quiet(active.recvEvd(), "each receive completed once");
+    }
+
+    /**
+     * dat_ep_post_recv in DISCONNECTED succeeds and the receive is flushed at once to recv_evd_handle (uDAPL's
+     * rule for a post in that state, as the post_send page states it for sends), each with its cookie, however
+     * many in a row.
+     * If this fails, check that a receive posted after the connection ended completes FLUSHED without waiting for
+     * anything else (soft-RoCE's user-space receive queue has no doorbell: a QP in ERROR drains it only when woken).
+     */
+    @Test
+    @DatRule(call = "dat_ep_post_recv", section = "DESCRIPTION",
+            rule = "in DISCONNECTED a receive succeeds and is flushed at once")
+    void required_ep_post_recv_flushedAtOnceWhenDisconnected() {
+        Connection c = f.connect();
+        c.active().ep().disconnect(DatCloseFlags.ABRUPT);
+        f.next(c.active().connectEvd());
+        assertSame(DatEpState.DISCONNECTED, c.active().ep().state());
+        Region dst = f.region();
+        int depth = c.active().ep().query().epAttr().maxRecvDtos();
+        int posts = Math.min(2 * depth + 1, 1 << 11);
+        for (int i = 0; i < posts; i++) {
+            assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.active(), dst, 0, 64, 400 + i),
+                    "dat_ep_post_recv number " + (i + 1) + " in DISCONNECTED (max_recv_dtos " + depth + ")");
+            DatEvent flushed = f.completion(c.active().recvEvd(), DatDtoStatus.FLUSHED);
+            assertEquals(400 + i, flushed.userCookie(), "user_cookie of the flushed receive");
+            assertSame(c.active().ep(), flushed.ep(), "ep_handle of the flushed receive");
+        }
+    }
+
+    /**
+     * A DTO that fails breaks the connection (uDAPL's error model: an unsuccessful DTO completion ends it): after a
+     * message longer than its receive, both EPs end DISCONNECTED, each reports the end once on its connect EVD
+     * (BROKEN or DISCONNECTED), and a receive posted on either side afterwards is flushed. Neither side's request
+     * or receive EVD is read before its connection event is awaited: the end must be reported without the consumer
+     * polling its completions.
+     * If this fails, a provider learns of the failed DTO only from the completion it reaps, or does not tell the peer.
+     */
+    @Test
+    @DatRule(call = "dat_ep_post_recv", section = "DESCRIPTION", rule = "a failed DTO breaks the connection, both ends")
+    void required_ep_post_recv_failedDtoBreaksTheConnectionAtBothEnds() {
+        Connection c = f.connect();
+        Region dst = f.region();
+        assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.passive(), dst, 0, 16, 5), "dat_ep_post_recv of 16 bytes");
+        Region src = f.region();
+        assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, 64), 6, 0),
+                "dat_ep_post_send of 64 bytes");
+        for (Side side : new Side[] {c.passive(), c.active()}) {
+            DatEventType type = f.next(side.connectEvd()).type();
+            assertTrue(type == DatEventType.CONNECTION_EVENT_BROKEN
+                    || type == DatEventType.CONNECTION_EVENT_DISCONNECTED, "connection event " + type);
+            assertSame(DatEpState.DISCONNECTED, side.ep().state());
+        }
+        assertEquals(5, f.completion(c.passive().recvEvd(), DatDtoStatus.LOCAL_LENGTH_ERR).userCookie());
+        assertNotEquals(DatDtoStatus.SUCCESS, f.next(c.active().requestEvd()).dtoStatus());
+        for (Side side : new Side[] {c.passive(), c.active()}) {
+            assertStatus(DatReturn.DAT_SUCCESS, postRecv(side, dst, 64, 64, 7), "dat_ep_post_recv after the break");
+            assertEquals(7, f.completion(side.recvEvd(), DatDtoStatus.FLUSHED).userCookie());
+            f.quiet(side.connectEvd(), "the connection's end was reported once");
+        }
+    }
+
+    /**
      * dat_ep_post_recv: a message larger than the posted buffer completes the receive with
      * DAT_DTO_ERR_LOCAL_LENGTH, and the send does not complete successfully.
      * If this fails, an oversized message was truncated silently or overran the buffer.

@@ -49,13 +49,28 @@ final class VerbsConfig {
     /** Its default: the soname, found by the dynamic loader. */
     static final String LIBRDMACM_DEFAULT = "librdmacm.so.1";
 
+    /** The system property that turns the provider's trace on. */
+    static final String TRACE_PROPERTY = "dat.verbs.trace";
+    /**
+     * Whether every work completion, connection-manager event and async event is printed to standard error, with
+     * the QP state changes the provider makes. Final, so the JIT removes the tracing from the data path when off.
+     */
+    static final boolean TRACE = Boolean.getBoolean(TRACE_PROPERTY);
+
     /** @return the provider's settings, with their current values */
     static List<DatSetting> settings() {
         return List.of(
                 DatSetting.of(LIBIBVERBS_PROPERTY, LIBIBVERBS_DEFAULT,
                         "libibverbs to load: a soname the dynamic loader finds, or an absolute path"),
                 DatSetting.of(LIBRDMACM_PROPERTY, LIBRDMACM_DEFAULT,
-                        "librdmacm to load: a soname the dynamic loader finds, or an absolute path"));
+                        "librdmacm to load: a soname the dynamic loader finds, or an absolute path"),
+                DatSetting.of(TRACE_PROPERTY, "false", "true prints every work completion, connection-manager"
+                        + " event, async event and QP state change to standard error"));
+    }
+
+    /** Prints one trace line; callers test {@link #TRACE} first. */
+    static void trace(String line) {
+        System.err.println("[verbs " + System.nanoTime() / 1_000_000 + "] " + line);
     }
 
     /** @return the libibverbs to load */

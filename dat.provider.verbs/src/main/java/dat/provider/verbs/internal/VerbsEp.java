@@ -123,6 +123,11 @@ final class VerbsEp extends VerbsHandle implements DatEp {
     private final int sendDepth;
 
     private volatile DatEpState state = DatEpState.UNCONNECTED;
+    /**
+     * Counts {@code dat_ep_reset}s: a DTO failure reported late (see {@link #dtoFailed}) breaks only the connection
+     * it happened on, never one made after a reset. Written under lock.
+     */
+    private volatile long epoch;
     private DatEpAttr attr;
 
     // Requests: written under lock before reqPosted advances; read by the request EVD after reading reqPosted.
@@ -296,6 +301,9 @@ final class VerbsEp extends VerbsHandle implements DatEp {
 
     /** RESET (if needed) to INIT on the IA's port, so receives can be posted before any connection. */
     private void toInit() {
+        if (VerbsConfig.TRACE) {
+            VerbsConfig.trace("qp " + qpNum + " to RESET, INIT (EP " + state + ")");
+        }
         qpAttr.fill((byte) 0);
         qpAttr.set(JAVA_INT, IbvQpAttr.QP_STATE, LibIbverbs.IBV_QPS_RESET);
         ia.verbs.ibv_modify_qp(qp, qpAttr, LibIbverbs.IBV_QP_STATE);
@@ -310,6 +318,9 @@ final class VerbsEp extends VerbsHandle implements DatEp {
 
     /** Moves the QP to {@code target} with the attributes rdma_cm derives for {@code id}'s connection. */
     private void toConnected(MemorySegment id, int target) {
+        if (VerbsConfig.TRACE) {
+            VerbsConfig.trace("qp " + qpNum + " to " + (target == LibIbverbs.IBV_QPS_RTR ? "RTR" : "RTS"));
+        }
         qpAttr.fill((byte) 0);
         qpAttr.set(JAVA_INT, IbvQpAttr.QP_STATE, target);
         ia.cm.rdma_init_qp_attr(id, qpAttr, maskOut);
@@ -318,6 +329,9 @@ final class VerbsEp extends VerbsHandle implements DatEp {
 
     /** Moves the QP to ERROR: every posted work request completes flushed. */
     private void toError() {
+        if (VerbsConfig.TRACE) {
+            VerbsConfig.trace("qp " + qpNum + " to ERROR (EP " + state + ")");
+        }
         qpAttr.fill((byte) 0);
         qpAttr.set(JAVA_INT, IbvQpAttr.QP_STATE, LibIbverbs.IBV_QPS_ERR);
         try {
@@ -475,6 +489,9 @@ final class VerbsEp extends VerbsHandle implements DatEp {
         // Volatile: publishes the slot to the thread that will translate its completion.
         reqPosted = seq + 1;
         int rc = IbvOps.post_send(postSendFn, qp, sendWr, badWr);
+        if (VerbsConfig.TRACE) {
+            VerbsConfig.trace("post_send qp " + qpNum + " seq " + seq + " op " + op + " in " + state + ": " + rc);
+        }
         if (rc != 0) {
             reqPosted = seq;
             reqUnreaped.decrementAndGet();
@@ -501,10 +518,9 @@ final class VerbsEp extends VerbsHandle implements DatEp {
                 // dat_ep_post_recv on an EP created with an SRQ.
                 return DatReturn.DAT_INVALID_STATE;
             }
+            // "The operation is valid for all states of the Endpoint": before a connection the QP is in INIT and
+            // keeps the receive; while a graceful disconnect is pending it still runs; see below for DISCONNECTED.
             DatEpState s = state;
-            if (s == DatEpState.DISCONNECT_PENDING) {
-                return DatReturn.DAT_INVALID_STATE;
-            }
             if (numSegments < 0 || numSegments > attr.maxRecvIov()
                     || (numSegments > 0 && (localIov == null || numSegments > localIov.capacity()))
                     || (completionFlags & ~RECV_FLAGS) != 0) {
@@ -529,10 +545,20 @@ final class VerbsEp extends VerbsHandle implements DatEp {
             recvUnreaped.incrementAndGet();
             recvPosted = seq + 1;
             int rc = IbvOps.post_recv(postRecvFn, qp, recvWr, badWr);
+            if (VerbsConfig.TRACE) {
+                VerbsConfig.trace("post_recv qp " + qpNum + " seq " + seq + " in " + s + ": " + rc);
+            }
             if (rc != 0) {
                 recvPosted = seq;
                 recvUnreaped.decrementAndGet();
                 return postFailure(rc);
+            }
+            if (s == DatEpState.DISCONNECTED) {
+                // DAT flushes a receive posted in DISCONNECTED at once, and so must a QP in ERROR (IBA C10-42); but
+                // soft-RoCE's user-space post_recv only writes the shared queue, with no doorbell, and its kernel
+                // half drains a queue in ERROR only when something wakes it. Moving the QP to ERROR again (valid
+                // from ERROR) wakes it; on an HCA that flushed the receive already it changes nothing.
+                toError();
             }
             return DatReturn.DAT_SUCCESS;
         } finally {
@@ -857,15 +883,49 @@ final class VerbsEp extends VerbsHandle implements DatEp {
         }
     }
 
+    /**
+     * A work completion of this EP came back in error (not flushed): DAT breaks the connection on a failed DTO, and
+     * the HCA moved the QP to ERROR already, but nothing tells rdma_cm or the peer. Called by the translating thread
+     * under an EVD lock, so the teardown is handed to the progress thread.
+     */
+    void dtoFailed(DatDtoStatus status) {
+        DatEpState s = state;
+        if (s == DatEpState.CONNECTED || s == DatEpState.DISCONNECT_PENDING) {
+            ia.progress().breakLater(this, epoch, status);
+        }
+    }
+
+    /** The progress thread's half of {@link #dtoFailed}: the connection of {@code brokenEpoch}, if still up, ends. */
+    void dtoBroke(long brokenEpoch, DatDtoStatus status) {
+        lock.lock();
+        try {
+            if (brokenEpoch == epoch && !isClosed()) {
+                if (VerbsConfig.TRACE) {
+                    VerbsConfig.trace("qp " + qpNum + ": a DTO completed " + status + ", the connection is broken");
+                }
+                qpFailedLocked();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** An async QP error (fatal, request or access error): the connection is broken. */
     void qpFailed(String why) {
         lock.lock();
         try {
-            if (state == DatEpState.CONNECTED || state == DatEpState.DISCONNECT_PENDING) {
-                teardownLocked(DatEventType.CONNECTION_EVENT_BROKEN, true);
+            if (VerbsConfig.TRACE) {
+                VerbsConfig.trace("qp " + qpNum + ": " + why + ", the connection is broken");
             }
+            qpFailedLocked();
         } finally {
             lock.unlock();
+        }
+    }
+
+    private void qpFailedLocked() {
+        if (state == DatEpState.CONNECTED || state == DatEpState.DISCONNECT_PENDING) {
+            teardownLocked(DatEventType.CONNECTION_EVENT_BROKEN, true);
         }
     }
 
@@ -979,6 +1039,7 @@ final class VerbsEp extends VerbsHandle implements DatEp {
         try {
             requireOpen(call);
             if (state == DatEpState.DISCONNECTED) {
+                epoch++;
                 dropIdLocked();
                 toInit();
                 // Everything posted before was flushed; completions not yet reaped no longer hold slots.

@@ -447,20 +447,38 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
                 // A receive whose segments passed the post-time checks fails locally only when the message does
                 // not fit; soft-RoCE (rxe) reports that as a malformed WQE where HCAs report LOC_LEN_ERR.
                 ? DatDtoStatus.LOCAL_LENGTH_ERR : status(wcStatus);
+        if (VerbsConfig.TRACE) {
+            VerbsConfig.trace("wc qp " + wcs.get(JAVA_INT, wc + IbvWc.QP_NUM) + " " + WorkRequests.describe(wrId)
+                    + " status " + wcStatus + " opcode " + wcs.get(JAVA_INT, wc + IbvWc.OPCODE) + " byte_len "
+                    + Integer.toUnsignedLong(wcs.get(JAVA_INT, wc + IbvWc.BYTE_LEN)) + " on EVD " + key);
+        }
         if (kind == WorkRequests.SRQ) {
             VerbsSrq srq = ia.srqsByIndex.get(WorkRequests.owner(wrId));
             VerbsEp ep = ia.epsByQpn.get(wcs.get(JAVA_INT, wc + IbvWc.QP_NUM));
-            return srq == null ? 0 : srq.completed(wrId, status,
+            long token = srq == null ? 0 : srq.completed(wrId, status,
                     Integer.toUnsignedLong(wcs.get(JAVA_INT, wc + IbvWc.BYTE_LEN)), ep, this, slot);
+            return broke(ep, token, status);
         }
         VerbsEp ep = ia.epsByQpn.get(WorkRequests.owner(wrId));
         if (ep == null) {
             return 0;
         }
-        return kind == WorkRequests.RECV
+        long token = kind == WorkRequests.RECV
                 ? ep.recvCompleted(wrId, status, Integer.toUnsignedLong(wcs.get(JAVA_INT, wc + IbvWc.BYTE_LEN)),
                         this, slot)
                 : ep.requestCompleted(wrId, status, this, slot);
+        return broke(ep, token, status);
+    }
+
+    /**
+     * A completion the EP owned (a token: an error is always reported) with an error status other than a flush
+     * breaks its connection.
+     */
+    private static long broke(VerbsEp ep, long token, DatDtoStatus status) {
+        if (token != 0 && ep != null && status != DatDtoStatus.SUCCESS && status != DatDtoStatus.FLUSHED) {
+            ep.dtoFailed(status);
+        }
+        return token;
     }
 
     /** Frees the request slot a reaped completion held. */

@@ -6,6 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import dat.api.DatAsyncReason;
+import dat.api.DatDtoStatus;
 import dat.api.DatEventType;
 import dat.provider.verbs.internal.ffm.IbvAsyncEvent;
 import dat.provider.verbs.internal.ffm.IbvCq;
@@ -18,8 +19,10 @@ import dat.provider.verbs.internal.ffm.NativeCallException;
 import dat.provider.verbs.internal.ffm.RdmaCmEvent;
 import dat.provider.verbs.internal.ffm.RdmaConnParam;
 import java.lang.foreign.MemorySegment;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * The IA's progress thread: waits in {@code poll(2)} on the completion channel, the rdma_cm event channel and the
@@ -60,6 +63,10 @@ final class VerbsProgress implements Runnable {
                    int responderResources, int initiatorDepth) {
     }
 
+    /** A connection of {@code ep} (its {@code epoch}) that a work completion in error broke. */
+    private record Break(VerbsEp ep, long epoch, DatDtoStatus status) {
+    }
+
     private final VerbsIa ia;
     private final MemorySegment fds;
     private final MemorySegment cqOut;
@@ -68,6 +75,8 @@ final class VerbsProgress implements Runnable {
     private final MemorySegment asyncEvent;
     /** EPs with a connect in progress: their deadline is checked every round. */
     final Set<VerbsEp> connecting = ConcurrentHashMap.newKeySet();
+    /** Connections a failed DTO broke, to be torn down on this thread (see {@link #breakLater}). */
+    private final Queue<Break> breaks = new ConcurrentLinkedQueue<>();
     private final Thread thread;
     private volatile boolean running = true;
 
@@ -127,6 +136,9 @@ final class VerbsProgress implements Runnable {
                         async();
                     }
                 }
+                for (Break b; (b = breaks.poll()) != null; ) {
+                    b.ep().dtoBroke(b.epoch(), b.status());
+                }
                 if (!connecting.isEmpty()) {
                     long now = System.nanoTime();
                     for (VerbsEp ep : connecting) {
@@ -142,6 +154,15 @@ final class VerbsProgress implements Runnable {
                 LOG.log(System.Logger.Level.WARNING, "verbs progress thread of " + ia.name + ": " + e, e);
             }
         }
+    }
+
+    /**
+     * A work completion in error (not a flush) was translated for {@code ep}'s connection {@code epoch}: the
+     * connection is broken. The translating thread holds an EVD lock, and an EP's lock is taken before EVD locks
+     * (a teardown posts its connection event), so the teardown happens here, within one poll round (50 ms).
+     */
+    void breakLater(VerbsEp ep, long epoch, DatDtoStatus status) {
+        breaks.add(new Break(ep, epoch, status));
     }
 
     private boolean readable(int index) {
@@ -188,6 +209,10 @@ final class VerbsProgress implements Runnable {
     }
 
     private void dispatch(CmEvent e) {
+        if (VerbsConfig.TRACE) {
+            VerbsConfig.trace("cm event " + e.type() + " status " + e.status() + " id "
+                    + Long.toHexString(e.id().address()) + " key " + e.key() + " listen key " + e.listenKey());
+        }
         if (e.type() == LibRdmacm.RDMA_CM_EVENT_CONNECT_REQUEST) {
             Object listener = ia.cmOwners.get(e.listenKey() != 0 ? e.listenKey() : e.key());
             if (listener instanceof VerbsPsp psp && !psp.isClosed()) {
@@ -227,6 +252,10 @@ final class VerbsProgress implements Runnable {
             }
         }
         ia.verbs.ibv_ack_async_event(asyncEvent);
+        if (VerbsConfig.TRACE) {
+            VerbsConfig.trace("async event " + ia.verbs.ibv_event_type_str(type) + " qp " + qpn + " srq " + srqKey
+                    + " cq " + cqKey);
+        }
         switch (type) {
             case LibIbverbs.IBV_EVENT_SRQ_LIMIT_REACHED -> {
                 VerbsSrq srq = ia.srqsByIndex.get((int) srqKey);

@@ -45,6 +45,16 @@ final class WorkRequests {
         return (int) wrId;
     }
 
+    /** For the trace: what a {@code wr_id} names. */
+    static String describe(long wrId) {
+        return switch (kind(wrId)) {
+            case SEND -> "send";
+            case RECV -> "recv";
+            case SRQ -> "srq";
+            default -> "internal";
+        } + " owner " + owner(wrId) + " seq " + Integer.toUnsignedLong(sequence(wrId));
+    }
+
     /**
      * Checks DAT triplets against the registered regions and writes them as {@code ibv_sge}s. The checks are the
      * post-time ones of dat_ep_post_send / _recv / _rdma_write / _rdma_read and dat_srq_post_recv: an unknown or
