@@ -243,6 +243,18 @@ final class PeerSession {
         }
         boolean any = false;
         try {
+            if (state == State.ACCEPTING) {
+                // The requester may send as soon as its ESTABLISHED arrives, before this side's (on IB/RoCE the
+                // first message can overtake the CM's RTU). Posts are valid only once CONNECTED, so a message
+                // that came early waits on its EVD until the connection event says the session is up.
+                while (state == State.ACCEPTING && dequeue(connectEvd, event)) {
+                    any = true;
+                    connectionEvent(event);
+                }
+                if (state == State.ACCEPTING) {
+                    return any;
+                }
+            }
             // Completions before connection events: an error completion is the cause of the broken connection
             // that follows it, and the report should name the cause.
             while (state != State.ENDED && dequeue(recvEvd, event)) {

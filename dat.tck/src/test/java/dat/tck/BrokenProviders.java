@@ -409,6 +409,40 @@ final class BrokenProviders {
                                 return rc;
                             }
                         }),
+                new Broken("completions from before dat_ep_reset given to the DTOs posted after it",
+                        "required_ep_reset_undequeuedCompletionsAreLostNeverMisreported", new Fault() {
+                            /** Per EP: cookies posted since its last reset; those of the epoch before. */
+                            private final Map<Object, java.util.List<Long>> current = new IdentityHashMap<>();
+                            private final Map<Object, java.util.Set<Long>> previous = new IdentityHashMap<>();
+
+                            @Override
+                            public synchronized Object[] before(Call call) {
+                                if (call.is(DatEp.class, "postRecv") || call.is(DatEp.class, "postSend")) {
+                                    current.computeIfAbsent(call.target(), k -> new java.util.ArrayList<>())
+                                            .add((Long) call.args()[2]);
+                                } else if (call.is(DatEp.class, "reset")) {
+                                    java.util.List<Long> before = current.remove(call.target());
+                                    previous.put(call.target(), before == null ? java.util.Set.of()
+                                            : new java.util.HashSet<>(before));
+                                }
+                                return call.args();
+                            }
+
+                            @Override
+                            public synchronized Object after(Call call, Object result) {
+                                if (call.is(DatEvd.class, "dequeue") && (Integer) result == DatReturn.DAT_SUCCESS) {
+                                    DatEvent e = (DatEvent) call.args()[0];
+                                    java.util.List<Long> now = current.get(e.ep());
+                                    if (e.type() == DatEventType.DTO_COMPLETION && now != null && !now.isEmpty()
+                                            && previous.getOrDefault(e.ep(), java.util.Set.of())
+                                            .contains(e.userCookie())) {
+                                        e.setDtoCompletion(e.evd(), e.ep(), now.get(0), e.dtoStatus(),
+                                                e.transferredLength());
+                                    }
+                                }
+                                return result;
+                            }
+                        }),
                 new Broken("post_recv refused while a graceful disconnect is pending",
                         "required_ep_post_recv_validInEveryEndpointState",
                         Faults.answer(DatEp.class, "postRecv", call -> ((DatEp) call.target()).state()

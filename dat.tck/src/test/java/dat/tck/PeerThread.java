@@ -29,9 +29,11 @@ final class PeerThread implements AutoCloseable {
     private final CompletableFuture<TckPeer.Summary> summary = new CompletableFuture<>();
     private final List<TckPeer.SessionReport> reports = new ArrayList<>();
     private final Thread thread;
+    private final Breaker.Fault fault;
     private volatile TckPeer peer;
 
-    private PeerThread(long connQual, Duration timeout) {
+    private PeerThread(long connQual, Duration timeout, Breaker.Fault fault) {
+        this.fault = fault;
         thread = Thread.ofPlatform().name("tck-peer-" + connQual).daemon().start(() -> serve(connQual, timeout));
     }
 
@@ -41,7 +43,17 @@ final class PeerThread implements AutoCloseable {
      * @return the peer, listening
      */
     static PeerThread start(long connQual, Duration timeout) {
-        PeerThread p = new PeerThread(connQual, timeout);
+        return start(connQual, timeout, null);
+    }
+
+    /**
+     * @param connQual the qualifier to listen on
+     * @param timeout how long the peer serves at most
+     * @param fault how the peer's provider misbehaves (through {@link Breaker}), or {@code null}
+     * @return the peer, listening
+     */
+    static PeerThread start(long connQual, Duration timeout, Breaker.Fault fault) {
+        PeerThread p = new PeerThread(connQual, timeout, fault);
         try {
             p.listening.get(10, TimeUnit.SECONDS);
         } catch (InterruptedException | ExecutionException | TimeoutException e) {
@@ -63,7 +75,8 @@ final class PeerThread implements AutoCloseable {
     }
 
     private void serve(long connQual, Duration timeout) {
-        try (DatIa ia = openPeerIa()) {
+        try (DatIa real = openPeerIa()) {
+            DatIa ia = fault == null ? real : Breaker.wrap(real, fault);
             try (TckPeer p = TckPeer.open(ia, connQual)) {
                 peer = p;
                 listening.complete(p.address());

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dat.api.DatDtoStatus;
+import dat.api.DatEp;
+import dat.api.DatEvd;
 import dat.api.DatEvent;
 import dat.api.DatEventType;
 import dat.api.DatException;
@@ -22,6 +24,9 @@ import dat.tck.rules.PeerProtocol;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -195,6 +200,78 @@ class TckPeerTest {
             TckPeer.Summary summary = peer.await(Duration.ofSeconds(10));
             assertTrue(summary.clean(), summary.toString());
             assertEquals(6, summary.sessions().size());
+        }
+    }
+
+    /**
+     * On IB/RoCE the requester's first message can overtake the CM's RTU: the peer's receive completes while its EP
+     * still waits for ESTABLISHED and refuses posts. The echo must wait for the connection event, not fail.
+     */
+    @Test
+    void aMessageThatOvertakesTheAcceptIsEchoedOnceTheSessionIsUp() {
+        LateEstablished late = new LateEstablished();
+        try (PeerThread peer = PeerThread.start(QUALS.incrementAndGet(), Duration.ofMinutes(1), late);
+             PeerClient client = new PeerClient(peer.address())) {
+            Answered echo = client.connect(PeerProtocol.request(PeerProtocol.ECHO, 61, 0, 0));
+            assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, echo.event().type());
+            DatLmr buffer = client.region(4096);
+            client.recv(echo.conn(), buffer, 1000, 100, 7);
+            client.send(echo.conn(), buffer, 0, 10, 8);
+            assertSame(DatDtoStatus.SUCCESS, client.next(echo.conn().requestEvd()).dtoStatus(),
+                    "the message reached the peer before its ESTABLISHED");
+            late.release();
+            DatEvent back = client.next(echo.conn().recvEvd());
+            assertSame(DatDtoStatus.SUCCESS, back.dtoStatus(), "the echo");
+            assertEquals(10, back.transferredLength());
+            client.hangUp(echo.conn());
+            bye(client);
+            TckPeer.Summary summary = peer.await(Duration.ofSeconds(10));
+            assertTrue(summary.clean(), summary.toString());
+        }
+    }
+
+    /**
+     * The peer's provider when the RTU is late: each accepted EP's ESTABLISHED is held back until {@link #release},
+     * and until the consumer has dequeued it the EP refuses {@code dat_ep_post_send} with DAT_INVALID_STATE, as
+     * an EP in DAT_EP_STATE_COMPLETION_PENDING must.
+     */
+    private static final class LateEstablished implements Breaker.Fault {
+        private final Map<Object, DatEvent> held = new ConcurrentHashMap<>();
+        private final Set<Object> established = ConcurrentHashMap.newKeySet();
+        private volatile boolean released;
+
+        void release() {
+            released = true;
+        }
+
+        @Override
+        public Object[] before(Breaker.Call call) {
+            if (call.is(DatEp.class, "postSend") && !established.contains(call.target())) {
+                throw new Breaker.Answer(DatReturn.DAT_INVALID_STATE);
+            }
+            if (released && call.is(DatEvd.class, "dequeue")) {
+                for (Map.Entry<Object, DatEvent> h : held.entrySet()) {
+                    if (h.getValue().evd() == call.target() && held.remove(h.getKey()) != null) {
+                        ((DatEvent) call.args()[0]).copyFrom(h.getValue());
+                        established.add(h.getKey());
+                        throw new Breaker.Answer(DatReturn.DAT_SUCCESS);
+                    }
+                }
+            }
+            return call.args();
+        }
+
+        @Override
+        public Object after(Breaker.Call call, Object result) {
+            if (call.is(DatEvd.class, "dequeue") && (int) result == DatReturn.DAT_SUCCESS
+                    && call.args()[0] instanceof DatEvent e && e.type() == DatEventType.CONNECTION_EVENT_ESTABLISHED) {
+                if (!released) {
+                    held.put(e.ep(), new DatEvent().copyFrom(e));
+                    return DatReturn.DAT_QUEUE_EMPTY;
+                }
+                established.add(e.ep());
+            }
+            return result;
         }
     }
 

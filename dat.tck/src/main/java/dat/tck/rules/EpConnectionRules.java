@@ -28,6 +28,8 @@ import dat.tck.TckEnvironment;
 import dat.tck.rules.TckFixture.Connection;
 import dat.tck.rules.TckFixture.Region;
 import dat.tck.rules.TckFixture.Side;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -349,6 +351,69 @@ public abstract class EpConnectionRules extends RuleSupport {
             assertEquals(100 + i, f.completion(c.passive().recvEvd(), DatDtoStatus.FLUSHED).userCookie());
         }
         assertSame(DatEpState.DISCONNECTED, c.passive().ep().state(), "the peer is disconnected too");
+    }
+
+    /**
+     * dat_ep_reset: "The operation might cause the loss of any completions of previously posted DTOs and RMRs that
+     * were not dequeued yet": lost, or delivered as they were, never handed to the DTOs posted after the reset. An
+     * abrupt disconnect flushes a send and three receives of the active EP, which is reset at once, before anything
+     * is dequeued, and connected again; then new receives and a send run. Every event on its request and receive
+     * EVDs is an old DTO's FLUSHED completion with its own cookie, at most once, or a new DTO's completion with its
+     * cookie, status and length, in posting order.
+     * If this fails, completions of the connection before the reset were matched to the work posted after it.
+     */
+    @Test
+    @DatRule(call = "dat_ep_reset", section = "DESCRIPTION",
+            rule = "completions not dequeued may be lost, never given to later DTOs")
+    void required_ep_reset_undequeuedCompletionsAreLostNeverMisreported() {
+        Connection c = f.connect();
+        Region dst = f.region();
+        Region src = f.region();
+        Side active = c.active();
+        assertStatus(DatReturn.DAT_SUCCESS, active.ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, 8), 21, 0),
+                "dat_ep_post_send the peer has no receive for");
+        for (int i = 0; i < 3; i++) {
+            assertStatus(DatReturn.DAT_SUCCESS, postRecv(active, dst, 64L * i, 64, 1 + i), "dat_ep_post_recv");
+        }
+        active.ep().disconnect(DatCloseFlags.ABRUPT);
+        active.ep().reset();
+        f.next(active.connectEvd());
+        f.next(c.passive().connectEvd());
+        c.passive().ep().reset();
+        f.connect(active, c.passive());
+        for (int i = 0; i < 3; i++) {
+            assertStatus(DatReturn.DAT_SUCCESS, postRecv(active, dst, 1024 + 64L * i, 64, 31 + i),
+                    "dat_ep_post_recv after the reset");
+            assertStatus(DatReturn.DAT_SUCCESS, c.passive().ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, 8 + i),
+                    41 + i, 0), "dat_ep_post_send from the peer");
+        }
+        assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.passive(), dst, 2048, 64, 61), "dat_ep_post_recv on the peer");
+        assertStatus(DatReturn.DAT_SUCCESS, active.ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, 16), 51, 0),
+                "dat_ep_post_send after the reset");
+        expectAfterReset(active.recvEvd(), new long[] {1, 2, 3}, new long[] {31, 32, 33}, new long[] {8, 9, 10});
+        expectAfterReset(active.requestEvd(), new long[] {21}, new long[] {51}, new long[] {16});
+    }
+
+    /** Events until every new cookie completed SUCCESS in order; old cookies may show up FLUSHED, once each. */
+    private void expectAfterReset(DatEvd evd, long[] old, long[] fresh, long[] lengths) {
+        Set<Long> oldLeft = new HashSet<>();
+        for (long o : old) {
+            oldLeft.add(o);
+        }
+        for (int next = 0; next < fresh.length; ) {
+            DatEvent e = f.next(evd);
+            if (oldLeft.remove(e.userCookie())) {
+                assertSame(DatDtoStatus.FLUSHED, e.dtoStatus(), "completion of cookie " + e.userCookie()
+                        + ", posted before the reset");
+                continue;
+            }
+            assertEquals(fresh[next], e.userCookie(), "the next completion after the reset (an old cookie at most once,"
+                    + " else the new DTOs in posting order)");
+            assertSame(DatDtoStatus.SUCCESS, e.dtoStatus(), "status of cookie " + e.userCookie());
+            assertEquals(lengths[next], e.transferredLength(), "transferred_length of cookie " + e.userCookie());
+            next++;
+        }
+        f.quiet(evd, "no completion after the new DTOs'");
     }
 
     /**

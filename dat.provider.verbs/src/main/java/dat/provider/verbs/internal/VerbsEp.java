@@ -136,10 +136,15 @@ final class VerbsEp extends VerbsHandle implements DatEp {
     private byte[] reqOp;
     private boolean[] reqReport;
     private volatile long reqPosted;
-    /** Next sequence whose completion the EVD has not seen; only the request EVD's translation writes it. */
+    /**
+     * Next sequence whose completion the EVD has not seen; written by the request EVD's translation, and by a
+     * reset under that EVD's lock.
+     */
     private long reqCompleted;
     private int unsignalledRun;
     private final AtomicInteger reqUnreaped = new AtomicInteger();
+    /** The first sequence of the current connection (see {@link #reset}); older completions hold no slot. */
+    private volatile long reqEpochStart;
 
     // Receives, the same way (unused on an SRQ EP).
     private long[] recvCookie;
@@ -148,6 +153,7 @@ final class VerbsEp extends VerbsHandle implements DatEp {
     /** Volatile: dat_ep_recv_query may read it on another thread while the recv EVD translates. */
     private volatile long recvCompleted;
     private final AtomicInteger recvUnreaped = new AtomicInteger();
+    private volatile long recvEpochStart;
 
     // Connection; guarded by lock.
     private MemorySegment cmId = MemorySegment.NULL;
@@ -616,10 +622,10 @@ final class VerbsEp extends VerbsHandle implements DatEp {
 
     /** A reported completion of this EP was reaped: its slot is free. */
     void reaped(long token) {
-        AtomicInteger counter = WorkRequests.kind(token) == WorkRequests.RECV ? recvUnreaped : reqUnreaped;
-        if (counter.decrementAndGet() < 0) {
-            // A completion from before a reset: the counters restarted since.
-            counter.incrementAndGet();
+        boolean recv = WorkRequests.kind(token) == WorkRequests.RECV;
+        // A completion of the connection before a reset holds no slot: the reset let them all go.
+        if (WorkRequests.sequence(token) - (int) (recv ? recvEpochStart : reqEpochStart) >= 0) {
+            (recv ? recvUnreaped : reqUnreaped).decrementAndGet();
         }
     }
 
@@ -1043,10 +1049,18 @@ final class VerbsEp extends VerbsHandle implements DatEp {
                 dropIdLocked();
                 toInit();
                 // Everything posted before was flushed; completions not yet reaped no longer hold slots.
-                reqPosted = 0;
-                reqCompleted = 0;
-                recvPosted = 0;
-                recvCompleted = 0;
+                // Sequences go on from where they were: a completion of the old connection still in a CQ then
+                // falls before the new epoch and is dropped (dat_ep_reset may lose completions not yet dequeued),
+                // instead of taking the slot of a DTO posted after the reset. The EVD locks order this against a
+                // translation under way.
+                sendCq.locked(() -> {
+                    reqCompleted = reqPosted;
+                    reqEpochStart = reqPosted;
+                });
+                recvCq.locked(() -> {
+                    recvCompleted = recvPosted;
+                    recvEpochStart = recvPosted;
+                });
                 unsignalledRun = 0;
                 reqUnreaped.set(0);
                 recvUnreaped.set(0);
@@ -1113,10 +1127,6 @@ final class VerbsEp extends VerbsHandle implements DatEp {
                 throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_NOTREADY,
                         call + ": work is posted on the EP; dat_ep_modify needs an idle EP");
             }
-            reqPosted = 0;
-            reqCompleted = 0;
-            recvPosted = 0;
-            recvCompleted = 0;
             attr = newAttr;
             sizeQueues(newAttr);
         } finally {

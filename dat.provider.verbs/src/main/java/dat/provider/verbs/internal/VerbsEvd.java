@@ -554,6 +554,16 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
         }
     }
 
+    /** Runs {@code action} under this EVD's lock: no completion is translated meanwhile. */
+    void locked(Runnable action) {
+        lock.lock();
+        try {
+            action.run();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Moves what the CQ holds into the ring, so the completions it represents count as generated. */
     void takeCompletions() {
         lock.lock();
