@@ -464,6 +464,18 @@ final class BrokenDataPath {
                             }
                             return args;
                         })),
+                new Broken("srq_create refuses a max_recv_iov above 3 as a shortage (INSUFFICIENT_RESOURCES)",
+                        "required_srq_create_everyAdvertisedRecvIovIsCreatedOrInvalid", new Fault() {
+                            @Override
+                            public Object[] before(Call call) {
+                                if (call.is(DatIa.class, "createSrq") && call.args()[1] instanceof DatSrqAttr a
+                                        && a.maxRecvIov() > 3) {
+                                    throw new DatException(DatReturn.INSUFFICIENT_RESOURCES,
+                                            "dat_srq_create: ibv_create_srq failed");
+                                }
+                                return call.args();
+                            }
+                        }),
                 new Broken("srq_post_recv reports a PZ mismatch as a privileges violation",
                         "required_srq_create_onlyLmrsOfTheSrqPzArePosted",
                         statusSwap(DatSrq.class, "postRecv", DatReturn.DAT_PROTECTION_VIOLATION,

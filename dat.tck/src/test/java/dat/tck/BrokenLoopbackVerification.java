@@ -3,7 +3,7 @@ package dat.tck;
 import dat.api.DatIa;
 import dat.registry.DatRegistry;
 
-/** Loopback with the fault named by the configuration parameter {@value #FAULT}. */
+/** Loopback with the fault (or legal variation) named by the configuration parameter {@value #FAULT}. */
 public class BrokenLoopbackVerification extends DatProviderVerification {
 
     /** Configuration parameter: the name of the {@link BrokenProviders.Broken} to apply. */
@@ -18,7 +18,8 @@ public class BrokenLoopbackVerification extends DatProviderVerification {
     @Override
     public void configure(TckContext context) {
         String name = context.parameter(FAULT).orElseThrow();
-        broken = BrokenProviders.all().stream().filter(b -> b.name().equals(name)).findFirst().orElseThrow();
+        broken = java.util.stream.Stream.concat(BrokenProviders.all().stream(), CampaignBrokenProviders.legal().stream())
+                .filter(b -> b.name().equals(name)).findFirst().orElseThrow();
     }
 
     @Override

@@ -4,8 +4,10 @@ import static dat.tck.Faults.onSrq;
 import static dat.tck.Faults.rewriteResult;
 import static dat.tck.Faults.swallow;
 
+import dat.api.DatCloseFlags;
 import dat.api.DatDtoStatus;
 import dat.api.DatEp;
+import dat.api.DatEpState;
 import dat.api.DatEvd;
 import dat.api.DatEvent;
 import dat.api.DatEventType;
@@ -18,12 +20,16 @@ import dat.api.DatReturn;
 import dat.api.DatSrq;
 import dat.api.DatSrqParam;
 import dat.tck.BrokenProviders.Broken;
+import dat.tck.Breaker.Answer;
 import dat.tck.Breaker.Call;
 import dat.tck.Breaker.Fault;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.ArrayDeque;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The defects the random campaign exists to find, reintroduced one at a time: each must be caught by
@@ -146,6 +152,107 @@ final class CampaignBrokenProviders {
                         throw thrown;
                     }
                 }));
+    }
+
+    /**
+     * What correct providers may do and the campaign must accept: each run of the campaign over one of these must
+     * find no violation.
+     */
+    static List<Broken> legal() {
+        return List.of(new Broken("legal: an RDMA write the target refuses fails when the target answers, not at its"
+                + " post", CAMPAIGN, new LateRefusal()));
+    }
+
+    /**
+     * Loopback refuses an RDMA write to memory without REMOTE_WRITE at its post (DAT_PRIVILEGES_VIOLATION); an HCA
+     * accepts the post and learns of the refusal from the target's NAK, a while later: then the write completes
+     * DAT_DTO_ERR_REMOTE_ACCESS and the connection breaks. Until then the peer's own posts still run. This fault
+     * gives loopback that timing: the refusal waits until the refusing EP, its EVDs or any other object is next
+     * called, or dequeues have found nothing for a while (time passes), while posts on other EPs and dequeues on
+     * their EVDs go on.
+     */
+    static final class LateRefusal implements Fault {
+        /** Writes refused late, over every instance: the self-test checks the variation took effect. */
+        static final java.util.concurrent.atomic.AtomicInteger LATE = new java.util.concurrent.atomic.AtomicInteger();
+
+        private record Refused(DatEp ep, DatEvd requestEvd, long cookie) {
+        }
+
+        private final Map<Object, List<Object>> evdsOf = new IdentityHashMap<>();
+        private final Map<Object, Refused> pending = new IdentityHashMap<>();
+        private static final java.util.Set<String> GETTERS = java.util.Set.of("lmrContext", "rmrContext", "segment",
+                "address", "length", "query", "asyncEvd", "state", "handleType");
+        /** Empty dequeues after which a refusal arrives by itself. */
+        private static final int IDLE_DEQUEUES = 64;
+        private int idle;
+        /** Per request EVD: what it held when a refusal came, then the refused write's completion. */
+        private final Map<Object, ArrayDeque<DatEvent>> queued = new IdentityHashMap<>();
+
+        @Override
+        public synchronized Object[] before(Call call) {
+            for (Object ep : List.copyOf(pending.keySet())) {
+                if (related(call, ep)) {
+                    refuse(pending.remove(ep));
+                }
+            }
+            ArrayDeque<DatEvent> q = queued.get(call.target());
+            if (call.is(DatEvd.class, "dequeue") && q != null && !q.isEmpty()) {
+                ((DatEvent) call.args()[0]).copyFrom(q.poll());
+                throw new Answer(DatReturn.DAT_SUCCESS);
+            }
+            return call.args();
+        }
+
+        /**
+         * The target's answer arrives: the write completes in error after everything the EP completed before it
+         * and before the flushes of the break it causes (nothing was posted on the EP since).
+         */
+        private void refuse(Refused r) {
+            ArrayDeque<DatEvent> q = queued.computeIfAbsent(r.requestEvd(), k -> new ArrayDeque<>());
+            DatEvent e = new DatEvent();
+            while (r.requestEvd().dequeue(e) == DatReturn.DAT_SUCCESS) {
+                q.add(new DatEvent().copyFrom(e));
+            }
+            DatEvent failed = new DatEvent();
+            failed.setDtoCompletion(r.requestEvd(), r.ep(), r.cookie(), DatDtoStatus.REMOTE_ACCESS_ERR, 0);
+            q.add(failed);
+            r.ep().disconnect(DatCloseFlags.ABRUPT);
+        }
+
+        @Override
+        public synchronized Object after(Call call, Object result) {
+            if (call.is(DatEvd.class, "dequeue") && (Integer) result == DatReturn.DAT_QUEUE_EMPTY
+                    && !pending.isEmpty() && ++idle >= IDLE_DEQUEUES) {
+                // A consumer that keeps finding nothing lets time pass: the target's answer arrives.
+                idle = 0;
+                for (Object ep : List.copyOf(pending.keySet())) {
+                    refuse(pending.remove(ep));
+                }
+            }
+            if (call.is(DatIa.class, "createEp") || call.is(DatIa.class, "createEpWithSrq")) {
+                evdsOf.put(result, java.util.Arrays.asList(call.args()[1], call.args()[2], call.args()[3]));
+            }
+            if (call.is(DatEp.class, "postRdmaWrite") && (Integer) result == DatReturn.DAT_PRIVILEGES_VIOLATION
+                    && ((DatEp) call.target()).state() == DatEpState.CONNECTED) {
+                DatEp ep = (DatEp) call.target();
+                pending.put(ep, new Refused(ep, (DatEvd) evdsOf.get(ep).get(1), (Long) call.args()[2]));
+                LATE.incrementAndGet();
+                return DatReturn.DAT_SUCCESS;
+            }
+            return result;
+        }
+
+        /** Whether {@code call} must first see the refusal of {@code ep}'s write: reading an attribute need not. */
+        private boolean related(Call call, Object ep) {
+            Object target = call.target();
+            if (target instanceof DatEp) {
+                return target == ep;
+            }
+            if (target instanceof DatEvd) {
+                return evdsOf.getOrDefault(ep, List.of()).contains(target);
+            }
+            return !GETTERS.contains(call.method());
+        }
     }
 
     private static boolean isReceive(DatEvent e) {

@@ -232,6 +232,11 @@ public final class Campaign {
         }
         out.append(String.format("%n    replay: dat tck --only '*campaign*' --seed 0x%x --steps %d", seed,
                 globalStep + 1));
+        if (episodes > 1) {
+            // Episode k of seed S is episode 0 of seed S + k: the same steps without the episodes before it.
+            out.append(String.format("%n    this episode alone: dat tck --only '*campaign*' --seed 0x%x --steps %d",
+                    seed + episodes - 1, outcome.failedAt + 1));
+        }
         return out.toString();
     }
 

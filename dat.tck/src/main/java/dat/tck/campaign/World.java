@@ -87,6 +87,8 @@ final class World implements AutoCloseable {
     private final DatEvent event = new DatEvent();
     private final List<DatEp> freedEps = new ArrayList<>();
     private final List<Window> windows = new ArrayList<>();
+    /** Pairs a failing DTO broke during the current step (see {@link #settleBreaks}). */
+    private final List<Pair> breaking = new ArrayList<>();
     private final List<Integer> freedContexts = new ArrayList<>();
     private long nextCookie = 1;
     private int lowWatermarkEvents;
@@ -446,6 +448,7 @@ final class World implements AutoCloseable {
             case LMR_CREATE_DEAD -> lmrCreateDead();
             case BAD_CONTROL -> badControl(op);
         };
+        settleBreaks();
         checkMemory("after " + op);
         return applied;
     }
@@ -615,6 +618,7 @@ final class World implements AutoCloseable {
         } else if (refused) {
             r.fate = Fate.ERROR;
             breakPair(x.pair);
+            breaking.add(x.pair);
         } else {
             r.fate = Fate.SUCCESS;
         }
@@ -871,6 +875,7 @@ final class World implements AutoCloseable {
                 r.fate = Fate.ERROR;
                 m.send.fate = Fate.ERROR;
                 breakPair(y.pair);
+                breaking.add(y.pair);
                 return;
             }
             r.fate = Fate.SUCCESS;
@@ -1214,6 +1219,32 @@ final class World implements AutoCloseable {
         }
         Recv head = x.recvs.peek();
         return head != null && head.fate != null;
+    }
+
+    /**
+     * A failing DTO breaks its connection where it executes, some time after its post: until the break has happened,
+     * the peer's posts may still run (a send of the peer's taking a receive the model counts as flushed), which no
+     * model can tell from the outside. So the step that posted it ends only when both sides reported the end; their
+     * DTO EVDs are polled meanwhile, as a provider may learn of the failure only by translating its completion.
+     */
+    private void settleBreaks() {
+        while (!breaking.isEmpty()) {
+            Pair p = breaking.remove(breaking.size() - 1);
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(f.eventTimeoutMillis());
+            while (p.a.connEventsOwed > 0 || p.b.connEventsOwed > 0) {
+                boolean any = false;
+                for (Side x : new Side[] {p.a, p.b}) {
+                    any |= poll(x.s.connectEvd(), x) | poll(x.s.requestEvd(), x) | poll(x.s.recvEvd(), x);
+                }
+                if (!any) {
+                    if (System.nanoTime() > deadline) {
+                        throw new Violation("waited " + f.eventTimeoutMillis() + " ms for the connection events of"
+                                + " pair " + p.index + " after a failed DTO broke it" + describe(p.a) + describe(p.b));
+                    }
+                    Thread.yield();
+                }
+            }
+        }
     }
 
     /** Waits, per EVD, for everything the model says must arrive. */

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dat.api.Dat;
 import dat.api.DatDtoStatus;
 import dat.api.DatEvent;
+import dat.api.DatException;
 import dat.api.DatIa;
 import dat.api.DatPz;
 import dat.api.DatReturn;
@@ -140,6 +141,43 @@ public abstract class SrqCreateRules extends RuleSupport {
             assertThrowsDat(DatReturn.INVALID_PARAMETER,
                     () -> f.ia.createSrq(f.pz, DatSrqAttr.of(f.limits.maxRecvPerSrq() + 1, 1)),
                     CALL + " with max_recv_dtos above max_recv_per_srq");
+        }
+    }
+
+    /**
+     * DESCRIPTION: "the created SRQ will have ... the number of entries on the posted Recv scatter list of at lease
+     * max_recv_iov"; RETURN VALUES: "DAT_INVALID_PARAMETER ... one of the requested SRQ attributes was invalid".
+     * Every max_recv_iov the IA advertises (1..max_iov_segments_per_dto, up to 256 here) gives an SRQ with at least
+     * that many entries, or, from the first one the provider's SRQs cannot take on, DAT_INVALID_PARAMETER: a limit
+     * of the attributes, never a shortage (DAT_INSUFFICIENT_RESOURCES) that a retry could pass.
+     * If this fails, check max_recv_iov against the device's own SRQ scatter limit (verbs: max_srq_sge, which may be
+     * below max_sge) before creating the SRQ.
+     */
+    @Test
+    @DatRule(call = CALL, section = "RETURN VALUES", rule = "an advertised max_recv_iov is created or an invalid parameter",
+            returns = DatReturn.INVALID_PARAMETER)
+    void required_srq_create_everyAdvertisedRecvIovIsCreatedOrInvalid() {
+        requireSrq();
+        int max = Math.min(f.limits.maxIovSegmentsPerDto(), 256);
+        int refusedFrom = 0;
+        for (int iov = 1; iov <= max; iov++) {
+            DatSrq srq;
+            try {
+                srq = f.ia.createSrq(f.pz, DatSrqAttr.of(4, iov));
+            } catch (DatException e) {
+                assertSame(DatReturn.INVALID_PARAMETER, e.type(), CALL + " with max_recv_iov " + iov + " of the "
+                        + max + " max_iov_segments_per_dto advertises: " + e.getMessage());
+                refusedFrom = refusedFrom == 0 ? iov : refusedFrom;
+                continue;
+            }
+            try {
+                assertEquals(0, refusedFrom, CALL + " with max_recv_iov " + iov + " succeeded after " + refusedFrom
+                        + " was refused as invalid");
+                assertTrue(srq.query().maxRecvIov() >= iov, "dat_srq_query max_recv_iov "
+                        + srq.query().maxRecvIov() + " >= the requested " + iov);
+            } finally {
+                srq.close();
+            }
         }
     }
 

@@ -550,6 +550,14 @@ final class VerbsIa extends VerbsHandle implements DatIa {
                     + " has no SRQ (max_srq 0)");
         }
         DatArgs.srqCreate(iaAttr, attr);
+        int maxSrqSge = port.deviceLimits().maxSrqSge();
+        if (attr.maxRecvIov() > maxSrqSge) {
+            // max_iov_segments_per_dto is the device's max_sge; its SRQs may take fewer (rxe: 32 and 27). Asking
+            // past that is an attribute this IA cannot give, not a shortage that may pass.
+            throw new DatException(DatReturn.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG3, call
+                    + ": srq_attr.max_recv_iov " + attr.maxRecvIov() + " exceeds the " + maxSrqSge
+                    + " segments device " + port.device() + " gives an SRQ receive (max_srq_sge)");
+        }
         beginCreate(call);
         try {
             VerbsPz p = own(pz, VerbsPz.class, DatReturnSubtype.INVALID_HANDLE_PZ, call, "pz_handle");
