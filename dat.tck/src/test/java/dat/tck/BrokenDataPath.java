@@ -548,6 +548,53 @@ final class BrokenDataPath {
                                 return result;
                             }
                         }),
+                new Broken("dat_srq_set_lw counts a taken buffer as on the SRQ until its completion is dequeued",
+                        "required_srq_set_lw_buffersTakenButNotDequeuedAreOffTheSrq", new Fault() {
+                            private int posted;
+                            private int dequeued;
+                            private boolean swallow;
+
+                            @Override
+                            public synchronized Object after(Call call, Object result) {
+                                if (call.is(DatSrq.class, "postRecv") && (Integer) result == DatReturn.DAT_SUCCESS) {
+                                    posted++;
+                                } else if (call.is(DatSrq.class, "setLowWatermark")) {
+                                    // The stale count says not below: the event raised at once is the one it misses.
+                                    swallow = posted - dequeued >= (Integer) call.args()[0];
+                                } else if (call.is(DatEvd.class, "dequeue")
+                                        && (Integer) result == DatReturn.DAT_SUCCESS) {
+                                    DatEvent e = (DatEvent) call.args()[0];
+                                    if (e.type() == DatEventType.DTO_COMPLETION && onSrq(e.ep())) {
+                                        dequeued++;
+                                    } else if (swallow && e.type() == DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK) {
+                                        swallow = false;
+                                        return DatReturn.DAT_QUEUE_EMPTY;
+                                    }
+                                }
+                                return result;
+                            }
+                        }),
+                new Broken("an accepted EP reports PASSIVE_CONNECTION_PENDING until its ESTABLISHED is dequeued",
+                        "required_srq_post_recv_anEpThatTookABufferIsConnected", new Fault() {
+                            private final java.util.Set<Object> pending = java.util.Collections.newSetFromMap(
+                                    new java.util.IdentityHashMap<>());
+
+                            @Override
+                            public synchronized Object after(Call call, Object result) {
+                                if (call.is(dat.api.DatCr.class, "accept")) {
+                                    pending.add(call.args()[0]);
+                                } else if (call.is(DatEvd.class, "dequeue")
+                                        && (Integer) result == DatReturn.DAT_SUCCESS
+                                        && ((DatEvent) call.args()[0]).type()
+                                        == DatEventType.CONNECTION_EVENT_ESTABLISHED) {
+                                    pending.remove(((DatEvent) call.args()[0]).ep());
+                                } else if (call.is(DatEp.class, "state") && pending.contains(call.target())
+                                        && result == dat.api.DatEpState.CONNECTED) {
+                                    return dat.api.DatEpState.PASSIVE_CONNECTION_PENDING;
+                                }
+                                return result;
+                            }
+                        }),
                 new Broken("the low-watermark event is raised twice",
                         "required_srq_set_lw_oneEventWhenBuffersFallBelow", new Fault() {
                             private DatEvent again;

@@ -21,7 +21,7 @@ class BrokenProviderCoverageTest {
     static final Map<String, String> UNCOVERED = Map.of();
 
     /** The coverage reached; the test fails when it drops below. */
-    private static final int COVERED_AT_LEAST = 144;
+    private static final int COVERED_AT_LEAST = 147;
 
     @Test
     void requiredRulesAreCoveredByBrokenProviders() {

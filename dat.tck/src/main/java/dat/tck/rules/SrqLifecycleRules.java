@@ -87,6 +87,30 @@ public abstract class SrqLifecycleRules extends RuleSupport {
     }
 
     /**
+     * dat_srq_set_lw: buffers that messages took are off the SRQ from the moment they were taken, whether or not
+     * their completions were dequeued. Three messages land in six buffers (their senders' completions prove it) and
+     * stay on the receive EVD; a watermark of 4 is then already above the 3 left, and fires at once.
+     * If this fails, the provider decides "already below" from a count that only drops when completions are
+     * dequeued (verbs: consumed by the HCA but not yet polled from the CQ), and the HCA's own limit event, armed
+     * too late, never comes.
+     */
+    @Test
+    @DatRule(call = "dat_srq_set_lw", section = "DESCRIPTION",
+            rule = "buffers taken but not yet dequeued are off the SRQ")
+    void required_srq_set_lw_buffersTakenButNotDequeuedAreOffTheSrq() {
+        DatSrq srq = srq(8);
+        requiredFeature(lowWatermarkClaimed(), "srq_watermarks_supported lacks the low watermark");
+        f.postSrqBuffers(srq, 6, 0);
+        Connection c = f.connect(f.side(f.epAttr(), null), f.side(f.epAttr(), srq));
+        f.sendAndReap(c, 3);
+        srq.setLowWatermark(4);
+        assertLowWatermarkEvent(srq);
+        for (int i = 0; i < 3; i++) {
+            f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        }
+    }
+
+    /**
      * dat_srq_set_lw: "DAT_INVALID_PARAMETER" for a watermark above max_recv_dtos (max_recv_dtos itself is in
      * range); "DAT_MODEL_NOT_SUPPORTED" where the provider has no low watermark.
      * If this fails, check the range test, or the provider's honesty about srq_watermarks_supported.

@@ -11,10 +11,16 @@ import dat.api.Dat;
 import dat.api.DatCloseFlags;
 import dat.api.DatCompletionFlags;
 import dat.api.DatDtoStatus;
+import dat.api.DatEpState;
+import dat.api.DatEvd;
+import dat.api.DatEvdFlags;
 import dat.api.DatEvent;
 import dat.api.DatEventType;
 import dat.api.DatMemPriv;
+import dat.api.DatPsp;
+import dat.api.DatPspFlags;
 import dat.api.DatPz;
+import dat.api.DatQos;
 import dat.api.DatReturn;
 import dat.api.DatSrq;
 import dat.api.DatSrqAttr;
@@ -544,6 +550,49 @@ public abstract class SrqPostRecvRules extends RuleSupport {
         assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), f.region(), 0, 32, 1, 0), "dat_ep_post_send");
         assertEquals(42, f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS).userCookie());
         f.quiet(idle.recvEvd(), "the unconnected EP on the SRQ");
+    }
+
+    /**
+     * USAGE: "Only the Endpoint that is in Connected or Disconnect Pending states can dequeue buffers from SRQ."
+     * The requester sends the moment its own ESTABLISHED arrives, and its message may reach the accepting side
+     * before that side's ESTABLISHED (on IB/RoCE it can overtake the CM's RTU). The accepting EP on the SRQ took a
+     * buffer for it, so once its consumer holds the receive completion, read before its connection EVD, the EP is
+     * CONNECTED: it answers so, its send back is accepted, and its connection EVD has exactly one ESTABLISHED.
+     * If this fails, the provider leaves the EP PASSIVE_CONNECTION_PENDING after data arrived (verbs: a message's
+     * completion or IBV_EVENT_COMM_EST establishes the connection; rdma_notify tells the CM).
+     */
+    @Test
+    @DatRule(call = CALL, section = "USAGE", rule = "an EP that took a buffer is connected")
+    void required_srq_post_recv_anEpThatTookABufferIsConnected() {
+        DatSrq srq = srq(4);
+        Region dst = f.region();
+        Region src = f.region();
+        assertStatus(DatReturn.DAT_SUCCESS, srq.postRecv(1, f.iov(1).set(0, dst.lmr(), 0, 64), 42), CALL);
+        Side active = f.side(f.epAttr(), null);
+        Side passive = f.side(f.epAttr(), srq);
+        assertStatus(DatReturn.DAT_SUCCESS, active.ep().postRecv(1, f.iov(1).set(0, dst.lmr(), 1024, 64), 43,
+                DatCompletionFlags.DEFAULT), "dat_ep_post_recv on the requesting EP");
+        DatEvd crEvd = f.evd(DatEvdFlags.CR);
+        DatPsp psp = f.ia.createPspAny(crEvd, DatPspFlags.CONSUMER);
+        try {
+            active.ep().connect(f.ia.address(), psp.connQual(), f.eventTimeoutMicros(), null, DatQos.BEST_EFFORT, 0);
+            DatEvent request = f.next(crEvd);
+            assertSame(DatEventType.CONNECTION_REQUEST_EVENT, request.type(), "connection request");
+            request.cr().accept(passive.ep(), null);
+            assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, f.next(active.connectEvd()).type(),
+                    "the requesting side's ESTABLISHED");
+            assertStatus(DatReturn.DAT_SUCCESS, send(active, src, 0, 24, 1, 0), "dat_ep_post_send at once");
+            assertEquals(42, f.completion(passive.recvEvd(), DatDtoStatus.SUCCESS).userCookie(), "the SRQ buffer");
+            assertSame(DatEpState.CONNECTED, passive.ep().state(), "state of the EP that took the SRQ buffer");
+            assertStatus(DatReturn.DAT_SUCCESS, send(passive, src, 0, 16, 2, 0), "dat_ep_post_send back");
+            assertEquals(43, f.completion(active.recvEvd(), DatDtoStatus.SUCCESS).userCookie(), "the answer");
+            assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, f.next(passive.connectEvd()).type(),
+                    "the accepting side's ESTABLISHED");
+            f.quiet(passive.connectEvd(), "one ESTABLISHED on the accepting side");
+        } finally {
+            psp.close();
+            crEvd.close();
+        }
     }
 
     /**

@@ -24,7 +24,7 @@ import java.util.Map;
  * {@code max_qp_init_rd_atom} to the per-EP RDMA read limits in and out, the port's {@code max_msg_sz} to
  * {@code max_message_size}/{@code max_rdma_size}, Memory windows are not mapped ({@code max_rmrs} 0). Completion
  * flags SUPPRESS and BARRIER_FENCE, the SRQ low watermark, the SRQ's outstanding count and EP receive info are supported;
- * stream merging and EP watermarks are not, and the provider is not thread safe. Unknown limits are
+ * stream merging and EP watermarks are not; the provider is thread safe. Unknown limits are
  * {@link Dat#DAT_VALUE_UNKNOWN}.
  */
 final class VerbsAttributes {
@@ -63,7 +63,10 @@ final class VerbsAttributes {
                 // IBV_SEND_SIGNALED (suppress clears it) and IBV_SEND_FENCE; solicited waits, unsignalled
                 // completions and EVD thresholds have no verbs counterpart the provider maps.
                 .completionFlagsSupported(DatCompletionFlags.SUPPRESS | DatCompletionFlags.BARRIER_FENCE)
-                .isThreadSafe(false)
+                // Every object serialises itself: an EP's posts and state changes on its lock, an EVD's ring and CQ
+                // on its lock, an SRQ on its lock, creates and frees on the IA's lifecycle lock; the data path's
+                // lookups (lkey, QP number) read immutable tables published through a volatile field.
+                .isThreadSafe(true)
                 .maxPrivateDataSize(MAX_PRIVATE_DATA_SIZE)
                 .supportsMultipath(false)
                 .epCreator(DatEpCreator.NEVER)

@@ -128,6 +128,8 @@ final class VerbsEp extends VerbsHandle implements DatEp {
      * it happened on, never one made after a reset. Written under lock.
      */
     private volatile long epoch;
+    /** A message completed while PASSIVE_CONNECTION_PENDING (see {@link #promoteLocked}). */
+    private volatile boolean dataArrived;
     private DatEpAttr attr;
 
     // Requests: written under lock before reqPosted advances; read by the request EVD after reading reqPosted.
@@ -220,6 +222,9 @@ final class VerbsEp extends VerbsHandle implements DatEp {
         recvWr.set(ADDRESS, IbvRecvWr.SG_LIST, recvSges);
         sizeQueues(attr);
         toInit();
+        if (srq != null) {
+            srq.attachCq(recvCq);
+        }
         ia.cmOwners.put(key, this);
     }
 
@@ -283,6 +288,9 @@ final class VerbsEp extends VerbsHandle implements DatEp {
         ia.cmOwners.remove(key);
         ia.epsByQpn.remove(qpNum);
         ia.verbs.ibv_destroy_qp(qp);
+        if (srq != null) {
+            srq.detachCq(recvCq);
+        }
         sendCq.detach(sendDepth);
         recvCq.detach(recvDepth);
         if (hiddenRequestEvd != null) {
@@ -296,6 +304,14 @@ final class VerbsEp extends VerbsHandle implements DatEp {
 
     @Override
     public DatEpState state() {
+        if (dataArrived && state == DatEpState.PASSIVE_CONNECTION_PENDING) {
+            lock.lock();
+            try {
+                promoteLocked();
+            } finally {
+                lock.unlock();
+            }
+        }
         return state;
     }
 
@@ -358,6 +374,7 @@ final class VerbsEp extends VerbsHandle implements DatEp {
         if (isClosed()) {
             return DatReturn.DAT_INVALID_HANDLE;
         }
+        promoteLocked();
         DatEpState s = state;
         return s == DatEpState.CONNECTED || s == DatEpState.DISCONNECTED ? DatReturn.DAT_SUCCESS
                 : DatReturn.DAT_INVALID_STATE;
@@ -780,6 +797,50 @@ final class VerbsEp extends VerbsHandle implements DatEp {
         }
     }
 
+    /**
+     * A message of this EP's connection completed (the translating thread, under an EVD lock, so no EP lock here):
+     * if the CM has not yet called the connection established, the EP's next call does (see
+     * {@link #promoteLocked}).
+     */
+    void messageArrived() {
+        if (state == DatEpState.PASSIVE_CONNECTION_PENDING) {
+            dataArrived = true;
+        }
+    }
+
+    /** {@code IBV_EVENT_COMM_EST} from the progress thread: the QP received before the CM's ESTABLISHED. */
+    void communicationEstablished() {
+        lock.lock();
+        try {
+            dataArrived = true;
+            promoteLocked();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The passive side's first message can overtake the CM's RTU: its QP is RTS from before rdma_accept, so the data
+     * lands while the EP is still PASSIVE_CONNECTION_PENDING. Once a message has arrived the connection is up: the
+     * EP becomes CONNECTED with its ESTABLISHED event, before the consumer, holding that message's completion, can
+     * find its posts refused, and {@code rdma_notify} makes the CM agree (or establish at all, if the RTU was lost);
+     * the CM's own ESTABLISHED then finds the EP connected and is ignored. Caller holds lock.
+     */
+    private void promoteLocked() {
+        if (state != DatEpState.PASSIVE_CONNECTION_PENDING || !dataArrived || isClosed()) {
+            return;
+        }
+        if (VerbsConfig.TRACE) {
+            VerbsConfig.trace("qp " + qpNum + ": data before ESTABLISHED, the connection is up");
+        }
+        established(requestData);
+        try {
+            ia.cm.rdma_notify(cmId, LibIbverbs.IBV_EVENT_COMM_EST);
+        } catch (NativeCallException e) {
+            // The CM established it meanwhile (EINVAL): nothing to add.
+        }
+    }
+
     private void established(byte[] privateData) {
         state = DatEpState.CONNECTED;
         ia.progress().connecting.remove(this);
@@ -828,6 +889,7 @@ final class VerbsEp extends VerbsHandle implements DatEp {
             localQual = cr.localQual();
             requestData = cr.privateData();
             reservedBy = null;
+            dataArrived = false;
             state = DatEpState.PASSIVE_CONNECTION_PENDING;
             ia.cmOwners.put(cr.key(), this);
             try {

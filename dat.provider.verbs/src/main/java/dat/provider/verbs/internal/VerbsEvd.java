@@ -53,8 +53,8 @@ import java.util.function.Consumer;
  * sized to hold the ring plus every work request of the EPs completing into it, so the HCA's CQ never overflows
  * (which would break every QP on it).
  *
- * <p>One lock guards the ring and the CQ: the provider is not thread safe for one EVD (is_thread_safe false), but
- * the progress thread and the consumer meet here, and a lock nobody contends costs one CAS.
+ * <p>One lock guards the ring and the CQ: consumers on several threads (is_thread_safe) and the progress thread
+ * meet here, and a lock nobody contends costs one CAS.
  */
 final class VerbsEvd extends VerbsHandle implements DatEvd {
 
@@ -455,6 +455,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
         if (kind == WorkRequests.SRQ) {
             VerbsSrq srq = ia.srqsByIndex.get(WorkRequests.owner(wrId));
             VerbsEp ep = ia.epsByQpn.get(wcs.get(JAVA_INT, wc + IbvWc.QP_NUM));
+            arrived(ep, status);
             long token = srq == null ? 0 : srq.completed(wrId, status,
                     Integer.toUnsignedLong(wcs.get(JAVA_INT, wc + IbvWc.BYTE_LEN)), ep, this, slot);
             return broke(ep, token, status);
@@ -462,6 +463,9 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
         VerbsEp ep = ia.epsByQpn.get(WorkRequests.owner(wrId));
         if (ep == null) {
             return 0;
+        }
+        if (kind == WorkRequests.RECV) {
+            arrived(ep, status);
         }
         long token = kind == WorkRequests.RECV
                 ? ep.recvCompleted(wrId, status, Integer.toUnsignedLong(wcs.get(JAVA_INT, wc + IbvWc.BYTE_LEN)),
@@ -479,6 +483,13 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
             ep.dtoFailed(status);
         }
         return token;
+    }
+
+    /** A message landed for {@code ep} (a receive of its own or an SRQ buffer it took). */
+    private static void arrived(VerbsEp ep, DatDtoStatus status) {
+        if (ep != null && status == DatDtoStatus.SUCCESS) {
+            ep.messageArrived();
+        }
     }
 
     /** Frees the request slot a reaped completion held. */

@@ -270,6 +270,12 @@ final class VerbsProgress implements Runnable {
                     ep.qpFailed(ia.verbs.ibv_event_type_str(type));
                 }
             }
+            case LibIbverbs.IBV_EVENT_COMM_EST -> {
+                VerbsEp ep = ia.epsByQpn.get(qpn);
+                if (ep != null) {
+                    ep.communicationEstablished();
+                }
+            }
             case LibIbverbs.IBV_EVENT_CQ_ERR -> {
                 VerbsEvd evd = ia.evdsByKey.get(cqKey);
                 if (evd != null) {
@@ -280,7 +286,7 @@ final class VerbsProgress implements Runnable {
             case LibIbverbs.IBV_EVENT_DEVICE_FATAL -> ia.async().postAsync(DatEventType.ASYNC_ERROR_IA_CATASTROPHIC,
                     ia, DatAsyncReason.IA_CATASTROPHIC_ERROR);
             default -> {
-                // Port, GID, LID and SM changes, COMM_EST and LAST_WQE_REACHED need no DAT event.
+                // Port, GID, LID and SM changes and LAST_WQE_REACHED need no DAT event.
             }
         }
     }

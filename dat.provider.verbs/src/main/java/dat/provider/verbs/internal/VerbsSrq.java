@@ -29,6 +29,7 @@ import dat.spi.DatArgs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -42,7 +43,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p><b>Low watermark.</b> {@code IBV_SRQ_LIMIT}: the HCA raises {@code IBV_EVENT_SRQ_LIMIT_REACHED} once when the
  * number of posted receives drops below the limit, and disarms it; the progress thread turns that into
  * {@code DAT_ASYNC_EVENT_SRQ_LOW_WATERMARK} on the async EVD. A limit set while the SRQ is already below it fires at
- * once, as dat_srq_set_lw says.
+ * once, as dat_srq_set_lw says: buffers the HCA filled are off the SRQ whether or not anybody polled them, so the
+ * CQs of the SRQ's EPs are polled before the comparison (and again after arming, for a message that landed in
+ * between); the HCA, armed after the fact, would never report them.
  *
  * <p><b>Resize.</b> Growing beyond the queue the HCA allocated uses {@code ibv_modify_srq(IBV_SRQ_MAX_WR)}; a device
  * that cannot resize answers {@code DAT_INSUFFICIENT_RESOURCES}. Shrinking only lowers the limit posts are checked
@@ -74,6 +77,8 @@ final class VerbsSrq extends VerbsHandle implements DatSrq {
     private int outstanding;
     private int lowWatermark;
     private boolean lowWatermarkArmed;
+    /** The CQs its EPs' receives complete on, once per EP: dat_srq_set_lw polls them before it compares. */
+    private final CopyOnWriteArrayList<VerbsEvd> cqs = new CopyOnWriteArrayList<>();
 
     VerbsSrq(VerbsPz pz, int index, int maxRecvDtos, int maxRecvIov) {
         this.pz = pz;
@@ -269,6 +274,8 @@ final class VerbsSrq extends VerbsHandle implements DatSrq {
     public void setLowWatermark(int lowWatermarkValue) {
         String call = "dat_srq_set_lw";
         requireOpen(call);
+        // Before the SRQ lock: a translation holds its EVD's lock and then takes this one.
+        takeCompletions();
         boolean fire;
         lock.lock();
         try {
@@ -291,10 +298,54 @@ final class VerbsSrq extends VerbsHandle implements DatSrq {
         } finally {
             lock.unlock();
         }
+        if (!fire) {
+            takeCompletions();
+            fire = belowWhileArmed();
+        }
         if (fire) {
             ia.async().postAsync(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK, this,
                     DatAsyncReason.SRQ_LOW_WATERMARK_EVENT);
         }
+    }
+
+    /** Moves what the CQs of this SRQ's EPs hold into their EVDs, so the buffers they filled stop being available. */
+    private void takeCompletions() {
+        for (VerbsEvd cq : cqs) {
+            cq.takeCompletions();
+        }
+    }
+
+    /**
+     * A message took a buffer between the first poll and the arming, so the HCA will not report it: the watermark
+     * is below now, and fires here instead (disarmed, so the HCA's event, if it comes after all, is dropped).
+     */
+    private boolean belowWhileArmed() {
+        lock.lock();
+        try {
+            if (!lowWatermarkArmed || available >= lowWatermark || isClosed()) {
+                return false;
+            }
+            lowWatermarkArmed = false;
+            attr.set(JAVA_INT, IbvSrqAttr.SRQ_LIMIT, 0);
+            try {
+                ia.verbs.ibv_modify_srq(srq, attr, LibIbverbs.IBV_SRQ_LIMIT);
+            } catch (NativeCallException e) {
+                // Disarming is best effort: limitReached sees lowWatermarkArmed false and drops a late event.
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** An EP on this SRQ completes its receives on {@code cq}. */
+    void attachCq(VerbsEvd cq) {
+        cqs.add(cq);
+    }
+
+    /** The EP that {@link #attachCq attached} {@code cq} is freed. */
+    void detachCq(VerbsEvd cq) {
+        cqs.remove(cq);
     }
 
     /** The progress thread saw {@code IBV_EVENT_SRQ_LIMIT_REACHED}. */

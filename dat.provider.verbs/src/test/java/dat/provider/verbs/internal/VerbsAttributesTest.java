@@ -111,7 +111,7 @@ class VerbsAttributesTest {
         assertEquals(dat.api.DatCompletionFlags.SUPPRESS | dat.api.DatCompletionFlags.BARRIER_FENCE,
                 p.completionFlagsSupported());
         assertEquals(0, p.evdStreamMergingSupported());
-        assertFalse(p.isThreadSafe());
+        assertTrue(p.isThreadSafe());
         assertFalse(p.rdmaWriteForRdmaReadReq(), "InfiniBand/RoCE read sinks need only local write");
         assertEquals(VerbsAttributes.MAX_PRIVATE_DATA_SIZE, p.maxPrivateDataSize());
     }

@@ -129,6 +129,11 @@ public final class LibRdmacm {
     public final MethodHandle rdma_init_qp_attr;
     /** {@code int rdma_establish(struct rdma_cm_id *)}: the active side's last step with an application-owned QP. */
     public final MethodHandle rdma_establish;
+    /**
+     * {@code int rdma_notify(struct rdma_cm_id *, enum ibv_event_type)}: data arrived on a QP whose connection the
+     * CM has not yet called established (its RTU is late or lost); the CM establishes it now.
+     */
+    public final MethodHandle rdma_notify;
 
     private LibRdmacm(NativeLibrary lib) throws LibraryUnavailableException {
         FunctionDescriptor intOfPtr = FunctionDescriptor.of(JAVA_INT, ADDRESS);
@@ -157,6 +162,7 @@ public final class LibRdmacm {
         rdma_migrate_id = lib.bind("rdma_migrate_id", intOfPtrPtr);
         rdma_init_qp_attr = lib.bind("rdma_init_qp_attr", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
         rdma_establish = lib.bind("rdma_establish", intOfPtr);
+        rdma_notify = lib.bind("rdma_notify", intOfPtrInt);
     }
 
     /**
@@ -252,6 +258,14 @@ public final class LibRdmacm {
             throw LibIbverbs.unexpected(t);
         }
         LibIbverbs.check("rdma_resolve_addr", rc);
+    }
+
+    /**
+     * @param id the passive side's id of a connection that carried data before its ESTABLISHED
+     * @param event {@code IBV_EVENT_COMM_EST}
+     */
+    public void rdma_notify(MemorySegment id, int event) {
+        intCall("rdma_notify", rdma_notify, id, event);
     }
 
     /**
