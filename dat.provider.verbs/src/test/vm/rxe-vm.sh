@@ -65,7 +65,7 @@ readonly DEFAULT_GRACE=120
 # directory.
 default_cmd() {
     case $1 in
-        vm) echo 'dat info -v && dat tck --provider verbs --strict --steps 20000 --random-seconds 900 --exclude "$DAT_VM_OUT/verbs-tck-exclude.txt" --reports "$DAT_VM_OUT/tck-reports"' ;;
+        vm) echo 'dat info -v && dat tck --provider verbs --strict --steps 20000 --random-seconds 900 --concurrent-seconds 30 --exclude "$DAT_VM_OUT/verbs-tck-exclude.txt" --reports "$DAT_VM_OUT/tck-reports"' ;;
         a) echo 'dat tck-peer --provider verbs --conn-qual 7471 --timeout 1800' ;;
         b) echo 'dat tck --provider verbs --strict --peer 192.0.2.1:7471 --exclude "$DAT_VM_OUT/verbs-tck-exclude.txt" --reports "$DAT_VM_OUT/tck-reports-b"' ;;
     esac
