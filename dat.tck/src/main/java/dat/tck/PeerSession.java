@@ -19,6 +19,7 @@ import dat.api.DatMemPriv;
 import dat.api.DatPsp;
 import dat.api.DatPspFlags;
 import dat.api.DatReturn;
+import dat.api.DatRmr;
 import dat.api.Iov;
 import dat.tck.TckPeer.Outcome;
 import dat.tck.TckPeer.SessionReport;
@@ -56,6 +57,8 @@ final class PeerSession {
     private DatEp ep;
     private DatLmr lmr;
     private DatLmr commandLmr;
+    /** The window of {@link PeerProtocol#BIND_WINDOW}, made on the first such command. */
+    private DatRmr rmr;
     private Iov iov;
     private long bufferSize;
     private int credits;
@@ -149,7 +152,7 @@ final class PeerSession {
         DatIa ia = peer.ia;
         DatIaAttr limits = ia.query();
         int qlen = Math.min(256, limits.maxEvdQlen());
-        requestEvd = ia.createEvd(qlen, null, DatEvdFlags.DTO);
+        requestEvd = ia.createEvd(qlen, null, DatEvdFlags.DTO | (limits.maxRmrs() > 0 ? DatEvdFlags.RMR_BIND : 0));
         recvEvd = ia.createEvd(qlen, null, DatEvdFlags.DTO);
         connectEvd = ia.createEvd(Math.min(16, limits.maxEvdQlen()), null, DatEvdFlags.CONNECTION);
         int dtos = Math.min(2 * TckPeer.ECHO_CREDITS, limits.maxDtoPerEp());
@@ -354,18 +357,24 @@ final class PeerSession {
                 messages++;
                 MemorySegment message = commandLmr.segment().asSlice(slot * bufferSize, length);
                 PeerProtocol.Command command = PeerProtocol.parseCommand(message.asByteBuffer());
-                if (command.op() != PeerProtocol.SEND_BACK) {
+                if (command.op() != PeerProtocol.SEND_BACK && command.op() != PeerProtocol.BIND_WINDOW) {
                     throw new ProtocolException("command message " + messages + ": unknown op " + command.op()
-                            + " (the protocol knows " + PeerProtocol.SEND_BACK + ", SEND_BACK)");
+                            + " (the protocol knows " + PeerProtocol.SEND_BACK + ", SEND_BACK, and "
+                            + PeerProtocol.BIND_WINDOW + ", BIND_WINDOW)");
                 }
                 long size = lmr.length();
                 if (command.offset() < 0 || command.length() < 0 || command.offset() > size
                         || command.length() > size - command.offset()) {
-                    throw new ProtocolException("command message " + messages + ": SEND_BACK of " + command.length()
-                            + " bytes at offset " + command.offset() + " lies outside the " + size
+                    throw new ProtocolException("command message " + messages + ": "
+                            + (command.op() == PeerProtocol.SEND_BACK ? "SEND_BACK" : "BIND_WINDOW") + " of "
+                            + command.length() + " bytes at offset " + command.offset() + " lies outside the " + size
                             + "-byte region");
                 }
-                send(lmr, command.offset(), command.length(), slot, "SEND_BACK " + messages);
+                if (command.op() == PeerProtocol.BIND_WINDOW) {
+                    bindWindow(command, slot);
+                } else {
+                    send(lmr, command.offset(), command.length(), slot, "SEND_BACK " + messages);
+                }
             }
             default -> throw new ProtocolException("a message arrived, but a " + PeerProtocol.commandName(
                     request.command()) + " session expects none");
@@ -381,7 +390,39 @@ final class PeerSession {
         }
     }
 
+    /** BIND_WINDOW: binds the session's RMR over this connection; the bind completion sends the answer. */
+    private void bindWindow(PeerProtocol.Command command, int slot) {
+        if (peer.ia.query().maxRmrs() == 0) {
+            answer(slot, PeerProtocol.NO_WINDOW, 0, 0);
+            return;
+        }
+        if (rmr == null) {
+            rmr = peer.pz.createRmr();
+        }
+        int rc = rmr.bind(lmr, command.offset(), command.length(), DatMemPriv.REMOTE_READ | DatMemPriv.REMOTE_WRITE,
+                ep, slot, DatCompletionFlags.DEFAULT);
+        if (rc != DatReturn.DAT_SUCCESS) {
+            throw new ProtocolException("dat_rmr_bind of [" + command.offset() + ", +" + command.length()
+                    + ") returned " + DatReturn.toString(rc));
+        }
+    }
+
+    /** Sends a command-form answer from the command slot {@code slot}, whose receive is posted again once sent. */
+    private void answer(int slot, int op, long offset, long length) {
+        PeerProtocol.command(commandLmr.segment().asSlice(slot * bufferSize, PeerProtocol.COMMAND_SIZE)
+                .asByteBuffer(), op, offset, length);
+        send(commandLmr, slot * bufferSize, PeerProtocol.COMMAND_SIZE, slot, "the answer to BIND_WINDOW");
+    }
+
     private void sent(DatEvent event) {
+        if (event.type() == DatEventType.RMR_BIND_COMPLETION) {
+            if (event.dtoStatus() != DatDtoStatus.SUCCESS) {
+                throw new ProtocolException("dat_rmr_bind completed with " + event.dtoStatus());
+            }
+            answer((int) event.userCookie(), PeerProtocol.WINDOW_BOUND, Integer.toUnsignedLong(rmr.rmrContext()),
+                    rmr.query().virtualAddress());
+            return;
+        }
         DatDtoStatus status = event.dtoStatus();
         if (status == DatDtoStatus.FLUSHED) {
             return;
@@ -434,7 +475,7 @@ final class PeerSession {
 
     /** {@code dat_ep_free}, then the EVDs and LMRs, then the memory; a failure to free fails the session. */
     void release() {
-        DatHandle[] handles = {ep, requestEvd, recvEvd, connectEvd, lmr, commandLmr};
+        DatHandle[] handles = {ep, rmr, requestEvd, recvEvd, connectEvd, lmr, commandLmr};
         for (DatHandle h : handles) {
             if (h == null) {
                 continue;

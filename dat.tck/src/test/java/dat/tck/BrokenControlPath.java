@@ -5,6 +5,7 @@ import static dat.tck.Faults.connectionEventSwap;
 import static dat.tck.Faults.dropEvents;
 import static dat.tck.Faults.iaAttr;
 import static dat.tck.Faults.providerAttr;
+import static dat.tck.Faults.remoteAddressShift;
 import static dat.tck.Faults.rewriteArgs;
 import static dat.tck.Faults.rewriteEvents;
 import static dat.tck.Faults.rewriteResult;
@@ -37,6 +38,7 @@ import dat.api.DatPspFlags;
 import dat.api.DatPz;
 import dat.api.DatQos;
 import dat.api.DatReturn;
+import dat.api.DatRmr;
 import dat.tck.Breaker.Answer;
 import dat.tck.Breaker.Call;
 import dat.tck.Breaker.Fault;
@@ -309,6 +311,13 @@ final class BrokenControlPath {
                 new Broken("a lying limit: max_rmrs = 0 while RMRs work",
                         "required_rmr_create_modelNotSupportedWhenDenied",
                         iaAttr(b -> b.maxRmrs(0))),
+                new Broken("dat_rmr_free leaves the window bound",
+                        "optional_rmr_free_revokesTheWindow", answer(DatRmr.class, "close", call -> true, null)),
+                new Broken("an LMR an RMR is bound to is freed",
+                        "optional_lmr_free_refusedWhileAnRmrIsBound", swallow(DatLmr.class, "close",
+                                DatReturn.INVALID_STATE)),
+                new Broken("an RDMA read lands one byte off its remote address",
+                        "optional_rmr_bind_peerReadsExactlyTheWindow", remoteAddressShift("postRdmaRead", 1)),
                 new Broken("one consumer context shared by every handle",
                         "required_set_consumer_context_roundTrips", new Fault() {
                             private Object shared;

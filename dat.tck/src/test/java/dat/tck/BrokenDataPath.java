@@ -89,10 +89,41 @@ final class BrokenDataPath {
 
     static List<Broken> all() {
         List<Broken> all = new java.util.ArrayList<>(posts());
+        all.addAll(waits());
         all.addAll(srqPosts());
         all.addAll(srqObjects());
         all.addAll(recvQuery());
         return all;
+    }
+
+    /** dat_evd_wait and the recv completion flags that decide when it wakes. */
+    private static List<Broken> waits() {
+        return List.of(
+                new Broken("dat_evd_wait wakes for an unsolicited receive",
+                        "optional_ep_post_send_solicitedWaitWakesOnlyForSolicitedSends", waitTakesWhatIsQueued()),
+                new Broken("dat_evd_wait wakes below its threshold",
+                        "optional_ep_post_send_evdThresholdReceiverWakesAtThreshold", waitTakesWhatIsQueued()),
+                new Broken("dat_evd_wait wakes for an unsolicited SRQ receive",
+                        "optional_srq_post_recv_solicitedWaitEpSignalsOnlySolicitedSends", waitTakesWhatIsQueued()),
+                new Broken("dat_evd_wait wakes below its threshold (SRQ EP)",
+                        "optional_srq_post_recv_evdThresholdEpWakesAtThreshold", waitTakesWhatIsQueued()));
+    }
+
+    /**
+     * A dat_evd_wait that would time out returns a queued event instead: it ignores the threshold and whether any
+     * queued event is signalled.
+     */
+    private static Fault waitTakesWhatIsQueued() {
+        return new Fault() {
+            @Override
+            public Object after(Call call, Object result) {
+                if (call.is(DatEvd.class, "await") && (Integer) result == DatReturn.DAT_TIMEOUT_EXPIRED
+                        && ((DatEvd) call.target()).dequeue((DatEvent) call.args()[2]) == DatReturn.DAT_SUCCESS) {
+                    return DatReturn.DAT_SUCCESS;
+                }
+                return result;
+            }
+        };
     }
 
     private static List<Broken> posts() {

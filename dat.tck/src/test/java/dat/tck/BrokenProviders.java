@@ -144,7 +144,10 @@ final class BrokenProviders {
                         remoteAddressShift("postRdmaWrite", 1)),
                 new Broken("an RDMA read one byte past the remote address",
                         "required_ep_post_rdma_read_crossNodeReadsPeerPattern",
-                        remoteAddressShift("postRdmaRead", 1)));
+                        remoteAddressShift("postRdmaRead", 1)),
+                new Broken("an RDMA write lands 8 bytes before its remote address",
+                        "optional_rmr_bind_crossNodeReadAndWriteThroughAWindow",
+                        remoteAddressShift("postRdmaWrite", -8)));
     }
 
     /** @return every broken provider of the self-test: those of the rules here and in the other files */

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  */
 class LoopbackCrossNodeTest {
 
-    private static final int CROSS_NODE_RULES = 10;
+    private static final int CROSS_NODE_RULES = 11;
 
     @Test
     void crossNodeRulesPassAgainstAPeerOnAnotherIa() {

@@ -165,7 +165,7 @@ class TckPeerTest {
                     || ended == DatEventType.CONNECTION_EVENT_BROKEN, ended.toString());
             bye(client);
             List<SessionReport> s = byNumber(peer.await(Duration.ofSeconds(10)));
-            assertEquals("command message 1: unknown op 5 (the protocol knows 1, SEND_BACK)", s.get(0).detail());
+            assertEquals("command message 1: unknown op 5 (the protocol knows 1, SEND_BACK, and 2, BIND_WINDOW)", s.get(0).detail());
             assertEquals("a message longer than the 65536-byte buffer this session posted (DAT_DTO_ERR_LOCAL_LENGTH)",
                     s.get(1).detail());
         }

@@ -497,6 +497,53 @@ public abstract class CrossNodeRules extends RuleSupport {
     }
 
     /**
+     * dat_rmr_bind DESCRIPTION: the peer binds an RMR onto 512 bytes in the middle of the region it exposed, over
+     * this connection, and answers with the window's rmr_context and address; this side reads the window through
+     * that context (the peer's pattern), writes new bytes into it, and has the peer send back the window with 8
+     * bytes either side: the written bytes inside, the pattern around them.
+     * If this fails, check dat_rmr_bind on the peer's provider (the window's address, context and privileges) and
+     * RDMA through an RMR's context on this side.
+     */
+    @Test
+    @DatRule(call = "dat_rmr_bind", section = "DESCRIPTION", rule = "across nodes: read and write through a window")
+    void optional_rmr_bind_crossNodeReadAndWriteThroughAWindow() {
+        optionalFeature(f.limits.maxRmrs() > 0, "max_rmrs = 0");
+        int seed = 61;
+        Side side = f.side(f.epAttr(), null);
+        Link link = open(side, PeerProtocol.EXPOSE, REGION, seed);
+        long base = link.accept().value1();
+        Region answer = f.region();
+        assertStatus(DatReturn.DAT_SUCCESS, postRecv(side, answer, 0, PeerProtocol.COMMAND_SIZE, 5),
+                "dat_ep_post_recv for the window's answer");
+        sendCommand(side, PeerProtocol.BIND_WINDOW, 1024, 512);
+        f.completion(side.recvEvd(), DatDtoStatus.SUCCESS);
+        PeerProtocol.Command bound = PeerProtocol.parseCommand(answer.memory().asSlice(0, PeerProtocol.COMMAND_SIZE)
+                .asByteBuffer());
+        applicableIf(bound.op() != PeerProtocol.NO_WINDOW, "the peer's IA has no RMRs (max_rmrs = 0)");
+        assertEquals(PeerProtocol.WINDOW_BOUND, bound.op(), "the peer's answer to BIND_WINDOW");
+        int context = (int) bound.offset();
+        assertEquals(base + 1024, bound.length(), "the window's address: 1024 bytes into the exposed region");
+        Region local = f.region();
+        assertStatus(DatReturn.DAT_SUCCESS, side.ep().postRdmaRead(1, f.iov(1).set(0, local.lmr(), 0, 512), 11,
+                context, base + 1024, 512, DatCompletionFlags.DEFAULT), "dat_ep_post_rdma_read through the window");
+        assertEquals(11, f.completion(side.requestEvd(), DatDtoStatus.SUCCESS).userCookie(), "read completion");
+        assertPattern(local.memory().asSlice(0, 512), seed, 1024, "bytes read through the window");
+        Region src = f.region();
+        pattern(src.memory(), 62);
+        assertStatus(DatReturn.DAT_SUCCESS, side.ep().postRdmaWrite(1, f.iov(1).set(0, src.lmr(), 0, 512), 12,
+                context, base + 1024, 512, DatCompletionFlags.DEFAULT), "dat_ep_post_rdma_write through the window");
+        assertEquals(12, f.completion(side.requestEvd(), DatDtoStatus.SUCCESS).userCookie(), "write completion");
+        Region back = f.region();
+        assertStatus(DatReturn.DAT_SUCCESS, postRecv(side, back, 0, 528, 13), "dat_ep_post_recv");
+        sendCommand(side, PeerProtocol.SEND_BACK, 1016, 528);
+        assertEquals(528, f.completion(side.recvEvd(), DatDtoStatus.SUCCESS).transferredLength(), "sent back");
+        assertPattern(back.memory().asSlice(0, 8), seed, 1016, "the 8 bytes before the window");
+        assertSameBytes(src.memory().asSlice(0, 512), back.memory().asSlice(8, 512), "the window after the write");
+        assertPattern(back.memory().asSlice(520, 8), seed, 1536, "the 8 bytes after the window");
+        hangUp(link);
+    }
+
+    /**
      * dat_ep_disconnect DESCRIPTION: "The successful completion of the disconnect is reported to the Consumer
      * through a DAT_CONNECTION_EVENT_DISCONNECTED event on connect_evd_handle of the Endpoint" and "Upon
      * disconnect, all outstanding and in-progress DTOs and RMR Binds must be completed." The peer disconnects from

@@ -363,6 +363,73 @@ public abstract class EpPostSendRules extends RuleSupport {
     }
 
     /**
+     * PARAMETERS: "DAT_COMPLETION_SOLICITED_WAIT_FLAG 0x02 Request for notification completion for matching receive
+     * on the other side of the connection." On an EP whose recv completion flags are SOLICITED_WAIT (own receive
+     * queue), an unsolicited message is queued but does not wake dat_evd_wait; a solicited one does, and both arrive
+     * whole, in order.
+     * If this fails, the receiver's waiter woke for an unsolicited message, or not for a solicited one.
+     */
+    @Test
+    @DatRule(call = CALL, section = "PARAMETERS", rule = "SOLICITED_WAIT: only a solicited send wakes the receiver")
+    void optional_ep_post_send_solicitedWaitWakesOnlyForSolicitedSends() {
+        optionalFeature((f.provider.completionFlagsSupported() & DatCompletionFlags.SOLICITED_WAIT) != 0,
+                "completion_flags_supported lacks SOLICITED_WAIT");
+        Side passive = f.side(f.epAttr(DatCompletionFlags.SOLICITED_WAIT, DatCompletionFlags.DEFAULT), null);
+        Connection c = f.connect(f.side(f.epAttr(), null), passive);
+        Region dst = f.region();
+        Region src = f.region();
+        pattern(src.memory(), 21);
+        assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.passive(), dst, 0, 64, 1), "dat_ep_post_recv");
+        assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.passive(), dst, 64, 64, 2), "dat_ep_post_recv");
+        assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), src, 0, 32, 1, 0), CALL + " unsolicited");
+        // The send completed: its message is in the receiver's queue before the wait starts.
+        f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
+        DatEvent event = new DatEvent();
+        assertStatus(DatReturn.DAT_TIMEOUT_EXPIRED, c.passive().recvEvd().await(TIMEOUT_200MS, 1, event),
+                "dat_evd_wait must not wake for an unsolicited message");
+        assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), src, 32, 32, 2, DatCompletionFlags.SOLICITED_WAIT),
+                CALL + " solicited");
+        assertStatus(DatReturn.DAT_SUCCESS, c.passive().recvEvd().await(f.eventTimeoutMicros(), 1, event),
+                "dat_evd_wait wakes for the solicited message");
+        assertEquals(1, event.userCookie(), "the unsolicited completion is still queued first");
+        assertEquals(32, event.transferredLength(), "unsolicited message length");
+        DatEvent second = f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
+        assertEquals(2, second.userCookie(), "then the solicited one");
+        assertSameBytes(src.memory().asSlice(0, 32), dst.memory().asSlice(0, 32), "unsolicited message");
+        assertSameBytes(src.memory().asSlice(32, 32), dst.memory().asSlice(64, 32), "solicited message");
+        assertSame(DatDtoStatus.SUCCESS, f.next(c.active().requestEvd()).dtoStatus(), "the solicited send completes");
+    }
+
+    /**
+     * dat_ep_post_recv's EVD_THRESHOLD flag as a send meets it: on an EP whose recv completion flags are
+     * EVD_THRESHOLD (own receive queue), every receive completes signalled and dat_evd_wait's threshold alone decides:
+     * a wait for two returns only once two messages arrived.
+     * If this fails, dat_evd_wait(threshold 2) returned after one receive, or not after two.
+     */
+    @Test
+    @DatRule(call = CALL, section = "PARAMETERS", rule = "EVD_THRESHOLD receiver: the wait threshold decides")
+    void optional_ep_post_send_evdThresholdReceiverWakesAtThreshold() {
+        optionalFeature((f.provider.completionFlagsSupported() & DatCompletionFlags.EVD_THRESHOLD) != 0,
+                "completion_flags_supported lacks EVD_THRESHOLD");
+        Side passive = f.side(f.epAttr(DatCompletionFlags.EVD_THRESHOLD, DatCompletionFlags.DEFAULT), null);
+        Connection c = f.connect(f.side(f.epAttr(), null), passive);
+        Region dst = f.region();
+        Region src = f.region();
+        assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.passive(), dst, 0, 64, 1), "dat_ep_post_recv");
+        assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.passive(), dst, 64, 64, 2), "dat_ep_post_recv");
+        assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), src, 0, 8, 1, 0), CALL + " first");
+        f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
+        DatEvent event = new DatEvent();
+        assertStatus(DatReturn.DAT_TIMEOUT_EXPIRED, c.passive().recvEvd().await(TIMEOUT_200MS, 2, event),
+                "dat_evd_wait(threshold 2) with one receive completed");
+        assertStatus(DatReturn.DAT_SUCCESS, send(c.active(), src, 0, 8, 2, 0), CALL + " second");
+        assertStatus(DatReturn.DAT_SUCCESS, c.passive().recvEvd().await(f.eventTimeoutMicros(), 2, event),
+                "dat_evd_wait(threshold 2) with two receives completed");
+        assertEquals(1, event.userCookie());
+        assertEquals(1, event.nmore(), "nmore after taking the first of two");
+    }
+
+    /**
      * PARAMETERS: "DAT_COMPLETION_SUPPRESS_FLAG 0x01 Suppress successful Completion." The next unsuppressed send
      * completes normally, and more than max_request_dtos suppressed sends in a row are accepted (a suppressed
      * send's slot is free once it completed).

@@ -37,7 +37,7 @@ import java.util.zip.CRC32C;
  * learns that its private data arrived intact; {@code crc32c} covers bytes 0..43 of the accept.
  *
  * <p>A command message of an {@link #EXPOSE} session (requester to responder, a send of exactly
- * {@value #COMMAND_SIZE} bytes):
+ * {@value #COMMAND_SIZE} bytes; the answer to {@link #BIND_WINDOW} has the same form):
  * <pre>
  *  0        4        8                  16                 24
  *  +--------+--------+------------------+------------------+
@@ -100,6 +100,16 @@ public final class PeerProtocol {
 
     /** Operation of an {@link #EXPOSE} command message: send {@code length} bytes of the region from {@code offset}. */
     public static final int SEND_BACK = 1;
+    /**
+     * Operation of an {@link #EXPOSE} command message: bind an RMR onto {@code [offset, offset + length)} of the region
+     * for remote read and write over this connection, then answer with a {@link #WINDOW_BOUND} message (or
+     * {@link #NO_WINDOW} when the peer's IA has no RMRs).
+     */
+    public static final int BIND_WINDOW = 2;
+    /** Answer to {@link #BIND_WINDOW}: {@code offset} holds the window's rmr_context, {@code length} its address. */
+    public static final int WINDOW_BOUND = 3;
+    /** Answer to {@link #BIND_WINDOW}: the peer's IA reports {@code max_rmrs} 0. */
+    public static final int NO_WINDOW = 4;
 
     /** Outcome reported by {@link #STATUS}: no session had that token. */
     public static final int OUTCOME_UNKNOWN = 0;

@@ -198,4 +198,77 @@ public abstract class RmrRules extends RuleSupport {
         assertRefused(rc, d, "a read through a window bound for remote write only must not succeed");
         assertFilled(local.memory(), (byte) 0, "local buffer after a read through a write-only window");
     }
+
+    /**
+     * dat_rmr_bind: the peer reads through a window bound for remote read exactly the window's bytes, and a read one
+     * byte longer than the window is refused (at once or by an unsuccessful completion) and brings back nothing.
+     * If this fails, check RDMA read through an RMR: its bounds and the bytes it returns.
+     */
+    @Test
+    @DatRule(call = "dat_rmr_bind", section = "DESCRIPTION", rule = "the peer reads the window, nothing beyond it")
+    void optional_rmr_bind_peerReadsExactlyTheWindow() {
+        DatRmr rmr = rmr();
+        Region memory = f.region(4096, DatMemPriv.ALL);
+        pattern(memory.memory(), 11);
+        Connection c = f.connect();
+        bind(rmr, memory, 2048, 300, DatMemPriv.REMOTE_READ, c);
+        Region local = f.region();
+        assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postRdmaRead(1, f.iov(1).set(0, local.lmr(), 0, 300), 1,
+                rmr.rmrContext(), memory.address() + 2048, 300, 0), "dat_ep_post_rdma_read through the RMR");
+        assertSame(DatDtoStatus.SUCCESS, f.next(c.active().requestEvd()).dtoStatus());
+        assertSameBytes(memory.memory().asSlice(2048, 300), local.memory().asSlice(0, 300), "bytes read");
+        Connection attempt = f.connect();
+        bind(rmr, memory, 2048, 300, DatMemPriv.REMOTE_READ, attempt);
+        Region other = f.region();
+        int rc = attempt.active().ep().postRdmaRead(1, f.iov(1).set(0, other.lmr(), 0, 301), 2, rmr.rmrContext(),
+                memory.address() + 2048, 301, 0);
+        assertRefused(rc, attempt, "a read of 301 bytes from a 300-byte window must not succeed");
+        assertFilled(other.memory(), (byte) 0, "local buffer after a read past the window");
+    }
+
+    /**
+     * dat_rmr_free: "Any remote RDMA operation that uses the destroyed RMR rmr_context, whose Transport-specific
+     * request arrived to the local host after the dat_rmr_free() has completed, fails": freeing a bound RMR revokes
+     * its window, and the freed handle is invalid.
+     * If this fails, dat_rmr_free left the window reachable (it must unbind, as a bind of length 0 would).
+     */
+    @Test
+    @DatRule(call = "dat_rmr_free", section = "DESCRIPTION", rule = "an RDMA after the free fails; bound RMRs too",
+            returns = DatReturn.INVALID_HANDLE)
+    void optional_rmr_free_revokesTheWindow() {
+        DatRmr rmr = rmr();
+        Connection c = f.connect();
+        Region memory = f.region(4096, DatMemPriv.ALL);
+        memory.memory().fill((byte) 0x33);
+        bind(rmr, memory, 0, 512, DatMemPriv.REMOTE_READ | DatMemPriv.REMOTE_WRITE, c);
+        int context = rmr.rmrContext();
+        rmr.close();
+        assertStatus(DatReturn.DAT_INVALID_HANDLE, rmr.unbind(c.passive().ep(), 1, 0), "unbind of a freed RMR");
+        Region src = f.region();
+        pattern(src.memory(), 13);
+        int rc = c.active().ep().postRdmaWrite(1, f.iov(1).set(0, src.lmr(), 0, 64), 1, context, memory.address(), 64,
+                0);
+        assertRefused(rc, c, "a write through the context of a freed RMR must not succeed");
+        assertFilled(memory.memory(), (byte) 0x33, "memory after a write through a freed RMR's context");
+    }
+
+    /**
+     * dat_lmr_free: an LMR an RMR is bound to is in use, so its free is DAT_INVALID_STATE; once the unbind completed
+     * it frees.
+     * If this fails, the provider freed memory a window still exposes, or kept counting a window that was unbound.
+     */
+    @Test
+    @DatRule(call = "dat_lmr_free", section = "RETURN VALUES", rule = "an LMR an RMR is bound to is in use",
+            returns = DatReturn.INVALID_STATE)
+    void optional_lmr_free_refusedWhileAnRmrIsBound() {
+        DatRmr rmr = rmr();
+        Connection c = f.connect();
+        Region memory = f.region(4096, DatMemPriv.ALL);
+        bind(rmr, memory, 0, 512, DatMemPriv.REMOTE_WRITE, c);
+        assertThrowsDat(DatReturn.INVALID_STATE, memory.lmr()::close, "dat_lmr_free of an LMR an RMR is bound to");
+        assertStatus(DatReturn.DAT_SUCCESS, rmr.unbind(c.passive().ep(), 78, 0), "unbind");
+        assertSame(DatEventType.RMR_BIND_COMPLETION, f.next(c.passive().requestEvd()).type());
+        memory.lmr().close();
+        assertThrowsDat(DatReturn.INVALID_HANDLE, memory.lmr()::query, "dat_lmr_query after the free");
+    }
 }

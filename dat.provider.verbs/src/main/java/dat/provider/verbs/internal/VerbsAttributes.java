@@ -22,9 +22,11 @@ import java.util.Map;
  * to {@code max_lmrs}/{@code max_lmr_block_size}, {@code max_pd} to {@code max_pzs}, {@code max_srq}/
  * {@code max_srq_wr} to {@code max_srqs}/{@code max_recv_per_srq}, {@code max_qp_rd_atom}/
  * {@code max_qp_init_rd_atom} to the per-EP RDMA read limits in and out, the port's {@code max_msg_sz} to
- * {@code max_message_size}/{@code max_rdma_size}, Memory windows are not mapped ({@code max_rmrs} 0). Completion
- * flags SUPPRESS and BARRIER_FENCE, the SRQ low watermark, the SRQ's outstanding count and EP receive info are supported;
- * stream merging and EP watermarks are not; the provider is thread safe. Unknown limits are
+ * {@code max_message_size}/{@code max_rdma_size}, {@code max_mw} to {@code max_rmrs} where the device has type 1
+ * memory windows and its driver the verbs for them (else 0). Completion flags SUPPRESS, BARRIER_FENCE,
+ * EVD_THRESHOLD and (not on iWARP) SOLICITED_WAIT, the SRQ low watermark, and the SRQ's outstanding count are
+ * supported; EP receive info (an SRQ EP's buffers cannot be counted), stream merging and EP watermarks are not;
+ * the provider is thread safe. Unknown limits are
  * {@link Dat#DAT_VALUE_UNKNOWN}.
  */
 final class VerbsAttributes {
@@ -62,7 +64,9 @@ final class VerbsAttributes {
                 .datQosSupported(DatQos.BEST_EFFORT.value())
                 // IBV_SEND_SIGNALED (suppress clears it) and IBV_SEND_FENCE; solicited waits, unsignalled
                 // completions and EVD thresholds have no verbs counterpart the provider maps.
-                .completionFlagsSupported(DatCompletionFlags.SUPPRESS | DatCompletionFlags.BARRIER_FENCE)
+                // SOLICITED_WAIT travels as immediate data, which iWARP does not carry.
+                .completionFlagsSupported(DatCompletionFlags.SUPPRESS | DatCompletionFlags.BARRIER_FENCE
+                        | DatCompletionFlags.EVD_THRESHOLD | (iwarp ? 0 : DatCompletionFlags.SOLICITED_WAIT))
                 // Every object serialises itself: an EP's posts and state changes on its lock, an EVD's ring and CQ
                 // on its lock, an SRQ on its lock, creates and frees on the IA's lifecycle lock; the data path's
                 // lookups (lkey, QP number) read immutable tables published through a volatile field.
@@ -78,7 +82,8 @@ final class VerbsAttributes {
                 .srqEpPzDifferenceSupported(false)
                 .srqInfoSupported(d.maxSrq() > 0 ? Dat.DAT_SRQ_INFO_OUTSTANDING_DTO_COUNT : 0)
                 // Counted for EPs with their own receive queue; an SRQ EP answers DAT_VALUE_UNKNOWN (VerbsEp).
-                .epRecvInfoSupported(Dat.DAT_EP_RECV_INFO_NBUFS_ALLOCATED | Dat.DAT_EP_RECV_INFO_BUFS_ALLOC_SPAN)
+                // An SRQ buffer a message is still arriving into is not visible to verbs: see VerbsEp.recvQuery.
+                .epRecvInfoSupported(0)
                 .lmrSyncReq(false)
                 .dtoAsyncReturnGuaranteed(false)
                 // iWARP (RFC 5040): the sink of an RDMA read is written by the remote peer.
@@ -132,7 +137,7 @@ final class VerbsAttributes {
                 .maxPzs(d.maxPd())
                 .maxMessageSize(maxMessage)
                 .maxRdmaSize(maxMessage)
-                .maxRmrs(0)
+                .maxRmrs(maxRmrs(port))
                 .maxRmrTargetAddress(Dat.DAT_VALUE_UNKNOWN)
                 .maxSrqs(d.maxSrq())
                 .maxEpPerSrq(d.maxSrq() > 0 ? d.maxQp() : 0)
@@ -146,6 +151,17 @@ final class VerbsAttributes {
                 .transportAttr(transport)
                 .vendorAttr(vendor)
                 .build();
+    }
+
+    /**
+     * @param port the port
+     * @return {@code max_mw} where the device reports type 1 windows ({@code IBV_DEVICE_MEM_WINDOW}) and its driver
+     *     implements the window verbs; 0 otherwise, so {@code dat_rmr_create} is refused
+     */
+    static int maxRmrs(VerbsPort port) {
+        DeviceLimits d = port.deviceLimits();
+        return port.windowVerbs() && (d.deviceCapFlags() & LibIbverbs.IBV_DEVICE_MEM_WINDOW) != 0
+                ? Math.max(0, d.maxMw()) : 0;
     }
 
     /** @return {major, minor} from a firmware string such as {@code 16.35.2000}; zeros when it has no digits */

@@ -5,8 +5,10 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import dat.provider.verbs.internal.ffm.IbvDevice;
+import dat.provider.verbs.internal.ffm.IbvContextOps;
 import dat.provider.verbs.internal.ffm.IbvDeviceAttr;
 import dat.provider.verbs.internal.ffm.IbvGid;
+import dat.provider.verbs.internal.ffm.IbvOps;
 import dat.provider.verbs.internal.ffm.IbvPortAttr;
 import dat.provider.verbs.internal.ffm.LibIbverbs;
 import dat.provider.verbs.internal.ffm.NativeCallException;
@@ -91,13 +93,16 @@ final class VerbsDeviceScan {
                 MemorySegment attr = arena.allocate(IbvDeviceAttr.LAYOUT);
                 lib.ibv_query_device(context, attr);
                 DeviceLimits limits = DeviceLimits.read(attr);
+                boolean windowVerbs = IbvOps.function(context, IbvContextOps.ALLOC_MW).address() != 0
+                        && IbvOps.function(context, IbvContextOps.BIND_MW).address() != 0
+                        && IbvOps.function(context, IbvContextOps.DEALLOC_MW).address() != 0;
                 for (int port = 1; port <= limits.physPortCnt(); port++) {
                     MemorySegment portAttr = arena.allocate(IbvPortAttr.LAYOUT);
                     lib.ibv_query_port(context, port, portAttr);
                     PortLimits portLimits = PortLimits.read(portAttr);
                     byte[] gid = findGid(lib, arena, context, port, portLimits.gidTblLen());
                     ports.add(new VerbsPort(name, port, transport, limits, portLimits, address(gid),
-                            gid == null ? "" : gidText(gid)));
+                            gid == null ? "" : gidText(gid), windowVerbs));
                 }
             } finally {
                 lib.ibv_close_device(context);

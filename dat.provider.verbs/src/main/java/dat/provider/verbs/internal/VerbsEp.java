@@ -16,6 +16,7 @@ import dat.api.DatEpParam;
 import dat.api.DatEpRecvInfo;
 import dat.api.DatEpState;
 import dat.api.DatEpStatus;
+import dat.api.DatEvdFlags;
 import dat.api.DatEvent;
 import dat.api.DatEventType;
 import dat.api.DatException;
@@ -26,6 +27,7 @@ import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.api.Iov;
 import dat.provider.verbs.internal.ffm.IbvContextOps;
+import dat.provider.verbs.internal.ffm.IbvMwBind;
 import dat.provider.verbs.internal.ffm.IbvOps;
 import dat.provider.verbs.internal.ffm.IbvQpAttr;
 import dat.provider.verbs.internal.ffm.IbvQpCap;
@@ -79,11 +81,13 @@ import java.util.concurrent.locks.ReentrantLock;
 @SuppressWarnings("restricted")
 final class VerbsEp extends VerbsHandle implements DatEp {
 
-    private static final int SEND_FLAGS = DatCompletionFlags.SUPPRESS | DatCompletionFlags.BARRIER_FENCE;
+    /** Completion flags of RDMA requests and binds; a send may also solicit ({@code SOLICITED_WAIT}). */
+    private static final int REQUEST_FLAGS = DatCompletionFlags.SUPPRESS | DatCompletionFlags.BARRIER_FENCE;
     private static final int RECV_FLAGS = DatCompletionFlags.SUPPRESS;
     private static final byte OP_SEND = 0;
     private static final byte OP_READ = 1;
     private static final byte OP_WRITE = 2;
+    private static final byte OP_BIND = 3;
     /** How long rdma_cm may take to resolve an address or a route. */
     private static final int RESOLVE_MILLIS = 2000;
     /** rdma_cm's reject reason when the consumer rejected ({@code IB_CM_REJ_CONSUMER_DEFINED}). */
@@ -108,6 +112,7 @@ final class VerbsEp extends VerbsHandle implements DatEp {
     private final MemorySegment recvWr;
     private final MemorySegment recvSges;
     private final MemorySegment badWr;
+    private final MemorySegment bindArgs;
     private final MemorySegment qpAttr;
     private final MemorySegment maskOut;
     private final MemorySegment connParam;
@@ -131,12 +136,16 @@ final class VerbsEp extends VerbsHandle implements DatEp {
     /** A message completed while PASSIVE_CONNECTION_PENDING (see {@link #promoteLocked}). */
     private volatile boolean dataArrived;
     private DatEpAttr attr;
+    /** The recv completion flags are SOLICITED_WAIT: read by the EVDs translating this EP's receives. */
+    volatile boolean solicitedWait;
 
     // Requests: written under lock before reqPosted advances; read by the request EVD after reading reqPosted.
     private long[] reqCookie;
     private long[] reqLength;
     private byte[] reqOp;
     private boolean[] reqReport;
+    /** The window a bind in the slot binds; {@code null} for a DTO. */
+    private VerbsRmr[] reqRmr;
     private volatile long reqPosted;
     /**
      * Next sequence whose completion the EVD has not seen; written by the request EVD's translation, and by a
@@ -176,6 +185,7 @@ final class VerbsEp extends VerbsHandle implements DatEp {
         this.srq = srq;
         this.key = ia.newKey();
         this.attr = attr;
+        this.solicitedWait = attr.recvCompletionFlags() == DatCompletionFlags.SOLICITED_WAIT;
         int sendIov = Math.max(attr.maxRequestIov(), Math.max(attr.maxRdmaReadIov(), attr.maxRdmaWriteIov()));
         this.hiddenRequestEvd = requestEvd == null ? VerbsEvd.hidden(ia, attr.maxRequestDtos()) : null;
         this.hiddenRecvEvd = recvEvd == null && srq == null ? VerbsEvd.hidden(ia, attr.maxRecvDtos()) : null;
@@ -183,8 +193,8 @@ final class VerbsEp extends VerbsHandle implements DatEp {
         this.recvCq = recvEvd != null ? recvEvd : hiddenRecvEvd != null ? hiddenRecvEvd : sendCq;
         this.recvDepth = srq != null ? srq.capacity() : attr.maxRecvDtos();
         this.sendDepth = attr.maxRequestDtos();
-        sendCq.attach(sendDepth);
-        recvCq.attach(recvDepth);
+        sendCq.attach(sendDepth, false);
+        recvCq.attach(recvDepth, solicitedWait);
         try {
             MemorySegment init = arena.allocate(IbvQpInitAttr.LAYOUT);
             init.set(ADDRESS, IbvQpInitAttr.QP_CONTEXT, MemorySegment.ofAddress(key));
@@ -200,8 +210,8 @@ final class VerbsEp extends VerbsHandle implements DatEp {
             init.set(JAVA_INT, IbvQpInitAttr.SQ_SIG_ALL, 0);
             this.qp = ia.verbs.ibv_create_qp(pz.pd, init);
         } catch (NativeCallException e) {
-            sendCq.detach(sendDepth);
-            recvCq.detach(recvDepth);
+            sendCq.detach(sendDepth, false);
+            recvCq.detach(recvDepth, solicitedWait);
             arena.close();
             throw VerbsIa.resources("dat_ep_create", e);
         }
@@ -213,12 +223,14 @@ final class VerbsEp extends VerbsHandle implements DatEp {
         this.recvWr = arena.allocate(IbvRecvWr.LAYOUT);
         this.recvSges = arena.allocate(IbvSge.LAYOUT, Math.max(1, attr.maxRecvIov()));
         this.badWr = arena.allocate(ADDRESS);
+        this.bindArgs = arena.allocate(IbvMwBind.LAYOUT);
         this.qpAttr = arena.allocate(IbvQpAttr.LAYOUT);
         this.maskOut = arena.allocate(JAVA_INT);
         this.connParam = arena.allocate(RdmaConnParam.LAYOUT);
         this.privateDataBuffer = arena.allocate(256);
         this.idOut = arena.allocate(ADDRESS);
         sendWr.set(ADDRESS, IbvSendWr.SG_LIST, sendSges);
+        sendWr.set(JAVA_INT, IbvSendWr.IMM_DATA, VerbsEvd.SOLICITED);
         recvWr.set(ADDRESS, IbvRecvWr.SG_LIST, recvSges);
         sizeQueues(attr);
         toInit();
@@ -233,6 +245,7 @@ final class VerbsEp extends VerbsHandle implements DatEp {
         reqLength = new long[a.maxRequestDtos()];
         reqOp = new byte[a.maxRequestDtos()];
         reqReport = new boolean[a.maxRequestDtos()];
+        reqRmr = new VerbsRmr[a.maxRequestDtos()];
         recvCookie = new long[srq == null ? a.maxRecvDtos() : 0];
         recvReport = new boolean[srq == null ? a.maxRecvDtos() : 0];
     }
@@ -288,11 +301,13 @@ final class VerbsEp extends VerbsHandle implements DatEp {
         ia.cmOwners.remove(key);
         ia.epsByQpn.remove(qpNum);
         ia.verbs.ibv_destroy_qp(qp);
+        // No completion of this QP is translated from here on: the windows it was binding are replaced.
+        sendCq.locked(this::abandonBinds);
         if (srq != null) {
             srq.detachCq(recvCq);
         }
-        sendCq.detach(sendDepth);
-        recvCq.detach(recvDepth);
+        sendCq.detach(sendDepth, false);
+        recvCq.detach(recvDepth, solicitedWait);
         if (hiddenRequestEvd != null) {
             hiddenRequestEvd.destroy();
         }
@@ -395,7 +410,8 @@ final class VerbsEp extends VerbsHandle implements DatEp {
                     || (numSegments > 0 && (localIov == null || numSegments > localIov.capacity()))) {
                 return DatReturn.DAT_INVALID_PARAMETER;
             }
-            status = checkPostFlags(completionFlags);
+            status = checkPostFlags(completionFlags, ia.solicitedSends ? REQUEST_FLAGS | DatCompletionFlags.SOLICITED_WAIT
+                    : REQUEST_FLAGS);
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }
@@ -445,7 +461,7 @@ final class VerbsEp extends VerbsHandle implements DatEp {
                     || segmentLength < 0) {
                 return DatReturn.DAT_INVALID_PARAMETER;
             }
-            status = checkPostFlags(completionFlags);
+            status = checkPostFlags(completionFlags, REQUEST_FLAGS);
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }
@@ -472,24 +488,22 @@ final class VerbsEp extends VerbsHandle implements DatEp {
     }
 
     /**
-     * A request's completion flags: bits outside DAT's post flags are a malformed argument, and so is UNSIGNALLED,
-     * "only valid if the Endpoint Request Completion Flags DAT_COMPLETION_UNSIGNALLED_FLAG" (no EP of this provider
-     * has it); so is SOLICITED_WAIT, which completion_flags_supported denies: the post pages list no
+     * A request's completion flags: bits outside {@code allowed} are a malformed argument. UNSIGNALLED is "only
+     * valid if the Endpoint Request Completion Flags DAT_COMPLETION_UNSIGNALLED_FLAG" (no EP of this provider has
+     * it); SOLICITED_WAIT only for a send, where completion_flags_supported grants it: the post pages list no
      * DAT_MODEL_NOT_SUPPORTED, and their code for a bad argument is DAT_INVALID_PARAMETER.
      */
-    private static int checkPostFlags(int flags) {
-        return (flags & ~SEND_FLAGS) != 0 ? DatReturn.DAT_INVALID_PARAMETER : DatReturn.DAT_SUCCESS;
+    private static int checkPostFlags(int flags, int allowed) {
+        return (flags & ~allowed) != 0 ? DatReturn.DAT_INVALID_PARAMETER : DatReturn.DAT_SUCCESS;
     }
 
     /** Takes a request slot and posts the work request whose SGEs are loaded. Caller holds lock. */
     private int postRequestLocked(byte op, int numSegments, long cookie, int flags, long length, int rkey,
                                   long remoteAddress) {
-        int capacity = reqCookie.length;
-        if (reqUnreaped.get() >= capacity) {
-            if (hiddenRequestEvd == null || hiddenRequestEvd.discardAll() == 0 || reqUnreaped.get() >= capacity) {
-                return DatReturn.DAT_INSUFFICIENT_RESOURCES;
-            }
+        if (!requestRoomLocked()) {
+            return DatReturn.DAT_INSUFFICIENT_RESOURCES;
         }
+        int capacity = reqCookie.length;
         long seq = reqPosted;
         int i = (int) (seq % capacity);
         boolean report = (flags & DatCompletionFlags.SUPPRESS) == 0;
@@ -502,10 +516,14 @@ final class VerbsEp extends VerbsHandle implements DatEp {
         reqReport[i] = report;
         sendWr.set(JAVA_LONG, IbvSendWr.WR_ID, WorkRequests.id(WorkRequests.SEND, qpNum, seq));
         sendWr.set(JAVA_INT, IbvSendWr.NUM_SGE, numSegments);
-        sendWr.set(JAVA_INT, IbvSendWr.OPCODE, op == OP_SEND ? LibIbverbs.IBV_WR_SEND
+        // A solicited send carries its solicitation as immediate data too: a work completion cannot tell it.
+        boolean solicited = (flags & DatCompletionFlags.SOLICITED_WAIT) != 0;
+        sendWr.set(JAVA_INT, IbvSendWr.OPCODE, op == OP_SEND
+                ? (solicited ? LibIbverbs.IBV_WR_SEND_WITH_IMM : LibIbverbs.IBV_WR_SEND)
                 : op == OP_WRITE ? LibIbverbs.IBV_WR_RDMA_WRITE : LibIbverbs.IBV_WR_RDMA_READ);
         sendWr.set(JAVA_INT, IbvSendWr.SEND_FLAGS, (signalled ? LibIbverbs.IBV_SEND_SIGNALED : 0)
-                | ((flags & DatCompletionFlags.BARRIER_FENCE) != 0 ? LibIbverbs.IBV_SEND_FENCE : 0));
+                | ((flags & DatCompletionFlags.BARRIER_FENCE) != 0 ? LibIbverbs.IBV_SEND_FENCE : 0)
+                | (solicited ? LibIbverbs.IBV_SEND_SOLICITED : 0));
         sendWr.set(JAVA_LONG, IbvSendWr.WR_RDMA_REMOTE_ADDR, remoteAddress);
         sendWr.set(JAVA_INT, IbvSendWr.WR_RDMA_RKEY, rkey);
         reqUnreaped.incrementAndGet();
@@ -523,7 +541,87 @@ final class VerbsEp extends VerbsHandle implements DatEp {
         return DatReturn.DAT_SUCCESS;
     }
 
-    private static int postFailure(int rc) {
+    /** Whether a request slot is free; an EP without a request EVD first drops what its hidden EVD holds. */
+    private boolean requestRoomLocked() {
+        int capacity = reqCookie.length;
+        return reqUnreaped.get() < capacity
+                || (hiddenRequestEvd != null && hiddenRequestEvd.discardAll() > 0 && reqUnreaped.get() < capacity);
+    }
+
+    /**
+     * dat_rmr_bind and its unbind ({@code lmr == null}), posted on this EP's send queue: valid in CONNECTED only, on
+     * an EP whose request EVD takes RMR_BIND events. A bind is always signalled: its completion settles the
+     * window's key (see {@link VerbsRmr}).
+     */
+    int postBind(VerbsRmr rmr, VerbsLmr lmr, long offset, long length, int privileges, long cookie, int flags) {
+        VerbsEp other = rmr.busyElsewhere(this);
+        if (other != null) {
+            // Before the EP lock: the other EP's EVD lock must not wait behind this EP's.
+            other.sendCq.takeCompletions();
+        }
+        lock.lock();
+        try {
+            if (isClosed()) {
+                return DatReturn.DAT_INVALID_HANDLE;
+            }
+            promoteLocked();
+            if (state != DatEpState.CONNECTED
+                    || (requestEvd != null && (requestEvd.flags & DatEvdFlags.RMR_BIND) == 0)) {
+                return DatReturn.DAT_INVALID_STATE;
+            }
+            int status = checkPostFlags(flags, REQUEST_FLAGS);
+            if (status == DatReturn.DAT_SUCCESS) {
+                status = rmr.check(lmr, offset, length, privileges, pz);
+            }
+            if (status != DatReturn.DAT_SUCCESS) {
+                return status;
+            }
+            if (!requestRoomLocked()) {
+                return DatReturn.DAT_INSUFFICIENT_RESOURCES;
+            }
+            long seq = reqPosted;
+            int i = (int) (seq % reqCookie.length);
+            unsignalledRun = 0;
+            reqCookie[i] = cookie;
+            reqLength[i] = 0;
+            reqOp[i] = OP_BIND;
+            reqReport[i] = (flags & DatCompletionFlags.SUPPRESS) == 0;
+            reqRmr[i] = rmr;
+            bindArgs.set(JAVA_LONG, IbvMwBind.WR_ID, WorkRequests.id(WorkRequests.SEND, qpNum, seq));
+            bindArgs.set(JAVA_INT, IbvMwBind.SEND_FLAGS, LibIbverbs.IBV_SEND_SIGNALED
+                    | ((flags & DatCompletionFlags.BARRIER_FENCE) != 0 ? LibIbverbs.IBV_SEND_FENCE : 0));
+            reqUnreaped.incrementAndGet();
+            reqPosted = seq + 1;
+            int rc = rmr.post(this, qp, bindArgs, lmr, offset, length, privileges);
+            if (rc != DatReturn.DAT_SUCCESS) {
+                reqPosted = seq;
+                reqUnreaped.decrementAndGet();
+                reqRmr[i] = null;
+            }
+            return rc;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The binds in flight on this EP will never have their completions seen (the EP is being reset or freed): their
+     * windows are replaced. Caller holds the send EVD's lock, so no translation of them is under way.
+     */
+    private void abandonBinds() {
+        int capacity = reqRmr.length;
+        for (long seq = reqCompleted; seq < reqPosted; seq++) {
+            int i = (int) (seq % capacity);
+            VerbsRmr rmr = reqRmr[i];
+            if (rmr != null) {
+                reqRmr[i] = null;
+                rmr.abandon(this);
+            }
+        }
+    }
+
+    /** @return the DAT code of a failed post: a full queue is DAT_INSUFFICIENT_RESOURCES */
+    static int postFailure(int rc) {
         return rc == 12 || rc == -12 ? DatReturn.DAT_INSUFFICIENT_RESOURCES : DatReturn.DAT_INTERNAL_ERROR;
     }
 
@@ -608,11 +706,20 @@ final class VerbsEp extends VerbsHandle implements DatEp {
         }
         reqCompleted = seq + 1;
         int i = (int) (seq % capacity);
+        VerbsRmr rmr = reqRmr[i];
+        if (rmr != null) {
+            reqRmr[i] = null;
+            rmr.completed(status == DatDtoStatus.SUCCESS);
+        }
         if (status == DatDtoStatus.SUCCESS && !reqReport[i]) {
             reqUnreaped.decrementAndGet();
             return 0;
         }
-        slot.setDtoCompletion(evd, this, reqCookie[i], status, status == DatDtoStatus.SUCCESS ? reqLength[i] : 0);
+        if (rmr != null) {
+            slot.setRmrBindCompletion(evd, rmr, reqCookie[i], status);
+        } else {
+            slot.setDtoCompletion(evd, this, reqCookie[i], status, status == DatDtoStatus.SUCCESS ? reqLength[i] : 0);
+        }
         return wrId;
     }
 
@@ -1116,6 +1223,7 @@ final class VerbsEp extends VerbsHandle implements DatEp {
                 // instead of taking the slot of a DTO posted after the reset. The EVD locks order this against a
                 // translation under way.
                 sendCq.locked(() -> {
+                    abandonBinds();
                     reqCompleted = reqPosted;
                     reqEpochStart = reqPosted;
                 });
@@ -1189,6 +1297,11 @@ final class VerbsEp extends VerbsHandle implements DatEp {
                 throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_NOTREADY,
                         call + ": work is posted on the EP; dat_ep_modify needs an idle EP");
             }
+            boolean solicitedNow = newAttr.recvCompletionFlags() == DatCompletionFlags.SOLICITED_WAIT;
+            if (solicitedNow != solicitedWait) {
+                recvCq.requalify(solicitedWait, solicitedNow);
+                solicitedWait = solicitedNow;
+            }
             attr = newAttr;
             sizeQueues(newAttr);
         } finally {
@@ -1197,26 +1310,19 @@ final class VerbsEp extends VerbsHandle implements DatEp {
     }
 
     /**
-     * dat_ep_recv_query. An EP with its own receive queue has every posted receive allocated until its completion
-     * is generated: the count is the posts minus the completions, after the recv EVD took what the CQ holds, and the
-     * span equals it (RC delivers in order, without MSN gaps). An EP on an SRQ answers DAT_VALUE_UNKNOWN for both, as
-     * the page allows when a count cannot be had "at a reasonable cost": verbs does not say which SRQ buffers a QP
-     * is filling.
+     * dat_ep_recv_query: DAT_MODEL_NOT_SUPPORTED, as {@code ep_recv_info_supported} 0 says. The call exists for EPs
+     * on an SRQ ("provide Endpoint receive queue consumption on SRQ"), and there verbs cannot count: an RC QP takes
+     * an SRQ buffer when a message's first packet arrives and says so only in the completion, so the buffer of a
+     * message still arriving is invisible. Claiming the counts for the EPs with their own queues (whose counts the
+     * consumer knows anyway) would select this provider for exactly the use it cannot serve.
      */
     @Override
     public DatEpRecvInfo recvQuery(int which) {
         String call = "dat_ep_recv_query";
         requireOpen(call);
-        dat.spi.DatArgs.recvQueryWhich(which);
-        int n = Dat.DAT_VALUE_UNKNOWN;
-        if (srq == null) {
-            recvCq.takeCompletions();
-            // completed before posted: completed <= posted at every instant, so the difference is never negative.
-            long completed = recvCompleted;
-            n = (int) (recvPosted - completed);
-        }
-        return new DatEpRecvInfo((which & Dat.DAT_EP_RECV_INFO_NBUFS_ALLOCATED) != 0 ? n : Dat.DAT_VALUE_UNKNOWN,
-                (which & Dat.DAT_EP_RECV_INFO_BUFS_ALLOC_SPAN) != 0 ? n : Dat.DAT_VALUE_UNKNOWN);
+        DatArgs.recvQueryWhich(which);
+        throw new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": verbs does not report which SRQ buffer a QP"
+                + " is filling, so the provider supports neither count (ep_recv_info_supported 0)");
     }
 
     /** dat_ep_set_watermark is not supported: {@code srq_watermarks_supported} has only the SRQ low watermark. */

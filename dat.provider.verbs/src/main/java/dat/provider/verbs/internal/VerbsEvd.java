@@ -47,6 +47,16 @@ import java.util.function.Consumer;
  * progress thread signals it when the completion channel fires, software producers when they queue. While a CNO
  * is bound and the EVD enabled the CQ is kept armed, so every completion reaches the CNO.
  *
+ * <p><b>Signalling.</b> A receive of an EP whose recv completion flags are {@code SOLICITED_WAIT} completes
+ * unsignalled unless its send was solicited (or it failed): it is queued and dequeued like any other, but a waiter
+ * returns only when {@code threshold} events are queued and one of them is signalled. A verbs work completion does
+ * not say whether its message was solicited, so jDAT's sender carries it in the message: a solicited send is
+ * {@code IBV_WR_SEND_WITH_IMM} with {@link #SOLICITED} as immediate data and {@code IBV_SEND_SOLICITED} set. When
+ * only such receive queues complete here (no request queue, no other receive queue, no CNO), the CQ is armed
+ * solicited-only ({@code ibv_req_notify_cq(cq, 1)}): neither the progress thread nor a waiter wakes for an
+ * unsolicited message. A peer that solicits without the immediate (another DAT implementation) still wakes an
+ * armed waiter through the HCA's solicited event, but its receive is counted unsignalled.
+ *
  * <p><b>Overflow.</b> An event that finds the ring full is lost and {@code ASYNC_ERROR_EVD_OVERFLOW} goes to the
  * async EVD once per episode. The CQ is kept armed, and the progress thread moves completions into the ring when
  * it fires ({@link #notified}), so completions overflow as DAT says even when nobody dequeues. The CQ itself is
@@ -60,6 +70,8 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
 
     /** How many work completions one {@code ibv_poll_cq} takes at most. */
     private static final int BATCH = 16;
+    /** The immediate data of a solicited send: "DSOL", as the wire carries it. */
+    static final int SOLICITED = 0x4c4f5344;
 
     final int flags;
     final boolean isAsync;
@@ -82,6 +94,14 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
     // Guarded by lock.
     private DatEvent[] slots;
     private long[] tokens;
+    /** Which queued events are unsignalled, and how many. */
+    private boolean[] quiet;
+    private int quietCount;
+    /** Set by {@link #translate}: the completion it wrote is unsignalled. */
+    private boolean translatedQuiet;
+    /** Attached queues whose every completion is signalled, and receive queues of SOLICITED_WAIT EPs. */
+    private int eagerQueues;
+    private int solicitedQueues;
     private int head;
     private int count;
     private int cqCapacity;
@@ -104,6 +124,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
         this.key = ia.newKey();
         this.slots = newSlots(qlen);
         this.tokens = new long[qlen];
+        this.quiet = new boolean[qlen];
         if ((flags & (DatEvdFlags.DTO | DatEvdFlags.RMR_BIND)) != 0) {
             this.arena = Arena.ofShared();
             try {
@@ -159,9 +180,10 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
      * every such request: a verbs CQ that overflows breaks every QP on it, whereas DAT's overflow loses only the
      * completion that does not fit ({@link #notified}).
      */
-    void attach(int depth) {
+    void attach(int depth, boolean solicitedOnly) {
         lock.lock();
         try {
+            countQueue(solicitedOnly, 1);
             attachedDepth += depth;
             int want = slots.length + attachedDepth;
             if (cq.address() != 0 && want > cqCapacity) {
@@ -169,6 +191,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
                     ia.verbs.ibv_resize_cq(cq, want);
                 } catch (NativeCallException e) {
                     attachedDepth -= depth;
+                    countQueue(solicitedOnly, -1);
                     throw VerbsIa.resources("dat_ep_create", e);
                 }
                 cqCapacity = want;
@@ -179,12 +202,32 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
     }
 
     /** The EP queue of {@link #attach} is gone. */
-    void detach(int depth) {
+    void detach(int depth, boolean solicitedOnly) {
         lock.lock();
         try {
             attachedDepth -= depth;
+            countQueue(solicitedOnly, -1);
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** An attached receive queue's EP changed its recv completion flags (dat_ep_modify). */
+    void requalify(boolean solicitedOnlyBefore, boolean solicitedOnlyNow) {
+        lock.lock();
+        try {
+            countQueue(solicitedOnlyBefore, -1);
+            countQueue(solicitedOnlyNow, 1);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void countQueue(boolean solicitedOnly, int delta) {
+        if (solicitedOnly) {
+            solicitedQueues += delta;
+        } else {
+            eagerQueues += delta;
         }
     }
 
@@ -292,6 +335,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
                 int i = (head + count) % slots.length;
                 fill.accept(slots[i]);
                 tokens[i] = 0;
+                quiet[i] = false;
                 count++;
                 changed.signalAll();
             }
@@ -325,6 +369,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
             int i = (head + count) % slots.length;
             slots[i].setSoftwareEvent(this, pointer);
             tokens[i] = 0;
+            quiet[i] = false;
             count++;
             changed.signalAll();
         } finally {
@@ -400,12 +445,21 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
 
     // ------------------------------------------------------------------ the CQ (caller holds lock)
 
-    /** Arms the CQ for the next completion; caller holds {@link #lock}. */
+    /**
+     * Arms the CQ for the next completion, or for the next solicited or failed one when nothing else completing
+     * here could signal; caller holds {@link #lock}.
+     */
     private void arm() {
         if (cq.address() != 0 && !armed && !isClosed()) {
-            int rc = IbvOps.req_notify_cq(notifyFn, cq, 0);
+            boolean solicitedOnly = eagerQueues == 0 && solicitedQueues > 0 && cno == null;
+            int rc = IbvOps.req_notify_cq(notifyFn, cq, solicitedOnly ? 1 : 0);
             armed = rc == 0;
         }
+    }
+
+    /** Whether a waiter for {@code threshold} events may return: that many queued, one of them signalled. */
+    private boolean ready(int threshold) {
+        return count >= threshold && count > quietCount;
     }
 
     /**
@@ -427,10 +481,17 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
                 long token = translate(wc, slots[i]);
                 if (token != 0) {
                     tokens[i] = token;
+                    quiet[i] = translatedQuiet;
+                    quietCount += translatedQuiet ? 1 : 0;
                     count++;
                 }
             }
         }
+    }
+
+    /** Fills as far as a waiter for {@code threshold} needs: everything there is while no signalled event is queued. */
+    private void fillFor(int threshold) {
+        fill(count > quietCount ? threshold : slots.length);
     }
 
     /**
@@ -440,6 +501,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
      *     internal signal, the completion of an object already freed)
      */
     private long translate(long wc, DatEvent slot) {
+        translatedQuiet = false;
         long wrId = wcs.get(JAVA_LONG, wc + IbvWc.WR_ID);
         int kind = WorkRequests.kind(wrId);
         int wcStatus = wcs.get(JAVA_INT, wc + IbvWc.STATUS);
@@ -456,6 +518,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
             VerbsSrq srq = ia.srqsByIndex.get(WorkRequests.owner(wrId));
             VerbsEp ep = ia.epsByQpn.get(wcs.get(JAVA_INT, wc + IbvWc.QP_NUM));
             arrived(ep, status);
+            translatedQuiet = unsolicited(ep, status, wc);
             long token = srq == null ? 0 : srq.completed(wrId, status,
                     Integer.toUnsignedLong(wcs.get(JAVA_INT, wc + IbvWc.BYTE_LEN)), ep, this, slot);
             return broke(ep, token, status);
@@ -466,6 +529,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
         }
         if (kind == WorkRequests.RECV) {
             arrived(ep, status);
+            translatedQuiet = unsolicited(ep, status, wc);
         }
         long token = kind == WorkRequests.RECV
                 ? ep.recvCompleted(wrId, status, Integer.toUnsignedLong(wcs.get(JAVA_INT, wc + IbvWc.BYTE_LEN)),
@@ -483,6 +547,13 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
             ep.dtoFailed(status);
         }
         return token;
+    }
+
+    /** Whether a receive completes unsignalled: a success on a SOLICITED_WAIT EP whose send did not solicit. */
+    private boolean unsolicited(VerbsEp ep, DatDtoStatus status, long wc) {
+        return ep != null && ep.solicitedWait && status == DatDtoStatus.SUCCESS
+                && ((wcs.get(JAVA_INT, wc + IbvWc.WC_FLAGS) & LibIbverbs.IBV_WC_WITH_IMM) == 0
+                        || wcs.get(JAVA_INT, wc + IbvWc.IMM_DATA) != SOLICITED);
     }
 
     /** A message landed for {@code ep} (a receive of its own or an SRQ buffer it took). */
@@ -532,6 +603,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
     private long take(DatEvent event) {
         event.copyFrom(slots[head]);
         long token = tokens[head];
+        quietCount -= quiet[head] ? 1 : 0;
         head = (head + 1) % slots.length;
         count--;
         overflowing = false;
@@ -555,6 +627,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
                 }
                 while (count > 0) {
                     release(tokens[head]);
+                    quietCount -= quiet[head] ? 1 : 0;
                     head = (head + 1) % slots.length;
                     count--;
                     dropped++;
@@ -679,13 +752,13 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
                     if (generation != abortGeneration) {
                         return DatReturn.DAT_ABORT;
                     }
-                    fill(effective);
-                    if (count < effective) {
+                    fillFor(effective);
+                    if (!ready(effective)) {
                         arm();
                         // A completion between the fill and the arm raised no notification: look again.
-                        fill(effective);
+                        fillFor(effective);
                     }
-                    if (count >= effective) {
+                    if (ready(effective)) {
                         token = take(event);
                         event.nmore(count);
                         break;
@@ -775,13 +848,16 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
             }
             DatEvent[] nextSlots = newSlots(evdMinQlen);
             long[] nextTokens = new long[evdMinQlen];
+            boolean[] nextQuiet = new boolean[evdMinQlen];
             for (int k = 0; k < count; k++) {
                 int i = (head + k) % slots.length;
                 nextSlots[k].copyFrom(slots[i]);
                 nextTokens[k] = tokens[i];
+                nextQuiet[k] = quiet[i];
             }
             slots = nextSlots;
             tokens = nextTokens;
+            quiet = nextQuiet;
             head = 0;
             changed.signalAll();
         } finally {

@@ -7,6 +7,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import dat.api.DatCloseFlags;
 import dat.api.DatCno;
+import dat.api.DatCompletionFlags;
 import dat.api.DatEp;
 import dat.api.DatEpAttr;
 import dat.api.DatEpState;
@@ -74,6 +75,8 @@ final class VerbsIa extends VerbsHandle implements DatIa {
     final InetAddress address;
     final DatProviderAttr providerAttr;
     final DatIaAttr iaAttr;
+    /** completion_flags_supported has SOLICITED_WAIT: sends may solicit. */
+    final boolean solicitedSends;
     final VerbsPort port;
     final LibIbverbs verbs;
     final LibRdmacm cm;
@@ -114,6 +117,7 @@ final class VerbsIa extends VerbsHandle implements DatIa {
         this.cm = cm;
         this.providerAttr = providerAttr;
         this.iaAttr = iaAttr;
+        this.solicitedSends = (providerAttr.completionFlagsSupported() & DatCompletionFlags.SOLICITED_WAIT) != 0;
         MemorySegment channel = MemorySegment.NULL;
         MemorySegment anchor = MemorySegment.NULL;
         MemorySegment comp = MemorySegment.NULL;
@@ -442,15 +446,25 @@ final class VerbsIa extends VerbsHandle implements DatIa {
     }
 
     /**
-     * {@code dat_rmr_create}: memory windows are not mapped yet, so {@code max_rmrs} is 0 and the call answers
-     * {@code DAT_MODEL_NOT_SUPPORTED}; a peer reaches an LMR through its {@code rmr_context}, the MR's rkey.
+     * {@code dat_rmr_create}: a type 1 memory window ({@link VerbsRmr}) where the device has them
+     * ({@code max_rmrs} > 0); otherwise {@code DAT_MODEL_NOT_SUPPORTED}, and a peer reaches an LMR through its own
+     * {@code rmr_context}, the MR's rkey.
      */
     dat.api.DatRmr createRmr(VerbsPz pz) {
         String call = "dat_rmr_create";
         requireOpen(call);
-        own(pz, VerbsPz.class, DatReturnSubtype.INVALID_HANDLE_PZ, call, "pz_handle");
-        throw new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": the verbs provider does not map memory"
-                + " windows (max_rmrs 0); give the peer the LMR's rmr_context instead");
+        beginCreate(call);
+        try {
+            VerbsPz p = own(pz, VerbsPz.class, DatReturnSubtype.INVALID_HANDLE_PZ, call, "pz_handle");
+            if (iaAttr.maxRmrs() == 0) {
+                throw new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": device " + port.device()
+                        + " has no type 1 memory windows (max_rmrs 0); give the peer the LMR's rmr_context instead");
+            }
+            requireRoom(DatHandleType.RMR, iaAttr.maxRmrs(), call, "max_rmrs");
+            return register(new VerbsRmr(p));
+        } finally {
+            lifecycle.unlock();
+        }
     }
 
     @Override

@@ -25,7 +25,8 @@ final class VerbsLmr extends VerbsHandle implements DatLmr {
     final long address;
     final long length;
     final int privileges;
-    private final MemorySegment mr;
+    /** The {@code struct ibv_mr *}. */
+    final MemorySegment mr;
     private final int lkey;
     private final int rkey;
 

@@ -15,9 +15,11 @@ import java.util.Objects;
  * @param address the IP address taken from the port's GID table (IPv4-mapped entries first), {@code ::} when
  *     the table holds none
  * @param gid the GID the address came from, in the usual {@code fe80:0000:...} form, {@code ""} when none
+ * @param windowVerbs whether the device's driver fills the {@code alloc_mw}, {@code bind_mw} and
+ *     {@code dealloc_mw} slots of its {@code ibv_context_ops} (the memory-window verbs call through them)
  */
 record VerbsPort(String device, int port, int transportType, DeviceLimits deviceLimits, PortLimits portLimits,
-                 InetAddress address, String gid) {
+                 InetAddress address, String gid, boolean windowVerbs) {
 
     /** Checks that nothing is null. */
     VerbsPort {

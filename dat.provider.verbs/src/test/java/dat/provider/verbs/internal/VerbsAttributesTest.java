@@ -44,6 +44,8 @@ class VerbsAttributesTest {
             attr.set(JAVA_INT, IbvDeviceAttr.MAX_RES_RD_ATOM, 0x3f80);
             attr.set(JAVA_INT, IbvDeviceAttr.MAX_QP_INIT_RD_ATOM, 128);
             attr.set(JAVA_INT, IbvDeviceAttr.MAX_MW, 0x10000);
+            attr.set(JAVA_INT, IbvDeviceAttr.DEVICE_CAP_FLAGS, LibIbverbs.IBV_DEVICE_SRQ_RESIZE
+                    | LibIbverbs.IBV_DEVICE_MEM_WINDOW);
             attr.set(JAVA_INT, IbvDeviceAttr.MAX_SRQ, 0x40000);
             attr.set(JAVA_INT, IbvDeviceAttr.MAX_SRQ_WR, 0x4000);
             attr.set(JAVA_INT, IbvDeviceAttr.MAX_SRQ_SGE, 27);
@@ -56,7 +58,7 @@ class VerbsAttributesTest {
             port.set(JAVA_BYTE, IbvPortAttr.LINK_LAYER, (byte) LibIbverbs.IBV_LINK_LAYER_ETHERNET);
             byte[] gid = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 0xff, (byte) 0xff, 10, 0, 2, 15};
             return new VerbsPort("rxe0", 1, LibIbverbs.IBV_TRANSPORT_IB, DeviceLimits.read(attr),
-                    PortLimits.read(port), VerbsDeviceScan.address(gid), VerbsDeviceScan.gidText(gid));
+                    PortLimits.read(port), VerbsDeviceScan.address(gid), VerbsDeviceScan.gidText(gid), true);
         }
     }
 
@@ -90,7 +92,7 @@ class VerbsAttributesTest {
         assertEquals(0x3f80, ia.maxRdmaReadIn());
         assertEquals(0x800000, ia.maxMessageSize());
         assertEquals(0x800000, ia.maxRdmaSize());
-        assertEquals(0, ia.maxRmrs(), "memory windows are not mapped, whatever max_mw says");
+        assertEquals(0x10000, ia.maxRmrs(), "max_mw: rxe has type 1 windows");
         assertEquals(128, ia.maxRdmaReadOut(), "max_qp_init_rd_atom");
         assertFalse(ia.maxRdmaReadPerEpInGuaranteed());
         assertEquals("27", ia.vendorAttr().get("max_srq_sge"));
@@ -107,7 +109,7 @@ class VerbsAttributesTest {
         assertTrue(p.srqSupported(), "max_srq > 0");
         assertEquals(dat.api.Dat.DAT_SRQ_WATERMARK_LOW, p.srqWatermarksSupported());
         assertEquals(dat.api.Dat.DAT_SRQ_INFO_OUTSTANDING_DTO_COUNT, p.srqInfoSupported());
-        assertEquals(0x11, p.epRecvInfoSupported());
+        assertEquals(0, p.epRecvInfoSupported(), "an SRQ EP's buffers cannot be counted");
         assertEquals(dat.api.DatCompletionFlags.SUPPRESS | dat.api.DatCompletionFlags.BARRIER_FENCE,
                 p.completionFlagsSupported());
         assertEquals(0, p.evdStreamMergingSupported());
@@ -125,10 +127,27 @@ class VerbsAttributesTest {
                 d.maxCqe(), d.maxMr(), d.maxPd(), d.maxQpRdAtom(), d.maxResRdAtom(), d.maxQpInitRdAtom(),
                 d.atomicCap(), d.maxMw(), 0, 0, 0, d.maxPkeys(), d.physPortCnt());
         VerbsPort port = new VerbsPort("dev", 1, LibIbverbs.IBV_TRANSPORT_IWARP, noSrq, rxe.portLimits(),
-                rxe.address(), rxe.gid());
+                rxe.address(), rxe.gid(), true);
         assertFalse(VerbsAttributes.providerAttr(port).srqSupported());
         assertEquals(0, VerbsAttributes.iaAttr(port).maxEpPerSrq());
         assertTrue(VerbsAttributes.providerAttr(port).rdmaWriteForRdmaReadReq(), "iWARP");
+    }
+
+    @Test
+    void windowsNeedTheCapabilityAndTheDriversVerbs() {
+        VerbsPort rxe = rxePort();
+        DeviceLimits d = rxe.deviceLimits();
+        DeviceLimits noWindows = new DeviceLimits(d.fwVer(), d.nodeGuid(), d.maxMrSize(), d.vendorId(),
+                d.vendorPartId(), d.hwVer(), d.maxQp(), d.maxQpWr(),
+                d.deviceCapFlags() & ~LibIbverbs.IBV_DEVICE_MEM_WINDOW, d.maxSge(), d.maxSgeRd(), d.maxCq(),
+                d.maxCqe(), d.maxMr(), d.maxPd(), d.maxQpRdAtom(), d.maxResRdAtom(), d.maxQpInitRdAtom(),
+                d.atomicCap(), d.maxMw(), d.maxSrq(), d.maxSrqWr(), d.maxSrqSge(), d.maxPkeys(), d.physPortCnt());
+        VerbsPort noCap = new VerbsPort("dev", 1, rxe.transportType(), noWindows, rxe.portLimits(), rxe.address(),
+                rxe.gid(), true);
+        assertEquals(0, VerbsAttributes.iaAttr(noCap).maxRmrs(), "max_mw without IBV_DEVICE_MEM_WINDOW");
+        VerbsPort noVerbs = new VerbsPort("dev", 1, rxe.transportType(), d, rxe.portLimits(), rxe.address(),
+                rxe.gid(), false);
+        assertEquals(0, VerbsAttributes.iaAttr(noVerbs).maxRmrs(), "a driver without alloc_mw/bind_mw");
     }
 
     @Test

@@ -1,0 +1,355 @@
+package dat.provider.verbs.internal;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import dat.api.DatEp;
+import dat.api.DatHandleType;
+import dat.api.DatLmr;
+import dat.api.DatMemPriv;
+import dat.api.DatReturn;
+import dat.api.DatReturnSubtype;
+import dat.api.DatRmr;
+import dat.api.DatRmrParam;
+import dat.provider.verbs.internal.ffm.IbvMw;
+import dat.provider.verbs.internal.ffm.IbvMwBind;
+import dat.provider.verbs.internal.ffm.IbvMwBindInfo;
+import dat.provider.verbs.internal.ffm.IbvOps;
+import dat.provider.verbs.internal.ffm.LibIbverbs;
+import dat.provider.verbs.internal.ffm.NativeCallException;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+
+/**
+ * A remote memory region ({@code dat_rmr_create}): a type 1 memory window of the PZ's PD ({@code ibv_alloc_mw}),
+ * bound by {@code ibv_bind_mw} on the send queue of the EP the consumer names, as uDAPL's verbs provider does.
+ * {@code rmr_context} is the window's rkey; each bind or unbind (a bind of length 0) gives it a new key byte, so
+ * the previous context stops working once the bind executes. The HCA enforces the window's privileges.
+ *
+ * <h2>Bounds</h2>
+ * Soft-RoCE (rxe's responder, {@code check_rkey}) checks an RDMA through a window against the range of the
+ * window's region, not the window's own: in the guest a write just past a 256-byte window and a read one byte past a
+ * 300-byte window both succeeded ({@code optional_rmr_bind_exposesExactlyTheWindow},
+ * {@code optional_rmr_bind_peerReadsExactlyTheWindow}). So each bind first registers the window's
+ * exact range as a region of its own ({@code ibv_reg_mr} over pages the LMR already pinned, with no remote rights
+ * and {@code IBV_ACCESS_MW_BIND}), and binds the window to all of it: every device then bounds the window by its
+ * region. That region's rkey grants nothing remotely; it is deregistered once no window can use it (a later bind
+ * of the window completed, or the window was deallocated).
+ *
+ * <h2>Keys in flight</h2>
+ * {@code ibv_bind_mw} computes the next rkey from {@code mw->rkey} and stores it there once posted; the HCA checks
+ * the window's current key against the one the work request names. Binds on one send queue execute in order, so
+ * several may be in flight there; a bind over another EP waits until the completions of the first EP's binds
+ * were seen (it finds out by taking that EP's completions, else answers {@code DAT_INVALID_STATE}), because binds
+ * on two queues could execute in either order. A bind that fails or is flushed did not execute, and the window
+ * may still expose what the consumer meant to replace: the window is then deallocated and a fresh one allocated,
+ * so no key handed out before reaches anything. The same happens to binds whose outcome can no longer be seen
+ * (their EP reset or freed before the completion was taken).
+ *
+ * <h2>Locking</h2>
+ * This object's monitor guards the window and its bookkeeping. It is taken under an EP's lock (posting) and under
+ * an EVD's lock (translating a completion), and nothing is locked while it is held.
+ */
+final class VerbsRmr extends VerbsHandle implements DatRmr {
+
+    private static final int REMOTE = DatMemPriv.REMOTE_READ | DatMemPriv.REMOTE_WRITE;
+
+    /**
+     * What one bind asks the HCA to expose: {@code [address, address + length)} of {@code lmr} with
+     * {@code privileges}, under {@code key}, through {@code region}, the window-sized region the bind registered.
+     * An unbind has no LMR, length 0 and no region ({@code NULL}).
+     */
+    record Binding(VerbsLmr lmr, long address, long length, int privileges, int key, MemorySegment region) {
+    }
+
+    final VerbsPz pz;
+    /** The {@code struct ibv_mw *}; {@code NULL} once freed, or when a replacement could not be allocated. */
+    private MemorySegment mw;
+    /** The rkey of the last bind posted: what the consumer gives the peer. */
+    private volatile int context;
+    /** What the HCA exposes, as far as completions tell; {@code null} when unbound. */
+    private Binding applied;
+    /** Binds posted on {@link #chainEp} whose completions were not yet seen, oldest first. */
+    private final ArrayDeque<Binding> inFlight = new ArrayDeque<>();
+    private VerbsEp chainEp;
+    /** A bind of the current chain failed: the window was replaced, the rest of the chain is flushed. */
+    private boolean chainFailed;
+
+    VerbsRmr(VerbsPz pz) {
+        this.pz = pz;
+        pz.windowAnchor();
+        try {
+            this.mw = IbvOps.ibv_alloc_mw(pz.pd, LibIbverbs.IBV_MW_TYPE_1);
+        } catch (NativeCallException e) {
+            throw VerbsIa.resources("dat_rmr_create", e);
+        }
+        this.context = mw.get(JAVA_INT, IbvMw.RKEY);
+    }
+
+    @Override
+    VerbsIa owner() {
+        return pz.ia();
+    }
+
+    @Override
+    protected DatReturnSubtype invalidHandleSubtype() {
+        return DatReturnSubtype.INVALID_HANDLE_RMR;
+    }
+
+    @Override
+    protected DatReturnSubtype inUseSubtype() {
+        return DatReturnSubtype.NO_SUBTYPE;
+    }
+
+    @Override
+    protected String freeCall() {
+        return "dat_rmr_free";
+    }
+
+    /** The PZ, and every LMR a bind posted or applied may have tied the window to (dat_lmr_free waits for them). */
+    @Override
+    protected synchronized boolean dependsOn(dat.spi.ProviderHandle other) {
+        if (other == pz || (applied != null && applied.lmr() == other)) {
+            return true;
+        }
+        for (Binding b : inFlight) {
+            if (b.lmr() == other) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * dat_rmr_free: "If RMR is bound, dat_rmr_free() unbinds ... and then free RMR": deallocating the window
+     * invalidates it at the HCA. A bind still in flight then fails at the HCA and breaks its connection.
+     */
+    @Override
+    protected synchronized void destroy() {
+        markClosed();
+        chainEp = null;
+        deallocLocked();
+        forgetAllLocked();
+    }
+
+    @Override
+    public DatHandleType handleType() {
+        return DatHandleType.RMR;
+    }
+
+    @Override
+    public int rmrContext() {
+        return context;
+    }
+
+    @Override
+    public VerbsPz pz() {
+        return pz;
+    }
+
+    @Override
+    public int bind(DatLmr lmr, long offset, long length, int memPrivileges, DatEp ep, long userCookie,
+                    int completionFlags) {
+        if (isClosed() || !(ep instanceof VerbsEp e) || e.owner() != owner() || e.isClosed()
+                || !(lmr instanceof VerbsLmr l) || l.owner() != owner() || l.isClosed()) {
+            return DatReturn.DAT_INVALID_HANDLE;
+        }
+        return e.postBind(this, length == 0 ? null : l, offset, length, memPrivileges, userCookie, completionFlags);
+    }
+
+    @Override
+    public int unbind(DatEp ep, long userCookie, int completionFlags) {
+        if (isClosed() || !(ep instanceof VerbsEp e) || e.owner() != owner() || e.isClosed()) {
+            return DatReturn.DAT_INVALID_HANDLE;
+        }
+        return e.postBind(this, null, 0, 0, 0, userCookie, completionFlags);
+    }
+
+    /**
+     * The dat_rmr_bind page's argument checks, in loopback's order: a window outside the LMR or bad privileges,
+     * then a privilege the LMR lacks, then a PZ mismatch ({@code lmr == null}: an unbind, only the PZs count).
+     *
+     * @return a DAT return code
+     */
+    int check(VerbsLmr lmr, long offset, long length, int privileges, VerbsPz epPz) {
+        if (lmr != null) {
+            if (privileges == 0 || (privileges & ~REMOTE) != 0 || offset < 0
+                    || !lmr.contains(lmr.address + offset, length)) {
+                return DatReturn.DAT_INVALID_PARAMETER;
+            }
+            if ((lmr.privileges & privileges) != privileges) {
+                return DatReturn.DAT_PRIVILEGES_VIOLATION;
+            }
+            if (lmr.pz != pz) {
+                return DatReturn.DAT_PROTECTION_VIOLATION;
+            }
+        }
+        return pz != epPz ? DatReturn.DAT_PROTECTION_VIOLATION : DatReturn.DAT_SUCCESS;
+    }
+
+    /** @return the EP whose binds of this window are in flight, if it is not {@code ep}; else {@code null} */
+    synchronized VerbsEp busyElsewhere(VerbsEp ep) {
+        return !inFlight.isEmpty() && chainEp != ep ? chainEp : null;
+    }
+
+    /**
+     * Posts the bind ({@code lmr == null}: the unbind) whose {@code wr_id} and {@code send_flags} the EP wrote into
+     * {@code args}. Caller holds the EP's lock.
+     *
+     * @return a DAT return code
+     */
+    synchronized int post(VerbsEp ep, MemorySegment qp, MemorySegment args, VerbsLmr lmr, long offset, long length,
+                          int privileges) {
+        if (isClosed()) {
+            return DatReturn.DAT_INVALID_HANDLE;
+        }
+        if (mw == null) {
+            return DatReturn.DAT_INSUFFICIENT_RESOURCES;
+        }
+        if (!inFlight.isEmpty() && chainEp != ep) {
+            return DatReturn.DAT_INVALID_STATE;
+        }
+        long address = lmr == null ? 0 : lmr.address + offset;
+        MemorySegment region = MemorySegment.NULL;
+        if (lmr != null) {
+            // C10-74: a writable window needs local write on its region (the LMR has it: it grants remote write).
+            int access = LibIbverbs.IBV_ACCESS_MW_BIND
+                    | ((privileges & DatMemPriv.REMOTE_WRITE) != 0 ? LibIbverbs.IBV_ACCESS_LOCAL_WRITE : 0);
+            try {
+                region = owner().verbs.ibv_reg_mr(pz.pd, MemorySegment.ofAddress(address), length, access);
+            } catch (NativeCallException e) {
+                return DatReturn.DAT_INSUFFICIENT_RESOURCES;
+            }
+        }
+        long info = IbvMwBind.BIND_INFO;
+        // An unbind names the PZ's anchor region: rxe's provider reads the region's lkey even for length 0.
+        args.set(ADDRESS, info + IbvMwBindInfo.MR, lmr == null ? pz.windowAnchor() : region);
+        args.set(JAVA_LONG, info + IbvMwBindInfo.ADDR, address);
+        args.set(JAVA_LONG, info + IbvMwBindInfo.LENGTH, lmr == null ? 0 : length);
+        args.set(JAVA_INT, info + IbvMwBindInfo.MW_ACCESS_FLAGS, lmr == null ? 0 : access(privileges));
+        int rc = IbvOps.ibv_bind_mw(qp, mw, args);
+        if (rc != 0) {
+            deregister(region);
+            return VerbsEp.postFailure(rc);
+        }
+        int key = mw.get(JAVA_INT, IbvMw.RKEY);
+        inFlight.add(new Binding(lmr, address, lmr == null ? 0 : length, lmr == null ? 0 : privileges, key,
+                region));
+        chainEp = ep;
+        context = key;
+        return DatReturn.DAT_SUCCESS;
+    }
+
+    /** The completion of this window's oldest bind in flight was seen. Called under the EVD's lock. */
+    synchronized void completed(boolean success) {
+        Binding b = inFlight.poll();
+        if (b == null || isClosed()) {
+            return;
+        }
+        if (!chainFailed && success) {
+            // The window left the previous binding's region when this bind executed.
+            Binding old = applied;
+            applied = b.length() == 0 ? null : b;
+            if (old != null) {
+                deregister(old.region());
+            }
+        } else {
+            if (!chainFailed) {
+                chainFailed = true;
+                replaceLocked();
+            }
+            // Did not execute (or the window it would have bound is gone).
+            deregister(b.region());
+        }
+        if (inFlight.isEmpty()) {
+            chainEp = null;
+            chainFailed = false;
+        }
+    }
+
+    /**
+     * {@code ep} was reset or freed with binds of this window in flight whose completions will never be seen: what
+     * the window exposes is unknown, so it is replaced. Called under the EP's send EVD lock.
+     */
+    synchronized void abandon(VerbsEp ep) {
+        if (chainEp != ep || isClosed()) {
+            return;
+        }
+        chainEp = null;
+        chainFailed = false;
+        replaceLocked();
+        forgetAllLocked();
+    }
+
+    /** Deallocates the window and allocates a fresh, unbound one with a new rkey. */
+    private void replaceLocked() {
+        deallocLocked();
+        if (applied != null) {
+            deregister(applied.region());
+            applied = null;
+        }
+        try {
+            mw = IbvOps.ibv_alloc_mw(pz.pd, LibIbverbs.IBV_MW_TYPE_1);
+            context = mw.get(JAVA_INT, IbvMw.RKEY);
+        } catch (NativeCallException e) {
+            // Later binds answer DAT_INSUFFICIENT_RESOURCES; the old contexts reach nothing.
+            mw = null;
+        }
+    }
+
+    private void deallocLocked() {
+        if (mw == null) {
+            return;
+        }
+        try {
+            IbvOps.ibv_dealloc_mw(mw);
+        } catch (NativeCallException e) {
+            // The device is gone or the window already invalid: nothing can reach it either way.
+        }
+        mw = null;
+    }
+
+    /** After the window was deallocated: the regions of the binds in flight can go too. */
+    private void forgetAllLocked() {
+        for (Binding b : inFlight) {
+            deregister(b.region());
+        }
+        inFlight.clear();
+        if (applied != null) {
+            deregister(applied.region());
+            applied = null;
+        }
+    }
+
+    private void deregister(MemorySegment region) {
+        if (region.address() == 0) {
+            return;
+        }
+        try {
+            owner().verbs.ibv_dereg_mr(region);
+        } catch (NativeCallException e) {
+            // The device is gone: nothing can reach the region either way.
+        }
+    }
+
+    /** DAT remote privileges as the window's {@code ibv_access_flags}. */
+    static int access(int privileges) {
+        return ((privileges & DatMemPriv.REMOTE_READ) != 0 ? LibIbverbs.IBV_ACCESS_REMOTE_READ : 0)
+                | ((privileges & DatMemPriv.REMOTE_WRITE) != 0 ? LibIbverbs.IBV_ACCESS_REMOTE_WRITE : 0);
+    }
+
+    /** dat_rmr_query: what the last bind whose completion was seen exposes, and the current context. */
+    @Override
+    public DatRmrParam query() {
+        requireOpen("dat_rmr_query");
+        Binding b;
+        synchronized (this) {
+            b = applied;
+        }
+        if (b == null) {
+            return new DatRmrParam(owner(), pz, 0, 0, 0, 0, context);
+        }
+        return new DatRmrParam(owner(), pz, b.lmr().lmrContext(), b.address(), b.length(), b.privileges(), context);
+    }
+}
