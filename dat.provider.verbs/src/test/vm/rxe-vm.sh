@@ -5,6 +5,7 @@
 #   rxe-vm.sh [options]                 one guest: rxe0 on dummy0 (192.0.2.1), runs --cmd
 #   rxe-vm.sh --pair [options]          two guests on one virtual wire: a (192.0.2.1) runs --cmd-a,
 #                                       b (192.0.2.2) runs --cmd-b
+#   rxe-vm.sh --faults [options]        the pair running the fault suite: a is the victim, b the survivor
 #
 # Exit status: 0 when every guest command exited 0; 1 when one failed, crashed (twice), timed out or its guest
 # did not come up; 2 for bad usage or a host that lacks what the harness needs.
@@ -37,6 +38,8 @@ Options:
   --pair             two guests joined by a qemu socket netdev on 127.0.0.1
   --cmd-a CMD        pair, guest a (192.0.2.1) (default: $(default_cmd a))
   --cmd-b CMD        pair, guest b (192.0.2.2) (default: $(default_cmd b))
+  --faults           the pair with the fault suite's commands: a runs fault-victim.sh (kill -9, link down and up,
+                     dat_ia_close ABRUPT, then a plain connection), b runs $(default_cmd fault-b)
   --timeout SECONDS  hard limit for the guests, boot and a retry included (default: $DEFAULT_TIMEOUT)
   --peer-grace SECS  pair: once a guest's command failed, how long the other may still run (default: $DEFAULT_GRACE)
   --java-options S   JVM options for every java in the guest, in JDK_JAVA_OPTIONS
@@ -68,6 +71,8 @@ default_cmd() {
         vm) echo 'dat info -v && dat tck --provider verbs --strict --steps 20000 --random-seconds 900 --concurrent-seconds 30 --exclude "$DAT_VM_OUT/verbs-tck-exclude.txt" --reports "$DAT_VM_OUT/tck-reports"' ;;
         a) echo 'dat tck-peer --provider verbs --conn-qual 7471 --timeout 1800' ;;
         b) echo 'dat tck --provider verbs --strict --peer 192.0.2.1:7471 --exclude "$DAT_VM_OUT/verbs-tck-exclude.txt" --reports "$DAT_VM_OUT/tck-reports-b"' ;;
+        fault-a) echo 'sh "$DAT_VM_OUT/fault-victim.sh"' ;;
+        fault-b) echo 'dat tck-fault survivor --provider verbs --peer 192.0.2.1:7472 --faults kill,link,close,none --timeout 150' ;;
     esac
 }
 
@@ -105,6 +110,7 @@ image=$ROOT_DIR/jlink-image/target/maven-jlink/default
 out=$ROOT_DIR/dat.provider.verbs/target/rxe-vm
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/jdat-rxe-vm
 pair=false
+faults=false
 cmd_vm= cmd_a= cmd_b=
 cmd_given=false
 timeout_s=$DEFAULT_TIMEOUT
@@ -127,6 +133,7 @@ while [[ $# -gt 0 ]]; do
         --out) need_arg "$@"; out=$2; shift 2 ;;
         --cache) need_arg "$@"; cache=$2; shift 2 ;;
         --pair) pair=true; shift ;;
+        --faults) pair=true; faults=true; shift ;;
         --cmd) need_arg "$@"; cmd_vm=$2; cmd_given=true; shift 2 ;;
         --cmd-a) need_arg "$@"; cmd_a=$2; shift 2 ;;
         --cmd-b) need_arg "$@"; cmd_b=$2; shift 2 ;;
@@ -163,6 +170,9 @@ else
     : "${mem:=2048}"
 fi
 $cmd_given && [[ -z ${cmd_vm//[[:space:]]/} ]] && die_usage "--cmd is empty"
+if $faults; then
+    : "${cmd_a:=$(default_cmd fault-a)}" "${cmd_b:=$(default_cmd fault-b)}"
+fi
 : "${cmd_vm:=$(default_cmd vm)}" "${cmd_a:=$(default_cmd a)}" "${cmd_b:=$(default_cmd b)}"
 
 [[ -x $image/bin/java ]] || die_usage "no runtime image at $image (bin/java missing): build it with
@@ -378,6 +388,8 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 # The TCK rules the verbs provider cannot meet on RoCE, with the reasons; the default commands pass it to --exclude.
 cp "$HERE/verbs-tck-exclude.txt" "$out/"
+# The victim node's half of the fault suite (--faults).
+cp "$HERE/fault-victim.sh" "$out/"
 case $out/ in
     "$image"/*) die_usage "--out $out is inside the read-only image share $image" ;;
 esac

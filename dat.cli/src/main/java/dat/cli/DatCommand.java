@@ -15,7 +15,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "dat", mixinStandardHelpOptions = true, versionProvider = DatCommand.Version.class,
         description = "DAT/uDAPL 1.2 for Java: list providers, run the conformance kit (on one node or two), measure.",
-        subcommands = {InfoCommand.class, TckCommand.class, TckPeerCommand.class, PerfCommand.class,
+        subcommands = {InfoCommand.class, TckCommand.class, TckPeerCommand.class, TckFaultCommand.class, PerfCommand.class,
             CommandLine.HelpCommand.class})
 public final class DatCommand implements Runnable {
 

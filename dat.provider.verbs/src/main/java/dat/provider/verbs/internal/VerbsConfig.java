@@ -57,6 +57,24 @@ final class VerbsConfig {
      */
     static final boolean TRACE = Boolean.getBoolean(TRACE_PROPERTY);
 
+    /** The system property that sets the QPs' local ACK timeout. */
+    static final String ACK_TIMEOUT_PROPERTY = "dat.verbs.ack.timeout";
+    /** Its default: 4.096 us x 2^19, about 2.1 s per try. */
+    static final int ACK_TIMEOUT_DEFAULT = 19;
+
+    /**
+     * The local ACK timeout exponent of every QP's RTS transition ({@code ibv_qp_attr.timeout}): a request not
+     * acknowledged within 4.096 us x 2^N is sent again, and after the retries it fails and breaks the connection, so
+     * a peer that vanished without a word (its link cut, its node dead) is noticed after about 7 times that. rdma_cm
+     * would leave the RoCE default (in the soft-RoCE guest about 70 ms a try: 143 retries in a 10 s outage), which
+     * with 6 retries gives a peer up after half a second; 19 gives a silent peer about 15 s, so a busy or emulated
+     * host is not taken for a dead one. Values outside 1..31 fall back to the default.
+     */
+    static int ackTimeout() {
+        int n = Integer.getInteger(ACK_TIMEOUT_PROPERTY, ACK_TIMEOUT_DEFAULT);
+        return n >= 1 && n <= 31 ? n : ACK_TIMEOUT_DEFAULT;
+    }
+
     /** @return the provider's settings, with their current values */
     static List<DatSetting> settings() {
         return List.of(
@@ -65,7 +83,9 @@ final class VerbsConfig {
                 DatSetting.of(LIBRDMACM_PROPERTY, LIBRDMACM_DEFAULT,
                         "librdmacm to load: a soname the dynamic loader finds, or an absolute path"),
                 DatSetting.of(TRACE_PROPERTY, "false", "true prints every work completion, connection-manager"
-                        + " event, async event and QP state change to standard error"));
+                        + " event, async event and QP state change to standard error"),
+                DatSetting.of(ACK_TIMEOUT_PROPERTY, Integer.toString(ACK_TIMEOUT_DEFAULT), "local ACK timeout"
+                        + " exponent of every QP (4.096 us x 2^N per try, 7 tries before the connection breaks)"));
     }
 
     /** Prints one trace line; callers test {@link #TRACE} first. */

@@ -1,0 +1,512 @@
+package dat.tck;
+
+import dat.api.DatCloseFlags;
+import dat.api.DatCompletionFlags;
+import dat.api.DatCr;
+import dat.api.DatDtoStatus;
+import dat.api.DatEp;
+import dat.api.DatEpAttr;
+import dat.api.DatEvd;
+import dat.api.DatEvdFlags;
+import dat.api.DatEvent;
+import dat.api.DatEventType;
+import dat.api.DatException;
+import dat.api.DatHandle;
+import dat.api.DatIa;
+import dat.api.DatIaAttr;
+import dat.api.DatLmr;
+import dat.api.DatMemPriv;
+import dat.api.DatPsp;
+import dat.api.DatPspFlags;
+import dat.api.DatPz;
+import dat.api.DatQos;
+import dat.api.DatReturn;
+import dat.api.DatSrq;
+import dat.api.DatSrqAttr;
+import dat.api.Iov;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.lang.foreign.Arena;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The two ends of the fault suite ({@code dat tck-fault}): a <b>victim</b> that serves one connection until a fault
+ * ends it, and a <b>survivor</b> that keeps sends, RDMA writes and SRQ receives in flight to a victim on another
+ * node while the fault strikes, then checks what DAT promises the side that lives: one connection event that ends
+ * the connection (DISCONNECTED or BROKEN) within the timeout, every request completed exactly once (successfully,
+ * flushed or in error), every object of the connection freed (checked with {@code rdma resource}, so the QPs, CQs
+ * and MRs are gone from the device, not only from Java), and a new connection that works.
+ *
+ * <p>The faults are made outside the JVMs under test, by the victim node's script: {@link Fault#KILL} is
+ * {@code kill -9} of the victim's JVM, {@link Fault#LINK} takes the victim's link down and up again; only
+ * {@link Fault#CLOSE} ({@code dat_ia_close} ABRUPT) is the victim's own call. The victim writes its marker file once
+ * traffic flows both ways, which is when the script strikes; it holds the JVM's pid. {@link Fault#NONE} is the closing check: a plain
+ * connection, echoes, a graceful disconnect.
+ *
+ * <p>Wire: the victim's accept carries, in its private data, the magic "FLT1", then the rmr_context (4 bytes),
+ * address (8) and length (8) of the region the survivor writes into; each message the victim receives it answers
+ * with one of its own.
+ */
+public final class FaultDrill {
+
+    /** What ends the connection. */
+    public enum Fault {
+        /** {@code kill -9} of the victim JVM (by the victim node's script). */
+        KILL,
+        /** The victim node's link goes down, then up again (by its script). */
+        LINK,
+        /** The victim closes its IA with {@code DAT_CLOSE_ABRUPT} while traffic flows. */
+        CLOSE,
+        /** No fault: echoes over a fresh connection, then a graceful disconnect by the survivor. */
+        NONE;
+
+        /**
+         * @param name a fault's name in any case
+         * @return the fault
+         * @throws IllegalArgumentException for an unknown name
+         */
+        public static Fault parse(String name) {
+            return valueOf(name.trim().toUpperCase(Locale.ROOT));
+        }
+    }
+
+    private static final int MAGIC = 0x464c5431;
+    private static final int MESSAGE = 1024;
+    private static final int WRITE = 4096;
+    private static final long REGION = 64 * 1024;
+    private static final int DEPTH = 64;
+    private static final int RECEIVES = 32;
+    /** Messages the victim takes before it says traffic flows. */
+    private static final int FLOWING = 200;
+    private static final long CONNECT_RETRY_MILLIS = 500;
+
+    private FaultDrill() {
+    }
+
+    // ------------------------------------------------------------------------------------------------ victim
+
+    /**
+     * Serves one connection on {@code connQual} until it ends or {@code timeout} passes.
+     *
+     * @param ia the victim's IA; closed ABRUPT here for {@link Fault#CLOSE}
+     * @param connQual where to listen
+     * @param fault the fault this run undergoes
+     * @param marker written once traffic flows both ways
+     * @param timeout the longest the victim serves
+     * @param out one line per stage
+     * @return 0 when the connection ended (or the IA was closed as asked), 1 on timeout or failure
+     */
+    public static int victim(DatIa ia, long connQual, Fault fault, Path marker, Duration timeout, PrintWriter out) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        DatIaAttr limits = ia.query();
+        List<DatHandle> handles = new ArrayList<>();
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = keep(handles, ia.createPz());
+            int qlen = Math.min(256, limits.maxEvdQlen());
+            DatEvd crEvd = keep(handles, ia.createEvd(16, null, DatEvdFlags.CR));
+            DatEvd connectEvd = keep(handles, ia.createEvd(16, null, DatEvdFlags.CONNECTION));
+            DatEvd requestEvd = keep(handles, ia.createEvd(qlen, null, DatEvdFlags.DTO));
+            DatEvd recvEvd = keep(handles, ia.createEvd(qlen, null, DatEvdFlags.DTO));
+            DatLmr region = keep(handles, ia.createLmr(pz, arena.allocate(REGION, 4096), DatMemPriv.ALL));
+            DatLmr buffers = keep(handles, ia.createLmr(pz, arena.allocate((long) MESSAGE * (RECEIVES + 1), 64),
+                    DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE));
+            DatEp ep = keep(handles, ia.createEp(pz, recvEvd, requestEvd, connectEvd, epAttr(limits, RECEIVES)));
+            Iov iov = Iov.allocate(arena, 1);
+            for (int i = 0; i < RECEIVES; i++) {
+                check(ep.postRecv(1, iov.set(0, buffers, (long) i * MESSAGE, MESSAGE), i, 0), "dat_ep_post_recv");
+            }
+            DatPsp psp = keep(handles, ia.createPsp(connQual, crEvd, DatPspFlags.CONSUMER));
+            out.println("dat tck-fault victim: listening on conn_qual " + connQual + " for " + fault);
+            out.flush();
+            DatEvent event = new DatEvent();
+            if (!await(crEvd, event, deadline) || event.type() != DatEventType.CONNECTION_REQUEST_EVENT) {
+                out.println("dat tck-fault victim: no connection request in time");
+                return 1;
+            }
+            DatCr cr = event.cr();
+            ByteBuffer accept = ByteBuffer.allocate(24).putInt(MAGIC).putInt(region.rmrContext())
+                    .putLong(region.address()).putLong(region.length());
+            cr.accept(ep, accept.array());
+            psp.close();
+            long received = 0;
+            int sending = 0;
+            boolean connected = false;
+            boolean flowing = false;
+            while (System.nanoTime() < deadline) {
+                boolean any = false;
+                while (connectEvd.dequeue(event) == DatReturn.DAT_SUCCESS) {
+                    any = true;
+                    if (event.type() == DatEventType.CONNECTION_EVENT_ESTABLISHED) {
+                        connected = true;
+                    } else {
+                        out.println("dat tck-fault victim: " + event.type() + " after " + received + " messages");
+                        out.flush();
+                        return 0;
+                    }
+                }
+                while (connected && recvEvd.dequeue(event) == DatReturn.DAT_SUCCESS) {
+                    any = true;
+                    if (event.dtoStatus() != DatDtoStatus.SUCCESS) {
+                        continue;
+                    }
+                    received++;
+                    long slot = event.userCookie();
+                    check(ep.postRecv(1, iov.set(0, buffers, slot * MESSAGE, MESSAGE), slot, 0), "dat_ep_post_recv");
+                    if (sending < DEPTH / 2) {
+                        int rc = ep.postSend(1, iov.set(0, buffers, (long) RECEIVES * MESSAGE, MESSAGE), received, 0);
+                        sending += rc == DatReturn.DAT_SUCCESS ? 1 : 0;
+                    }
+                }
+                while (requestEvd.dequeue(event) == DatReturn.DAT_SUCCESS) {
+                    any = true;
+                    sending--;
+                }
+                if (!flowing && received >= FLOWING) {
+                    flowing = true;
+                    // The pid first: the node's script kills this JVM, not the launcher script that started it.
+                    Path written = Files.writeString(marker.resolveSibling(marker.getFileName() + ".tmp"), "pid "
+                            + ProcessHandle.current().pid() + "\n" + received + " messages\n",
+                            StandardCharsets.US_ASCII);
+                    // Whole or not at all: the script reads the pid as soon as the file exists.
+                    Files.move(written, marker, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                    out.println("dat tck-fault victim: traffic flows (" + received + " messages); marker written");
+                    out.flush();
+                    if (fault == Fault.CLOSE) {
+                        Thread.sleep(100);
+                        ia.close(DatCloseFlags.ABRUPT);
+                        handles.clear();
+                        out.println("dat tck-fault victim: dat_ia_close(ABRUPT) returned");
+                        out.flush();
+                        return 0;
+                    }
+                }
+                if (!any) {
+                    Thread.sleep(1);
+                }
+            }
+            out.println("dat tck-fault victim: still connected at the timeout, " + received + " messages");
+            return 1;
+        } catch (DatException | IOException e) {
+            out.println("dat tck-fault victim: " + e);
+            return 1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 1;
+        } finally {
+            out.flush();
+            free(handles);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ survivor
+
+    /** What one fault produced at the survivor. */
+    public record Phase(Fault fault, String event, long millisToEvent, Map<DatDtoStatus, Integer> completions,
+                        long receives, String held, String resources, List<String> violations) {
+
+        /** @return whether DAT's promises held */
+        public boolean passed() {
+            return violations.isEmpty();
+        }
+
+        @Override
+        public String toString() {
+            return String.format(Locale.ROOT, "%-5s %s: %s after %d ms; requests %s; %d messages received;"
+                    + " on the device before the free: %s, after: %s%s", fault, passed() ? "PASS" : "FAIL", event,
+                    millisToEvent, completions, receives, held, resources,
+                    violations.isEmpty() ? "" : "; " + String.join("; ", violations));
+        }
+    }
+
+    /**
+     * Runs one phase per fault against victims at {@code host:connQual}, started one after another by the victim
+     * node's script.
+     *
+     * @param ia the survivor's IA
+     * @param host the victim node
+     * @param connQual where its victims listen
+     * @param faults the phases, in the victim script's order
+     * @param timeout the longest a phase may take to connect, and then to see its connection end
+     * @param checkDevice whether to check with {@code rdma resource} that the device holds nothing of this process
+     *     once a phase freed its objects (a provider without a device, such as loopback, has nothing to check)
+     * @param out one line per phase
+     * @return the phases
+     */
+    public static List<Phase> survivor(DatIa ia, InetAddress host, long connQual, List<Fault> faults,
+                                       Duration timeout, boolean checkDevice, PrintWriter out) {
+        List<Phase> phases = new ArrayList<>();
+        for (Fault fault : faults) {
+            Phase p = phase(ia, host, connQual, fault, timeout, checkDevice);
+            out.println("dat tck-fault survivor: " + p);
+            out.flush();
+            phases.add(p);
+        }
+        return phases;
+    }
+
+    private static Phase phase(DatIa ia, InetAddress host, long connQual, Fault fault, Duration timeout,
+                               boolean checkDevice) {
+        List<String> violations = new ArrayList<>();
+        Map<DatDtoStatus, Integer> completions = new EnumMap<>(DatDtoStatus.class);
+        List<DatHandle> handles = new ArrayList<>();
+        String ended = "no connection";
+        long millis = 0;
+        long receives = 0;
+        DatIaAttr limits = ia.query();
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = keep(handles, ia.createPz());
+            int qlen = Math.min(256, limits.maxEvdQlen());
+            DatEvd connectEvd = keep(handles, ia.createEvd(16, null, DatEvdFlags.CONNECTION));
+            DatEvd requestEvd = keep(handles, ia.createEvd(qlen, null, DatEvdFlags.DTO));
+            DatEvd recvEvd = keep(handles, ia.createEvd(qlen, null, DatEvdFlags.DTO));
+            DatSrq srq = keep(handles, ia.createSrq(pz, DatSrqAttr.of(DEPTH, 1)));
+            DatLmr source = keep(handles, ia.createLmr(pz, arena.allocate(WRITE, 64), DatMemPriv.LOCAL_READ));
+            DatLmr buffers = keep(handles, ia.createLmr(pz, arena.allocate((long) MESSAGE * DEPTH, 64),
+                    DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE));
+            Iov iov = Iov.allocate(arena, 1);
+            for (int i = 0; i < DEPTH; i++) {
+                check(srq.postRecv(1, iov.set(0, buffers, (long) i * MESSAGE, MESSAGE), i), "dat_srq_post_recv");
+            }
+            DatEp ep = keep(handles, ia.createEpWithSrq(pz, recvEvd, requestEvd, connectEvd, srq,
+                    epAttr(limits, 0)));
+            DatEvent event = new DatEvent();
+            ByteBuffer target = connect(ep, connectEvd, event, host, connQual, System.nanoTime() + timeout.toNanos());
+            if (target == null) {
+                violations.add("could not connect within " + timeout.toSeconds() + " s: " + event.type());
+                return new Phase(fault, ended, 0, completions, 0, "-", "-", violations);
+            }
+            int context = target.getInt(4);
+            long address = target.getLong(8);
+            Map<Long, String> outstanding = new HashMap<>();
+            long cookie = 1;
+            long start = System.nanoTime();
+            long deadline = start + timeout.toNanos();
+            long brokeAt = 0;
+            boolean open = true;
+            int echoes = fault == Fault.NONE ? 64 : Integer.MAX_VALUE;
+            while (System.nanoTime() < deadline) {
+                boolean any = false;
+                while (open && outstanding.size() < DEPTH - 8 && cookie <= echoes) {
+                    boolean send = (cookie & 1) == 1 || fault == Fault.NONE;
+                    int rc = send ? ep.postSend(1, iov.set(0, source, 0, MESSAGE), cookie, 0)
+                            : ep.postRdmaWrite(1, iov.set(0, source, 0, WRITE), cookie, context,
+                                    address + (cookie % (REGION / WRITE)) * WRITE, WRITE, 0);
+                    if (rc == DatReturn.DAT_SUCCESS) {
+                        outstanding.put(cookie++, send ? "send" : "write");
+                    } else if (rc == DatReturn.DAT_INVALID_STATE) {
+                        open = false;
+                    } else {
+                        violations.add((send ? "dat_ep_post_send" : "dat_ep_post_rdma_write") + " returned "
+                                + DatReturn.toString(rc));
+                        open = false;
+                    }
+                    any = true;
+                }
+                while (requestEvd.dequeue(event) == DatReturn.DAT_SUCCESS) {
+                    any = true;
+                    if (outstanding.remove(event.userCookie()) == null) {
+                        violations.add("request " + event.userCookie() + " completed twice or was never posted ("
+                                + event.dtoStatus() + ")");
+                    }
+                    completions.merge(event.dtoStatus(), 1, Integer::sum);
+                }
+                while (recvEvd.dequeue(event) == DatReturn.DAT_SUCCESS) {
+                    any = true;
+                    if (event.dtoStatus() == DatDtoStatus.SUCCESS) {
+                        receives++;
+                        long slot = event.userCookie();
+                        check(srq.postRecv(1, iov.set(0, buffers, slot * MESSAGE, MESSAGE), slot),
+                                "dat_srq_post_recv");
+                    }
+                }
+                if (fault == Fault.NONE && open && cookie > echoes && outstanding.isEmpty()) {
+                    ep.disconnect(DatCloseFlags.GRACEFUL);
+                    open = false;
+                }
+                while (connectEvd.dequeue(event) == DatReturn.DAT_SUCCESS) {
+                    any = true;
+                    if (brokeAt != 0) {
+                        violations.add("a second connection event: " + event.type());
+                        continue;
+                    }
+                    ended = event.type().name();
+                    brokeAt = System.nanoTime();
+                    millis = TimeUnit.NANOSECONDS.toMillis(brokeAt - start);
+                    open = false;
+                    // What was posted must now complete, flushed at the latest, within the timeout.
+                    deadline = brokeAt + timeout.toNanos();
+                    if (event.type() != DatEventType.CONNECTION_EVENT_DISCONNECTED
+                            && event.type() != DatEventType.CONNECTION_EVENT_BROKEN) {
+                        violations.add("the connection ended with " + event.type());
+                    }
+                }
+                if (brokeAt != 0 && outstanding.isEmpty()) {
+                    break;
+                }
+                if (!any) {
+                    Thread.sleep(1);
+                }
+            }
+            if (brokeAt == 0) {
+                violations.add("no connection event within " + timeout.toSeconds() + " s of the first post");
+            } else if (!outstanding.isEmpty()) {
+                violations.add(outstanding.size() + " requests never completed within " + timeout.toSeconds()
+                        + " s of the connection event (first: " + outstanding.keySet().iterator().next() + ")");
+            }
+            if (fault == Fault.NONE && completions.getOrDefault(DatDtoStatus.SUCCESS, 0) != echoes) {
+                violations.add("a plain connection: " + completions + " instead of " + echoes + " successes");
+            }
+            // The same look before the free must see the phase's objects, or the check after it proves nothing.
+            String held = checkDevice ? onTheDevice() : "not checked (no device)";
+            if (checkDevice && !held.contains("QP")) {
+                violations.add("rdma resource does not show this process's QP before the free: " + held);
+            }
+            free(handles);
+            String left = checkDevice ? onTheDevice() : "not checked (no device)";
+            if (checkDevice && !left.equals(NOTHING)) {
+                violations.add("left on the device after every object was freed: " + left);
+            }
+            return new Phase(fault, ended, millis, completions, receives, held, left, violations);
+        } catch (DatException e) {
+            violations.add(e.getMessage());
+            return new Phase(fault, ended, millis, completions, receives, "-", "-", violations);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            violations.add("interrupted");
+            return new Phase(fault, ended, millis, completions, receives, "-", "-", violations);
+        } finally {
+            free(handles);
+        }
+    }
+
+    /** Connects, retrying while the victim is not listening yet; returns the accept's private data. */
+    private static ByteBuffer connect(DatEp ep, DatEvd connectEvd, DatEvent event, InetAddress host, long connQual,
+                                      long deadline) throws InterruptedException {
+        while (System.nanoTime() < deadline) {
+            ep.connect(host, connQual, TimeUnit.SECONDS.toMicros(5), null, DatQos.BEST_EFFORT, 0);
+            if (!await(connectEvd, event, deadline)) {
+                return null;
+            }
+            if (event.type() == DatEventType.CONNECTION_EVENT_ESTABLISHED) {
+                ByteBuffer data = ByteBuffer.wrap(event.privateData());
+                if (data.remaining() < 24 || data.getInt(0) != MAGIC) {
+                    throw new DatException(DatReturn.INVALID_PARAMETER, "the accept is not a victim's");
+                }
+                return data;
+            }
+            ep.reset();
+            Thread.sleep(CONNECT_RETRY_MILLIS);
+        }
+        return null;
+    }
+
+    private static final Pattern PID = Pattern.compile("\"pid\":(\\d+)");
+
+    private static final String NOTHING = "none";
+
+    /**
+     * Counts, with {@code rdma -j resource show}, the QPs, CQs and MRs this process holds on the device.
+     *
+     * @return {@value #NOTHING} when there are none, else how many of each, or why it could not be checked
+     */
+    static String onTheDevice() {
+        StringBuilder left = new StringBuilder();
+        for (String kind : List.of("qp", "cq", "mr")) {
+            String json;
+            try {
+                Process p = new ProcessBuilder("rdma", "-j", "resource", "show", kind).redirectErrorStream(true)
+                        .start();
+                json = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                    return "not checked: rdma resource show " + kind + " failed: " + json.strip();
+                }
+            } catch (IOException e) {
+                return "not checked: " + e.getMessage();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return "not checked: interrupted";
+            }
+            int n = 0;
+            Matcher m = PID.matcher(json);
+            while (m.find()) {
+                // rdma names the thread that made the object (in the guest: 189 in a JVM of pid 188).
+                n += Files.exists(Path.of("/proc/self/task", m.group(1))) ? 1 : 0;
+            }
+            if (n > 0) {
+                left.append(left.isEmpty() ? "" : ", ").append(n).append(' ').append(kind.toUpperCase(Locale.ROOT))
+                        .append(n == 1 ? "" : "s");
+            }
+        }
+        return left.isEmpty() ? NOTHING : left.toString();
+    }
+
+    // ------------------------------------------------------------------------------------------------ shared
+
+    private static DatEpAttr epAttr(DatIaAttr limits, int receives) {
+        return DatEpAttr.builder()
+                .maxMessageSize(Math.min(REGION, limits.maxMessageSize()))
+                .maxRdmaSize(Math.min(REGION, limits.maxRdmaSize()))
+                .maxRecvDtos(Math.max(1, receives)).maxRequestDtos(DEPTH)
+                .maxRecvIov(1).maxRequestIov(1)
+                .maxRdmaReadIov(Math.min(1, limits.maxIovSegmentsPerRdmaRead()))
+                .maxRdmaWriteIov(Math.min(1, limits.maxIovSegmentsPerRdmaWrite()))
+                .maxRdmaReadIn(0).maxRdmaReadOut(0)
+                .recvCompletionFlags(DatCompletionFlags.DEFAULT).requestCompletionFlags(DatCompletionFlags.DEFAULT)
+                .build();
+    }
+
+    private static boolean await(DatEvd evd, DatEvent event, long deadline) {
+        long left = TimeUnit.NANOSECONDS.toMicros(deadline - System.nanoTime());
+        return left > 0 && evd.await(left, 1, event) == DatReturn.DAT_SUCCESS;
+    }
+
+    private static void check(int rc, String call) {
+        if (rc != DatReturn.DAT_SUCCESS) {
+            throw new DatException(DatReturn.of(rc), call + " returned " + DatReturn.toString(rc));
+        }
+    }
+
+    private static <T extends DatHandle> T keep(List<DatHandle> handles, T h) {
+        handles.add(h);
+        return h;
+    }
+
+    /** Frees newest first (an EP before its EVDs, LMRs before their PZ); a handle already freed is skipped. */
+    private static void free(List<DatHandle> handles) {
+        for (int i = handles.size() - 1; i >= 0; i--) {
+            try {
+                handles.get(i).close();
+            } catch (DatException e) {
+                // Reported by the resource check: whatever could not be freed is still on the device.
+            }
+        }
+        handles.clear();
+    }
+
+    /**
+     * @param name a comma-separated list such as {@code kill,link,close,none}
+     * @return the faults
+     */
+    public static List<Fault> parseFaults(String name) {
+        List<Fault> faults = new ArrayList<>();
+        for (String f : name.split(",")) {
+            faults.add(Fault.parse(f));
+        }
+        return faults;
+    }
+}
