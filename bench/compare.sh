@@ -20,7 +20,7 @@
 # installs ucx-utils, libfabric-bin and gcc with apt-get when they are missing and it runs as root, and otherwise
 # skips the peer and says why.
 #
-# Output: bench/results/<UTC time>/ (--quick: <UTC time>-quick/, not committed): results.json, results.md (the
+# Output: bench/results/<UTC time>/ (--quick: <UTC time>-quick/; runs are not committed): results.json, results.md (the
 # table: measure, size, jDAT, peer, unit, ratio jDAT/peer, goal met), latency.svg, latency-mean.svg,
 # bandwidth.svg, the noise report, every command line (commands.txt) and every raw output (raw/). A full run
 # with the default output directory also refreshes bench/results/latest/, which the README shows.
