@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # jDAT's loopback provider beside UCX, libfabric, Aeron and a C floor, in one go on one machine.
 #
 #   bench/compare.sh [--quick] [--runs N] [--only GROUPS] [--skip PEERS] [--out DIR] [--cpus A,B]
@@ -208,7 +209,7 @@ if skipped_by_user aeron; then have_aeron=0; skip_peer aeron "--skip aeron"; fi
 if skipped_by_user cfloor; then have_cfloor=0; skip_peer cfloor "--skip cfloor"
 elif ! command -v gcc >/dev/null 2>&1; then have_cfloor=0; skip_peer cfloor "gcc not found"; fi
 
-# shellcheck source=../tools/jdk25.sh
+# shellcheck source=tools/jdk25.sh
 . "$root/tools/jdk25.sh"
 jdat_use_jdk25 || exit 2
 java="$JAVA_HOME/bin/java"

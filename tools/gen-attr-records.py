@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Generates the attribute records of dat.api (DatProviderAttr, DatIaAttr, DatEpAttr) with their builders.
 
 The tables below are the single place where a DAT attribute's Java name, type, default and documentation
 live. Run from the repository root after editing them: python3 tools/gen-attr-records.py
+An argument names another output directory (dat.api's SourceTreeTest writes there and compares).
 """
 import os
 import re
+import sys
 import textwrap
 
-OUT = "dat.api/src/main/java/dat/api"
+OUT = sys.argv[1] if len(sys.argv) > 1 else "dat.api/src/main/java/dat/api"
 
 
 def snake(name):
@@ -145,7 +148,8 @@ def gen(spec):
         }''' % (d, n, t, n) for t, n, _, d in fields)
     copy = "\n".join("            b.%s = %s;" % (n, n) for _, n, _, _ in fields)
     args = ", ".join(n for _, n, _, _ in fields)
-    src = '''package dat.api;
+    src = '''// SPDX-License-Identifier: Apache-2.0
+package dat.api;
 
 import java.util.Objects;
 
@@ -196,8 +200,6 @@ public record %s(
        name, name, args)
     # toBuilder copies from the record's components
     src = src.replace(copy, "\n".join("        b.%s = %s;" % (n, n) for _, n, _, _ in fields))
-    if any(n == "iaAddressPtr" for _, n, _, _ in fields):
-        pass
     with open(os.path.join(OUT, name + ".java"), "w") as f:
         f.write(src)
 

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# shellcheck shell=bash
 # Sourced by .ci/run and other launchers: points JAVA_HOME at a JDK 25 or newer.
 # Keeps JAVA_HOME when it already is one; otherwise tries `java` on the PATH, then /usr/lib/jvm/*.
 # Returns non-zero with a message on stderr when there is none.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The C floor of bench/compare.sh: a ping-pong between two threads of one process, each pinned to its own core,
  * that does the least any shared-memory transport can do per message. The sender copies the message into the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The report half of bench/compare.sh: reads a results directory (manifest.tsv, raw/, setup.txt, the machine
 snapshots), takes the median of the runs of every measure, pairs jDAT with each peer and writes results.json,
 results.md and the charts (latency.svg, latency-mean.svg, bandwidth.svg). Standard library only.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs a command and pins named threads of it (and of its descendants) to CPUs.
 
 Java has no thread affinity API, and `dat perf` names its two workers (dat-perf-client, dat-perf-responder), so

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Tests of bench/compare.sh's report (compare.py) and thread pinner (pinthreads.py).
 
 Run: python3 -m unittest discover -s bench/lib -v

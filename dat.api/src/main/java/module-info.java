@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The DAT/uDAPL 1.2 API for Java.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The {@code dat} command: {@code dat info} lists providers and IAs with their attributes, {@code dat tck} runs the
  * conformance kit, {@code dat tck-peer} serves its cross-node rules from another node, {@code dat perf} measures a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The loopback DAT provider: in-process IAs ({@code loopback0}, ...) whose EPs connect to each other inside
  * one JVM with full DAT 1.2 semantics. Found through {@link java.util.ServiceLoader}; its code lives in the

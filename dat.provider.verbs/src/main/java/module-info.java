@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The verbs DAT provider: InfiniBand, RoCE and iWARP HCAs through {@code libibverbs.so.1} and
  * {@code librdmacm.so.1}, bound with {@code java.lang.foreign}. Found through {@link java.util.ServiceLoader};

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The victim node's half of the fault suite (rxe-vm.sh --faults; busybox sh in the guest): one
 # `dat tck-fault victim` per fault, in the order the survivor on the other guest expects them, and the faults a
 # JVM cannot make itself. It strikes once the victim's marker file says traffic flows both ways:

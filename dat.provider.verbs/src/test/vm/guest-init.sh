@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # /init of the soft-RoCE guest that rxe-vm.sh boots (busybox ash, PID 1, no systemd, no udev).
 #
 # The initramfs is cached across runs, so nothing about a particular run is baked into it: the role and the
@@ -21,6 +22,8 @@ mount -t tmpfs tmpfs /dev/shm
 mount -t tmpfs tmpfs /run
 
 arg() {
+    # /proc/cmdline is one line of words: split on whitespace on purpose.
+    # shellcheck disable=SC2013
     for w in $(cat /proc/cmdline); do
         case $w in jdat.$1=*) echo "${w#*=}" ;; esac
     done
@@ -106,6 +109,7 @@ run_logged rdma link add rxe0 type rxe netdev "$DEV" || setup_failed "rdma link 
 # rdma_cm resolves 192.0.2.x to the IPv4-mapped GID (::ffff:192.0.2.x, RoCE v2); it appears asynchronously after
 # the address is up, and a command started before that sees an IA with no usable address.
 GIDS=/sys/class/infiniband/rxe0/ports/1/gids
+# shellcheck disable=SC2046,SC2183 # the four octets of the address, split on purpose into printf's four %02x
 want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' $(echo "$IP4" | tr . ' '))
 i=0
 until grep -qx "$want" "$GIDS"/* 2>/dev/null; do
@@ -138,10 +142,13 @@ if [ -n "$PEER" ]; then
 fi
 exec 3>&-
 
+# busybox ash has ulimit -l and -c and set -o pipefail, which POSIX sh lacks.
+# shellcheck disable=SC3045
 ulimit -l unlimited
+# shellcheck disable=SC3045
 ulimit -c 0
 export PATH=/opt/dat/bin:$PATH
-export DAT_VM_OUT=$OUT DAT_VM_ROLE=$ROLE DAT_VM_IP=$IP4 DAT_VM_PEER=$PEER DAT_VM_GID_INDEX=$GID_INDEX
+export DAT_VM_OUT="$OUT" DAT_VM_ROLE="$ROLE" DAT_VM_IP="$IP4" DAT_VM_PEER="$PEER" DAT_VM_GID_INDEX="$GID_INDEX"
 # A JVM that crashes leaves its hs_err file where the host looks for it to decide on a retry.
 export JDK_JAVA_OPTIONS="-XX:ErrorFile=$VMDIR/hs_err_pid%p.log${JDK_JAVA_OPTIONS:+ $JDK_JAVA_OPTIONS}"
 extra=$(cat "$VMDIR/java-options" 2>/dev/null)
@@ -150,9 +157,11 @@ extra=$(cat "$VMDIR/java-options" 2>/dev/null)
 say "command: $(cat "$VMDIR/cmd.sh")"
 cd "$OUT" || setup_failed "cd $OUT"
 start=$(uptime_s)
+# shellcheck disable=SC3040
 set -o pipefail
 sh "$VMDIR/cmd.sh" < /dev/null 2>&1 | tee "$VMDIR/cmd.log"
 rc=$?
+# shellcheck disable=SC3040
 set +o pipefail
 cd /
 # What rxe saw (packets, retries, sequence errors) says whether a slow or failed run was the wire's doing.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # rxe-vm-selftest.sh: tests rxe-vm.sh itself, with real guests: exit codes coming back, the JUnit XML summary,
 # the retry after a JVM crash (and only one), the hard timeout, both pair outcomes, and usage errors.
 #
@@ -8,8 +9,10 @@
 # what the harness promises and fails when it does not; exit 0 only when every selected case passed.
 set -euo pipefail
 
-readonly HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-readonly ROOT_DIR=$(cd "$HERE/../../../.." && pwd)
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+readonly HERE
+ROOT_DIR=$(cd "$HERE/../../../.." && pwd)
+readonly ROOT_DIR
 readonly VM=$HERE/rxe-vm.sh
 readonly ALL_CASES=(usage smoke exit crash-once crash-twice timeout interrupt pair pair-fail)
 
@@ -34,10 +37,11 @@ base=$(cd "$base" && pwd)
 
 # A real JVM crash, not a simulated exit status: HotSpot calls fatal() when it sees the exception picocli throws
 # for an unknown option, which writes hs_err_pid<pid>.log (where -XX:ErrorFile says) and aborts (status 134).
+# shellcheck disable=SC2016 # run by the guest's shell, which sees the backslash-dollar
 readonly CRASH='java -XX:+UnlockDiagnosticVMOptions "-XX:AbortVMOnException=picocli.CommandLine\$UnmatchedArgumentException" -m dat.cli/dat.cli.DatCommand --no-such-option'
 
 failures=()
-case_name= case_out= case_log= case_rc= case_secs=
+case_name='' case_out='' case_log='' case_rc='' case_secs=''
 keep_out=false
 # Runs the harness for the current case in its output directory (emptied first unless keep_out); the harness's
 # own output goes to <case>.log.
@@ -165,13 +169,18 @@ case_interrupt() {
 # The two guests reach each other over the socket netdev, each with its own rxe0 and RoCE v2 GID, and (when the
 # host has ibverbs-utils, whose ibv_rc_pingpong the harness then copies in) RC traffic crosses the wire.
 case_pair() {
+    # Guest commands: single quotes on purpose, the guest expands them.
+    # shellcheck disable=SC2016
     local a='ping -c 3 -W 10 "$DAT_VM_PEER" && grep -qx 0000:0000:0000:0000:0000:ffff:c000:0201 /sys/class/infiniband/rxe0/ports/1/gids/*'
+    # shellcheck disable=SC2016
     local b='ping -c 3 -W 10 "$DAT_VM_PEER" && grep -qx 0000:0000:0000:0000:0000:ffff:c000:0202 /sys/class/infiniband/rxe0/ports/1/gids/*'
     local rdma=false
     if command -v ibv_rc_pingpong >/dev/null; then
         rdma=true
+        # shellcheck disable=SC2016
         a+=' && ibv_rc_pingpong -d rxe0 -g "$DAT_VM_GID_INDEX" -n 200'
         # The server in a may not listen yet: the client retries its TCP rendezvous.
+        # shellcheck disable=SC2016
         b+=' && i=0 && until ibv_rc_pingpong -d rxe0 -g "$DAT_VM_GID_INDEX" -n 200 "$DAT_VM_PEER"; do i=$((i + 1)); [ $i -lt 30 ] || exit 1; sleep 2; done'
     else
         echo "    no ibv_rc_pingpong on this host (ibverbs-utils): checking IP and GIDs only"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # rxe-vm.sh: runs commands against a real verbs stack (soft-RoCE, rdma_rxe) in qemu guests, for the jDAT verbs
 # provider on machines without RDMA hardware. See README.md next to this file for what it does and why.
 #
@@ -11,8 +12,10 @@
 # did not come up; 2 for bad usage or a host that lacks what the harness needs.
 set -euo pipefail
 
-readonly HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-readonly ROOT_DIR=$(cd "$HERE/../../../.." && pwd)
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+readonly HERE
+ROOT_DIR=$(cd "$HERE/../../../.." && pwd)
+readonly ROOT_DIR
 readonly PROG=${0##*/}
 readonly GUEST_INIT=$HERE/guest-init.sh
 readonly MULTIARCH=x86_64-linux-gnu
@@ -66,6 +69,7 @@ readonly DEFAULT_GRACE=120
 
 # Guest-side defaults. Single quotes on purpose: $DAT_VM_OUT is expanded in the guest, where it is the output
 # directory.
+# shellcheck disable=SC2016
 default_cmd() {
     case $1 in
         vm) echo 'dat info -v && dat tck --provider verbs --strict --steps 20000 --random-seconds 900 --concurrent-seconds 30 --exclude "$DAT_VM_OUT/verbs-tck-exclude.txt" --reports "$DAT_VM_OUT/tck-reports"' ;;
@@ -85,10 +89,13 @@ t0=$EPOCHREALTIME
 # on an error or Ctrl-C.
 scratch=()
 qemu_pids=()
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
     local p
     for p in "${qemu_pids[@]}"; do
-        [[ -f $p ]] && kill "$(cat "$p")" 2>/dev/null || true
+        if [[ -f $p ]]; then
+            kill "$(cat "$p")" 2>/dev/null || true
+        fi
     done
     [[ ${#scratch[@]} -eq 0 ]] || rm -rf "${scratch[@]}"
 }
@@ -111,7 +118,7 @@ out=$ROOT_DIR/dat.provider.verbs/target/rxe-vm
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/jdat-rxe-vm
 pair=false
 faults=false
-cmd_vm= cmd_a= cmd_b=
+cmd_vm='' cmd_a='' cmd_b=''
 cmd_given=false
 timeout_s=$DEFAULT_TIMEOUT
 grace_s=$DEFAULT_GRACE
@@ -180,8 +187,9 @@ fi
 image=$(cd "$image" && pwd)
 
 # ------------------------------------------------------------------------------------------------ host packages
-command -v dpkg-query >/dev/null && command -v apt-get >/dev/null \
-    || die_usage "needs a Debian-family host (dpkg and apt): the guest runs Debian's kernel and this host's libraries"
+if ! command -v dpkg-query >/dev/null || ! command -v apt-get >/dev/null; then
+    die_usage "needs a Debian-family host (dpkg and apt): the guest runs Debian's kernel and this host's libraries"
+fi
 missing=()
 for p in "${HOST_PACKAGES[@]}"; do
     [[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) == "install ok installed" ]] || missing+=("$p")
@@ -247,7 +255,7 @@ fetch_kernel() {
         line=$(grep -E "(^|/)$1\\.ko(\\.xz|\\.zst)?:" "$moddir/modules.dep" | head -n 1) \
             || die "module $1 is not in $kernel_pkg"
         [[ -n ${seen[${line%%:*}]:-} ]] && return 0
-        deps=(${line#*:})
+        read -r -a deps <<< "${line#*:}"
         # modules.dep lists the full dependency set, the one to load first last.
         local i
         for ((i = ${#deps[@]} - 1; i >= 0; i--)); do
@@ -396,7 +404,7 @@ esac
 
 declare -A cmd_of=([vm]=$cmd_vm [a]=$cmd_a [b]=$cmd_b)
 declare -A ip_of=([vm]=192.0.2.1 [a]=192.0.2.1 [b]=192.0.2.2)
-declare -A peer_of=([vm]= [a]=192.0.2.2 [b]=192.0.2.1)
+declare -A peer_of=([vm]='' [a]=192.0.2.2 [b]=192.0.2.1)
 declare -A dir_of=([vm]=vm [a]=vm-a [b]=vm-b)
 declare -A mac_of=([a]=52:54:00:da:70:0a [b]=52:54:00:da:70:0b)
 
@@ -423,7 +431,7 @@ else
     # JVM patching a compiled method's entry while the other vCPU runs it crashed the guest's JVM (SIGSEGV or
     # SIGILL a few bytes into the method, at the patched jump) twice in two runs of the campaign: TCG does not
     # give x86's guarantees for code one vCPU modifies while another executes it.
-    accel_args=(-accel tcg,thread=single -cpu max)
+    accel_args=(-accel "tcg,thread=single" -cpu max)
 fi
 
 # Copies a guest's console to the terminal (prefixed) and to its console.log (stamped with the host's clock).

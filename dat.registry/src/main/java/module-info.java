@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Finds DAT providers and opens IAs by name: the {@code dat.providers} property, {@link java.util.ServiceLoader}
  * and a static registry file in uDAPL's {@code dat.conf} format; selection of IAs by attribute queries that

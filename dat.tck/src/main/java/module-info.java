@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The DAT conformance kit: one JUnit Jupiter test per rule and return code of the DAT calls a provider
  * implements, an index of those rules, and a launcher.

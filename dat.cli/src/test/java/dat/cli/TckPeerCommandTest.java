@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dat.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -90,7 +91,7 @@ class TckPeerCommandTest {
         assertEquals(0, tck.exit(), tck.out() + tck.err());
         assertTrue(tck.out().startsWith("dat tck: verifying IA loopback0 (strict), cross-node rules against the peer at "
                 + address), tck.out());
-        assertTrue(tck.out().lines().anyMatch(l -> l.matches("total\\s+10\\s+0\\s+0")), tck.out());
+        assertTrue(tck.out().lines().anyMatch(l -> l.matches("total\\s+11\\s+0\\s+0")), tck.out());
         assertEquals(0, peer.await(), peer.out.toString() + peer.err);
         List<String> lines = peer.out.toString().lines().toList();
         assertTrue(lines.stream().anyMatch(l -> l.matches("session \\d+ DISCONNECT token=0x\\p{XDigit}+: ok, ended by "

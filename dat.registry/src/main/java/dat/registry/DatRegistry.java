@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dat.registry;
 
 import dat.api.DatException;
@@ -7,10 +8,8 @@ import dat.api.DatReturnSubtype;
 import dat.spi.DatProvider;
 import dat.spi.DatSetting;
 import java.io.File;
-import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -310,47 +309,6 @@ public final class DatRegistry {
             }
             sb.append(line.toString().stripTrailing()).append('\n');
         }
-    }
-
-    /**
-     * Prints what discovery finds in this process, the quickest way to see why a provider is missing:
-     * {@code java -p <modules> -m dat.registry/dat.registry.DatRegistry [query]}. With a query (the arguments
-     * joined by spaces), also prints the selection; the exit status is then 0 when an IA matches, 1 when none
-     * does, and 2 for an invalid query.
-     *
-     * @param args an optional selection query
-     */
-    public static void main(String[] args) {
-        int status = run(args, System.out, System.err);
-        if (status != 0) {
-            System.exit(status);
-        }
-    }
-
-    /** {@link #main} without {@link System#exit}, for tests. */
-    static int run(String[] args, PrintStream out, PrintStream err) {
-        if (args.length > 0 && (args[0].equals("-h") || args[0].equals("--help"))) {
-            out.println("usage: java -m dat.registry/dat.registry.DatRegistry [query]");
-            out.println("Lists DAT providers and IAs; with a query, also which IAs match it and why the others"
-                    + " do not.");
-            out.println("Settings: " + PROVIDERS_PROPERTY + " or " + PROVIDERS_ENV + ", " + DAT_CONF_ENV + " or "
-                    + DAT_CONF_PROPERTY + ".");
-            return 0;
-        }
-        DatRegistry registry = load();
-        out.print(registry);
-        if (args.length == 0) {
-            return 0;
-        }
-        Selection selection;
-        try {
-            selection = registry.select(String.join(" ", Arrays.asList(args)));
-        } catch (DatQuerySyntaxException e) {
-            err.println(e.getMessage());
-            return 2;
-        }
-        out.print(selection);
-        return selection.matches().isEmpty() ? 1 : 0;
     }
 
     /**

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dat.registry;
 
 /** Where the registry learnt of a provider or an IA. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dat.registry;
 
 import static dat.registry.Fixtures.ia;
@@ -21,10 +22,7 @@ import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.spi.DatProvider;
 import dat.spi.DatProviderInfo;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.lang.System.Logger.Level;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -444,25 +442,7 @@ class DatRegistryTest {
     }
 
     @Nested
-    class Main {
-
-        @Test
-        void helpQueryAndSyntaxErrorExitStatuses() {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            ByteArrayOutputStream err = new ByteArrayOutputStream();
-            PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-            PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
-            assertEquals(0, DatRegistry.run(new String[] {"--help"}, o, e));
-            assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("usage: "));
-            assertEquals(2, DatRegistry.run(new String[] {"srq_supported", "&&"}, o, e));
-            assertTrue(err.toString(StandardCharsets.UTF_8).contains("  srq_supported &&\n" + " ".repeat(18) + "^"),
-                    () -> err.toString(StandardCharsets.UTF_8));
-            out.reset();
-            // No provider is installed in the test JVM, so nothing can match.
-            assertEquals(1, DatRegistry.run(new String[] {"srq_supported"}, o, e));
-            assertTrue(out.toString(StandardCharsets.UTF_8).contains("DAT IAs (0):"),
-                    () -> out.toString(StandardCharsets.UTF_8));
-        }
+    class Table {
 
         @Test
         void tableListsProvidersAndIasWithReasons() {

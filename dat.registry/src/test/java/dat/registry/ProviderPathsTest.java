@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dat.registry;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -50,6 +51,8 @@ class ProviderPathsTest {
 
     private static Path modularJar;
     private static Path plainJar;
+    /** A class-path program that prints what {@link DatRegistry#load} finds and what a query selects. */
+    private static Path lister;
 
     @BeforeAll
     static void compileAndJarTwoProviders() throws IOException {
@@ -79,6 +82,22 @@ class ProviderPathsTest {
         write(plainClasses.resolve("META-INF/services/dat.spi.DatProvider"),
                 "# the first entry is broken on purpose\ntest.plain.DoesNotExist\ntest.plain.PlainProvider\n");
         plainJar = jar(plainClasses, work.resolve("plain.jar"));
+
+        Path listerSrc = work.resolve("lister-src/child/ListIas.java");
+        write(listerSrc, """
+                package child;
+
+                public final class ListIas {
+                    public static void main(String[] args) {
+                        dat.registry.DatRegistry registry = dat.registry.DatRegistry.load();
+                        System.out.print(registry);
+                        System.out.print(registry.select(String.join(" ", args)));
+                    }
+                }
+                """);
+        lister = work.resolve("lister-classes");
+        javac("--module-path", datApi + File.pathSeparator + location(DatRegistry.class), "--add-modules",
+                "dat.registry", "-d", lister.toString(), listerSrc.toString());
     }
 
     @Test
@@ -87,8 +106,8 @@ class ProviderPathsTest {
         String modulePath = String.join(File.pathSeparator, location(dat.spi.DatProvider.class).toString(),
                 location(DatRegistry.class).toString(), modularJar.toString());
         List<String> command = List.of(java, "-Xshare:auto", "--module-path", modulePath, "--class-path",
-                plainJar.toString(), "--add-modules", "ALL-MODULE-PATH",
-                "-m", "dat.registry/dat.registry.DatRegistry", "ia_name == \"plain0\" || ia_name == \"modular0\"");
+                plainJar + File.pathSeparator + lister, "--add-modules", "ALL-MODULE-PATH",
+                "child.ListIas", "ia_name == \"plain0\" || ia_name == \"modular0\"");
         Path output = work.resolve("child-output.txt");
         Process child = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
         boolean finished = child.waitFor(CHILD_TIMEOUT_SECONDS, TimeUnit.SECONDS);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dat.tck.campaign;
 
 import dat.tck.rules.TckFixture;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dat.tck.campaign;
 
 /** The provider did something the model forbids. Thrown by {@link World}, caught and reported by {@link Campaign}. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dat.provider.loopback.internal;
 
 /** What the fabric knows of a listener: a {@link LoopbackPsp} or a {@link LoopbackRsp}. */

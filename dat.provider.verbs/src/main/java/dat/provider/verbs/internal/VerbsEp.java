@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dat.provider.verbs.internal;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
@@ -26,6 +27,7 @@ import dat.api.DatQos;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.api.Iov;
+import dat.provider.verbs.internal.ffm.Errno;
 import dat.provider.verbs.internal.ffm.IbvContextOps;
 import dat.provider.verbs.internal.ffm.IbvMwBind;
 import dat.provider.verbs.internal.ffm.IbvOps;
@@ -100,7 +102,6 @@ final class VerbsEp extends VerbsHandle implements DatEp {
      */
     private static final int TRANSPORT_RETRIES = 6;
     private static final int ACK_TIMEOUT = VerbsConfig.ackTimeout();
-    private static final int ETIMEDOUT = 110;
 
     final VerbsPz pz;
     final VerbsEvd recvEvd;
@@ -634,9 +635,12 @@ final class VerbsEp extends VerbsHandle implements DatEp {
         }
     }
 
-    /** @return the DAT code of a failed post: a full queue is DAT_INSUFFICIENT_RESOURCES */
+    /**
+     * @param rc what a post through {@code ibv_context.ops} returned: an errno, positive or (rxe) negated
+     * @return its DAT code: a full queue is DAT_INSUFFICIENT_RESOURCES
+     */
     static int postFailure(int rc) {
-        return rc == 12 || rc == -12 ? DatReturn.DAT_INSUFFICIENT_RESOURCES : DatReturn.DAT_INTERNAL_ERROR;
+        return Math.abs(rc) == Errno.ENOMEM ? DatReturn.DAT_INSUFFICIENT_RESOURCES : DatReturn.DAT_INTERNAL_ERROR;
     }
 
     @Override
@@ -883,7 +887,7 @@ final class VerbsEp extends VerbsHandle implements DatEp {
                 case LibRdmacm.RDMA_CM_EVENT_ADDR_ERROR, LibRdmacm.RDMA_CM_EVENT_ROUTE_ERROR,
                      LibRdmacm.RDMA_CM_EVENT_UNREACHABLE, LibRdmacm.RDMA_CM_EVENT_CONNECT_ERROR -> {
                     if (state == DatEpState.ACTIVE_CONNECTION_PENDING) {
-                        teardownLocked(-e.status() == ETIMEDOUT ? DatEventType.CONNECTION_EVENT_TIMED_OUT
+                        teardownLocked(-e.status() == Errno.ETIMEDOUT ? DatEventType.CONNECTION_EVENT_TIMED_OUT
                                 : DatEventType.CONNECTION_EVENT_UNREACHABLE, false);
                     } else if (state == DatEpState.PASSIVE_CONNECTION_PENDING) {
                         teardownLocked(DatEventType.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, false);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dat.provider.verbs.internal;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -54,8 +55,8 @@ import java.util.function.Consumer;
  * {@code IBV_WR_SEND_WITH_IMM} with {@link #SOLICITED} as immediate data and {@code IBV_SEND_SOLICITED} set. When
  * only such receive queues complete here (no request queue, no other receive queue, no CNO), the CQ is armed
  * solicited-only ({@code ibv_req_notify_cq(cq, 1)}): neither the progress thread nor a waiter wakes for an
- * unsolicited message. A peer that solicits without the immediate (another DAT implementation) still wakes an
- * armed waiter through the HCA's solicited event, but its receive is counted unsignalled.
+ * unsolicited message. A peer that solicits without the immediate (another DAT implementation) is not recognised:
+ * its receives count as unsignalled.
  *
  * <p><b>Overflow.</b> An event that finds the ring full is lost and {@code ASYNC_ERROR_EVD_OVERFLOW} goes to the
  * async EVD once per episode. The CQ is kept armed, and the progress thread moves completions into the ring when

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dat.provider.verbs.internal;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
@@ -182,7 +183,7 @@ final class VerbsSrq extends VerbsHandle implements DatSrq {
             wr.set(JAVA_INT, IbvRecvWr.NUM_SGE, numSegments);
             int rc = IbvOps.post_srq_recv(postFn, srq, wr, badWr);
             if (rc != 0) {
-                return rc == 12 ? DatReturn.DAT_INSUFFICIENT_RESOURCES : DatReturn.DAT_INTERNAL_ERROR;
+                return VerbsEp.postFailure(rc);
             }
             freeCount--;
             available++;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dat.provider.verbs.internal;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;

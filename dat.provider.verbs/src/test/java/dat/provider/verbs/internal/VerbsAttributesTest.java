@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dat.provider.verbs.internal;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -9,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dat.api.Dat;
+import dat.api.DatCompletionFlags;
 import dat.api.DatIaAttr;
 import dat.api.DatProviderAttr;
 import dat.provider.verbs.internal.ffm.IbvDeviceAttr;
@@ -110,8 +112,8 @@ class VerbsAttributesTest {
         assertEquals(dat.api.Dat.DAT_SRQ_WATERMARK_LOW, p.srqWatermarksSupported());
         assertEquals(dat.api.Dat.DAT_SRQ_INFO_OUTSTANDING_DTO_COUNT, p.srqInfoSupported());
         assertEquals(0, p.epRecvInfoSupported(), "an SRQ EP's buffers cannot be counted");
-        assertEquals(dat.api.DatCompletionFlags.SUPPRESS | dat.api.DatCompletionFlags.BARRIER_FENCE,
-                p.completionFlagsSupported());
+        assertEquals(DatCompletionFlags.SUPPRESS | DatCompletionFlags.BARRIER_FENCE | DatCompletionFlags.EVD_THRESHOLD
+                | DatCompletionFlags.SOLICITED_WAIT, p.completionFlagsSupported(), "all but UNSIGNALLED");
         assertEquals(0, p.evdStreamMergingSupported());
         assertTrue(p.isThreadSafe());
         assertFalse(p.rdmaWriteForRdmaReadReq(), "InfiniBand/RoCE read sinks need only local write");
@@ -131,6 +133,8 @@ class VerbsAttributesTest {
         assertFalse(VerbsAttributes.providerAttr(port).srqSupported());
         assertEquals(0, VerbsAttributes.iaAttr(port).maxEpPerSrq());
         assertTrue(VerbsAttributes.providerAttr(port).rdmaWriteForRdmaReadReq(), "iWARP");
+        assertEquals(0, VerbsAttributes.providerAttr(port).completionFlagsSupported()
+                & DatCompletionFlags.SOLICITED_WAIT, "iWARP carries no immediate data, so no solicited wait");
     }
 
     @Test

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dat.provider.verbs.internal.ffm;
 
 import java.lang.foreign.Arena;
@@ -19,6 +20,18 @@ import java.lang.invoke.VarHandle;
  * once per thread): a shared static segment would let two threads' calls overwrite each other's errno.
  */
 public final class Errno {
+
+    // The errno values the provider tests for, as on Linux (asm-generic/errno-base.h, errno.h); one place.
+    /** {@code EPERM}. */
+    public static final int EPERM = 1;
+    /** {@code ENOMEM}: a queue or the device is out of room. */
+    public static final int ENOMEM = 12;
+    /** {@code EINVAL}. */
+    public static final int EINVAL = 22;
+    /** {@code EOPNOTSUPP}. */
+    public static final int EOPNOTSUPP = 95;
+    /** {@code ETIMEDOUT}: rdma_cm's status of a connection request nobody answered. */
+    public static final int ETIMEDOUT = 110;
 
     /** The option every control-path downcall handle is linked with. */
     static final Linker.Option CAPTURE = Linker.Option.captureCallState("errno");

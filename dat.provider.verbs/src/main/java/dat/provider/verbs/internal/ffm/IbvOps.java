@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dat.provider.verbs.internal.ffm;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
@@ -46,13 +47,6 @@ public final class IbvOps {
     private static final MethodHandle DEALLOC_MW = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS));
     /** {@code int (*bind_mw)(struct ibv_qp *, struct ibv_mw *, struct ibv_mw_bind *)}. */
     private static final MethodHandle BIND_MW = POST_SEND;
-
-    /** {@code EINVAL}, as the inline {@code ibv_bind_mw} returns it. */
-    static final int EINVAL = 22;
-    /** {@code EPERM}, as the inline {@code ibv_bind_mw} returns it. */
-    static final int EPERM = 1;
-    /** {@code EOPNOTSUPP}, as the inline {@code ibv_alloc_mw} sets it. */
-    static final int EOPNOTSUPP = 95;
 
     private IbvOps() {
     }
@@ -236,7 +230,7 @@ public final class IbvOps {
     public static MemorySegment ibv_alloc_mw(MemorySegment pd, int type) {
         MemorySegment fn = function(contextOf(pd), IbvContextOps.ALLOC_MW);
         if (fn.address() == 0) {
-            throw new NativeCallException("ibv_alloc_mw", EOPNOTSUPP);
+            throw new NativeCallException("ibv_alloc_mw", Errno.EOPNOTSUPP);
         }
         MemorySegment mw;
         try {
@@ -276,18 +270,18 @@ public final class IbvOps {
         MemorySegment window = mw.reinterpret(IbvMw.SIZE);
         MemorySegment bind = mwBind.reinterpret(IbvMwBind.SIZE);
         if (window.get(JAVA_INT, IbvMw.TYPE) != LibIbverbs.IBV_MW_TYPE_1) {
-            return EINVAL;
+            return Errno.EINVAL;
         }
         long info = IbvMwBind.BIND_INFO;
         MemorySegment mr = bind.get(ADDRESS, info + IbvMwBindInfo.MR);
         if (mr.address() == 0) {
             if (bind.get(JAVA_LONG, info + IbvMwBindInfo.ADDR) != 0
                     || bind.get(JAVA_LONG, info + IbvMwBindInfo.LENGTH) != 0) {
-                return EINVAL;
+                return Errno.EINVAL;
             }
         } else if (window.get(ADDRESS, IbvMw.PD).address()
                 != mr.reinterpret(IbvMr.SIZE).get(ADDRESS, IbvMr.PD).address()) {
-            return EPERM;
+            return Errno.EPERM;
         }
         try {
             return (int) BIND_MW.invokeExact(function(window.get(ADDRESS, IbvMw.CONTEXT), IbvContextOps.BIND_MW),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dat.provider.verbs.internal.ffm;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;

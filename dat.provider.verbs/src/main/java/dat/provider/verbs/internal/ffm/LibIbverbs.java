@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dat.provider.verbs.internal.ffm;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
@@ -327,67 +328,67 @@ public final class LibIbverbs {
     private static LibIbverbs loaded; // guarded by LOCK
 
     /** {@code struct ibv_device **ibv_get_device_list(int *num_devices)}. */
-    public final MethodHandle ibv_get_device_list;
+    private final MethodHandle ibv_get_device_list;
     /** {@code void ibv_free_device_list(struct ibv_device **list)}. */
-    public final MethodHandle ibv_free_device_list;
+    private final MethodHandle ibv_free_device_list;
     /** {@code const char *ibv_get_device_name(struct ibv_device *device)}. */
-    public final MethodHandle ibv_get_device_name;
+    private final MethodHandle ibv_get_device_name;
     /** {@code struct ibv_context *ibv_open_device(struct ibv_device *device)}. */
-    public final MethodHandle ibv_open_device;
+    private final MethodHandle ibv_open_device;
     /** {@code int ibv_close_device(struct ibv_context *context)}. */
-    public final MethodHandle ibv_close_device;
+    private final MethodHandle ibv_close_device;
     /** {@code int ibv_query_device(struct ibv_context *, struct ibv_device_attr *)}. */
-    public final MethodHandle ibv_query_device;
+    private final MethodHandle ibv_query_device;
     /** {@code int ibv_query_port(struct ibv_context *, uint8_t port_num, struct _compat_ibv_port_attr *)}. */
-    public final MethodHandle ibv_query_port;
+    private final MethodHandle ibv_query_port;
     /** {@code int ibv_query_gid(struct ibv_context *, uint8_t port_num, int index, union ibv_gid *)}. */
-    public final MethodHandle ibv_query_gid;
+    private final MethodHandle ibv_query_gid;
     /** {@code struct ibv_pd *ibv_alloc_pd(struct ibv_context *)}. */
-    public final MethodHandle ibv_alloc_pd;
+    private final MethodHandle ibv_alloc_pd;
     /** {@code int ibv_dealloc_pd(struct ibv_pd *)}. */
-    public final MethodHandle ibv_dealloc_pd;
+    private final MethodHandle ibv_dealloc_pd;
     /** {@code struct ibv_mr *ibv_reg_mr(struct ibv_pd *, void *addr, size_t length, int access)}. */
-    public final MethodHandle ibv_reg_mr;
+    private final MethodHandle ibv_reg_mr;
     /** {@code int ibv_dereg_mr(struct ibv_mr *)}. */
-    public final MethodHandle ibv_dereg_mr;
+    private final MethodHandle ibv_dereg_mr;
     /** {@code struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *)}. */
-    public final MethodHandle ibv_create_comp_channel;
+    private final MethodHandle ibv_create_comp_channel;
     /** {@code int ibv_destroy_comp_channel(struct ibv_comp_channel *)}. */
-    public final MethodHandle ibv_destroy_comp_channel;
+    private final MethodHandle ibv_destroy_comp_channel;
     /** {@code struct ibv_cq *ibv_create_cq(struct ibv_context *, int cqe, void *cq_context, struct ibv_comp_channel *, int comp_vector)}. */
-    public final MethodHandle ibv_create_cq;
+    private final MethodHandle ibv_create_cq;
     /** {@code int ibv_destroy_cq(struct ibv_cq *)}. */
-    public final MethodHandle ibv_destroy_cq;
+    private final MethodHandle ibv_destroy_cq;
     /** {@code int ibv_resize_cq(struct ibv_cq *, int cqe)}. */
-    public final MethodHandle ibv_resize_cq;
+    private final MethodHandle ibv_resize_cq;
     /** {@code int ibv_get_cq_event(struct ibv_comp_channel *, struct ibv_cq **cq, void **cq_context)}. */
-    public final MethodHandle ibv_get_cq_event;
+    private final MethodHandle ibv_get_cq_event;
     /** {@code void ibv_ack_cq_events(struct ibv_cq *, unsigned int nevents)}. */
-    public final MethodHandle ibv_ack_cq_events;
+    private final MethodHandle ibv_ack_cq_events;
     /** {@code struct ibv_srq *ibv_create_srq(struct ibv_pd *, struct ibv_srq_init_attr *)}. */
-    public final MethodHandle ibv_create_srq;
+    private final MethodHandle ibv_create_srq;
     /** {@code int ibv_modify_srq(struct ibv_srq *, struct ibv_srq_attr *, int srq_attr_mask)}. */
-    public final MethodHandle ibv_modify_srq;
+    private final MethodHandle ibv_modify_srq;
     /** {@code int ibv_query_srq(struct ibv_srq *, struct ibv_srq_attr *)}. */
-    public final MethodHandle ibv_query_srq;
+    private final MethodHandle ibv_query_srq;
     /** {@code int ibv_destroy_srq(struct ibv_srq *)}. */
-    public final MethodHandle ibv_destroy_srq;
+    private final MethodHandle ibv_destroy_srq;
     /** {@code struct ibv_qp *ibv_create_qp(struct ibv_pd *, struct ibv_qp_init_attr *)}. */
-    public final MethodHandle ibv_create_qp;
+    private final MethodHandle ibv_create_qp;
     /** {@code int ibv_destroy_qp(struct ibv_qp *)}. */
-    public final MethodHandle ibv_destroy_qp;
+    private final MethodHandle ibv_destroy_qp;
     /** {@code int ibv_modify_qp(struct ibv_qp *, struct ibv_qp_attr *, int attr_mask)}. */
-    public final MethodHandle ibv_modify_qp;
+    private final MethodHandle ibv_modify_qp;
     /** {@code int ibv_query_qp(struct ibv_qp *, struct ibv_qp_attr *, int attr_mask, struct ibv_qp_init_attr *)}. */
-    public final MethodHandle ibv_query_qp;
+    private final MethodHandle ibv_query_qp;
     /** {@code int ibv_get_async_event(struct ibv_context *, struct ibv_async_event *)}. */
-    public final MethodHandle ibv_get_async_event;
+    private final MethodHandle ibv_get_async_event;
     /** {@code void ibv_ack_async_event(struct ibv_async_event *)}. */
-    public final MethodHandle ibv_ack_async_event;
+    private final MethodHandle ibv_ack_async_event;
     /** {@code const char *ibv_wc_status_str(enum ibv_wc_status)}. */
-    public final MethodHandle ibv_wc_status_str;
+    private final MethodHandle ibv_wc_status_str;
     /** {@code const char *ibv_event_type_str(enum ibv_event_type)}. */
-    public final MethodHandle ibv_event_type_str;
+    private final MethodHandle ibv_event_type_str;
 
     private LibIbverbs(NativeLibrary lib) throws LibraryUnavailableException {
         FunctionDescriptor ptrOfPtr = FunctionDescriptor.of(ADDRESS, ADDRESS);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dat.provider.verbs.internal.ffm;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
@@ -83,57 +84,57 @@ public final class LibRdmacm {
     private static LibRdmacm loaded; // guarded by LOCK
 
     /** {@code struct rdma_event_channel *rdma_create_event_channel(void)}. */
-    public final MethodHandle rdma_create_event_channel;
+    private final MethodHandle rdma_create_event_channel;
     /** {@code void rdma_destroy_event_channel(struct rdma_event_channel *)}. */
-    public final MethodHandle rdma_destroy_event_channel;
+    private final MethodHandle rdma_destroy_event_channel;
     /** {@code int rdma_create_id(struct rdma_event_channel *, struct rdma_cm_id **, void *context, enum rdma_port_space)}. */
-    public final MethodHandle rdma_create_id;
+    private final MethodHandle rdma_create_id;
     /** {@code int rdma_destroy_id(struct rdma_cm_id *)}. */
-    public final MethodHandle rdma_destroy_id;
+    private final MethodHandle rdma_destroy_id;
     /** {@code int rdma_bind_addr(struct rdma_cm_id *, struct sockaddr *)}. */
-    public final MethodHandle rdma_bind_addr;
+    private final MethodHandle rdma_bind_addr;
     /** {@code int rdma_resolve_addr(struct rdma_cm_id *, struct sockaddr *src, struct sockaddr *dst, int timeout_ms)}. */
-    public final MethodHandle rdma_resolve_addr;
+    private final MethodHandle rdma_resolve_addr;
     /** {@code int rdma_resolve_route(struct rdma_cm_id *, int timeout_ms)}. */
-    public final MethodHandle rdma_resolve_route;
+    private final MethodHandle rdma_resolve_route;
     /** {@code int rdma_create_qp(struct rdma_cm_id *, struct ibv_pd *, struct ibv_qp_init_attr *)}. */
-    public final MethodHandle rdma_create_qp;
+    private final MethodHandle rdma_create_qp;
     /** {@code void rdma_destroy_qp(struct rdma_cm_id *)}. */
-    public final MethodHandle rdma_destroy_qp;
+    private final MethodHandle rdma_destroy_qp;
     /** {@code int rdma_connect(struct rdma_cm_id *, struct rdma_conn_param *)}. */
-    public final MethodHandle rdma_connect;
+    private final MethodHandle rdma_connect;
     /** {@code int rdma_listen(struct rdma_cm_id *, int backlog)}. */
-    public final MethodHandle rdma_listen;
+    private final MethodHandle rdma_listen;
     /** {@code int rdma_accept(struct rdma_cm_id *, struct rdma_conn_param *)}. */
-    public final MethodHandle rdma_accept;
+    private final MethodHandle rdma_accept;
     /** {@code int rdma_reject(struct rdma_cm_id *, const void *private_data, uint8_t private_data_len)}. */
-    public final MethodHandle rdma_reject;
+    private final MethodHandle rdma_reject;
     /** {@code int rdma_disconnect(struct rdma_cm_id *)}. */
-    public final MethodHandle rdma_disconnect;
+    private final MethodHandle rdma_disconnect;
     /** {@code int rdma_get_cm_event(struct rdma_event_channel *, struct rdma_cm_event **)}. */
-    public final MethodHandle rdma_get_cm_event;
+    private final MethodHandle rdma_get_cm_event;
     /** {@code int rdma_ack_cm_event(struct rdma_cm_event *)}. */
-    public final MethodHandle rdma_ack_cm_event;
+    private final MethodHandle rdma_ack_cm_event;
     /** {@code const char *rdma_event_str(enum rdma_cm_event_type)}. */
-    public final MethodHandle rdma_event_str;
+    private final MethodHandle rdma_event_str;
     /** {@code __be16 rdma_get_src_port(struct rdma_cm_id *)}. */
-    public final MethodHandle rdma_get_src_port;
+    private final MethodHandle rdma_get_src_port;
     /** {@code __be16 rdma_get_dst_port(struct rdma_cm_id *)}. */
-    public final MethodHandle rdma_get_dst_port;
+    private final MethodHandle rdma_get_dst_port;
     /** {@code int rdma_migrate_id(struct rdma_cm_id *, struct rdma_event_channel *)}: hands a CR's id to an EP. */
-    public final MethodHandle rdma_migrate_id;
+    private final MethodHandle rdma_migrate_id;
     /**
      * {@code int rdma_init_qp_attr(struct rdma_cm_id *, struct ibv_qp_attr *, int *qp_attr_mask)}: the attributes
      * that move a QP the application owns (one not created by {@code rdma_create_qp}) to the next state.
      */
-    public final MethodHandle rdma_init_qp_attr;
+    private final MethodHandle rdma_init_qp_attr;
     /** {@code int rdma_establish(struct rdma_cm_id *)}: the active side's last step with an application-owned QP. */
-    public final MethodHandle rdma_establish;
+    private final MethodHandle rdma_establish;
     /**
      * {@code int rdma_notify(struct rdma_cm_id *, enum ibv_event_type)}: data arrived on a QP whose connection the
      * CM has not yet called established (its RTU is late or lost); the CM establishes it now.
      */
-    public final MethodHandle rdma_notify;
+    private final MethodHandle rdma_notify;
 
     private LibRdmacm(NativeLibrary lib) throws LibraryUnavailableException {
         FunctionDescriptor intOfPtr = FunctionDescriptor.of(JAVA_INT, ADDRESS);

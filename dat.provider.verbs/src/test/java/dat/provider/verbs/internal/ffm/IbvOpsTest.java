@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dat.provider.verbs.internal.ffm;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
@@ -71,20 +72,20 @@ class IbvOpsTest {
             MemorySegment pd = arena.allocate(IbvPd.LAYOUT);
             pd.set(ADDRESS, IbvPd.CONTEXT, context);
             NativeCallException e = assertThrows(NativeCallException.class, () -> IbvOps.ibv_alloc_mw(pd, 1));
-            assertEquals(IbvOps.EOPNOTSUPP, e.errno());
+            assertEquals(Errno.EOPNOTSUPP, e.errno());
 
             MemorySegment mw = arena.allocate(IbvMw.LAYOUT);
             mw.set(ADDRESS, IbvMw.CONTEXT, context);
             mw.set(JAVA_INT, IbvMw.TYPE, LibIbverbs.IBV_MW_TYPE_2);
             MemorySegment bind = arena.allocate(IbvMwBind.LAYOUT);
-            assertEquals(IbvOps.EINVAL, IbvOps.ibv_bind_mw(MemorySegment.NULL, mw, bind));
+            assertEquals(Errno.EINVAL, IbvOps.ibv_bind_mw(MemorySegment.NULL, mw, bind));
 
             mw.set(JAVA_INT, IbvMw.TYPE, LibIbverbs.IBV_MW_TYPE_1);
             MemorySegment mr = arena.allocate(IbvMr.LAYOUT);
             mr.set(ADDRESS, IbvMr.PD, arena.allocate(IbvPd.LAYOUT));
             mw.set(ADDRESS, IbvMw.PD, pd);
             bind.set(ADDRESS, IbvMwBind.BIND_INFO + IbvMwBindInfo.MR, mr);
-            assertEquals(IbvOps.EPERM, IbvOps.ibv_bind_mw(MemorySegment.NULL, mw, bind));
+            assertEquals(Errno.EPERM, IbvOps.ibv_bind_mw(MemorySegment.NULL, mw, bind));
         }
     }
 }
