@@ -127,31 +127,39 @@ EP = ("DatEpAttr", "dat_ep_create", "{@code DAT_EP_ATTR}: what an EP asks for at
 
 def gen(spec):
     name, call, doc, fields = spec
+    # Types named by their package in the tables are imported, and written by their simple names.
+    imports = sorted({"java.util.Objects"} | {m for t, _, _, _ in fields
+                                             for m in re.findall(r"java\.[a-z.]+\.[A-Z]\w*", t)})
+    fields = [(re.sub(r"java\.[a-z.]+\.([A-Z]\w*)", r"\1", t), n, re.sub(r"java\.[a-z.]+\.([A-Z]\w*)", r"\1", dflt), d)
+              for t, n, dflt, d in fields]
     comps = ",\n".join("        %s %s" % (t, n) for t, n, _, _ in fields)
     params = "\n".join(textwrap.fill("@param %s %s" % (n, d), 112, initial_indent=" * ",
                                       subsequent_indent=" *     ") for _, n, _, d in fields)
     doc = textwrap.fill(doc, 112, initial_indent="", subsequent_indent=" * ")
     checks = []
     for t, n, _, _ in fields:
-        if t == "String" or t[0].isupper() and "." not in t or t.startswith("java."):
+        if t[0].isupper() and "." not in t:
             checks.append('        Objects.requireNonNull(%s, "%s");' % (n, snake(n)))
-        if t.startswith("java.util.Map"):
-            checks.append("        %s = java.util.Map.copyOf(%s);" % (n, n))
+        if t.startswith("Map<"):
+            checks.append("        %s = Map.copyOf(%s);" % (n, n))
     bfields = "\n".join("        private %s %s = %s;" % (t, n, dflt) for t, n, dflt, _ in fields)
     setters = "\n\n".join('''        /**
-         * @param value %s
+%s
          * @return this builder
          */
         public Builder %s(%s value) {
             this.%s = value;
             return this;
-        }''' % (d, n, t, n) for t, n, _, d in fields)
+        }''' % (textwrap.fill("@param value " + d, 108, initial_indent="         * ",
+                              subsequent_indent="         *     "), n, t, n) for t, n, _, d in fields)
     copy = "\n".join("            b.%s = %s;" % (n, n) for _, n, _, _ in fields)
-    args = ", ".join(n for _, n, _, _ in fields)
+    args = textwrap.fill(", ".join(n for _, n, _, _ in fields), 118,
+                         initial_indent=" " * len("            return new %s(" % name),
+                         subsequent_indent=" " * 20).lstrip()
     src = '''// SPDX-License-Identifier: Apache-2.0
 package dat.api;
 
-import java.util.Objects;
+%s
 
 /**
  * %s
@@ -196,8 +204,8 @@ public record %s(
         }
     }
 }
-''' % (doc, params, name, comps, name, "\n".join(checks), copy.replace("b.", "b."), name, bfields, setters,
-       name, name, args)
+''' % ("\n".join("import %s;" % i for i in imports), doc, params, name, comps, name, "\n".join(checks),
+       copy.replace("b.", "b."), name, bfields, setters, name, name, args)
     # toBuilder copies from the record's components
     src = src.replace(copy, "\n".join("        b.%s = %s;" % (n, n) for _, n, _, _ in fields))
     with open(os.path.join(OUT, name + ".java"), "w") as f:

@@ -7,7 +7,8 @@ package dat.api;
  * <p>The ordinal of each constant is its DAT 1.2 numeric value.
  */
 public enum DatCloseFlags {
-    /** {@code DAT_CLOSE_ABRUPT_FLAG} = 0 (also {@code DAT_CLOSE_DEFAULT}): tear down now, flushing what is outstanding. */
+    /** {@code DAT_CLOSE_ABRUPT_FLAG} = 0 (also {@code DAT_CLOSE_DEFAULT}): tear down now,
+            flushing what is outstanding. */
     ABRUPT,
     /** {@code DAT_CLOSE_GRACEFUL_FLAG} = 1: let outstanding work finish first. */
     GRACEFUL;

@@ -9,7 +9,10 @@ package dat.api;
 public enum DatDtoStatus {
     /** {@code DAT_DTO_SUCCESS} = 0 (also {@code DAT_RMR_BIND_SUCCESS}). */
     SUCCESS,
-    /** {@code DAT_DTO_ERR_FLUSHED} = 1: never executed; the EP left CONNECTED first (also {@code DAT_RMR_BIND_FAILURE}). */
+    /**
+     * {@code DAT_DTO_ERR_FLUSHED} = 1: never executed; the EP left CONNECTED first (also
+     * {@code DAT_RMR_BIND_FAILURE}).
+     */
     FLUSHED,
     /** {@code DAT_DTO_ERR_LOCAL_LENGTH} = 2: the receive buffer was too small for the message. */
     LOCAL_LENGTH_ERR,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.api;
 
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -47,17 +48,17 @@ public record DatEpAttr(
         int srqSoftHw,
         int maxRdmaReadIov,
         int maxRdmaWriteIov,
-        java.util.Map<String, String> epTransportSpecific,
-        java.util.Map<String, String> epProviderSpecific) {
+        Map<String, String> epTransportSpecific,
+        Map<String, String> epProviderSpecific) {
 
     /** Checks that no reference is null and makes the maps immutable. */
     public DatEpAttr {
         Objects.requireNonNull(serviceType, "service_type");
         Objects.requireNonNull(qos, "qos");
         Objects.requireNonNull(epTransportSpecific, "ep_transport_specific");
-        epTransportSpecific = java.util.Map.copyOf(epTransportSpecific);
+        epTransportSpecific = Map.copyOf(epTransportSpecific);
         Objects.requireNonNull(epProviderSpecific, "ep_provider_specific");
-        epProviderSpecific = java.util.Map.copyOf(epProviderSpecific);
+        epProviderSpecific = Map.copyOf(epProviderSpecific);
     }
 
     /** @return a builder with the documented defaults */
@@ -105,8 +106,8 @@ public record DatEpAttr(
         private int srqSoftHw = Dat.DAT_HW_DEFAULT;
         private int maxRdmaReadIov = 1;
         private int maxRdmaWriteIov = 1;
-        private java.util.Map<String, String> epTransportSpecific = java.util.Map.of();
-        private java.util.Map<String, String> epProviderSpecific = java.util.Map.of();
+        private Map<String, String> epTransportSpecific = Map.of();
+        private Map<String, String> epProviderSpecific = Map.of();
 
         private Builder() {
         }
@@ -148,7 +149,8 @@ public record DatEpAttr(
         }
 
         /**
-         * @param value {@code recv_completion_flags}: DEFAULT, SOLICITED_WAIT or EVD_THRESHOLD; UNSIGNALLED (DAT's default for an SRQ EP) completes every receive signalled
+         * @param value {@code recv_completion_flags}: DEFAULT, SOLICITED_WAIT or EVD_THRESHOLD; UNSIGNALLED
+         *     (DAT's default for an SRQ EP) completes every receive signalled
          * @return this builder
          */
         public Builder recvCompletionFlags(int value) {
@@ -250,7 +252,7 @@ public record DatEpAttr(
          * @param value {@code ep_transport_specific}
          * @return this builder
          */
-        public Builder epTransportSpecific(java.util.Map<String, String> value) {
+        public Builder epTransportSpecific(Map<String, String> value) {
             this.epTransportSpecific = value;
             return this;
         }
@@ -259,14 +261,17 @@ public record DatEpAttr(
          * @param value {@code ep_provider_specific}
          * @return this builder
          */
-        public Builder epProviderSpecific(java.util.Map<String, String> value) {
+        public Builder epProviderSpecific(Map<String, String> value) {
             this.epProviderSpecific = value;
             return this;
         }
 
         /** @return the record */
         public DatEpAttr build() {
-            return new DatEpAttr(serviceType, maxMessageSize, maxRdmaSize, qos, recvCompletionFlags, requestCompletionFlags, maxRecvDtos, maxRequestDtos, maxRecvIov, maxRequestIov, maxRdmaReadIn, maxRdmaReadOut, srqSoftHw, maxRdmaReadIov, maxRdmaWriteIov, epTransportSpecific, epProviderSpecific);
+            return new DatEpAttr(serviceType, maxMessageSize, maxRdmaSize, qos, recvCompletionFlags,
+                    requestCompletionFlags, maxRecvDtos, maxRequestDtos, maxRecvIov, maxRequestIov, maxRdmaReadIn,
+                    maxRdmaReadOut, srqSoftHw, maxRdmaReadIov, maxRdmaWriteIov, epTransportSpecific,
+                    epProviderSpecific);
         }
     }
 }

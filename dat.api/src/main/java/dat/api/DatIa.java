@@ -110,7 +110,8 @@ public interface DatIa extends DatHandle {
      * @param region native memory; its address is the LMR's {@code registered_address}
      * @param privileges a combination of {@link DatMemPriv} flags
      * @return the new LMR, with fresh unguessable {@code lmr_context} and {@code rmr_context}
-     * @throws DatException {@link DatReturn#INVALID_PARAMETER} for a heap, dead, confined or zero-length segment, a length
+     * @throws DatException {@link DatReturn#INVALID_PARAMETER} for a heap, dead, confined or zero-length segment, a
+     *     length
      *     over {@code max_lmr_block_size} or unknown privilege bits; {@link DatReturn#INVALID_HANDLE} for a
      *     closed or foreign PZ; {@link DatReturn#INSUFFICIENT_RESOURCES} past {@code max_lmrs}
      */

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.api;
 
+import java.net.InetAddress;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -51,7 +53,7 @@ public record DatIaAttr(
         int hardwareVersionMinor,
         int firmwareVersionMajor,
         int firmwareVersionMinor,
-        java.net.InetAddress iaAddressPtr,
+        InetAddress iaAddressPtr,
         int maxEps,
         int maxDtoPerEp,
         int maxRdmaReadPerEpIn,
@@ -76,8 +78,8 @@ public record DatIaAttr(
         int maxRdmaReadOut,
         boolean maxRdmaReadPerEpInGuaranteed,
         boolean maxRdmaReadPerEpOutGuaranteed,
-        java.util.Map<String, String> transportAttr,
-        java.util.Map<String, String> vendorAttr) {
+        Map<String, String> transportAttr,
+        Map<String, String> vendorAttr) {
 
     /** Checks that no reference is null and makes the maps immutable. */
     public DatIaAttr {
@@ -85,9 +87,9 @@ public record DatIaAttr(
         Objects.requireNonNull(vendorName, "vendor_name");
         Objects.requireNonNull(iaAddressPtr, "ia_address_ptr");
         Objects.requireNonNull(transportAttr, "transport_attr");
-        transportAttr = java.util.Map.copyOf(transportAttr);
+        transportAttr = Map.copyOf(transportAttr);
         Objects.requireNonNull(vendorAttr, "vendor_attr");
-        vendorAttr = java.util.Map.copyOf(vendorAttr);
+        vendorAttr = Map.copyOf(vendorAttr);
     }
 
     /** @return a builder with the documented defaults */
@@ -142,7 +144,7 @@ public record DatIaAttr(
         private int hardwareVersionMinor = 0;
         private int firmwareVersionMajor = 0;
         private int firmwareVersionMinor = 0;
-        private java.net.InetAddress iaAddressPtr = java.net.InetAddress.getLoopbackAddress();
+        private InetAddress iaAddressPtr = InetAddress.getLoopbackAddress();
         private int maxEps = 0;
         private int maxDtoPerEp = 0;
         private int maxRdmaReadPerEpIn = 0;
@@ -167,8 +169,8 @@ public record DatIaAttr(
         private int maxRdmaReadOut = 0;
         private boolean maxRdmaReadPerEpInGuaranteed = false;
         private boolean maxRdmaReadPerEpOutGuaranteed = false;
-        private java.util.Map<String, String> transportAttr = java.util.Map.of();
-        private java.util.Map<String, String> vendorAttr = java.util.Map.of();
+        private Map<String, String> transportAttr = Map.of();
+        private Map<String, String> vendorAttr = Map.of();
 
         private Builder() {
         }
@@ -231,7 +233,7 @@ public record DatIaAttr(
          * @param value {@code ia_address_ptr}: the address peers connect to
          * @return this builder
          */
-        public Builder iaAddressPtr(java.net.InetAddress value) {
+        public Builder iaAddressPtr(InetAddress value) {
             this.iaAddressPtr = value;
             return this;
         }
@@ -456,7 +458,7 @@ public record DatIaAttr(
          * @param value {@code transport_attr}
          * @return this builder
          */
-        public Builder transportAttr(java.util.Map<String, String> value) {
+        public Builder transportAttr(Map<String, String> value) {
             this.transportAttr = value;
             return this;
         }
@@ -465,14 +467,20 @@ public record DatIaAttr(
          * @param value {@code vendor_attr}
          * @return this builder
          */
-        public Builder vendorAttr(java.util.Map<String, String> value) {
+        public Builder vendorAttr(Map<String, String> value) {
             this.vendorAttr = value;
             return this;
         }
 
         /** @return the record */
         public DatIaAttr build() {
-            return new DatIaAttr(adapterName, vendorName, hardwareVersionMajor, hardwareVersionMinor, firmwareVersionMajor, firmwareVersionMinor, iaAddressPtr, maxEps, maxDtoPerEp, maxRdmaReadPerEpIn, maxRdmaReadPerEpOut, maxEvds, maxEvdQlen, maxIovSegmentsPerDto, maxLmrs, maxLmrBlockSize, maxLmrVirtualAddress, maxPzs, maxMessageSize, maxRdmaSize, maxRmrs, maxRmrTargetAddress, maxSrqs, maxEpPerSrq, maxRecvPerSrq, maxIovSegmentsPerRdmaRead, maxIovSegmentsPerRdmaWrite, maxRdmaReadIn, maxRdmaReadOut, maxRdmaReadPerEpInGuaranteed, maxRdmaReadPerEpOutGuaranteed, transportAttr, vendorAttr);
+            return new DatIaAttr(adapterName, vendorName, hardwareVersionMajor, hardwareVersionMinor,
+                    firmwareVersionMajor, firmwareVersionMinor, iaAddressPtr, maxEps, maxDtoPerEp, maxRdmaReadPerEpIn,
+                    maxRdmaReadPerEpOut, maxEvds, maxEvdQlen, maxIovSegmentsPerDto, maxLmrs, maxLmrBlockSize,
+                    maxLmrVirtualAddress, maxPzs, maxMessageSize, maxRdmaSize, maxRmrs, maxRmrTargetAddress, maxSrqs,
+                    maxEpPerSrq, maxRecvPerSrq, maxIovSegmentsPerRdmaRead, maxIovSegmentsPerRdmaWrite, maxRdmaReadIn,
+                    maxRdmaReadOut, maxRdmaReadPerEpInGuaranteed, maxRdmaReadPerEpOutGuaranteed, transportAttr,
+                    vendorAttr);
         }
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.api;
 
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -69,7 +70,7 @@ public record DatProviderAttr(
         boolean lmrSyncReq,
         boolean dtoAsyncReturnGuaranteed,
         boolean rdmaWriteForRdmaReadReq,
-        java.util.Map<String, String> providerSpecificAttr) {
+        Map<String, String> providerSpecificAttr) {
 
     /** Checks that no reference is null and makes the maps immutable. */
     public DatProviderAttr {
@@ -78,7 +79,7 @@ public record DatProviderAttr(
         Objects.requireNonNull(epCreator, "ep_creator");
         Objects.requireNonNull(pzSupport, "pz_support");
         Objects.requireNonNull(providerSpecificAttr, "provider_specific_attr");
-        providerSpecificAttr = java.util.Map.copyOf(providerSpecificAttr);
+        providerSpecificAttr = Map.copyOf(providerSpecificAttr);
     }
 
     /** @return a builder with the documented defaults */
@@ -143,7 +144,7 @@ public record DatProviderAttr(
         private boolean lmrSyncReq = false;
         private boolean dtoAsyncReturnGuaranteed = false;
         private boolean rdmaWriteForRdmaReadReq = false;
-        private java.util.Map<String, String> providerSpecificAttr = java.util.Map.of();
+        private Map<String, String> providerSpecificAttr = Map.of();
 
         private Builder() {
         }
@@ -239,7 +240,8 @@ public record DatProviderAttr(
         }
 
         /**
-         * @param value {@code max_private_data_size}: bytes of private data a connect, accept or reject carries
+         * @param value {@code max_private_data_size}: bytes of private data a connect, accept or reject
+         *     carries
          * @return this builder
          */
         public Builder maxPrivateDataSize(int value) {
@@ -275,7 +277,8 @@ public record DatProviderAttr(
         }
 
         /**
-         * @param value {@code optimal_buffer_alignment}: the buffer alignment for best performance; divides 256
+         * @param value {@code optimal_buffer_alignment}: the buffer alignment for best performance; divides
+         *     256
          * @return this builder
          */
         public Builder optimalBufferAlignment(int value) {
@@ -284,7 +287,8 @@ public record DatProviderAttr(
         }
 
         /**
-         * @param value {@code evd_stream_merging_supported}: bit {@code 6 * a + b} set when event streams a and b (0 SW, 1 CR, 2 DTO, 3 CONN, 4 RMR_BIND, 5 ASYNC) may share an EVD
+         * @param value {@code evd_stream_merging_supported}: bit {@code 6 * a + b} set when event streams a
+         *     and b (0 SW, 1 CR, 2 DTO, 3 CONN, 4 RMR_BIND, 5 ASYNC) may share an EVD
          * @return this builder
          */
         public Builder evdStreamMergingSupported(long value) {
@@ -302,7 +306,8 @@ public record DatProviderAttr(
         }
 
         /**
-         * @param value {@code srq_watermarks_supported}: {@link Dat#DAT_SRQ_WATERMARK_LOW}, {@code _SOFT_HIGH}, {@code _HARD_HIGH} bits
+         * @param value {@code srq_watermarks_supported}: {@link Dat#DAT_SRQ_WATERMARK_LOW}, {@code
+         *     _SOFT_HIGH}, {@code _HARD_HIGH} bits
          * @return this builder
          */
         public Builder srqWatermarksSupported(int value) {
@@ -311,7 +316,8 @@ public record DatProviderAttr(
         }
 
         /**
-         * @param value {@code srq_ep_pz_difference_supported}: EPs on an SRQ may have another PZ than the SRQ
+         * @param value {@code srq_ep_pz_difference_supported}: EPs on an SRQ may have another PZ than the
+         *     SRQ
          * @return this builder
          */
         public Builder srqEpPzDifferenceSupported(boolean value) {
@@ -320,7 +326,8 @@ public record DatProviderAttr(
         }
 
         /**
-         * @param value {@code srq_info_supported}: {@link Dat#DAT_SRQ_INFO_AVAILABLE_DTO_COUNT} and/or {@link Dat#DAT_SRQ_INFO_OUTSTANDING_DTO_COUNT}
+         * @param value {@code srq_info_supported}: {@link Dat#DAT_SRQ_INFO_AVAILABLE_DTO_COUNT} and/or
+         *     {@link Dat#DAT_SRQ_INFO_OUTSTANDING_DTO_COUNT}
          * @return this builder
          */
         public Builder srqInfoSupported(int value) {
@@ -329,7 +336,8 @@ public record DatProviderAttr(
         }
 
         /**
-         * @param value {@code ep_recv_info_supported}: {@link Dat#DAT_EP_RECV_INFO_NBUFS_ALLOCATED} and/or {@link Dat#DAT_EP_RECV_INFO_BUFS_ALLOC_SPAN}
+         * @param value {@code ep_recv_info_supported}: {@link Dat#DAT_EP_RECV_INFO_NBUFS_ALLOCATED} and/or
+         *     {@link Dat#DAT_EP_RECV_INFO_BUFS_ALLOC_SPAN}
          * @return this builder
          */
         public Builder epRecvInfoSupported(int value) {
@@ -356,7 +364,8 @@ public record DatProviderAttr(
         }
 
         /**
-         * @param value {@code rdma_write_for_rdma_read_req}: an RDMA read target needs remote write privilege
+         * @param value {@code rdma_write_for_rdma_read_req}: an RDMA read target needs remote write
+         *     privilege
          * @return this builder
          */
         public Builder rdmaWriteForRdmaReadReq(boolean value) {
@@ -368,14 +377,19 @@ public record DatProviderAttr(
          * @param value {@code provider_specific_attr}: named provider attributes
          * @return this builder
          */
-        public Builder providerSpecificAttr(java.util.Map<String, String> value) {
+        public Builder providerSpecificAttr(Map<String, String> value) {
             this.providerSpecificAttr = value;
             return this;
         }
 
         /** @return the record */
         public DatProviderAttr build() {
-            return new DatProviderAttr(providerName, providerVersionMajor, providerVersionMinor, daplVersionMajor, daplVersionMinor, lmrMemTypesSupported, iovOwnershipOnReturn, datQosSupported, completionFlagsSupported, isThreadSafe, maxPrivateDataSize, supportsMultipath, epCreator, pzSupport, optimalBufferAlignment, evdStreamMergingSupported, srqSupported, srqWatermarksSupported, srqEpPzDifferenceSupported, srqInfoSupported, epRecvInfoSupported, lmrSyncReq, dtoAsyncReturnGuaranteed, rdmaWriteForRdmaReadReq, providerSpecificAttr);
+            return new DatProviderAttr(providerName, providerVersionMajor, providerVersionMinor, daplVersionMajor,
+                    daplVersionMinor, lmrMemTypesSupported, iovOwnershipOnReturn, datQosSupported,
+                    completionFlagsSupported, isThreadSafe, maxPrivateDataSize, supportsMultipath, epCreator,
+                    pzSupport, optimalBufferAlignment, evdStreamMergingSupported, srqSupported,
+                    srqWatermarksSupported, srqEpPzDifferenceSupported, srqInfoSupported, epRecvInfoSupported,
+                    lmrSyncReq, dtoAsyncReturnGuaranteed, rdmaWriteForRdmaReadReq, providerSpecificAttr);
         }
     }
 }

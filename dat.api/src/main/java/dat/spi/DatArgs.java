@@ -93,7 +93,8 @@ public final class DatArgs {
         }
         if (!DatMemory.shared(region)) {
             throw invalidParameter(DatReturnSubtype.INVALID_ARG3, call + ": region_description is confined to one"
-                    + " thread; transfers touch it from others: register memory of a shared, automatic or global arena");
+                    + " thread; transfers touch it from others: register memory of a shared, automatic or global"
+                    + " arena");
         }
         if (region.byteSize() == 0 || region.byteSize() > ia.maxLmrBlockSize()) {
             throw invalidParameter(DatReturnSubtype.INVALID_ARG4, call + ": length " + region.byteSize()

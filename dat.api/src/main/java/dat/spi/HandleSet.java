@@ -6,6 +6,7 @@ import dat.api.DatHandleType;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -107,7 +108,7 @@ public final class HandleSet {
             }
         }
         objects.clear();
-        java.util.Arrays.fill(live, 0);
+        Arrays.fill(live, 0);
     }
 
     private static String describe(Iterable<ProviderHandle> handles) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -78,7 +79,7 @@ class SourceTreeTest {
     private static boolean headed(Path file) {
         try (Stream<String> lines = Files.lines(file, StandardCharsets.UTF_8)) {
             return lines.limit(3).anyMatch(l -> l.contains(SPDX));
-        } catch (IOException | java.io.UncheckedIOException e) {
+        } catch (IOException | UncheckedIOException e) {
             return false;
         }
     }

@@ -4,6 +4,7 @@ package dat.spi;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dat.api.Dat;
 import dat.api.DatEvd;
 import dat.api.DatException;
 import dat.api.DatReturn;
@@ -53,7 +54,7 @@ class CnoCoreTest {
         AtomicReference<DatException> failure = new AtomicReference<>();
         Thread waiter = Thread.ofPlatform().start(() -> {
             try {
-                core.await(dat.api.Dat.DAT_TIMEOUT_INFINITE);
+                core.await(Dat.DAT_TIMEOUT_INFINITE);
             } catch (DatException e) {
                 failure.set(e);
             }

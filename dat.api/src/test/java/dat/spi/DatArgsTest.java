@@ -18,6 +18,7 @@ import dat.api.DatReturnSubtype;
 import dat.api.DatSrqAttr;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.Map;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -98,7 +99,7 @@ class DatArgsTest {
         assertRejected("recv_completion_flags 0x2", b -> b.recvCompletionFlags(DatCompletionFlags.SOLICITED_WAIT));
         assertRejected("request_completion_flags 0x4",
                 b -> b.requestCompletionFlags(DatCompletionFlags.UNSIGNALLED));
-        assertRejected("ep_provider_specific", b -> b.epProviderSpecific(java.util.Map.of("k", "v")));
+        assertRejected("ep_provider_specific", b -> b.epProviderSpecific(Map.of("k", "v")));
         DatArgs.epAttr("dat_ep_create_with_srq", IA, PROVIDER,
                 DatEpAttr.builder().recvCompletionFlags(DatCompletionFlags.UNSIGNALLED).maxRecvIov(99).build(), true);
         fails(DatReturn.MODEL_NOT_SUPPORTED, null, "srq_soft_hw", () -> DatArgs.epAttr("dat_ep_create", IA,

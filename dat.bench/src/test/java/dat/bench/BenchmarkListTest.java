@@ -66,7 +66,8 @@ class BenchmarkListTest {
             int dot = benchmark.lastIndexOf('.');
             String owner = benchmark.substring(0, dot);
             String simple = owner.substring(owner.lastIndexOf('.') + 1);
-            String generated = "dat/bench/jmh_generated/" + simple + "_" + benchmark.substring(dot + 1) + "_jmhTest.class";
+            String generated = "dat/bench/jmh_generated/" + simple + "_" + benchmark.substring(dot + 1)
+                    + "_jmhTest.class";
             assertTrue(Files.isRegularFile(classes.resolve(generated)), "no generated harness " + generated);
         }
     }

@@ -6,6 +6,8 @@ import java.io.File;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -16,7 +18,8 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "dat", mixinStandardHelpOptions = true, versionProvider = DatCommand.Version.class,
         description = "DAT/uDAPL 1.2 for Java: list providers, run the conformance kit (on one node or two), measure.",
-        subcommands = {InfoCommand.class, TckCommand.class, TckPeerCommand.class, TckFaultCommand.class, PerfCommand.class,
+        subcommands = {InfoCommand.class, TckCommand.class, TckPeerCommand.class, TckFaultCommand.class,
+                PerfCommand.class,
             CommandLine.HelpCommand.class})
 public final class DatCommand implements Runnable {
 
@@ -30,7 +33,7 @@ public final class DatCommand implements Runnable {
      * prints those reasons in its own output, so it keeps only warnings (failures to load) on stderr. Held in a field
      * because java.util.logging keeps loggers weakly and would forget the level.
      */
-    private static final java.util.logging.Logger REGISTRY_LOG = java.util.logging.Logger.getLogger("dat.registry");
+    private static final Logger REGISTRY_LOG = Logger.getLogger("dat.registry");
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -71,7 +74,7 @@ public final class DatCommand implements Runnable {
      * @param args the arguments
      */
     public static void main(String[] args) {
-        REGISTRY_LOG.setLevel(java.util.logging.Level.WARNING);
+        REGISTRY_LOG.setLevel(Level.WARNING);
         System.exit(execute(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
     }
 

@@ -9,15 +9,16 @@ import dat.registry.ProviderEntry;
 import dat.registry.Selection;
 import dat.spi.DatSetting;
 import java.io.PrintWriter;
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code dat info}, in the manner of {@code fi_info}: the providers and IAs this installation finds, available or
@@ -132,7 +133,7 @@ final class InfoCommand implements Callable<Integer> {
         if (bits && value instanceof Number n) {
             return "0x" + Long.toHexString(n.longValue());
         }
-        return value instanceof java.net.InetAddress a ? a.getHostAddress() : String.valueOf(value);
+        return value instanceof InetAddress a ? a.getHostAddress() : String.valueOf(value);
     }
 
     private static void printSettings(PrintWriter out, DatRegistry registry) {
@@ -152,7 +153,8 @@ final class InfoCommand implements Callable<Integer> {
             out.println("  (none)");
         }
         for (DatSetting s : list) {
-            out.printf("  %s = %s (default %s): %s%n", s.property(), s.currentValue().isEmpty() ? "\"\"" : s.currentValue(),
+            out.printf("  %s = %s (default %s): %s%n", s.property(), s.currentValue().isEmpty() ? "\"\""
+                    : s.currentValue(),
                     s.defaultValue().isEmpty() ? "\"\"" : s.defaultValue(), s.description());
         }
     }

@@ -16,7 +16,8 @@ import java.util.Arrays;
  *
  * <p>Every timed loop works on objects made before it starts (the IOVs, one {@link dat.api.DatEvent}, the
  * registered buffers, the {@code long[]} of samples sized for the largest iteration count): a post, a
- * {@code dat_evd_dequeue} busy-poll with {@link Thread#onSpinWait()} (see {@link PerfEngine#SPINS_BEFORE_YIELD}), two {@link System#nanoTime()} reads and an
+ * {@code dat_evd_dequeue} busy-poll with {@link Thread#onSpinWait()} (see {@link PerfEngine#SPINS_BEFORE_YIELD}), two
+ * {@link System#nanoTime()} reads and an
  * array store per iteration, and nothing that allocates. Sorting the samples and building the result happen
  * after the clock stops.
  *

@@ -23,7 +23,8 @@ import java.util.function.Consumer;
  * thread is the watchdog. It hands finished rows to the caller as they come, and aborts the run when one size
  * (warm-up and timed part) takes longer than the plan's timeout. Both workers busy-poll with
  * {@code dat_evd_dequeue} and {@link Thread#onSpinWait()} (yielding after {@link #SPINS_BEFORE_YIELD} empty polls),
- * and check {@link #state} on every empty poll, so an abort reaches them within one spin. A worker stuck inside a provider call is left to the caller, which then
+ * and check {@link #state} on every empty poll, so an abort reaches them within one spin. A worker stuck inside a
+ * provider call is left to the caller, which then
  * closes the IA abruptly under it.
  */
 final class PerfEngine {
@@ -73,7 +74,8 @@ final class PerfEngine {
 
     /** @return whether the test needs a thread on the server side: RDMA streams and reads run one-sided */
     boolean needsResponder() {
-        return plan.op() == PerfPlan.Op.SEND || (plan.test() == PerfPlan.Test.PINGPONG && plan.op() == PerfPlan.Op.WRITE);
+        return plan.op() == PerfPlan.Op.SEND || (plan.test() == PerfPlan.Test.PINGPONG
+                && plan.op() == PerfPlan.Op.WRITE);
     }
 
     /**

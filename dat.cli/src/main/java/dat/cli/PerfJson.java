@@ -8,7 +8,8 @@ import java.util.Locale;
 
 /**
  * Writes the {@code dat perf --json} report by hand: one object with the run's identity and a {@code results}
- * array, one object per size. Numbers are written in plain decimal notation with six significant digits; a figure that was not measured
+ * array, one object per size. Numbers are written in plain decimal notation with six significant digits; a figure that
+ * was not measured
  * (percentiles of a stream) or has no finite value is {@code null}.
  */
 final class PerfJson {

@@ -9,6 +9,7 @@ import dat.tck.TckLauncher;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.platform.engine.TestExecutionResult;
@@ -18,9 +19,9 @@ import org.junit.platform.launcher.TestIdentifier;
 import org.junit.platform.launcher.TestPlan;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code dat tck}: runs the conformance kit against a provider found by the registry, with a live progress line, a
@@ -238,7 +239,7 @@ final class TckCommand implements Callable<Integer> {
                 case SUCCESSFUL -> { }
             }
             if (verbose) {
-                out.println("  " + result.getStatus().name().toLowerCase(java.util.Locale.ROOT) + " " + name(test));
+                out.println("  " + result.getStatus().name().toLowerCase(Locale.ROOT) + " " + name(test));
                 out.flush();
             }
             step(test);

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.logging.Handler;
+import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import java.util.stream.Stream;
@@ -177,7 +178,7 @@ class DatCommandTest {
         } finally {
             registryLog.removeHandler(handler);
         }
-        List<LogRecord> warnings = records.stream().filter(e -> e.getLevel() == java.util.logging.Level.WARNING
+        List<LogRecord> warnings = records.stream().filter(e -> e.getLevel() == Level.WARNING
                 && e.getMessage().contains(missing.getFileName().toString())).toList();
         assertEquals(1, warnings.size(), () -> warnings.stream().map(LogRecord::getMessage).toList().toString());
     }

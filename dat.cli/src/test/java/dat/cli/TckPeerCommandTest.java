@@ -24,6 +24,7 @@ import dat.tck.TckRule;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -89,7 +90,8 @@ class TckPeerCommandTest {
         DatCommandTest.Run tck = DatCommandTest.dat("tck", "--ia", "loopback0", "--strict", "--peer", address,
                 "--exclude", onlyRules(dir, "_crossNode").toString(), "--reports", dir.resolve("r").toString());
         assertEquals(0, tck.exit(), tck.out() + tck.err());
-        assertTrue(tck.out().startsWith("dat tck: verifying IA loopback0 (strict), cross-node rules against the peer at "
+        assertTrue(tck.out().startsWith(
+                "dat tck: verifying IA loopback0 (strict), cross-node rules against the peer at "
                 + address), tck.out());
         assertTrue(tck.out().lines().anyMatch(l -> l.matches("total\\s+11\\s+0\\s+0")), tck.out());
         assertEquals(0, peer.await(), peer.out.toString() + peer.err);
@@ -111,7 +113,7 @@ class TckPeerCommandTest {
             DatEp ep = ia.createEp(ia.createPz(), dto, dto, connect, DatEpAttr.builder().maxMessageSize(64)
                     .maxRdmaSize(0).maxRecvDtos(1).maxRequestDtos(1).maxRecvIov(1).maxRequestIov(1).build());
             ep.connect(address.host(), address.connQual(), 5_000_000, "not the protocol".getBytes(
-                    java.nio.charset.StandardCharsets.US_ASCII), DatQos.BEST_EFFORT, 0);
+                    StandardCharsets.US_ASCII), DatQos.BEST_EFFORT, 0);
             DatEvent event = new DatEvent();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (connect.dequeue(event) != DatReturn.DAT_SUCCESS && System.nanoTime() < deadline) {

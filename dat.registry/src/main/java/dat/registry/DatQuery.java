@@ -73,7 +73,8 @@ public final class DatQuery {
     public static Attribute attr(String name) {
         QueryAttributes.Attribute attribute = QueryAttributes.find(Objects.requireNonNull(name, "name"));
         if (attribute == null) {
-            throw new DatQuerySyntaxException(name, 1, "column 1: unknown attribute '" + name + "'" + QueryAttributes.didYouMean(
+            throw new DatQuerySyntaxException(name, 1, "column 1: unknown attribute '" + name + "'"
+                    + QueryAttributes.didYouMean(
                     QueryAttributes.suggestions(name, QueryAttributes.all().keySet())));
         }
         return new Attribute(attribute);

@@ -175,7 +175,8 @@ public final class DatRegistry {
      * @param asyncEvdMinQlen the minimum queue length of the IA's async EVD, at least 1
      * @return the open IA; the caller closes it
      * @throws DatException {@link DatReturn#PROVIDER_NOT_FOUND}/{@link DatReturnSubtype#NAME_NOT_REGISTERED}
-     *     for an unknown or {@code null} name (the message lists the known IAs), {@link DatReturn#PROVIDER_NOT_FOUND} with the
+     *     for an unknown or {@code null} name (the message lists the known IAs), {@link DatReturn#PROVIDER_NOT_FOUND}
+     *     with the
      *     reason for an unavailable IA, {@link DatReturn#INVALID_PARAMETER} for a queue length below 1, or
      *     what the provider's {@link DatProvider#open} throws ({@link DatReturn#INTERNAL_ERROR} when that is not a
      *     {@code DatException})

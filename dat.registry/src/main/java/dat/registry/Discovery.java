@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
+import java.lang.reflect.InvocationTargetException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -403,7 +404,7 @@ final class Discovery {
         try {
             provider = (DatProvider) type.getConstructor().newInstance();
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-            Throwable cause = e instanceof java.lang.reflect.InvocationTargetException ite ? ite.getCause() : e;
+            Throwable cause = e instanceof InvocationTargetException ite ? ite.getCause() : e;
             return fail(className, className, DiscoverySource.DAT_CONF, "could not be instantiated: "
                     + describe(cause), cause);
         }

@@ -77,7 +77,8 @@ public final class Selection {
     }
 
     /**
-     * @return the query, then one line per IA in registry order: {@code loopback0: matches} or {@code verbs0: optimal_buffer_alignment <= 64 failed:
+     * @return the query, then one line per IA in registry order: {@code loopback0: matches} or {@code verbs0:
+     *     optimal_buffer_alignment <= 64 failed:
      *     actual 256}, several reasons joined by {@code ; }
      */
     @Override

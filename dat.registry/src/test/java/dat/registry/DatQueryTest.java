@@ -59,8 +59,10 @@ class DatQueryTest {
 
         @Test
         void evaluateAsExpectedOnTheSample() {
-            assertFalse(test("srq_supported && (ep_recv_info_supported & 0x10) != 0 && optimal_buffer_alignment <= 256"));
-            assertTrue(test("srq_supported && (ep_recv_info_supported & 0x01) != 0 && optimal_buffer_alignment <= 256"));
+            assertFalse(test("srq_supported && (ep_recv_info_supported & 0x10) != 0"
+                    + " && optimal_buffer_alignment <= 256"));
+            assertTrue(test("srq_supported && (ep_recv_info_supported & 0x01) != 0"
+                    + " && optimal_buffer_alignment <= 256"));
             assertFalse(test("srq_supported && ep_recv_info_supported & 0x10 && optimal_buffer_alignment <= 256"));
             assertTrue(test("srq_supported && ep_recv_info_supported & 0x1 && optimal_buffer_alignment <= 256"));
             assertFalse(test("max_iov_segments_per_dto >= 4 || !srq_supported"));
@@ -370,7 +372,8 @@ class DatQueryTest {
                             + " (2) !srq_supported failed: actual true"),
                     explain("max_iov_segments_per_dto >= 4 || !srq_supported"));
             assertEquals(List.of("all alternatives failed: (1) lmr_sync_req is false;"
-                            + " (2) max_rmrs >= 0 failed: actual -2 and optimal_buffer_alignment < 8 failed: actual 256;"
+                            + " (2) max_rmrs >= 0 failed: actual -2 and optimal_buffer_alignment < 8 failed:"
+                            + " actual 256;"
                             + " (3) ia_name == \"x\" failed: actual \"loopback0\""),
                     explain("lmr_sync_req || max_rmrs >= 0 && optimal_buffer_alignment < 8 || ia_name == 'x'"));
         }

@@ -80,7 +80,8 @@ class DatRegistryDatConfTest {
         DatRegistry registry = DatRegistry.builder().logger(log).providers(List.of(loopback)).datConf(conf).build();
         String file = conf.toString();
 
-        assertEquals("provider lopback not found; did you mean loopback?", iaEntry(registry, "typo0").unavailableReason());
+        assertEquals("provider lopback not found; did you mean loopback?", iaEntry(registry,
+                "typo0").unavailableReason());
         assertEquals("provider loopback cannot describe it: DAT_INVALID_PARAMETER: ia_params: no such size",
                 iaEntry(registry, "refused").unavailableReason());
         assertEquals("provider loopback cannot describe it: java.lang.IllegalStateException: oops",
@@ -123,7 +124,8 @@ class DatRegistryDatConfTest {
 
         assertEquals("could not be instantiated: java.lang.IllegalStateException: cannot start",
                 registry.providers().get(1).unavailableReason());
-        assertTrue(iaEntry(registry, "t0").unavailableReason().endsWith("cannot start"), iaEntry(registry, "t0")::toString);
+        assertTrue(iaEntry(registry, "t0").unavailableReason().endsWith("cannot start"), iaEntry(registry,
+                "t0")::toString);
         assertEquals("provider java.lang.String is unavailable: does not implement dat.spi.DatProvider",
                 iaEntry(registry, "s0").unavailableReason());
     }

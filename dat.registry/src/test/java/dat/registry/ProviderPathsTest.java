@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dat.spi.DatProvider;
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -29,6 +30,7 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.spi.ToolProvider;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -56,15 +58,17 @@ class ProviderPathsTest {
 
     @BeforeAll
     static void compileAndJarTwoProviders() throws IOException {
-        Path datApi = location(dat.spi.DatProvider.class);
+        Path datApi = location(DatProvider.class);
 
         Path modularSrc = work.resolve("modular-src");
+        // CHECKSTYLE.OFF: source (Java source in a text block names types in full)
         write(modularSrc.resolve("module-info.java"), """
                 module test.provider.modular {
                     requires dat.api;
                     provides dat.spi.DatProvider with test.modular.internal.ModularProvider;
                 }
                 """);
+        // CHECKSTYLE.ON: source
         write(modularSrc.resolve("test/modular/internal/ModularProvider.java"), provider("test.modular.internal",
                 "ModularProvider", "modular-test", "modular0"));
         Path modularClasses = work.resolve("modular-classes");
@@ -84,6 +88,7 @@ class ProviderPathsTest {
         plainJar = jar(plainClasses, work.resolve("plain.jar"));
 
         Path listerSrc = work.resolve("lister-src/child/ListIas.java");
+        // CHECKSTYLE.OFF: source (Java source in a text block names types in full)
         write(listerSrc, """
                 package child;
 
@@ -95,6 +100,7 @@ class ProviderPathsTest {
                     }
                 }
                 """);
+        // CHECKSTYLE.ON: source
         lister = work.resolve("lister-classes");
         javac("--module-path", datApi + File.pathSeparator + location(DatRegistry.class), "--add-modules",
                 "dat.registry", "-d", lister.toString(), listerSrc.toString());
@@ -103,7 +109,7 @@ class ProviderPathsTest {
     @Test
     void childJvmFindsTheModulePathAndTheClassPathProvider() throws Exception {
         String java = ProcessHandle.current().info().command().orElseThrow();
-        String modulePath = String.join(File.pathSeparator, location(dat.spi.DatProvider.class).toString(),
+        String modulePath = String.join(File.pathSeparator, location(DatProvider.class).toString(),
                 location(DatRegistry.class).toString(), modularJar.toString());
         List<String> command = List.of(java, "-Xshare:auto", "--module-path", modulePath, "--class-path",
                 plainJar + File.pathSeparator + lister, "--add-modules", "ALL-MODULE-PATH",
@@ -209,7 +215,7 @@ class ProviderPathsTest {
     @Test
     void withoutNativeAccessOfItsOwnTheRegistrySaysWhatToAdd() {
         // The tests run without --enable-native-access: the registry cannot pass on what it does not have.
-        org.junit.jupiter.api.Assumptions.assumeFalse(DatRegistry.class.getModule().isNativeAccessEnabled());
+        Assumptions.assumeFalse(DatRegistry.class.getModule().isNativeAccessEnabled());
         ProviderPath.Loaded loaded = ProviderPath.load(List.of(modularJar, plainJar),
                 Thread.currentThread().getContextClassLoader());
         assertTrue(loaded.nativeAccessNote().contains("--enable-native-access=dat.registry")
@@ -225,7 +231,8 @@ class ProviderPathsTest {
                 .environment(Map.of(DatRegistry.PROVIDER_PATH_ENV, modularJar.toString())).build();
         assertEquals(DiscoverySource.PROVIDER_PATH, entry(fromEnv, "modular-test").source());
         assertEquals(modularJar.toString(), fromEnv.settings().stream()
-                .filter(s -> s.property().equals(DatRegistry.PROVIDER_PATH_PROPERTY)).findFirst().orElseThrow().currentValue());
+                .filter(s -> s.property().equals(DatRegistry.PROVIDER_PATH_PROPERTY)).findFirst().orElseThrow()
+                .currentValue());
 
         DatRegistry fromProperty = DatRegistry.builder().logger(new RecordingLogger())
                 .environment(Map.of(DatRegistry.PROVIDER_PATH_ENV, modularJar.toString()))
@@ -269,15 +276,17 @@ class ProviderPathsTest {
         Path stub = work.resolve("stubs").resolve(absent);
         javac("-d", stub.toString(), stubSrc.resolve("module-info.java").toString());
         Path src = work.resolve(module + "-src");
-        write(src.resolve("module-info.java"), "module " + module + " { requires dat.api; requires " + absent + "; }\n");
+        write(src.resolve("module-info.java"),
+                "module " + module + " { requires dat.api; requires " + absent + "; }\n");
         Path classes = work.resolve(module + "-classes");
-        javac("--module-path", location(dat.spi.DatProvider.class) + File.pathSeparator + work.resolve("stubs"),
+        javac("--module-path", location(DatProvider.class) + File.pathSeparator + work.resolve("stubs"),
                 "-d", classes.toString(), src.resolve("module-info.java").toString());
         return jar(classes, work.resolve(module.substring(module.lastIndexOf('.') + 1) + ".jar"));
     }
 
     /** Source of a provider offering one IA, and describing any IA a dat.conf entry names. */
     private static String provider(String packageName, String className, String name, String iaName) {
+        // CHECKSTYLE.OFF: source (Java source in a text block names types in full)
         return """
                 package %1$s;
 
@@ -314,6 +323,7 @@ class ProviderPathsTest {
                     }
                 }
                 """.formatted(packageName, className, name, iaName);
+        // CHECKSTYLE.ON: source
     }
 
     private static Path location(Class<?> type) {

@@ -56,7 +56,8 @@ import java.util.regex.Pattern;
  * <p>The faults are made outside the JVMs under test, by the victim node's script: {@link Fault#KILL} is
  * {@code kill -9} of the victim's JVM, {@link Fault#LINK} takes the victim's link down and up again; only
  * {@link Fault#CLOSE} ({@code dat_ia_close} ABRUPT) is the victim's own call. The victim writes its marker file once
- * traffic flows both ways, which is when the script strikes; it holds the JVM's pid. {@link Fault#NONE} is the closing check: a plain
+ * traffic flows both ways, which is when the script strikes; it holds the JVM's pid. {@link Fault#NONE} is the closing
+ * check: a plain
  * connection, echoes, a graceful disconnect.
  *
  * <p>Wire: the victim's accept carries, in its private data, the magic "FLT1", then the rmr_context (4 bytes),

@@ -41,7 +41,8 @@ public record PeerAddress(InetAddress host, long connQual) {
         if (host.startsWith("[") && host.endsWith("]")) {
             host = host.substring(1, host.length() - 1);
         } else if (host.indexOf(':') >= 0) {
-            throw new IllegalArgumentException("peer '" + text + "': put an IPv6 address in brackets, [ADDRESS]:CONN_QUAL");
+            throw new IllegalArgumentException("peer '" + text
+                    + "': put an IPv6 address in brackets, [ADDRESS]:CONN_QUAL");
         }
         if (host.isBlank()) {
             throw new IllegalArgumentException("peer '" + text + "' names no host");

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -86,7 +87,7 @@ public final class RulesIndex {
      * @param testName a rule's test method name
      * @return the rule, if the kit has it
      */
-    public static java.util.Optional<TckRule> find(String testName) {
+    public static Optional<TckRule> find(String testName) {
         return rules().stream().filter(r -> r.testName().equals(testName)).findFirst();
     }
 

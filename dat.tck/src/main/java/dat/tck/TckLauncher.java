@@ -6,14 +6,19 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.junit.platform.engine.FilterResult;
 import org.junit.platform.engine.TestExecutionResult;
@@ -116,7 +121,7 @@ public final class TckLauncher {
          */
         public Options peer(String peer) {
             if (peer == null) {
-                Map<String, String> fewer = new java.util.HashMap<>(parameters);
+                Map<String, String> fewer = new HashMap<>(parameters);
                 fewer.remove(TckContext.PEER);
                 return new Options(iaName, verification, strict, excludeFile, reportsDir, only, fewer);
             }
@@ -160,7 +165,7 @@ public final class TckLauncher {
          * @return a copy with the parameter added
          */
         public Options parameter(String name, String value) {
-            Map<String, String> more = new java.util.HashMap<>(parameters);
+            Map<String, String> more = new HashMap<>(parameters);
             more.put(name, value);
             return new Options(iaName, verification, strict, excludeFile, reportsDir, only, more);
         }
@@ -293,7 +298,7 @@ public final class TckLauncher {
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--list-rules" -> {
-                    PrintWriter stdout = new PrintWriter(System.out, true, java.nio.charset.StandardCharsets.UTF_8);
+                    PrintWriter stdout = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
                     printRules(stdout);
                     stdout.flush();
                     return;
@@ -341,11 +346,11 @@ public final class TckLauncher {
         out.printf("%-24s %-13s %-34s %-9s %s%n", "call", "section", "return codes", "level", "test (rule)");
         for (TckRule r : RulesIndex.rules()) {
             out.printf("%-24s %-13s %-34s %-9s %s (%s)%n", r.call(), r.section(), r.returnsText(),
-                    r.level().name().toLowerCase(java.util.Locale.ROOT), r.testName(), r.rule());
+                    r.level().name().toLowerCase(Locale.ROOT), r.testName(), r.rule());
         }
     }
 
-    private static <T> T number(String text, String option, java.util.function.Function<String, T> parse) {
+    private static <T> T number(String text, String option, Function<String, T> parse) {
         try {
             return parse.apply(text);
         } catch (NumberFormatException e) {
@@ -363,7 +368,8 @@ public final class TckLauncher {
 
     private static void usage(String problem) {
         System.err.println("dat.tck: " + problem);
-        System.err.println("usage: TckLauncher --ia NAME [--strict] [--exclude FILE] [--reports DIR] [--peer HOST:CONN_QUAL]"
+        System.err.println("usage: TckLauncher --ia NAME [--strict] [--exclude FILE] [--reports DIR]"
+                + " [--peer HOST:CONN_QUAL]"
                 + " [--seed S] [--steps N] [--random-seconds T] | --list-rules");
         System.exit(2);
     }
@@ -415,7 +421,7 @@ public final class TckLauncher {
         private final Map<String, CallSummary> perCall = new TreeMap<>();
         private final List<Failure> failures = new ArrayList<>();
         private final Map<String, String> skips = new TreeMap<>();
-        private final Map<String, String> reports = new java.util.concurrent.ConcurrentSkipListMap<>();
+        private final Map<String, String> reports = new ConcurrentSkipListMap<>();
 
         Collector() {
             for (TckRule r : RulesIndex.rules()) {

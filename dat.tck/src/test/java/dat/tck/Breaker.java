@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.tck;
 
+import dat.api.DatCr;
+import dat.api.DatEp;
+import dat.api.DatEvd;
+import dat.api.DatEvdFlags;
 import dat.api.DatEvent;
 import dat.api.DatEventHandler;
 import dat.api.DatEventType;
 import dat.api.DatHandle;
+import dat.api.DatRmr;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -172,21 +177,21 @@ final class Breaker {
             return;
         }
         int nmore = e.nmore();
-        dat.api.DatEvd evd = (dat.api.DatEvd) out(e.evd());
+        DatEvd evd = (DatEvd) out(e.evd());
         DatEventType t = e.type();
         switch (t) {
-            case DTO_COMPLETION -> e.setDtoCompletion(evd, (dat.api.DatEp) out(e.ep()), e.userCookie(), e.dtoStatus(),
+            case DTO_COMPLETION -> e.setDtoCompletion(evd, (DatEp) out(e.ep()), e.userCookie(), e.dtoStatus(),
                     e.transferredLength());
-            case RMR_BIND_COMPLETION -> e.setRmrBindCompletion(evd, (dat.api.DatRmr) out(e.rmr()), e.userCookie(),
+            case RMR_BIND_COMPLETION -> e.setRmrBindCompletion(evd, (DatRmr) out(e.rmr()), e.userCookie(),
                     e.dtoStatus());
             case CONNECTION_REQUEST_EVENT -> e.setConnectionRequest(evd, (DatHandle) out(e.sp()), e.connQual(),
-                    (dat.api.DatCr) out(e.cr()));
+                    (DatCr) out(e.cr()));
             case SOFTWARE_EVENT -> e.setSoftwareEvent(evd, e.softwareEventValue());
             default -> {
-                if (t.evdFlag() == dat.api.DatEvdFlags.ASYNC) {
+                if (t.evdFlag() == DatEvdFlags.ASYNC) {
                     e.setAsyncEvent(t, evd, (DatHandle) out(e.asyncHandle()), e.asyncReason());
                 } else {
-                    e.setConnectionEvent(t, evd, (dat.api.DatEp) out(e.ep()), e.privateData());
+                    e.setConnectionEvent(t, evd, (DatEp) out(e.ep()), e.privateData());
                 }
             }
         }

@@ -40,11 +40,14 @@ import dat.api.DatPz;
 import dat.api.DatQos;
 import dat.api.DatReturn;
 import dat.api.DatRmr;
+import dat.api.Iov;
 import dat.tck.Breaker.Answer;
 import dat.tck.Breaker.Call;
 import dat.tck.Breaker.Fault;
 import dat.tck.BrokenProviders.Broken;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,7 +66,7 @@ final class BrokenControlPath {
     }
 
     static List<Broken> all() {
-        List<Broken> all = new java.util.ArrayList<>(connections());
+        List<Broken> all = new ArrayList<>(connections());
         all.addAll(evds());
         all.addAll(objects());
         return all;
@@ -174,7 +177,8 @@ final class BrokenControlPath {
                         })),
                 new Broken("an EP reserved by an RSP still reports UNCONNECTED",
                         "required_rsp_create_connectsReservedEp",
-                        rewriteResult(DatEp.class, "state", r -> r == DatEpState.RESERVED ? DatEpState.UNCONNECTED : r)));
+                        rewriteResult(DatEp.class, "state", r -> r == DatEpState.RESERVED ? DatEpState.UNCONNECTED
+                                : r)));
     }
 
     private static List<Broken> evds() {
@@ -249,7 +253,8 @@ final class BrokenControlPath {
                         "required_evd_wait_wakesOnArrival", new Fault() {
                             @Override
                             public Object[] before(Call call) {
-                                if (call.is(DatEvd.class, "await") && (Long) call.args()[0] == Dat.DAT_TIMEOUT_INFINITE) {
+                                if (call.is(DatEvd.class, "await")
+                                        && (Long) call.args()[0] == Dat.DAT_TIMEOUT_INFINITE) {
                                     try {
                                         Thread.sleep(3000);
                                     } catch (InterruptedException e) {
@@ -342,7 +347,7 @@ final class BrokenControlPath {
         return List.of(
                 new Broken("sends to one remote qualifier all leave on the first EP connected to it",
                         "required_ep_connect_crossNodeSeveralConnectionsToOnePsp", new Fault() {
-                            private final Map<Object, DatEp> first = new java.util.HashMap<>();
+                            private final Map<Object, DatEp> first = new HashMap<>();
 
                             @Override
                             public synchronized Object[] before(Call call) {
@@ -360,7 +365,7 @@ final class BrokenControlPath {
                                     return call.args();
                                 }
                                 Object[] a = call.args();
-                                throw new Answer(chosen.postSend((Integer) a[0], (dat.api.Iov) a[1], (Long) a[2],
+                                throw new Answer(chosen.postSend((Integer) a[0], (Iov) a[1], (Long) a[2],
                                         (Integer) a[3]));
                             }
                         }),

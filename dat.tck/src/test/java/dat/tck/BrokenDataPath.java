@@ -16,7 +16,9 @@ import static dat.tck.Faults.swappedPairs;
 import static dat.tck.Faults.thrownSwap;
 
 import dat.api.Dat;
+import dat.api.DatAsyncReason;
 import dat.api.DatCompletionFlags;
+import dat.api.DatCr;
 import dat.api.DatDtoStatus;
 import dat.api.DatEp;
 import dat.api.DatEpAttr;
@@ -36,11 +38,14 @@ import dat.tck.Breaker.Answer;
 import dat.tck.Breaker.Call;
 import dat.tck.Breaker.Fault;
 import dat.tck.BrokenProviders.Broken;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiPredicate;
 import java.util.function.UnaryOperator;
 
 /**
@@ -89,7 +94,7 @@ final class BrokenDataPath {
     }
 
     static List<Broken> all() {
-        List<Broken> all = new java.util.ArrayList<>(posts());
+        List<Broken> all = new ArrayList<>(posts());
         all.addAll(waits());
         all.addAll(srqPosts());
         all.addAll(srqObjects());
@@ -272,7 +277,7 @@ final class BrokenDataPath {
                         }),
                 new Broken("an SRQ EP with UNSIGNALLED recv flags completes unsignalled",
                         "required_srq_post_recv_unsignalledEpRecvFlagStillSignals", new Fault() {
-                            private final Set<Object> unsignalled = java.util.Collections.newSetFromMap(
+                            private final Set<Object> unsignalled = Collections.newSetFromMap(
                                     new IdentityHashMap<>());
 
                             @Override
@@ -397,7 +402,7 @@ final class BrokenDataPath {
      * One successful receive of an SRQ EP is lost (its completion never comes): the first one, or with
      * {@code armedBy}, the first after a resize it accepts (requested size, size before).
      */
-    private static Fault loseOneSrqReceive(java.util.function.BiPredicate<Integer, Integer> armedBy) {
+    private static Fault loseOneSrqReceive(BiPredicate<Integer, Integer> armedBy) {
         return new Fault() {
             private boolean lose = armedBy == null;
 
@@ -447,8 +452,9 @@ final class BrokenDataPath {
                                 if (created != null && call.is(DatEvd.class, "dequeue")
                                         && (Integer) result == DatReturn.DAT_QUEUE_EMPTY
                                         && call.target() == created.query().ia().asyncEvd()) {
-                                    ((DatEvent) call.args()[0]).setAsyncEvent(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK,
-                                            (DatEvd) call.target(), created, dat.api.DatAsyncReason.SRQ_LOW_WATERMARK_EVENT);
+                                    ((DatEvent) call.args()[0]).setAsyncEvent(
+                                            DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK,
+                                            (DatEvd) call.target(), created, DatAsyncReason.SRQ_LOW_WATERMARK_EVENT);
                                     created = null;
                                     return DatReturn.DAT_SUCCESS;
                                 }
@@ -551,7 +557,7 @@ final class BrokenDataPath {
                         })),
                 new Broken("after a shrink srq_query reports one less than the SRQ holds",
                         "required_srq_resize_shrinkResultBetweenRequestAndOldSize", new Fault() {
-                            private final Set<Object> shrunk = java.util.Collections.newSetFromMap(
+                            private final Set<Object> shrunk = Collections.newSetFromMap(
                                     new IdentityHashMap<>());
 
                             @Override
@@ -569,7 +575,8 @@ final class BrokenDataPath {
                 new Broken("a grow is accepted but changes nothing",
                         "required_srq_resize_successGrowsTheQueue",
                         answer(DatSrq.class, "resize",
-                                call -> (Integer) call.args()[0] > ((DatSrq) call.target()).query().maxRecvDtos(), null)),
+                                call -> (Integer) call.args()[0] > ((DatSrq) call.target()).query().maxRecvDtos(),
+                                        null)),
                 new Broken("dat_srq_set_lw checks the watermark only when a buffer is taken",
                         "required_srq_set_lw_firesAtOnceWhenAlreadyBelow", new Fault() {
                             @Override
@@ -608,12 +615,12 @@ final class BrokenDataPath {
                         }),
                 new Broken("an accepted EP reports PASSIVE_CONNECTION_PENDING until its ESTABLISHED is dequeued",
                         "required_srq_post_recv_anEpThatTookABufferIsConnected", new Fault() {
-                            private final java.util.Set<Object> pending = java.util.Collections.newSetFromMap(
-                                    new java.util.IdentityHashMap<>());
+                            private final Set<Object> pending = Collections.newSetFromMap(
+                                    new IdentityHashMap<>());
 
                             @Override
                             public synchronized Object after(Call call, Object result) {
-                                if (call.is(dat.api.DatCr.class, "accept")) {
+                                if (call.is(DatCr.class, "accept")) {
                                     pending.add(call.args()[0]);
                                 } else if (call.is(DatEvd.class, "dequeue")
                                         && (Integer) result == DatReturn.DAT_SUCCESS
@@ -621,8 +628,8 @@ final class BrokenDataPath {
                                         == DatEventType.CONNECTION_EVENT_ESTABLISHED) {
                                     pending.remove(((DatEvent) call.args()[0]).ep());
                                 } else if (call.is(DatEp.class, "state") && pending.contains(call.target())
-                                        && result == dat.api.DatEpState.CONNECTED) {
-                                    return dat.api.DatEpState.PASSIVE_CONNECTION_PENDING;
+                                        && result == DatEpState.CONNECTED) {
+                                    return DatEpState.PASSIVE_CONNECTION_PENDING;
                                 }
                                 return result;
                             }

@@ -3,6 +3,7 @@ package dat.tck;
 
 import dat.api.DatIa;
 import dat.registry.DatRegistry;
+import java.util.stream.Stream;
 
 /** Loopback with the fault (or legal variation) named by the configuration parameter {@value #FAULT}. */
 public class BrokenLoopbackVerification extends DatProviderVerification {
@@ -19,7 +20,7 @@ public class BrokenLoopbackVerification extends DatProviderVerification {
     @Override
     public void configure(TckContext context) {
         String name = context.parameter(FAULT).orElseThrow();
-        broken = java.util.stream.Stream.concat(BrokenProviders.all().stream(), CampaignBrokenProviders.legal().stream())
+        broken = Stream.concat(BrokenProviders.all().stream(), CampaignBrokenProviders.legal().stream())
                 .filter(b -> b.name().equals(name)).findFirst().orElseThrow();
     }
 

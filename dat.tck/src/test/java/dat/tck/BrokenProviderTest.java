@@ -8,6 +8,7 @@ import dat.tck.BrokenProviders.Broken;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -48,12 +49,13 @@ class BrokenProviderTest {
         } else {
             result = TckLauncher.run(options, null);
         }
-        List<String> failed = result.failures().stream().map(TckLauncher.Failure::testName).collect(Collectors.toList());
+        List<String> failed = result.failures().stream().map(TckLauncher.Failure::testName)
+                .collect(Collectors.toList());
         assertEquals(List.of(broken.catchingTest()), failed,
                 broken.name() + " must be caught by " + broken.catchingTest() + "; skips: " + result.skips());
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void atLeastFifteenBrokenProvidersEachCaughtByANamedRule() {
         assertTrue(BrokenProviders.all().size() >= 15, "the kit is tested against at least 15 broken providers");
         assertTrue(BrokenProviders.all().stream().filter(b -> b.catchingTest().contains("_crossNode")).count() >= 5,

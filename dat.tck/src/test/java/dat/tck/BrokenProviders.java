@@ -13,7 +13,9 @@ import dat.api.DatCloseFlags;
 import dat.api.DatCompletionFlags;
 import dat.api.DatDtoStatus;
 import dat.api.DatEp;
+import dat.api.DatEpParam;
 import dat.api.DatEpRecvInfo;
+import dat.api.DatEpState;
 import dat.api.DatEvd;
 import dat.api.DatEvent;
 import dat.api.DatEventType;
@@ -27,9 +29,12 @@ import dat.api.Iov;
 import dat.tck.Breaker.Answer;
 import dat.tck.Breaker.Call;
 import dat.tck.Breaker.Fault;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -133,7 +138,8 @@ final class BrokenProviders {
                                     throw new Answer(DatReturn.DAT_SUCCESS);
                                 }
                                 DatEp ep = (DatEp) call.target();
-                                int rc = ep.postSend((Integer) args[0], (Iov) args[1], (Long) args[2], (Integer) args[3]);
+                                int rc = ep.postSend((Integer) args[0], (Iov) args[1], (Long) args[2],
+                                        (Integer) args[3]);
                                 Object[] first = held;
                                 held = null;
                                 ep.postSend((Integer) first[0], (Iov) first[1], (Long) first[2], (Integer) first[3]);
@@ -153,7 +159,7 @@ final class BrokenProviders {
 
     /** @return every broken provider of the self-test: those of the rules here and in the other files */
     static List<Broken> all() {
-        List<Broken> all = new java.util.ArrayList<>(local());
+        List<Broken> all = new ArrayList<>(local());
         all.addAll(BrokenDataPath.all());
         all.addAll(BrokenControlPath.all());
         all.addAll(crossNode());
@@ -223,7 +229,8 @@ final class BrokenProviders {
                                 if (call.is(DatEp.class, "recvQuery")) {
                                     DatEpRecvInfo info = (DatEpRecvInfo) result;
                                     return info.nbufsAllocated() > 0
-                                            ? new DatEpRecvInfo(info.nbufsAllocated(), info.nbufsAllocated() - 1) : info;
+                                            ? new DatEpRecvInfo(info.nbufsAllocated(), info.nbufsAllocated() - 1)
+                                            : info;
                                 }
                                 return result;
                             }
@@ -245,7 +252,8 @@ final class BrokenProviders {
                             public Object thrown(Call call, RuntimeException thrown) {
                                 if (call.is(DatSrq.class, "resize") && thrown instanceof DatException d
                                         && d.type() == DatReturn.INVALID_STATE
-                                        && (Integer) call.args()[0] >= ((DatSrq) call.target()).query().availableDtoCount()) {
+                                        && (Integer) call.args()[0]
+                                                >= ((DatSrq) call.target()).query().availableDtoCount()) {
                                     return null;
                                 }
                                 throw thrown;
@@ -321,7 +329,8 @@ final class BrokenProviders {
                             @Override
                             public Object after(Call call, Object result) {
                                 if (call.is(DatEvd.class, "dequeue") && (Integer) result == DatReturn.DAT_SUCCESS
-                                        && ((DatEvent) call.args()[0]).type() == DatEventType.ASYNC_ERROR_EVD_OVERFLOW) {
+                                        && ((DatEvent) call.args()[0]).type()
+                                                == DatEventType.ASYNC_ERROR_EVD_OVERFLOW) {
                                     return DatReturn.DAT_QUEUE_EMPTY;
                                 }
                                 return result;
@@ -341,8 +350,8 @@ final class BrokenProviders {
                             @Override
                             public Object after(Call call, Object result) {
                                 if (call.is(DatEp.class, "query")) {
-                                    dat.api.DatEpParam p = (dat.api.DatEpParam) result;
-                                    return new dat.api.DatEpParam(p.ia(), p.epState(), p.localIaAddress(),
+                                    DatEpParam p = (DatEpParam) result;
+                                    return new DatEpParam(p.ia(), p.epState(), p.localIaAddress(),
                                             p.localPortQual(), p.remoteIaAddress(), p.remotePortQual(), p.pz(),
                                             p.recvEvd(), p.requestEvd(), p.connectEvd(), p.srq(), p.epAttr()
                                             .toBuilder().maxMessageSize(p.epAttr().maxMessageSize() + 1).build());
@@ -361,13 +370,13 @@ final class BrokenProviders {
                         }),
                 new Broken("a receive posted after the connection ended is never flushed",
                         "required_ep_post_recv_flushedAtOnceWhenDisconnected", new Fault() {
-                            private final Map<Object, java.util.Set<Long>> lost = new IdentityHashMap<>();
+                            private final Map<Object, Set<Long>> lost = new IdentityHashMap<>();
 
                             @Override
                             public synchronized Object[] before(Call call) {
                                 if (call.is(DatEp.class, "postRecv")
-                                        && ((DatEp) call.target()).state() == dat.api.DatEpState.DISCONNECTED) {
-                                    lost.computeIfAbsent(call.target(), k -> new java.util.HashSet<>())
+                                        && ((DatEp) call.target()).state() == DatEpState.DISCONNECTED) {
+                                    lost.computeIfAbsent(call.target(), k -> new HashSet<>())
                                             .add((Long) call.args()[2]);
                                 }
                                 return call.args();
@@ -381,7 +390,7 @@ final class BrokenProviders {
                                 DatEvent e = (DatEvent) call.args()[0];
                                 int rc = (Integer) result;
                                 while (rc == DatReturn.DAT_SUCCESS && e.type() == DatEventType.DTO_COMPLETION
-                                        && lost.getOrDefault(e.ep(), java.util.Set.of()).contains(e.userCookie())) {
+                                        && lost.getOrDefault(e.ep(), Set.of()).contains(e.userCookie())) {
                                     rc = ((DatEvd) call.target()).dequeue(e);
                                 }
                                 return rc;
@@ -416,18 +425,18 @@ final class BrokenProviders {
                 new Broken("completions from before dat_ep_reset given to the DTOs posted after it",
                         "required_ep_reset_undequeuedCompletionsAreLostNeverMisreported", new Fault() {
                             /** Per EP: cookies posted since its last reset; those of the epoch before. */
-                            private final Map<Object, java.util.List<Long>> current = new IdentityHashMap<>();
-                            private final Map<Object, java.util.Set<Long>> previous = new IdentityHashMap<>();
+                            private final Map<Object, List<Long>> current = new IdentityHashMap<>();
+                            private final Map<Object, Set<Long>> previous = new IdentityHashMap<>();
 
                             @Override
                             public synchronized Object[] before(Call call) {
                                 if (call.is(DatEp.class, "postRecv") || call.is(DatEp.class, "postSend")) {
-                                    current.computeIfAbsent(call.target(), k -> new java.util.ArrayList<>())
+                                    current.computeIfAbsent(call.target(), k -> new ArrayList<>())
                                             .add((Long) call.args()[2]);
                                 } else if (call.is(DatEp.class, "reset")) {
-                                    java.util.List<Long> before = current.remove(call.target());
-                                    previous.put(call.target(), before == null ? java.util.Set.of()
-                                            : new java.util.HashSet<>(before));
+                                    List<Long> before = current.remove(call.target());
+                                    previous.put(call.target(), before == null ? Set.of()
+                                            : new HashSet<>(before));
                                 }
                                 return call.args();
                             }
@@ -436,9 +445,9 @@ final class BrokenProviders {
                             public synchronized Object after(Call call, Object result) {
                                 if (call.is(DatEvd.class, "dequeue") && (Integer) result == DatReturn.DAT_SUCCESS) {
                                     DatEvent e = (DatEvent) call.args()[0];
-                                    java.util.List<Long> now = current.get(e.ep());
+                                    List<Long> now = current.get(e.ep());
                                     if (e.type() == DatEventType.DTO_COMPLETION && now != null && !now.isEmpty()
-                                            && previous.getOrDefault(e.ep(), java.util.Set.of())
+                                            && previous.getOrDefault(e.ep(), Set.of())
                                             .contains(e.userCookie())) {
                                         e.setDtoCompletion(e.evd(), e.ep(), now.get(0), e.dtoStatus(),
                                                 e.transferredLength());
@@ -450,7 +459,7 @@ final class BrokenProviders {
                 new Broken("post_recv refused while a graceful disconnect is pending",
                         "required_ep_post_recv_validInEveryEndpointState",
                         Faults.answer(DatEp.class, "postRecv", call -> ((DatEp) call.target()).state()
-                                == dat.api.DatEpState.DISCONNECT_PENDING, DatReturn.DAT_INVALID_STATE)),
+                                == DatEpState.DISCONNECT_PENDING, DatReturn.DAT_INVALID_STATE)),
                 new Broken("a graceful IA close that frees live objects",
                         "required_ia_close_gracefulRefusesWhileObjectsLive", new Fault() {
                             @Override

@@ -10,6 +10,7 @@ import dat.api.DatDtoStatus;
 import dat.api.DatEp;
 import dat.api.DatEpState;
 import dat.api.DatEvd;
+import dat.api.DatEvdFlags;
 import dat.api.DatEvent;
 import dat.api.DatEventType;
 import dat.api.DatException;
@@ -20,17 +21,20 @@ import dat.api.DatPz;
 import dat.api.DatReturn;
 import dat.api.DatSrq;
 import dat.api.DatSrqParam;
-import dat.tck.BrokenProviders.Broken;
 import dat.tck.Breaker.Answer;
 import dat.tck.Breaker.Call;
 import dat.tck.Breaker.Fault;
+import dat.tck.BrokenProviders.Broken;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The defects the random campaign exists to find, reintroduced one at a time: each must be caught by
@@ -174,14 +178,14 @@ final class CampaignBrokenProviders {
      */
     static final class LateRefusal implements Fault {
         /** Writes refused late, over every instance: the self-test checks the variation took effect. */
-        static final java.util.concurrent.atomic.AtomicInteger LATE = new java.util.concurrent.atomic.AtomicInteger();
+        static final AtomicInteger LATE = new AtomicInteger();
 
         private record Refused(DatEp ep, DatEvd requestEvd, long cookie) {
         }
 
         private final Map<Object, List<Object>> evdsOf = new IdentityHashMap<>();
         private final Map<Object, Refused> pending = new IdentityHashMap<>();
-        private static final java.util.Set<String> GETTERS = java.util.Set.of("lmrContext", "rmrContext", "segment",
+        private static final Set<String> GETTERS = Set.of("lmrContext", "rmrContext", "segment",
                 "address", "length", "query", "asyncEvd", "state", "handleType");
         /** Empty dequeues after which a refusal arrives by itself. */
         private static final int IDLE_DEQUEUES = 64;
@@ -231,7 +235,7 @@ final class CampaignBrokenProviders {
                 }
             }
             if (call.is(DatIa.class, "createEp") || call.is(DatIa.class, "createEpWithSrq")) {
-                evdsOf.put(result, java.util.Arrays.asList(call.args()[1], call.args()[2], call.args()[3]));
+                evdsOf.put(result, Arrays.asList(call.args()[1], call.args()[2], call.args()[3]));
             }
             if (call.is(DatEp.class, "postRdmaWrite") && (Integer) result == DatReturn.DAT_PRIVILEGES_VIOLATION
                     && ((DatEp) call.target()).state() == DatEpState.CONNECTED) {
@@ -257,6 +261,6 @@ final class CampaignBrokenProviders {
     }
 
     private static boolean isReceive(DatEvent e) {
-        return e.evd() != null && (e.evd().query().evdFlags() & dat.api.DatEvdFlags.RMR_BIND) == 0;
+        return e.evd() != null && (e.evd().query().evdFlags() & DatEvdFlags.RMR_BIND) == 0;
     }
 }

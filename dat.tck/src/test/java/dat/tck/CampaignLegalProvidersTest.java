@@ -34,6 +34,7 @@ class CampaignLegalProvidersTest {
         TckLauncher.Result result = TckLauncher.run(options, null);
         assertEquals(List.of(), result.failures(), legal.name());
         assertTrue(CampaignBrokenProviders.LateRefusal.LATE.get() - before > 10,
-                "the campaign met the variation: late refusals " + (CampaignBrokenProviders.LateRefusal.LATE.get() - before));
+                "the campaign met the variation: late refusals "
+                        + (CampaignBrokenProviders.LateRefusal.LATE.get() - before));
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.tck;
 
+import dat.api.DatDtoStatus;
 import dat.api.DatEp;
 import dat.api.DatEvd;
 import dat.api.DatEvent;
@@ -154,7 +155,7 @@ final class Faults {
     }
 
     /** Rewrites DTO completions {@code match} accepts with {@code status} and {@code length}. */
-    static Fault dtoRewrite(Predicate<DatEvent> match, dat.api.DatDtoStatus status, long length) {
+    static Fault dtoRewrite(Predicate<DatEvent> match, DatDtoStatus status, long length) {
         return rewriteEvents(e -> e.type() == DatEventType.DTO_COMPLETION && match.test(e),
                 e -> e.setDtoCompletion(e.evd(), e.ep(), e.userCookie(), status, length));
     }

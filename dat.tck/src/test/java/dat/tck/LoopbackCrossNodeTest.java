@@ -47,7 +47,8 @@ class LoopbackCrossNodeTest {
         result.skips().values().forEach(why -> assertTrue(why.endsWith(RuleSupport.NOT_APPLICABLE
                 + CrossNodeRules.NO_PEER), why));
         assertTrue(result.skips().values().iterator().next()
-                .endsWith("not applicable: no remote peer (set dat.tck.peer=HOST:CONN_QUAL)"), result.skips().toString());
+                .endsWith("not applicable: no remote peer (set dat.tck.peer=HOST:CONN_QUAL)"),
+                result.skips().toString());
     }
 
     @Test
@@ -55,7 +56,8 @@ class LoopbackCrossNodeTest {
         TckLauncher.Result result = TckLauncher.run(TckLauncher.Options.verification(LoopbackVerification.class)
                 .only("required_ep_connect_crossNodePrivateDataIntactBothWays").peer("127.0.1.1:7999"), null);
         assertEquals(1, result.failed(), result.skips().toString());
-        assertTrue(result.failures().get(0).message().contains("the peer at 127.0.1.1:7999 did not accept a ECHO request:"
+        assertTrue(result.failures().get(0).message().contains(
+                "the peer at 127.0.1.1:7999 did not accept a ECHO request:"
                 + " CONNECTION_EVENT_NON_PEER_REJECTED (is dat tck-peer running there, listening on conn_qual 7999?)"),
                 result.failures().toString());
     }

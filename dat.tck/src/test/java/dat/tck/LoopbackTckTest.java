@@ -4,6 +4,7 @@ package dat.tck;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dat.tck.rules.RuleSupport;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -26,7 +27,7 @@ class LoopbackTckTest {
         for (Map.Entry<String, String> skip : result.skips().entrySet()) {
             String reason = skip.getValue();
             boolean explained = skip.getKey().startsWith("untested_")
-                    || reason.contains(dat.tck.rules.RuleSupport.NOT_APPLICABLE)
+                    || reason.contains(RuleSupport.NOT_APPLICABLE)
                     || reason.contains("provider attribute denies");
             assertTrue(explained, "unexplained skip of " + skip.getKey() + ": " + reason);
         }

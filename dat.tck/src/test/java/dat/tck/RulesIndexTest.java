@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dat.api.DatReturn;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -84,8 +86,8 @@ class RulesIndexTest {
 
     @Test
     void listRulesPrintsOneLinePerRule() {
-        java.io.StringWriter text = new java.io.StringWriter();
-        TckLauncher.printRules(new java.io.PrintWriter(text, true));
+        StringWriter text = new StringWriter();
+        TckLauncher.printRules(new PrintWriter(text, true));
         String[] lines = text.toString().split("\n");
         assertEquals(RulesIndex.rules().size() + 1, lines.length);
         assertFalse(lines[1].isBlank());

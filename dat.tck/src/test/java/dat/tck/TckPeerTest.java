@@ -23,7 +23,10 @@ import dat.tck.TckPeer.Outcome;
 import dat.tck.TckPeer.SessionReport;
 import dat.tck.rules.PeerProtocol;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -107,7 +110,7 @@ class TckPeerTest {
     void shortOrPaddedPrivateData() {
         try (PeerThread peer = peer(); PeerClient client = new PeerClient(peer.address())) {
             assertSame(DatEventType.CONNECTION_EVENT_PEER_REJECTED, client.connect(new byte[10]).event().type());
-            byte[] padded = java.util.Arrays.copyOf(PeerProtocol.request(PeerProtocol.ECHO, 8, 0, 0), 56);
+            byte[] padded = Arrays.copyOf(PeerProtocol.request(PeerProtocol.ECHO, 8, 0, 0), 56);
             Answered zeroPadded = client.connect(padded);
             assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, zeroPadded.event().type(),
                     "zero padding, as IB CM adds it, is accepted");
@@ -166,7 +169,8 @@ class TckPeerTest {
                     || ended == DatEventType.CONNECTION_EVENT_BROKEN, ended.toString());
             bye(client);
             List<SessionReport> s = byNumber(peer.await(Duration.ofSeconds(10)));
-            assertEquals("command message 1: unknown op 5 (the protocol knows 1, SEND_BACK, and 2, BIND_WINDOW)", s.get(0).detail());
+            assertEquals("command message 1: unknown op 5 (the protocol knows 1, SEND_BACK, and 2, BIND_WINDOW)",
+                    s.get(0).detail());
             assertEquals("a message longer than the 65536-byte buffer this session posted (DAT_DTO_ERR_LOCAL_LENGTH)",
                     s.get(1).detail());
         }
@@ -181,7 +185,7 @@ class TckPeerTest {
             assertEquals(TckPeer.ECHO_LIMIT, accept.value1(), "largest message");
             assertEquals(TckPeer.ECHO_CREDITS, accept.value2(), "messages in flight");
             DatLmr buffer = client.region(4096);
-            buffer.segment().asByteBuffer().put(0, "hello peer".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            buffer.segment().asByteBuffer().put(0, "hello peer".getBytes(StandardCharsets.US_ASCII));
             client.recv(echo.conn(), buffer, 1000, 100, 7);
             client.send(echo.conn(), buffer, 0, 10, 8);
             DatEvent back = client.next(echo.conn().recvEvd());
@@ -278,7 +282,7 @@ class TckPeerTest {
 
     /** Sessions are reported as they end; a refused request ends before an earlier session's disconnect. */
     private static List<SessionReport> byNumber(TckPeer.Summary summary) {
-        return summary.sessions().stream().sorted(java.util.Comparator.comparingInt(SessionReport::number)).toList();
+        return summary.sessions().stream().sorted(Comparator.comparingInt(SessionReport::number)).toList();
     }
 
     private static int status(PeerClient client, long token, long messages) {

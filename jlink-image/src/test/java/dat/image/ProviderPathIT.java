@@ -4,6 +4,7 @@ package dat.image;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dat.spi.DatProvider;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,7 +35,7 @@ class ProviderPathIT {
         // A fresh directory per run: a build without clean must not find the last run's classes.
         work = Files.createTempDirectory(Image.work(), "provider-path");
         Path sources = Path.of(System.getProperty("dat.example.sources")).toAbsolutePath();
-        Path datApi = Image.location(dat.spi.DatProvider.class);
+        Path datApi = Image.location(DatProvider.class);
         modularJar = build(sources, datApi, true, work.resolve("vendor-modular.jar"));
         plainJar = build(sources, datApi, false, work.resolve("vendor-plain.jar"));
     }
@@ -95,6 +96,7 @@ class ProviderPathIT {
     void modulesOnTheProviderPathGetNativeAccessInTheImage() throws Exception {
         // A provider that binds a C library needs it; the registry passes on what the image grants dat.registry.
         Path src = Files.createDirectories(work.resolve("native-probe-src/probe"));
+        // CHECKSTYLE.OFF: source (Java source in a text block names types in full)
         Files.writeString(src.getParent().resolve("module-info.java"), """
                 module test.nativeprobe {
                     requires dat.api;
@@ -119,9 +121,10 @@ class ProviderPathIT {
                     }
                 }
                 """);
+        // CHECKSTYLE.ON: source
         Path classes = work.resolve("native-probe-classes");
         List<String> args = new ArrayList<>(List.of("--module-path",
-                Image.location(dat.spi.DatProvider.class).toString(), "-d", classes.toString()));
+                Image.location(DatProvider.class).toString(), "-d", classes.toString()));
         args.addAll(Image.javaFiles(src.getParent(), true));
         Image.tool("javac", args.toArray(String[]::new));
         Path jar = work.resolve("native-probe.jar");

@@ -35,6 +35,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
 
 /**
  * The reference model of DAT semantics and the real provider side by side: one IA, a few registered regions, three
@@ -1303,7 +1305,7 @@ final class World implements AutoCloseable {
         return true;
     }
 
-    private void await(DatEvd evd, Side owner, java.util.function.BooleanSupplier owed, String what) {
+    private void await(DatEvd evd, Side owner, BooleanSupplier owed, String what) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(f.eventTimeoutMillis());
         while (owed.getAsBoolean()) {
             if (!poll(evd, owner)) {
@@ -1868,7 +1870,7 @@ final class World implements AutoCloseable {
 
     // ---------------------------------------------------------------- plumbing
 
-    private int dataPath(java.util.function.IntSupplier call, String what) {
+    private int dataPath(IntSupplier call, String what) {
         try {
             return call.getAsInt();
         } catch (RuntimeException | Error e) {
@@ -1906,7 +1908,8 @@ final class World implements AutoCloseable {
         }
         if (srq != null) {
             out.append(String.format("%n    SRQ: %d buffers posted and not reaped, %d assigned to messages,"
-                    + " capacity %d, low watermark %d", srq.pool.size(), srq.assigned(), srq.capacity, srq.lowWatermark));
+                    + " capacity %d, low watermark %d", srq.pool.size(), srq.assigned(), srq.capacity,
+                    srq.lowWatermark));
         }
         return out.toString();
     }

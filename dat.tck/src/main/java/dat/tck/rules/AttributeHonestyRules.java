@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 
 import dat.api.Dat;
 import dat.api.DatCompletionFlags;
+import dat.api.DatConnectFlags;
 import dat.api.DatDtoStatus;
 import dat.api.DatEpAttr;
+import dat.api.DatEpCreator;
 import dat.api.DatEvd;
 import dat.api.DatEvdFlags;
 import dat.api.DatEvent;
@@ -25,6 +27,7 @@ import dat.tck.TckEnvironment;
 import dat.tck.rules.TckFixture.Connection;
 import dat.tck.rules.TckFixture.Region;
 import dat.tck.rules.TckFixture.Side;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -52,7 +55,8 @@ public abstract class AttributeHonestyRules extends RuleSupport {
      * If this fails, the reported segment limit is not what the data path accepts.
      */
     @Test
-    @DatRule(call = "dat_ep_post_send", section = "ATTRIBUTES", rule = "max_iov_segments_per_dto segments work, one more does not",
+    @DatRule(call = "dat_ep_post_send", section = "ATTRIBUTES",
+            rule = "max_iov_segments_per_dto segments work, one more does not",
             returns = {DatReturn.SUCCESS, DatReturn.INVALID_PARAMETER})
     void required_ep_post_send_iovSegmentLimitHonoured() {
         int segments = Math.min(64, f.limits.maxIovSegmentsPerDto());
@@ -82,7 +86,8 @@ public abstract class AttributeHonestyRules extends RuleSupport {
      * If this fails, the reported message size is not what the provider carries.
      */
     @Test
-    @DatRule(call = "dat_ep_post_send", section = "ATTRIBUTES", rule = "max_message_size bytes arrive, one more is refused",
+    @DatRule(call = "dat_ep_post_send", section = "ATTRIBUTES",
+            rule = "max_message_size bytes arrive, one more is refused",
             returns = {DatReturn.SUCCESS, DatReturn.INVALID_PARAMETER})
     void required_ep_post_send_messageSizeLimitHonoured() {
         long size = Math.min(BIG, f.limits.maxMessageSize());
@@ -94,7 +99,8 @@ public abstract class AttributeHonestyRules extends RuleSupport {
         Region dst = f.region(actual + 1, DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE);
         assertStatus(DatReturn.DAT_SUCCESS,
                 c.passive().ep().postRecv(1, f.iov(1).set(0, dst.lmr(), 0, actual + 1), 1, 0), "dat_ep_post_recv");
-        assertStatus(DatReturn.DAT_INVALID_PARAMETER, c.active().ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, actual + 1),
+        assertStatus(DatReturn.DAT_INVALID_PARAMETER, c.active().ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, actual
+                + 1),
                 1, 0), "dat_ep_post_send of max_message_size + 1 = " + (actual + 1) + " bytes");
         assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, actual), 2, 0),
                 "dat_ep_post_send of max_message_size = " + actual + " bytes");
@@ -108,7 +114,8 @@ public abstract class AttributeHonestyRules extends RuleSupport {
      * If this fails, the reported RDMA size is not what the provider carries.
      */
     @Test
-    @DatRule(call = "dat_ep_post_rdma_write", section = "ATTRIBUTES", rule = "max_rdma_size bytes land, one more is refused",
+    @DatRule(call = "dat_ep_post_rdma_write", section = "ATTRIBUTES",
+            rule = "max_rdma_size bytes land, one more is refused",
             returns = {DatReturn.SUCCESS, DatReturn.LENGTH_ERROR})
     void required_ep_post_rdma_write_rdmaSizeLimitHonoured() {
         long size = Math.min(BIG, f.limits.maxRdmaSize());
@@ -213,7 +220,7 @@ public abstract class AttributeHonestyRules extends RuleSupport {
         }
         assertThrowsDat(DatReturn.INSUFFICIENT_RESOURCES, f.ia::createPz, "dat_pz_create beyond max_pzs " + maxPzs);
         DatPz pz = f.pz;
-        java.lang.foreign.MemorySegment memory = f.arena.allocate(64L * maxLmrs + 64, 64);
+        MemorySegment memory = f.arena.allocate(64L * maxLmrs + 64, 64);
         for (int i = 0; i < maxLmrs; i++) {
             f.ia.createLmr(pz, memory.asSlice(64L * i, 64), DatMemPriv.LOCAL_READ);
         }
@@ -248,7 +255,7 @@ public abstract class AttributeHonestyRules extends RuleSupport {
         if (multipathDenied) {
             Side side = f.side(f.epAttr(), null);
             assertThrowsDat(DatReturn.MODEL_NOT_SUPPORTED, () -> side.ep().connect(f.ia.address(), 1,
-                    f.eventTimeoutMicros(), null, DatQos.BEST_EFFORT, dat.api.DatConnectFlags.MULTIPATH),
+                    f.eventTimeoutMicros(), null, DatQos.BEST_EFFORT, DatConnectFlags.MULTIPATH),
                     "dat_ep_connect with MULTIPATH while supports_multipath is false");
         }
     }
@@ -262,7 +269,7 @@ public abstract class AttributeHonestyRules extends RuleSupport {
     @DatRule(call = "dat_psp_create", section = "ATTRIBUTES", rule = "ep_creator NEVER refuses PSP_PROVIDER",
             returns = DatReturn.MODEL_NOT_SUPPORTED)
     void required_psp_create_providerFlagNotSupportedWhenEpCreatorNever() {
-        applicableIf(f.provider.epCreator() == dat.api.DatEpCreator.NEVER,
+        applicableIf(f.provider.epCreator() == DatEpCreator.NEVER,
                 "ep_creator = " + f.provider.epCreator() + ": the refusal does not apply");
         DatEvd crEvd = f.evd(DatEvdFlags.CR);
         assertThrowsDat(DatReturn.MODEL_NOT_SUPPORTED, () -> f.ia.createPspAny(crEvd, DatPspFlags.PROVIDER),

@@ -59,7 +59,8 @@ public abstract class CampaignRules extends RuleSupport {
     /**
      * For a provider that claims {@code is_thread_safe} and SRQs: senders on three connections into one SRQ shared
      * by their passive EPs, two threads posting into the SRQ, two reaping one shared receive EVD, one querying and
-     * resizing the SRQ, one freeing an LMR under RDMA writes. Every message arrives exactly once with its bytes, each reaper sees
+     * resizing the SRQ, one freeing an LMR under RDMA writes. Every message arrives exactly once with its bytes, each
+     * reaper sees
      * each connection in order, counts stay within bounds, and no byte moves into the freed LMR after its free
      * returned. Runs for {@value TckContext#CAMPAIGN_CONCURRENT_SECONDS} seconds (default 5).
      * If this fails, look for a race between the named threads' calls.

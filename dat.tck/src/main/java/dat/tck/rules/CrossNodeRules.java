@@ -241,7 +241,8 @@ public abstract class CrossNodeRules extends RuleSupport {
      * messages of one do not reach another.
      */
     @Test
-    @DatRule(call = "dat_ep_connect", section = "DESCRIPTION", rule = "across nodes: several connections to one PSP at once")
+    @DatRule(call = "dat_ep_connect", section = "DESCRIPTION",
+            rule = "across nodes: several connections to one PSP at once")
     void required_ep_connect_crossNodeSeveralConnectionsToOnePsp() {
         int n = 3;
         List<Side> sides = new ArrayList<>();
@@ -584,7 +585,8 @@ public abstract class CrossNodeRules extends RuleSupport {
      * teardown).
      */
     @Test
-    @DatRule(call = "dat_ep_disconnect", section = "DESCRIPTION", rule = "across nodes: the peer sees a local disconnect")
+    @DatRule(call = "dat_ep_disconnect", section = "DESCRIPTION",
+            rule = "across nodes: the peer sees a local disconnect")
     void required_ep_disconnect_crossNodeLocalDisconnectSeenByPeer() {
         Side side = f.side(f.epAttr(), null);
         Link link = open(side, PeerProtocol.ECHO, 8, 0);

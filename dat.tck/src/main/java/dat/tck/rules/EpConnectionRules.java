@@ -19,6 +19,7 @@ import dat.api.DatEvd;
 import dat.api.DatEvdFlags;
 import dat.api.DatEvent;
 import dat.api.DatEventType;
+import dat.api.DatMemPriv;
 import dat.api.DatPsp;
 import dat.api.DatPspFlags;
 import dat.api.DatQos;
@@ -59,7 +60,8 @@ public abstract class EpConnectionRules extends RuleSupport {
      * If this fails, check the initial state and dat_ep_query.
      */
     @Test
-    @DatRule(call = "dat_ep_create", section = "DESCRIPTION", rule = "a new EP is UNCONNECTED with the attributes asked")
+    @DatRule(call = "dat_ep_create", section = "DESCRIPTION",
+            rule = "a new EP is UNCONNECTED with the attributes asked")
     void required_ep_create_startsUnconnectedWithAttributes() {
         Side side = f.side(f.epAttr(), null);
         assertSame(DatEpState.UNCONNECTED, side.ep().state());
@@ -137,7 +139,8 @@ public abstract class EpConnectionRules extends RuleSupport {
      * If this fails, check the private-data limit and the state test of dat_ep_connect.
      */
     @Test
-    @DatRule(call = "dat_ep_connect", section = "RETURN VALUES", rule = "too much private data, or a busy EP, is refused",
+    @DatRule(call = "dat_ep_connect", section = "RETURN VALUES",
+            rule = "too much private data, or a busy EP, is refused",
             returns = {DatReturn.INVALID_PARAMETER, DatReturn.INVALID_STATE})
     void required_ep_connect_refusesOversizedPrivateDataAndBusyEp() {
         Side side = f.side(f.epAttr(), null);
@@ -203,7 +206,8 @@ public abstract class EpConnectionRules extends RuleSupport {
         DatEvd secondEvd = f.evd(DatEvdFlags.CR);
         DatPsp first = f.ia.createPspAny(firstEvd, DatPspFlags.CONSUMER);
         DatPsp second = f.ia.createPspAny(secondEvd, DatPspFlags.CONSUMER);
-        active.ep().connect(f.ia.address(), first.connQual(), f.eventTimeoutMicros(), new byte[] {42}, DatQos.BEST_EFFORT, 0);
+        active.ep().connect(f.ia.address(), first.connQual(), f.eventTimeoutMicros(), new byte[] {42},
+                DatQos.BEST_EFFORT, 0);
         f.next(firstEvd).cr().handoff(second.connQual());
         DatEvent moved = f.next(secondEvd);
         assertSame(second, moved.sp());
@@ -282,7 +286,8 @@ public abstract class EpConnectionRules extends RuleSupport {
      * If this fails, check what in_dto_idle and out_dto_idle are computed from.
      */
     @Test
-    @DatRule(call = "dat_ep_get_status", section = "DESCRIPTION", rule = "queues are idle only with nothing outstanding")
+    @DatRule(call = "dat_ep_get_status", section = "DESCRIPTION",
+            rule = "queues are idle only with nothing outstanding")
     void required_ep_get_status_reportsOutstandingWork() {
         Connection c = f.connect();
         assertIdle(c.active().ep().getStatus(), true, true, "a new connection");
@@ -322,7 +327,8 @@ public abstract class EpConnectionRules extends RuleSupport {
         assertThrowsDat(DatReturn.INVALID_STATE, c.active().ep()::reset, "dat_ep_reset of a CONNECTED EP");
         assertSame(DatEpState.CONNECTED, c.active().ep().state(), "state after the refused reset");
         Side pending = f.pendingSide();
-        assertThrowsDat(DatReturn.INVALID_STATE, pending.ep()::reset, "dat_ep_reset of an ACTIVE_CONNECTION_PENDING EP");
+        assertThrowsDat(DatReturn.INVALID_STATE, pending.ep()::reset,
+                "dat_ep_reset of an ACTIVE_CONNECTION_PENDING EP");
         assertSame(DatEpState.ACTIVE_CONNECTION_PENDING, pending.ep().state(), "state after the refused reset");
         Region dst = f.region();
         assertStatus(DatReturn.DAT_SUCCESS, postRecv(c.passive(), dst, 0, 64, 1), "dat_ep_post_recv");
@@ -524,7 +530,8 @@ public abstract class EpConnectionRules extends RuleSupport {
      * If this fails, an oversized message was truncated silently or overran the buffer.
      */
     @Test
-    @DatRule(call = "dat_ep_post_recv", section = "DESCRIPTION", rule = "a message larger than the buffer is a length error")
+    @DatRule(call = "dat_ep_post_recv", section = "DESCRIPTION",
+            rule = "a message larger than the buffer is a length error")
     void required_ep_post_recv_oversizedMessageIsLocalLengthError() {
         Connection c = f.connect();
         Region dst = f.region();
@@ -567,8 +574,8 @@ public abstract class EpConnectionRules extends RuleSupport {
             returns = {DatReturn.SUCCESS, DatReturn.LENGTH_ERROR})
     void required_ep_post_rdma_read_readsRemoteDataAndChecksPrivilege() {
         Connection c = f.connect();
-        Region remote = f.region(4096, dat.api.DatMemPriv.LOCAL_READ | dat.api.DatMemPriv.LOCAL_WRITE
-                | dat.api.DatMemPriv.REMOTE_READ);
+        Region remote = f.region(4096, DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE
+                | DatMemPriv.REMOTE_READ);
         TckFixture.pattern(remote.memory(), 31);
         Region local = f.region();
         local.memory().fill((byte) 0x77);
@@ -587,7 +594,7 @@ public abstract class EpConnectionRules extends RuleSupport {
                 10, remote.lmr().rmrContext(), remote.address(), 100, 0),
                 "dat_ep_post_rdma_read of 100 remote bytes into 99 local ones");
         TckFixture.assertFilled(local.memory().asSlice(70, 930), (byte) 0x77, "local memory after the refused read");
-        Region writeOnly = f.region(4096, dat.api.DatMemPriv.LOCAL_READ | dat.api.DatMemPriv.REMOTE_WRITE);
+        Region writeOnly = f.region(4096, DatMemPriv.LOCAL_READ | DatMemPriv.REMOTE_WRITE);
         Region untouched = f.region();
         Connection fresh = f.connect();
         int rc = fresh.active().ep().postRdmaRead(1, f.iov(1).set(0, untouched.lmr(), 0, 64), 1,

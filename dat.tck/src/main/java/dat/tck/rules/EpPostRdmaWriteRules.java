@@ -269,7 +269,8 @@ public abstract class EpPostRdmaWriteRules extends RuleSupport {
      * If this fails, a write reached memory of a PZ the remote EP does not belong to.
      */
     @Test
-    @DatRule(call = CALL, section = "RETURN VALUES", rule = "an rmr_context of another PZ than the remote EP's is refused",
+    @DatRule(call = CALL, section = "RETURN VALUES",
+            rule = "an rmr_context of another PZ than the remote EP's is refused",
             returns = DatReturn.PROTECTION_VIOLATION)
     void required_ep_post_rdma_write_protectionViolationForRemoteContextOfAnotherPz() {
         Connection c = f.connect();
@@ -287,7 +288,8 @@ public abstract class EpPostRdmaWriteRules extends RuleSupport {
      * If this fails, check the LOCAL_READ test and the lmr_context lookup of every local triplet.
      */
     @Test
-    @DatRule(call = CALL, section = "RETURN VALUES", rule = "a local LMR without local read, or an invalid one, is refused",
+    @DatRule(call = CALL, section = "RETURN VALUES",
+            rule = "a local LMR without local read, or an invalid one, is refused",
             returns = DatReturn.PRIVILEGES_VIOLATION)
     void required_ep_post_rdma_write_privilegesViolationForLocalLmr() {
         Connection c = f.connect();
@@ -375,7 +377,8 @@ public abstract class EpPostRdmaWriteRules extends RuleSupport {
      * If this fails, the provider claims iov_ownership_on_return = CONSUMER but used the IOV after returning.
      */
     @Test
-    @DatRule(call = CALL, section = "DESCRIPTION", rule = "IOV reusable at return when iov_ownership_on_return = CONSUMER")
+    @DatRule(call = CALL, section = "DESCRIPTION",
+            rule = "IOV reusable at return when iov_ownership_on_return = CONSUMER")
     void optional_ep_post_rdma_write_iovReusableOnReturnWhenConsumerOwned() {
         optionalFeature(f.provider.iovOwnershipOnReturn() == DatIovOwnership.CONSUMER,
                 "iov_ownership_on_return = " + f.provider.iovOwnershipOnReturn());

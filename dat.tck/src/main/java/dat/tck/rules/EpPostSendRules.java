@@ -302,7 +302,8 @@ public abstract class EpPostSendRules extends RuleSupport {
      * triplets at post time or report PROVIDER_NOMOD.
      */
     @Test
-    @DatRule(call = CALL, section = "DESCRIPTION", rule = "IOV reusable at return when iov_ownership_on_return = CONSUMER")
+    @DatRule(call = CALL, section = "DESCRIPTION",
+            rule = "IOV reusable at return when iov_ownership_on_return = CONSUMER")
     void optional_ep_post_send_iovReusableOnReturnWhenConsumerOwned() {
         optionalFeature(f.provider.iovOwnershipOnReturn() == DatIovOwnership.CONSUMER,
                 "iov_ownership_on_return = " + f.provider.iovOwnershipOnReturn());

@@ -10,6 +10,7 @@ import dat.api.DatCloseFlags;
 import dat.api.DatCompletionFlags;
 import dat.api.DatDtoStatus;
 import dat.api.DatEpRecvInfo;
+import dat.api.DatException;
 import dat.api.DatMemPriv;
 import dat.api.DatReturn;
 import dat.api.DatSrq;
@@ -92,7 +93,8 @@ public abstract class EpRecvQueryRules extends RuleSupport {
      * (successfully or flushed), however many came before.
      */
     @Test
-    @DatRule(call = CALL, section = "RETURN VALUES", rule = "an EP without SRQ counts buffers from the moment they are posted",
+    @DatRule(call = CALL, section = "RETURN VALUES",
+            rule = "an EP without SRQ counts buffers from the moment they are posted",
             returns = DatReturn.SUCCESS)
     void required_ep_recv_query_successCountsPostedBuffersOfEpWithoutSrq() {
         requireSomeCount();
@@ -172,7 +174,7 @@ public abstract class EpRecvQueryRules extends RuleSupport {
             DatEpRecvInfo info = side.ep().recvQuery(BOTH);
             assertEquals(new DatEpRecvInfo(Dat.DAT_VALUE_UNKNOWN, Dat.DAT_VALUE_UNKNOWN), info,
                     "a provider supporting no count may only answer DAT_VALUE_UNKNOWN");
-        } catch (dat.api.DatException e) {
+        } catch (DatException e) {
             assertEquals(DatReturn.MODEL_NOT_SUPPORTED, e.type(), e.getMessage());
         }
     }

@@ -11,6 +11,7 @@ import dat.api.DatEvdFlags;
 import dat.api.DatEvdParam;
 import dat.api.DatEvent;
 import dat.api.DatEventType;
+import dat.api.DatMemPriv;
 import dat.api.DatReturn;
 import dat.tck.DatRule;
 import dat.tck.TckEnvironment;
@@ -153,7 +154,7 @@ public abstract class EvdRules extends RuleSupport {
         TckFixture.Side active = new TckFixture.Side(f.ia.createEp(f.pz, recv, small, connect, f.epAttr()), small,
                 recv, connect);
         TckFixture.Connection c = f.connect(active, f.side(f.epAttr(), null));
-        TckFixture.Region dst = f.region(64L * (capacity + 1), dat.api.DatMemPriv.LOCAL_WRITE);
+        TckFixture.Region dst = f.region(64L * (capacity + 1), DatMemPriv.LOCAL_WRITE);
         TckFixture.Region src = f.region();
         for (int i = 0; i <= capacity; i++) {
             assertStatus(DatReturn.DAT_SUCCESS, c.passive().ep().postRecv(1, f.iov(1).set(0, dst.lmr(), 64L * i, 64),
@@ -171,7 +172,8 @@ public abstract class EvdRules extends RuleSupport {
      * If this fails, check the timeout path and nmore.
      */
     @Test
-    @DatRule(call = "dat_evd_wait", section = "RETURN VALUES", rule = "times out when nothing comes; nmore counts the rest",
+    @DatRule(call = "dat_evd_wait", section = "RETURN VALUES",
+            rule = "times out when nothing comes; nmore counts the rest",
             returns = {DatReturn.TIMEOUT_EXPIRED, DatReturn.SUCCESS})
     void required_evd_wait_timesOutAndCountsRemaining() {
         DatEvd evd = softwareEvd(8);

@@ -9,7 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dat.api.Dat;
 import dat.api.DatCloseFlags;
+import dat.api.DatCompletionFlags;
 import dat.api.DatEvdFlags;
+import dat.api.DatFields;
 import dat.api.DatHandleType;
 import dat.api.DatIa;
 import dat.api.DatIaAttr;
@@ -48,7 +50,8 @@ public abstract class IaPzLmrRules extends RuleSupport {
     @Test
     @DatRule(call = "dat_ia_open", section = "DESCRIPTION", rule = "opening creates the async EVD")
     void required_ia_open_createsAsyncEvd() {
-        assertTrue((f.ia.asyncEvd().query().evdFlags() & DatEvdFlags.ASYNC) != 0, "the async EVD has DAT_EVD_ASYNC_FLAG");
+        assertTrue((f.ia.asyncEvd().query().evdFlags() & DatEvdFlags.ASYNC) != 0,
+                "the async EVD has DAT_EVD_ASYNC_FLAG");
         assertSame(DatHandleType.EVD, f.ia.asyncEvd().handleType());
         assertSame(DatHandleType.IA, f.ia.handleType());
     }
@@ -78,11 +81,11 @@ public abstract class IaPzLmrRules extends RuleSupport {
         assertEquals(Dat.DAT_VERSION_MAJOR, p.daplVersionMajor(), "dapl_version_major");
         assertEquals(Dat.DAT_VERSION_MINOR, p.daplVersionMinor(), "dapl_version_minor");
         assertTrue(Integer.bitCount(p.optimalBufferAlignment()) == 1, "optimal_buffer_alignment is a power of two");
-        assertTrue((p.completionFlagsSupported() & ~dat.api.DatCompletionFlags.ALL) == 0,
+        assertTrue((p.completionFlagsSupported() & ~DatCompletionFlags.ALL) == 0,
                 "completion_flags_supported holds only DAT flags");
         for (String name : new String[] {"max_eps", "max_dto_per_ep", "max_evds", "max_evd_qlen",
                 "max_iov_segments_per_dto", "max_lmrs", "max_pzs"}) {
-            Object v = dat.api.DatFields.of(a).get(name);
+            Object v = DatFields.of(a).get(name);
             assertTrue(((Number) v).longValue() >= 1, name + " = " + v + " must be at least 1");
         }
         assertTrue(a.maxLmrBlockSize() >= 4096, "max_lmr_block_size");

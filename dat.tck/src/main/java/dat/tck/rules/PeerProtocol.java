@@ -29,9 +29,11 @@ import java.util.zip.CRC32C;
  *
  * <p>The accept, in the private data of {@code dat_cr_accept}:
  * <pre>
- *  0        4    5    6         8                  16        20        24                 32                 40       44       48
+ *  0        4    5    6         8                  16        20        24                 32                 40
+ *  44       48
  *  +--------+----+----+---------+------------------+---------+---------+------------------+------------------+--------+--------+
- *  | magic  |ver |cmd |  zero   |  token (echoed)  | req crc |rmr_ctx  |      value1      |      value2      | value3 | crc32c |
+ *  | magic  |ver |cmd |  zero   |  token (echoed)  | req crc |rmr_ctx  |      value1      |      value2      | value3 |
+ *  crc32c |
  *  +--------+----+----+---------+------------------+---------+---------+------------------+------------------+--------+--------+
  * </pre>
  * {@code req crc} is the CRC32C of the whole request as the responder received it (bytes 0..47), so the requester

@@ -158,7 +158,8 @@ public abstract class RmrRules extends RuleSupport {
         Connection c = f.connect();
         Region memory = f.region(4096, DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE | DatMemPriv.REMOTE_READ);
         assertStatus(DatReturn.DAT_INVALID_PARAMETER,
-                rmr.bind(memory.lmr(), 4000, 200, DatMemPriv.REMOTE_READ, c.passive().ep(), 1, 0), "window past the LMR");
+                rmr.bind(memory.lmr(), 4000, 200, DatMemPriv.REMOTE_READ, c.passive().ep(), 1, 0),
+                        "window past the LMR");
         assertStatus(DatReturn.DAT_INVALID_PARAMETER,
                 rmr.bind(memory.lmr(), 3897, 200, DatMemPriv.REMOTE_READ, c.passive().ep(), 1, 0),
                 "window one byte past the LMR");

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dat.api.DatException;
 import dat.api.DatReturn;
-import dat.tck.TckContext;
 import dat.tck.RuleLevel;
+import dat.tck.TckContext;
 import dat.tck.TckEnvironment;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;

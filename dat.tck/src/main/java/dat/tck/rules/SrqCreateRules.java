@@ -7,10 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dat.api.Dat;
+import dat.api.DatCloseFlags;
 import dat.api.DatDtoStatus;
+import dat.api.DatEvd;
+import dat.api.DatEvdFlags;
 import dat.api.DatEvent;
 import dat.api.DatException;
 import dat.api.DatIa;
+import dat.api.DatMemPriv;
 import dat.api.DatPz;
 import dat.api.DatReturn;
 import dat.api.DatSrq;
@@ -111,7 +115,7 @@ public abstract class SrqCreateRules extends RuleSupport {
             assertThrowsDat(DatReturn.INVALID_HANDLE, () -> f.ia.createSrq(foreign, DatSrqAttr.of(4, 1)),
                     CALL + " with a PZ of another IA");
         } finally {
-            other.close(dat.api.DatCloseFlags.ABRUPT);
+            other.close(DatCloseFlags.ABRUPT);
         }
     }
 
@@ -155,7 +159,8 @@ public abstract class SrqCreateRules extends RuleSupport {
      * below max_sge) before creating the SRQ.
      */
     @Test
-    @DatRule(call = CALL, section = "RETURN VALUES", rule = "an advertised max_recv_iov is created or an invalid parameter",
+    @DatRule(call = CALL, section = "RETURN VALUES",
+            rule = "an advertised max_recv_iov is created or an invalid parameter",
             returns = DatReturn.INVALID_PARAMETER)
     void required_srq_create_everyAdvertisedRecvIovIsCreatedOrInvalid() {
         requireSrq();
@@ -221,7 +226,7 @@ public abstract class SrqCreateRules extends RuleSupport {
         requireSrq();
         DatSrq srq = f.ia.createSrq(f.pz, DatSrqAttr.of(4, 1));
         Region own = f.region();
-        Region foreign = f.region(f.ia.createPz(), 4096, dat.api.DatMemPriv.ALL);
+        Region foreign = f.region(f.ia.createPz(), 4096, DatMemPriv.ALL);
         assertStatus(DatReturn.DAT_SUCCESS, srq.postRecv(1, f.iov(1).set(0, own.lmr(), 0, 64), 1), "own PZ");
         assertStatus(DatReturn.DAT_PROTECTION_VIOLATION, srq.postRecv(1, f.iov(1).set(0, foreign.lmr(), 0, 64), 2),
                 "another PZ");
@@ -267,15 +272,16 @@ public abstract class SrqCreateRules extends RuleSupport {
      * If this fails, the provider claims the support but an EP of another PZ cannot use the SRQ.
      */
     @Test
-    @DatRule(call = CALL, section = "USAGE", rule = "EPs of another PZ share the SRQ when srq_ep_pz_difference_supported")
+    @DatRule(call = CALL, section = "USAGE",
+            rule = "EPs of another PZ share the SRQ when srq_ep_pz_difference_supported")
     void optional_srq_create_epsOfAnotherPzShareTheSrq() {
         requireSrq();
         optionalFeature(f.provider.srqEpPzDifferenceSupported(), "srq_ep_pz_difference_supported = false");
         DatSrq srq = f.ia.createSrq(f.pz, DatSrqAttr.of(4, 1));
         DatPz other = f.ia.createPz();
-        dat.api.DatEvd recv = f.evd(dat.api.DatEvdFlags.DTO);
-        dat.api.DatEvd request = f.evd(dat.api.DatEvdFlags.DTO);
-        dat.api.DatEvd connect = f.evd(dat.api.DatEvdFlags.CONNECTION);
+        DatEvd recv = f.evd(DatEvdFlags.DTO);
+        DatEvd request = f.evd(DatEvdFlags.DTO);
+        DatEvd connect = f.evd(DatEvdFlags.CONNECTION);
         Side passive = new Side(f.ia.createEpWithSrq(other, recv, request, connect, srq, f.epAttr()), request, recv,
                 connect);
         Connection c = f.connect(f.side(f.epAttr(), null), passive);

@@ -16,6 +16,7 @@ import dat.api.DatSrqParam;
 import dat.tck.DatRule;
 import dat.tck.TckEnvironment;
 import dat.tck.rules.TckFixture.Connection;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -127,7 +128,8 @@ public abstract class SrqLifecycleRules extends RuleSupport {
             return;
         }
         int max = srq.query().maxRecvDtos();
-        assertThrowsDat(DatReturn.INVALID_PARAMETER, () -> srq.setLowWatermark(max + 1), "low_watermark above max_recv_dtos");
+        assertThrowsDat(DatReturn.INVALID_PARAMETER, () -> srq.setLowWatermark(max + 1),
+                "low_watermark above max_recv_dtos");
         assertThrowsDat(DatReturn.INVALID_PARAMETER, () -> srq.setLowWatermark(-1), "low_watermark -1");
         assertEquals(Dat.DAT_SRQ_LW_DEFAULT, srq.query().lowWatermark(), "a refused watermark changes nothing");
         srq.setLowWatermark(max);
@@ -176,6 +178,6 @@ public abstract class SrqLifecycleRules extends RuleSupport {
         assertThrowsDat(DatReturn.INVALID_STATE, srq::close, "dat_srq_free with an EP attached");
         side.ep().close();
         srq.close();
-        org.junit.jupiter.api.Assertions.assertTrue(srq.isClosed(), "freed once no EP uses it");
+        Assertions.assertTrue(srq.isClosed(), "freed once no EP uses it");
     }
 }

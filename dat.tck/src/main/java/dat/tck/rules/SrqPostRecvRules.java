@@ -17,6 +17,7 @@ import dat.api.DatEvd;
 import dat.api.DatEvdFlags;
 import dat.api.DatEvent;
 import dat.api.DatEventType;
+import dat.api.DatIovOwnership;
 import dat.api.DatMemPriv;
 import dat.api.DatPsp;
 import dat.api.DatPspFlags;
@@ -35,6 +36,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -349,9 +351,10 @@ public abstract class SrqPostRecvRules extends RuleSupport {
      * post returned: copy the triplets at post time, or report PROVIDER_NOMOD.
      */
     @Test
-    @DatRule(call = CALL, section = "DESCRIPTION", rule = "IOV reusable at return when iov_ownership_on_return = CONSUMER")
+    @DatRule(call = CALL, section = "DESCRIPTION",
+            rule = "IOV reusable at return when iov_ownership_on_return = CONSUMER")
     void optional_srq_post_recv_iovReusableOnReturnWhenConsumerOwned() {
-        optionalFeature(f.provider.iovOwnershipOnReturn() == dat.api.DatIovOwnership.CONSUMER,
+        optionalFeature(f.provider.iovOwnershipOnReturn() == DatIovOwnership.CONSUMER,
                 "iov_ownership_on_return = " + f.provider.iovOwnershipOnReturn());
         DatSrq srq = srq(4);
         Connection c = srqConnection(srq, DatCompletionFlags.DEFAULT);
@@ -422,7 +425,8 @@ public abstract class SrqPostRecvRules extends RuleSupport {
                 long seq = c == one ? i : 1000 + i;
                 src.memory().set(ValueLayout.JAVA_LONG_UNALIGNED, 8 * (c == one ? i : perConnection + i), seq);
                 long offset = 8L * (c == one ? i : perConnection + i);
-                assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, f.iov(1).set(0, src.lmr(), offset, 8), seq, 0), "dat_ep_post_send");
+                assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, f.iov(1).set(0, src.lmr(), offset, 8),
+                        seq, 0), "dat_ep_post_send");
             }
         }
         for (Connection c : new Connection[] {one, two}) {
@@ -604,7 +608,8 @@ public abstract class SrqPostRecvRules extends RuleSupport {
      * remaining buffers with it.
      */
     @Test
-    @DatRule(call = CALL, section = "USAGE", rule = "disconnect keeps completions and leaves untaken buffers on the SRQ")
+    @DatRule(call = CALL, section = "USAGE",
+            rule = "disconnect keeps completions and leaves untaken buffers on the SRQ")
     void required_srq_post_recv_disconnectKeepsCompletionsAndLeavesSrqBuffers() {
         DatSrq srq = srq(8);
         Connection one = srqConnection(srq, DatCompletionFlags.DEFAULT);
@@ -665,7 +670,8 @@ public abstract class SrqPostRecvRules extends RuleSupport {
      * If this fails, dat_evd_wait with threshold 2 returned after one receive, or not after two.
      */
     @Test
-    @DatRule(call = CALL, section = "USAGE", rule = "EVD_THRESHOLD EP: the wait threshold decides when the waiter wakes")
+    @DatRule(call = CALL, section = "USAGE",
+            rule = "EVD_THRESHOLD EP: the wait threshold decides when the waiter wakes")
     void optional_srq_post_recv_evdThresholdEpWakesAtThreshold() {
         optionalFeature((f.provider.completionFlagsSupported() & DatCompletionFlags.EVD_THRESHOLD) != 0,
                 "completion_flags_supported lacks EVD_THRESHOLD");
@@ -697,7 +703,7 @@ public abstract class SrqPostRecvRules extends RuleSupport {
     @Test
     @DatRule(call = CALL, section = "DESCRIPTION", rule = "no resource allocation on the post")
     void untested_srq_post_recv_noResourceAllocation() {
-        org.junit.jupiter.api.Assumptions.abort("not verified by this TCK: measured by dat.bench with -prof gc");
+        Assumptions.abort("not verified by this TCK: measured by dat.bench with -prof gc");
     }
 
     /**
@@ -714,7 +720,7 @@ public abstract class SrqPostRecvRules extends RuleSupport {
         int perThread = 64;
         DatSrq srq = srq(threads * perThread);
         Region dst = f.region(64L * threads * perThread, DatMemPriv.LOCAL_WRITE | DatMemPriv.LOCAL_READ);
-        java.util.concurrent.atomic.AtomicInteger failures = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicInteger failures = new AtomicInteger();
         Thread[] posters = new Thread[threads];
         for (int t = 0; t < threads; t++) {
             int base = t * perThread;

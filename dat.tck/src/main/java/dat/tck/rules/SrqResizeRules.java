@@ -304,7 +304,7 @@ public abstract class SrqResizeRules extends RuleSupport {
         DatSrq srq = srq(4);
         Connection c = connection(srq);
         Region src = f.region();
-        dat.api.Iov iov = f.iov(1).set(0, src.lmr(), 0, 8);
+        Iov iov = f.iov(1).set(0, src.lmr(), 0, 8);
         for (int i = 0; i < 3; i++) {
             assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, iov, i, 0), "send to an empty SRQ");
         }

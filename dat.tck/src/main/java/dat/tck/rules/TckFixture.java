@@ -10,6 +10,7 @@ import dat.api.DatCompletionFlags;
 import dat.api.DatDtoStatus;
 import dat.api.DatEp;
 import dat.api.DatEpAttr;
+import dat.api.DatEpState;
 import dat.api.DatEvd;
 import dat.api.DatEvdFlags;
 import dat.api.DatEvent;
@@ -195,7 +196,7 @@ public final class TckFixture implements AutoCloseable {
         Side side = side(epAttr(), null);
         DatPsp psp = ia.createPspAny(evd(DatEvdFlags.CR), DatPspFlags.CONSUMER);
         side.ep().connect(ia.address(), psp.connQual(), eventTimeoutMicros(), null, DatQos.BEST_EFFORT, 0);
-        assertSame(dat.api.DatEpState.ACTIVE_CONNECTION_PENDING, side.ep().state(), "state after dat_ep_connect");
+        assertSame(DatEpState.ACTIVE_CONNECTION_PENDING, side.ep().state(), "state after dat_ep_connect");
         return side;
     }
 

@@ -86,6 +86,7 @@ class PeerProtocolTest {
     void namesOfCommandsAndOutcomes() {
         assertEquals("BYE", PeerProtocol.commandName(PeerProtocol.BYE));
         assertEquals("command 12", PeerProtocol.commandName(12));
-        assertEquals("ended by the remote disconnect", PeerProtocol.outcomeName(PeerProtocol.OUTCOME_REMOTE_DISCONNECT));
+        assertEquals("ended by the remote disconnect",
+                PeerProtocol.outcomeName(PeerProtocol.OUTCOME_REMOTE_DISCONNECT));
     }
 }

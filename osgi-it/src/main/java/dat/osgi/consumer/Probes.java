@@ -24,6 +24,7 @@ import dat.registry.Selection;
 import dat.spi.DatProvider;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -112,7 +113,7 @@ final class Probes {
         check(active.postSend(1, iov.set(0, from, 0, message.length), 2, 0), "dat_ep_post_send");
         expect(passiveRecv, event, DatEventType.DTO_COMPLETION);
         byte[] received = target.asSlice(0, event.transferredLength()).toArray(
-                java.lang.foreign.ValueLayout.JAVA_BYTE);
+                ValueLayout.JAVA_BYTE);
         return "IA " + name + " received '" + new String(received, StandardCharsets.US_ASCII) + "' ("
                 + event.dtoStatus() + ")";
     }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.osgi.it;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -139,8 +141,8 @@ public final class OsgiLauncher {
         try {
             return String.valueOf(context.getService(ref).call());
         } catch (Exception e) {
-            java.io.StringWriter trace = new java.io.StringWriter();
-            e.printStackTrace(new java.io.PrintWriter(trace));
+            StringWriter trace = new StringWriter();
+            e.printStackTrace(new PrintWriter(trace));
             return "FAIL " + name + " probe threw " + trace.toString().replace(System.lineSeparator(), " | ");
         } finally {
             context.ungetService(ref);

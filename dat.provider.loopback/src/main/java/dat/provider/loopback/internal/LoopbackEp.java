@@ -12,8 +12,8 @@ import dat.api.DatEpParam;
 import dat.api.DatEpRecvInfo;
 import dat.api.DatEpState;
 import dat.api.DatEpStatus;
-import dat.api.DatEventType;
 import dat.api.DatEvdFlags;
+import dat.api.DatEventType;
 import dat.api.DatException;
 import dat.api.DatHandleType;
 import dat.api.DatMemPriv;
@@ -21,6 +21,8 @@ import dat.api.DatQos;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.api.Iov;
+import dat.spi.DatArgs;
+import dat.spi.ProviderHandle;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -259,7 +261,7 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
     }
 
     @Override
-    protected boolean dependsOn(dat.spi.ProviderHandle other) {
+    protected boolean dependsOn(ProviderHandle other) {
         return other == pz || other == recvEvd || other == requestEvd || other == connectEvd || other == srq;
     }
 
@@ -1280,7 +1282,8 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
                         teardown(this, DatEventType.CONNECTION_EVENT_DISCONNECTED);
                     }
                 }
-                default -> throw wrongState(call, "CONNECTED, DISCONNECT_PENDING, ACTIVE_CONNECTION_PENDING or DISCONNECTED");
+                default -> throw wrongState(call,
+                        "CONNECTED, DISCONNECT_PENDING, ACTIVE_CONNECTION_PENDING or DISCONNECTED");
             }
         } finally {
             fabric.connLock.unlock();
@@ -1406,7 +1409,7 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
     public DatEpRecvInfo recvQuery(int which) {
         String call = "dat_ep_recv_query";
         requireOpen(call);
-        dat.spi.DatArgs.recvQueryWhich(which);
+        DatArgs.recvQueryWhich(which);
         int n = recvAllocated();
         return new DatEpRecvInfo((which & Dat.DAT_EP_RECV_INFO_NBUFS_ALLOCATED) != 0 ? n : Dat.DAT_VALUE_UNKNOWN,
                 (which & Dat.DAT_EP_RECV_INFO_BUFS_ALLOC_SPAN) != 0 ? n : Dat.DAT_VALUE_UNKNOWN);

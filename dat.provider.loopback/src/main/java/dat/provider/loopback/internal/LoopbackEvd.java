@@ -16,11 +16,13 @@ import dat.api.DatHandle;
 import dat.api.DatHandleType;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
+import dat.spi.ProviderHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 /**
  * An event dispatcher ({@code dat_evd_create}) over an {@link EventRing}: a fixed ring of preallocated
@@ -118,7 +120,7 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
     }
 
     @Override
-    protected boolean dependsOn(dat.spi.ProviderHandle other) {
+    protected boolean dependsOn(ProviderHandle other) {
         return other == cno;
     }
 
@@ -261,7 +263,7 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
      * The capturing filler allocates, which is fine off the data path; {@link #postDto} and {@link #postBind} spell
      * the same loop out so the data path does not.
      */
-    private boolean postControl(java.util.function.Consumer<DatEvent> fill) {
+    private boolean postControl(Consumer<DatEvent> fill) {
         while (true) {
             EventRing r = ring;
             long claim = r.claim(true);

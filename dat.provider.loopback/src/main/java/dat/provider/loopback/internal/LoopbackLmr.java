@@ -8,6 +8,7 @@ import dat.api.DatLmr;
 import dat.api.DatLmrParam;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
+import dat.spi.ProviderHandle;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -58,7 +59,7 @@ final class LoopbackLmr extends LoopbackHandle implements DatLmr {
     }
 
     @Override
-    protected boolean dependsOn(dat.spi.ProviderHandle other) {
+    protected boolean dependsOn(ProviderHandle other) {
         return other == pz;
     }
 

@@ -6,6 +6,7 @@ import dat.api.DatPsp;
 import dat.api.DatPspFlags;
 import dat.api.DatPspParam;
 import dat.api.DatReturnSubtype;
+import dat.spi.ProviderHandle;
 
 /** A public service point ({@code dat_psp_create}): turns connection requests into CR events. */
 final class LoopbackPsp extends LoopbackHandle implements DatPsp, ServicePoint {
@@ -43,7 +44,7 @@ final class LoopbackPsp extends LoopbackHandle implements DatPsp, ServicePoint {
     }
 
     @Override
-    protected boolean dependsOn(dat.spi.ProviderHandle other) {
+    protected boolean dependsOn(ProviderHandle other) {
         return other == crEvd;
     }
 

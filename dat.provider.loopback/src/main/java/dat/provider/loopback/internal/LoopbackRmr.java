@@ -9,6 +9,7 @@ import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.api.DatRmr;
 import dat.api.DatRmrParam;
+import dat.spi.ProviderHandle;
 
 /**
  * A remote memory region ({@code dat_rmr_create}): a window onto part of an LMR that the peer of one EP
@@ -55,7 +56,7 @@ final class LoopbackRmr extends LoopbackHandle implements DatRmr {
     }
 
     @Override
-    protected boolean dependsOn(dat.spi.ProviderHandle other) {
+    protected boolean dependsOn(ProviderHandle other) {
         return other == pz;
     }
 

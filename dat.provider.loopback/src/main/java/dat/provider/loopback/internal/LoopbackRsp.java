@@ -5,6 +5,7 @@ import dat.api.DatHandleType;
 import dat.api.DatReturnSubtype;
 import dat.api.DatRsp;
 import dat.api.DatRspParam;
+import dat.spi.ProviderHandle;
 
 /**
  * A reserved service point ({@code dat_rsp_create}): listens for one request for its reserved EP and stops
@@ -48,7 +49,7 @@ final class LoopbackRsp extends LoopbackHandle implements DatRsp, ServicePoint {
 
     /** The CR EVD always; the EP while it is still reserved for this RSP. */
     @Override
-    protected boolean dependsOn(dat.spi.ProviderHandle other) {
+    protected boolean dependsOn(ProviderHandle other) {
         return other == crEvd || (other == ep && ep.isReservedBy(this));
     }
 

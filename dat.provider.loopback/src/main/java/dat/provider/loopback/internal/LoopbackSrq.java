@@ -12,6 +12,8 @@ import dat.api.DatSrq;
 import dat.api.DatSrqParam;
 import dat.api.DatSrqState;
 import dat.api.Iov;
+import dat.spi.DatArgs;
+import dat.spi.ProviderHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
@@ -137,7 +139,7 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
     }
 
     @Override
-    protected boolean dependsOn(dat.spi.ProviderHandle other) {
+    protected boolean dependsOn(ProviderHandle other) {
         return other == pz;
     }
 
@@ -313,7 +315,7 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
             // dat_srq_resize: never below the outstanding buffers (on the SRQ, held by EPs, or completed but
             // not reaped), so no buffer is ever lost; the SRQ is unchanged on failure.
             int outstanding = outstanding();
-            dat.spi.DatArgs.srqResizeState(srqMaxRecvDto, outstanding, lowWatermark);
+            DatArgs.srqResizeState(srqMaxRecvDto, outstanding, lowWatermark);
             if (srqMaxRecvDto > fifo.length) {
                 // Posted buffers move to the front in order; the free descriptors follow, then new ones.
                 Dto[] ordered = new Dto[fifo.length];

@@ -22,6 +22,7 @@ import dat.api.DatSrq;
 import dat.api.Iov;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** Test fixture: one open IA with a PZ and the usual EVDs, plus helpers to connect EPs and move data. */
@@ -105,7 +106,7 @@ final class Loop implements AutoCloseable {
     static void fill(DatLmr lmr, int seed) {
         MemorySegment s = lmr.segment();
         for (long i = 0; i < s.byteSize(); i++) {
-            s.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) (seed + i));
+            s.set(ValueLayout.JAVA_BYTE, i, (byte) (seed + i));
         }
     }
 

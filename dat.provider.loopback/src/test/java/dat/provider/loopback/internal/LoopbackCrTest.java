@@ -11,6 +11,7 @@ import dat.api.Dat;
 import dat.api.DatCr;
 import dat.api.DatEp;
 import dat.api.DatEpState;
+import dat.api.DatEvdFlags;
 import dat.api.DatEvent;
 import dat.api.DatEventType;
 import dat.api.DatException;
@@ -62,7 +63,7 @@ class LoopbackCrTest {
         long first = Loop.nextQual();
         long second = Loop.nextQual();
         b.ia.createPsp(first, b.crEvd, DatPspFlags.CONSUMER);
-        var otherEvd = b.ia.createEvd(4, null, dat.api.DatEvdFlags.CR);
+        var otherEvd = b.ia.createEvd(4, null, DatEvdFlags.CR);
         DatPsp target = b.ia.createPsp(second, otherEvd, DatPspFlags.CONSUMER);
         connect(first);
         DatCr cr = expect(b.crEvd, DatEventType.CONNECTION_REQUEST_EVENT).cr();

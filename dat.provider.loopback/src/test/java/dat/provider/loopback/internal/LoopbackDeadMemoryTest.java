@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dat.api.DatEp;
-import dat.api.DatIa;
 import dat.api.DatException;
+import dat.api.DatIa;
 import dat.api.DatLmr;
 import dat.api.DatMemPriv;
 import dat.api.DatReturn;

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dat.api.Dat;
 import dat.api.DatCloseFlags;
+import dat.api.DatCno;
 import dat.api.DatCompletionFlags;
 import dat.api.DatDtoStatus;
 import dat.api.DatEp;
@@ -18,6 +19,7 @@ import dat.api.DatEpAttr;
 import dat.api.DatEpParam;
 import dat.api.DatEpRecvInfo;
 import dat.api.DatEpState;
+import dat.api.DatEvd;
 import dat.api.DatEvdFlags;
 import dat.api.DatEvent;
 import dat.api.DatEventType;
@@ -29,10 +31,9 @@ import dat.api.DatQos;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.api.Iov;
-import dat.api.DatCno;
-import dat.api.DatEvd;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -79,8 +80,10 @@ class LoopbackEpTest {
         assertEquals(a.ia.address(), req.cr().query().remoteIaAddress());
         req.cr().accept(server, new byte[] {9});
         assertTrue(req.cr().isClosed());
-        assertArrayEquals(new byte[] {9}, expect(a.connectEvd, DatEventType.CONNECTION_EVENT_ESTABLISHED).privateData());
-        assertArrayEquals(new byte[] {1, 2}, expect(b.connectEvd, DatEventType.CONNECTION_EVENT_ESTABLISHED).privateData());
+        assertArrayEquals(new byte[] {9}, expect(a.connectEvd,
+                DatEventType.CONNECTION_EVENT_ESTABLISHED).privateData());
+        assertArrayEquals(new byte[] {1, 2}, expect(b.connectEvd,
+                DatEventType.CONNECTION_EVENT_ESTABLISHED).privateData());
         assertEquals(DatEpState.CONNECTED, client.state());
         assertEquals(DatEpState.CONNECTED, server.state());
         DatEpParam p = client.query();
@@ -123,7 +126,7 @@ class LoopbackEpTest {
         assertEquals(DatReturn.INVALID_PARAMETER, e.type());
         assertTrue(e.getMessage().contains("max_private_data_size"), e.getMessage());
         assertEquals(DatReturn.INVALID_ADDRESS, assertThrows(DatException.class, () -> client.connect(
-                java.net.InetAddress.getByAddress(new byte[] {10, 9, 8, 7}), 1, 0, null, DatQos.BEST_EFFORT, 0))
+                InetAddress.getByAddress(new byte[] {10, 9, 8, 7}), 1, 0, null, DatQos.BEST_EFFORT, 0))
                 .type());
         assertEquals(DatReturn.MODEL_NOT_SUPPORTED, assertThrows(DatException.class, () -> client.connect(
                 b.ia.address(), 1, 0, null, DatQos.LOW_LATENCY, 0)).type());

@@ -17,7 +17,9 @@ import dat.api.DatException;
 import dat.api.DatIa;
 import dat.api.DatReturn;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -136,7 +138,7 @@ class LoopbackEvdConcurrencyTest {
          */
         long check(AtomicIntegerArray seen, int perProducer) {
             int[] last = new int[PRODUCERS];
-            java.util.Arrays.fill(last, -1);
+            Arrays.fill(last, -1);
             long sum = 0;
             for (int k = 0; k < count; k++) {
                 long c = cookies[k];
@@ -308,7 +310,8 @@ class LoopbackEvdConcurrencyTest {
             assertEquals(DatReturn.DAT_SUCCESS, rc, () -> "iteration " + iteration + ": " + DatReturn.toString(rc));
             // The events are posted at once; a wait that ends only on its 5 s timeout's re-test lost its wake-up. The
             // 4 s bound leaves room for scheduling stalls on a loaded 2-core machine while still catching that.
-            assertTrue(waited < TimeUnit.SECONDS.toNanos(4), () -> "lost wake-up in iteration " + iteration + ": woke after "
+            assertTrue(waited < TimeUnit.SECONDS.toNanos(4), () -> "lost wake-up in iteration " + iteration
+                    + ": woke after "
                     + TimeUnit.NANOSECONDS.toMillis(waited) + " ms");
             assertEquals(threshold - 1, e.nmore(), () -> "woke before the threshold in iteration " + iteration);
             for (int i = 1; i < threshold; i++) {
@@ -353,7 +356,7 @@ class LoopbackEvdConcurrencyTest {
         AtomicBoolean done = new AtomicBoolean();
         // Producers start after the resizer's first success, so the test never passes without having resized (on 2
         // cores the producers could otherwise finish before the resizer runs); later resizes race with the load.
-        java.util.concurrent.CountDownLatch firstResize = new java.util.concurrent.CountDownLatch(1);
+        CountDownLatch firstResize = new CountDownLatch(1);
         List<Thread> producers = new ArrayList<>();
         for (int p = 0; p < PRODUCERS; p++) {
             int id = p;

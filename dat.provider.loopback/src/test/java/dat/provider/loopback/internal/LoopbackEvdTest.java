@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import dat.api.Dat;
 import dat.api.DatAsyncReason;
 import dat.api.DatCno;
+import dat.api.DatDtoStatus;
 import dat.api.DatEvd;
 import dat.api.DatEvdFlags;
 import dat.api.DatEvdParam;
@@ -59,11 +60,11 @@ class LoopbackEvdTest {
         LoopbackEp ep = (LoopbackEp) a.ep();
         AtomicInteger reaped = new AtomicInteger();
         DatEvent e = new DatEvent();
-        dat.api.DatDtoStatus[] statuses = dat.api.DatDtoStatus.values();
+        DatDtoStatus[] statuses = DatDtoStatus.values();
         int dtos = 0;
         for (int k = 0; k < 6 * statuses.length; k++) {
             if (k % 3 == 0) {
-                dat.api.DatDtoStatus status = statuses[dtos % statuses.length];
+                DatDtoStatus status = statuses[dtos % statuses.length];
                 assertEquals(true, evd.postDto(ep, 1000 + k, status, 7L * k, true, reaped::incrementAndGet));
                 assertEquals(DatReturn.DAT_SUCCESS, evd.dequeue(e));
                 assertEquals(DatEventType.DTO_COMPLETION, e.type(), "event " + k);
@@ -84,10 +85,10 @@ class LoopbackEvdTest {
         }
         // Unsignalled, then signalled, into both slots: only a signalled one completes a wait.
         for (int k = 0; k < 2; k++) {
-            assertEquals(true, evd.postDto(ep, 1, dat.api.DatDtoStatus.SUCCESS, 0, false, null));
+            assertEquals(true, evd.postDto(ep, 1, DatDtoStatus.SUCCESS, 0, false, null));
             assertEquals(DatReturn.DAT_TIMEOUT_EXPIRED, evd.await(1000, 1, e));
             assertEquals(DatReturn.DAT_SUCCESS, evd.dequeue(e));
-            assertEquals(true, evd.postDto(ep, 2, dat.api.DatDtoStatus.SUCCESS, 0, true, null));
+            assertEquals(true, evd.postDto(ep, 2, DatDtoStatus.SUCCESS, 0, true, null));
             assertEquals(DatReturn.DAT_SUCCESS, evd.await(1000, 1, e));
             assertEquals(2, e.userCookie());
         }
@@ -119,7 +120,7 @@ class LoopbackEvdTest {
     void overflowLosesTheEventAndReportsOncePerEpisode() {
         LoopbackEvd evd = (LoopbackEvd) a.ia.createEvd(2, null, DatEvdFlags.DTO);
         for (int i = 0; i < 5; i++) {
-            evd.postDto(null, i, dat.api.DatDtoStatus.SUCCESS, 0, true, null);
+            evd.postDto(null, i, DatDtoStatus.SUCCESS, 0, true, null);
         }
         DatEvent e = new DatEvent();
         assertEquals(DatReturn.DAT_SUCCESS, a.ia.asyncEvd().dequeue(e));
@@ -129,8 +130,8 @@ class LoopbackEvdTest {
         assertEquals(DatReturn.DAT_QUEUE_EMPTY, a.ia.asyncEvd().dequeue(e), "once per episode");
         assertEquals(DatReturn.DAT_SUCCESS, evd.dequeue(e));
         assertEquals(0, e.userCookie());
-        evd.postDto(null, 7, dat.api.DatDtoStatus.SUCCESS, 0, true, null);
-        evd.postDto(null, 8, dat.api.DatDtoStatus.SUCCESS, 0, true, null);
+        evd.postDto(null, 7, DatDtoStatus.SUCCESS, 0, true, null);
+        evd.postDto(null, 8, DatDtoStatus.SUCCESS, 0, true, null);
         assertEquals(DatReturn.DAT_SUCCESS, a.ia.asyncEvd().dequeue(e), "a new episode after room was made");
     }
 
@@ -157,17 +158,19 @@ class LoopbackEvdTest {
         assertEquals(DatReturn.DAT_INVALID_PARAMETER, dto.await(Dat.DAT_TIMEOUT_INFINITE + 1, 1, e));
         assertEquals(DatReturn.DAT_TIMEOUT_EXPIRED, dto.await(1000, 1, e));
 
-        CompletableFuture<Integer> waiter = CompletableFuture.supplyAsync(() -> dto.await(Dat.DAT_TIMEOUT_INFINITE, 2, e));
+        CompletableFuture<Integer> waiter = CompletableFuture.supplyAsync(() -> dto.await(Dat.DAT_TIMEOUT_INFINITE, 2,
+                e));
         Thread.sleep(50);
-        dto.postDto(null, 1, dat.api.DatDtoStatus.SUCCESS, 0, true, null);
+        dto.postDto(null, 1, DatDtoStatus.SUCCESS, 0, true, null);
         Thread.sleep(50);
         assertEquals(false, waiter.isDone(), "below the threshold");
-        dto.postDto(null, 2, dat.api.DatDtoStatus.SUCCESS, 0, true, null);
+        dto.postDto(null, 2, DatDtoStatus.SUCCESS, 0, true, null);
         assertEquals(DatReturn.DAT_SUCCESS, waiter.get(5, TimeUnit.SECONDS));
         assertEquals(1, e.userCookie());
         assertEquals(1, e.nmore());
 
-        CompletableFuture<Integer> aborted = CompletableFuture.supplyAsync(() -> sw.await(Dat.DAT_TIMEOUT_INFINITE, 1, new DatEvent()));
+        CompletableFuture<Integer> aborted = CompletableFuture.supplyAsync(() -> sw.await(Dat.DAT_TIMEOUT_INFINITE, 1,
+                new DatEvent()));
         while (!aborted.isDone() && !waiting(sw)) {
             Thread.sleep(5);
         }
@@ -209,7 +212,8 @@ class LoopbackEvdTest {
     void cnoIsTriggeredByEnabledEvdsAndCallsItsAgent() throws Exception {
         DatCno cno = a.ia.createCno(null);
         DatEvd evd = a.ia.createEvd(4, cno, DatEvdFlags.SOFTWARE);
-        assertEquals(DatReturn.DAT_INVALID_STATE, evd.await(0, 1, new DatEvent()), "an EVD with a CNO is not waited on");
+        assertEquals(DatReturn.DAT_INVALID_STATE, evd.await(0, 1, new DatEvent()),
+                "an EVD with a CNO is not waited on");
         assertEquals(DatReturn.TIMEOUT_EXPIRED, assertThrows(DatException.class, () -> cno.await(1000)).type());
         evd.disable();
         evd.postSoftwareEvent(1);

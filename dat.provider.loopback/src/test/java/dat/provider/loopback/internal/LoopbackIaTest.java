@@ -7,17 +7,21 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dat.api.Dat;
 import dat.api.DatCloseFlags;
 import dat.api.DatDtoStatus;
 import dat.api.DatEp;
 import dat.api.DatEpState;
+import dat.api.DatEvdFlags;
 import dat.api.DatEventType;
 import dat.api.DatException;
 import dat.api.DatIa;
 import dat.api.DatLmr;
 import dat.api.DatLmrParam;
 import dat.api.DatMemPriv;
+import dat.api.DatPspFlags;
 import dat.api.DatPz;
+import dat.api.DatQos;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.api.Iov;
@@ -65,13 +69,13 @@ class LoopbackIaTest {
         try (Loop b = new Loop("loopback1")) {
             DatIa ia = new LoopbackProvider().open("loopback2", "", 4);
             DatPz pz = ia.createPz();
-            var conn = ia.createEvd(4, null, dat.api.DatEvdFlags.CONNECTION);
-            var dto = ia.createEvd(4, null, dat.api.DatEvdFlags.DTO);
+            var conn = ia.createEvd(4, null, DatEvdFlags.CONNECTION);
+            var dto = ia.createEvd(4, null, DatEvdFlags.DTO);
             DatEp ep = ia.createEp(pz, dto, dto, conn, null);
             DatEp server = b.ep();
             long qual = Loop.nextQual();
-            b.ia.createPsp(qual, b.crEvd, dat.api.DatPspFlags.CONSUMER);
-            ep.connect(b.ia.address(), qual, dat.api.Dat.DAT_TIMEOUT_INFINITE, null, dat.api.DatQos.BEST_EFFORT, 0);
+            b.ia.createPsp(qual, b.crEvd, DatPspFlags.CONSUMER);
+            ep.connect(b.ia.address(), qual, Dat.DAT_TIMEOUT_INFINITE, null, DatQos.BEST_EFFORT, 0);
             expect(b.crEvd, DatEventType.CONNECTION_REQUEST_EVENT).cr().accept(server, null);
             DatLmr dst = b.lmr(8);
             server.postRecv(1, b.iov(1).set(0, dst, 0, 8), 1, 0);
@@ -108,7 +112,7 @@ class LoopbackIaTest {
             assertEquals(DatReturnSubtype.INVALID_HANDLE_PZ, e.subtype());
             assertTrue(e.getMessage().contains("another IA"), e.getMessage());
             assertEquals(DatReturn.INVALID_HANDLE, assertThrows(DatException.class,
-                    () -> a.ia.createEvd(4, b.ia.createCno(null), dat.api.DatEvdFlags.DTO)).type());
+                    () -> a.ia.createEvd(4, b.ia.createCno(null), DatEvdFlags.DTO)).type());
         }
     }
 

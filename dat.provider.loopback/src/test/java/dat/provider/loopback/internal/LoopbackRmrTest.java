@@ -352,7 +352,8 @@ class LoopbackRmrTest {
         assertEquals(DatReturn.DAT_PRIVILEGES_VIOLATION, rmr.bind(region, 0, 8, DatMemPriv.REMOTE_WRITE, server, 0, 0));
         var pz2 = b.ia.createPz();
         DatRmr otherRmr = pz2.createRmr();
-        assertEquals(DatReturn.DAT_PROTECTION_VIOLATION, otherRmr.bind(region, 0, 8, DatMemPriv.REMOTE_READ, server, 0, 0));
+        assertEquals(DatReturn.DAT_PROTECTION_VIOLATION, otherRmr.bind(region, 0, 8, DatMemPriv.REMOTE_READ, server, 0,
+                0));
         assertEquals(DatReturn.DAT_INVALID_HANDLE, rmr.bind(region, 0, 8, DatMemPriv.REMOTE_READ, client, 0, 0),
                 "an EP of another IA");
         otherRmr.close();

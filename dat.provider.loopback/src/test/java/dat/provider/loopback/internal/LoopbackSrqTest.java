@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dat.api.Dat;
 import dat.api.DatAsyncReason;
 import dat.api.DatCloseFlags;
 import dat.api.DatDtoStatus;
@@ -148,7 +147,8 @@ class LoopbackSrqTest {
         assertEquals(DatReturn.DAT_QUEUE_EMPTY, b.recvEvd.dequeue(new DatEvent()));
         assertEquals(1, srq.query().availableDtoCount());
         assertEquals(DatReturn.DAT_SUCCESS, c1.postSend(1, a.iov(1).set(0, src, 0, 8), 3, 0));
-        assertEquals(12, expect(b.recvEvd, DatEventType.DTO_COMPLETION).userCookie(), "a waiting buffer is taken at once");
+        assertEquals(12, expect(b.recvEvd, DatEventType.DTO_COMPLETION).userCookie(),
+                "a waiting buffer is taken at once");
     }
 
     @Test
@@ -210,7 +210,8 @@ class LoopbackSrqTest {
         for (int i = 0; i < 4; i++) {
             srq.postRecv(1, b.iov(1).set(0, dst, i * 8, 8), i);
         }
-        assertEquals(DatReturn.INVALID_PARAMETER, assertThrows(DatException.class, () -> srq.setLowWatermark(9)).type());
+        assertEquals(DatReturn.INVALID_PARAMETER,
+                assertThrows(DatException.class, () -> srq.setLowWatermark(9)).type());
         srq.setLowWatermark(3);
         assertEquals(3, srq.query().lowWatermark());
         assertEquals(DatReturn.INVALID_STATE, assertThrows(DatException.class, () -> srq.resize(2)).type());

@@ -69,7 +69,8 @@ class LoopbackStressTest {
             DatLmr recvMem = b.lmr((long) SRQ_SIZE * MSG);
             Iov recvIov = b.iov(1);
             for (int slot = 0; slot < SRQ_SIZE; slot++) {
-                assertEquals(DatReturn.DAT_SUCCESS, srq.postRecv(1, recvIov.set(0, recvMem, (long) slot * MSG, MSG), slot));
+                assertEquals(DatReturn.DAT_SUCCESS, srq.postRecv(1, recvIov.set(0, recvMem, (long) slot * MSG, MSG),
+                        slot));
             }
 
             long[] success = new long[SENDERS];
@@ -101,7 +102,8 @@ class LoopbackStressTest {
                             s.set(ValueLayout.JAVA_LONG_UNALIGNED, off + 24, checksum(s, off));
                             iov.set(0, mem, off, MSG);
                             int rc;
-                            while ((rc = clients[conn].postSend(1, iov, seq, 0)) == DatReturn.DAT_INSUFFICIENT_RESOURCES) {
+                            while ((rc = clients[conn].postSend(1, iov, seq,
+                                    0)) == DatReturn.DAT_INSUFFICIENT_RESOURCES) {
                                 done += reap(requestEvds[conn], ev, conn, success, flushed);
                                 Thread.onSpinWait();
                             }
@@ -189,7 +191,8 @@ class LoopbackStressTest {
             }
             synchronized (success) {
                 for (int c = 0; c < SENDERS; c++) {
-                    assertEquals(MESSAGES, success[c] + flushed[c], "connection " + c + ": delivered + flushed = posted");
+                    assertEquals(MESSAGES, success[c] + flushed[c], "connection " + c
+                            + ": delivered + flushed = posted");
                     assertEquals(success[c], nextSeq[c], "connection " + c + ": every successful send was received");
                 }
                 assertTrue(flushed[0] > 0, "the broken connection flushed its tail");

@@ -8,6 +8,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import dat.provider.verbs.internal.ffm.IbvDeviceAttr;
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
 
 /**
  * The fields of {@code struct ibv_device_attr} a DAT IA's attributes come from, copied out of native memory.
@@ -53,7 +54,7 @@ record DeviceLimits(String fwVer, long nodeGuid, long maxMrSize, int vendorId, i
             nul++;
         }
         return new DeviceLimits(
-                new String(fw.asSlice(0, nul).toArray(JAVA_BYTE), java.nio.charset.StandardCharsets.US_ASCII),
+                new String(fw.asSlice(0, nul).toArray(JAVA_BYTE), StandardCharsets.US_ASCII),
                 attr.get(JAVA_LONG, IbvDeviceAttr.NODE_GUID),
                 attr.get(JAVA_LONG, IbvDeviceAttr.MAX_MR_SIZE),
                 attr.get(JAVA_INT, IbvDeviceAttr.VENDOR_ID),

@@ -5,8 +5,8 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
-import dat.provider.verbs.internal.ffm.IbvDevice;
 import dat.provider.verbs.internal.ffm.IbvContextOps;
+import dat.provider.verbs.internal.ffm.IbvDevice;
 import dat.provider.verbs.internal.ffm.IbvDeviceAttr;
 import dat.provider.verbs.internal.ffm.IbvGid;
 import dat.provider.verbs.internal.ffm.IbvOps;

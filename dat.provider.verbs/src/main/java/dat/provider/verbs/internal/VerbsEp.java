@@ -31,6 +31,7 @@ import dat.provider.verbs.internal.ffm.Errno;
 import dat.provider.verbs.internal.ffm.IbvContextOps;
 import dat.provider.verbs.internal.ffm.IbvMwBind;
 import dat.provider.verbs.internal.ffm.IbvOps;
+import dat.provider.verbs.internal.ffm.IbvQp;
 import dat.provider.verbs.internal.ffm.IbvQpAttr;
 import dat.provider.verbs.internal.ffm.IbvQpCap;
 import dat.provider.verbs.internal.ffm.IbvQpInitAttr;
@@ -43,6 +44,7 @@ import dat.provider.verbs.internal.ffm.NativeCallException;
 import dat.provider.verbs.internal.ffm.RdmaCmId;
 import dat.provider.verbs.internal.ffm.RdmaConnParam;
 import dat.spi.DatArgs;
+import dat.spi.ProviderHandle;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -224,7 +226,7 @@ final class VerbsEp extends VerbsHandle implements DatEp {
             arena.close();
             throw VerbsIa.resources("dat_ep_create", e);
         }
-        this.qpNum = qp.get(JAVA_INT, dat.provider.verbs.internal.ffm.IbvQp.QP_NUM);
+        this.qpNum = qp.get(JAVA_INT, IbvQp.QP_NUM);
         this.postSendFn = IbvOps.function(ia.context, IbvContextOps.POST_SEND);
         this.postRecvFn = IbvOps.function(ia.context, IbvContextOps.POST_RECV);
         this.sendWr = arena.allocate(IbvSendWr.LAYOUT);
@@ -280,7 +282,7 @@ final class VerbsEp extends VerbsHandle implements DatEp {
     }
 
     @Override
-    protected boolean dependsOn(dat.spi.ProviderHandle other) {
+    protected boolean dependsOn(ProviderHandle other) {
         return other == pz || other == recvEvd || other == requestEvd || other == connectEvd || other == srq;
     }
 
@@ -425,7 +427,8 @@ final class VerbsEp extends VerbsHandle implements DatEp {
                     || (numSegments > 0 && (localIov == null || numSegments > localIov.capacity()))) {
                 return DatReturn.DAT_INVALID_PARAMETER;
             }
-            status = checkPostFlags(completionFlags, ia.solicitedSends ? REQUEST_FLAGS | DatCompletionFlags.SOLICITED_WAIT
+            status = checkPostFlags(completionFlags, ia.solicitedSends
+                    ? REQUEST_FLAGS | DatCompletionFlags.SOLICITED_WAIT
                     : REQUEST_FLAGS);
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;

@@ -25,6 +25,7 @@ import dat.provider.verbs.internal.ffm.IbvWc;
 import dat.provider.verbs.internal.ffm.LibIbverbs;
 import dat.provider.verbs.internal.ffm.NativeCallException;
 import dat.spi.DatArgs;
+import dat.spi.ProviderHandle;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
@@ -258,7 +259,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
     }
 
     @Override
-    protected boolean dependsOn(dat.spi.ProviderHandle other) {
+    protected boolean dependsOn(ProviderHandle other) {
         return other == cno;
     }
 

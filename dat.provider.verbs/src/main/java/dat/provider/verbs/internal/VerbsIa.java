@@ -25,6 +25,7 @@ import dat.api.DatPspFlags;
 import dat.api.DatPz;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
+import dat.api.DatRmr;
 import dat.api.DatRsp;
 import dat.api.DatSrq;
 import dat.api.DatSrqAttr;
@@ -451,7 +452,7 @@ final class VerbsIa extends VerbsHandle implements DatIa {
      * ({@code max_rmrs} > 0); otherwise {@code DAT_MODEL_NOT_SUPPORTED}, and a peer reaches an LMR through its own
      * {@code rmr_context}, the MR's rkey.
      */
-    dat.api.DatRmr createRmr(VerbsPz pz) {
+    DatRmr createRmr(VerbsPz pz) {
         String call = "dat_rmr_create";
         requireOpen(call);
         beginCreate(call);
@@ -551,7 +552,7 @@ final class VerbsIa extends VerbsHandle implements DatIa {
     static DatEpAttr defaultEpAttr(boolean withSrq) {
         DatEpAttr.Builder b = DatEpAttr.builder();
         if (withSrq) {
-            b.recvCompletionFlags(dat.api.DatCompletionFlags.UNSIGNALLED);
+            b.recvCompletionFlags(DatCompletionFlags.UNSIGNALLED);
         }
         return b.build();
     }

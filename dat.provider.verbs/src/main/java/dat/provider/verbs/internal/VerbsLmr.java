@@ -12,6 +12,7 @@ import dat.api.DatReturnSubtype;
 import dat.provider.verbs.internal.ffm.IbvMr;
 import dat.provider.verbs.internal.ffm.LibIbverbs;
 import dat.provider.verbs.internal.ffm.NativeCallException;
+import dat.spi.ProviderHandle;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -86,7 +87,7 @@ final class VerbsLmr extends VerbsHandle implements DatLmr {
     }
 
     @Override
-    protected boolean dependsOn(dat.spi.ProviderHandle other) {
+    protected boolean dependsOn(ProviderHandle other) {
         return other == pz;
     }
 

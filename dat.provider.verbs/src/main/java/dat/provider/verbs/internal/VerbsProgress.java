@@ -18,6 +18,7 @@ import dat.provider.verbs.internal.ffm.LibIbverbs;
 import dat.provider.verbs.internal.ffm.LibRdmacm;
 import dat.provider.verbs.internal.ffm.NativeCallException;
 import dat.provider.verbs.internal.ffm.RdmaCmEvent;
+import dat.provider.verbs.internal.ffm.RdmaCmId;
 import dat.provider.verbs.internal.ffm.RdmaConnParam;
 import java.lang.foreign.MemorySegment;
 import java.util.Queue;
@@ -189,12 +190,12 @@ final class VerbsProgress implements Runnable {
             int type = event.get(JAVA_INT, RdmaCmEvent.EVENT);
             int status = event.get(JAVA_INT, RdmaCmEvent.STATUS);
             MemorySegment id = event.get(ADDRESS, RdmaCmEvent.ID).reinterpret(
-                    dat.provider.verbs.internal.ffm.RdmaCmId.SIZE);
+                    RdmaCmId.SIZE);
             MemorySegment listen = event.get(ADDRESS, RdmaCmEvent.LISTEN_ID);
-            long key = id.get(ADDRESS, dat.provider.verbs.internal.ffm.RdmaCmId.CONTEXT).address();
+            long key = id.get(ADDRESS, RdmaCmId.CONTEXT).address();
             long listenKey = listen.address() == 0 ? 0 : listen.reinterpret(
-                    dat.provider.verbs.internal.ffm.RdmaCmId.SIZE).get(ADDRESS,
-                    dat.provider.verbs.internal.ffm.RdmaCmId.CONTEXT).address();
+                    RdmaCmId.SIZE).get(ADDRESS,
+                    RdmaCmId.CONTEXT).address();
             long conn = RdmaCmEvent.PARAM_CONN;
             MemorySegment data = event.get(ADDRESS, conn + RdmaConnParam.PRIVATE_DATA);
             int dataLength = Byte.toUnsignedInt(event.get(JAVA_BYTE, conn + RdmaConnParam.PRIVATE_DATA_LEN));

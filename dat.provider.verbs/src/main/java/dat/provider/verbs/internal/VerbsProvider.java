@@ -13,6 +13,7 @@ import dat.spi.DatIaInfo;
 import dat.spi.DatProvider;
 import dat.spi.DatProviderInfo;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -145,7 +146,7 @@ public final class VerbsProvider implements DatProvider {
     }
 
     private static String noActivePortReason(VerbsDeviceScan.Result scan) {
-        Map<String, String> states = new java.util.LinkedHashMap<>();
+        Map<String, String> states = new LinkedHashMap<>();
         for (VerbsPort port : scan.ports()) {
             states.put(port.device() + " port " + port.port(), portStateName(port.portLimits().state()));
         }

@@ -14,6 +14,7 @@ import dat.provider.verbs.internal.ffm.LibRdmacm;
 import dat.provider.verbs.internal.ffm.NativeCallException;
 import dat.provider.verbs.internal.ffm.RdmaCmId;
 import dat.spi.DatArgs;
+import dat.spi.ProviderHandle;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -107,7 +108,7 @@ final class VerbsPsp extends VerbsHandle implements DatPsp {
     }
 
     @Override
-    protected boolean dependsOn(dat.spi.ProviderHandle other) {
+    protected boolean dependsOn(ProviderHandle other) {
         return other == evd;
     }
 

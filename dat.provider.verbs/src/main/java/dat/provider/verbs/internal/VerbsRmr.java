@@ -19,6 +19,7 @@ import dat.provider.verbs.internal.ffm.IbvMwBindInfo;
 import dat.provider.verbs.internal.ffm.IbvOps;
 import dat.provider.verbs.internal.ffm.LibIbverbs;
 import dat.provider.verbs.internal.ffm.NativeCallException;
+import dat.spi.ProviderHandle;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 
@@ -110,7 +111,7 @@ final class VerbsRmr extends VerbsHandle implements DatRmr {
 
     /** The PZ, and every LMR a bind posted or applied may have tied the window to (dat_lmr_free waits for them). */
     @Override
-    protected synchronized boolean dependsOn(dat.spi.ProviderHandle other) {
+    protected synchronized boolean dependsOn(ProviderHandle other) {
         if (other == pz || (applied != null && applied.lmr() == other)) {
             return true;
         }

@@ -5,6 +5,7 @@ import dat.api.DatHandleType;
 import dat.api.DatReturnSubtype;
 import dat.api.DatRsp;
 import dat.api.DatRspParam;
+import dat.spi.ProviderHandle;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -54,7 +55,7 @@ final class VerbsRsp extends VerbsHandle implements DatRsp {
 
     /** The CR EVD always; the EP while it is still reserved for this RSP. */
     @Override
-    protected boolean dependsOn(dat.spi.ProviderHandle other) {
+    protected boolean dependsOn(ProviderHandle other) {
         return other == crEvd || (other == ep && ep.reservedBy() == this);
     }
 

@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dat.api.Dat;
 import dat.api.DatAsyncReason;
 import dat.api.DatDtoStatus;
 import dat.api.DatEvent;
@@ -27,6 +28,7 @@ import dat.provider.verbs.internal.ffm.IbvSrqInitAttr;
 import dat.provider.verbs.internal.ffm.LibIbverbs;
 import dat.provider.verbs.internal.ffm.NativeCallException;
 import dat.spi.DatArgs;
+import dat.spi.ProviderHandle;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -134,7 +136,7 @@ final class VerbsSrq extends VerbsHandle implements DatSrq {
     }
 
     @Override
-    protected boolean dependsOn(dat.spi.ProviderHandle other) {
+    protected boolean dependsOn(ProviderHandle other) {
         return other == pz;
     }
 
@@ -245,7 +247,7 @@ final class VerbsSrq extends VerbsHandle implements DatSrq {
             requireOpen(call);
             // dat_srq_resize: never below the outstanding buffers (on the SRQ, being filled, or completed but not
             // reaped), so no buffer is ever lost; the SRQ is unchanged on failure.
-            dat.spi.DatArgs.srqResizeState(srqMaxRecvDto, outstanding, lowWatermark);
+            DatArgs.srqResizeState(srqMaxRecvDto, outstanding, lowWatermark);
             if (srqMaxRecvDto > hardwareCapacity) {
                 attr.set(JAVA_INT, IbvSrqAttr.MAX_WR, srqMaxRecvDto);
                 try {
@@ -292,7 +294,8 @@ final class VerbsSrq extends VerbsHandle implements DatSrq {
             try {
                 ia.verbs.ibv_modify_srq(srq, attr, LibIbverbs.IBV_SRQ_LIMIT);
             } catch (NativeCallException e) {
-                throw new DatException(DatReturn.INTERNAL_ERROR, DatReturnSubtype.NO_SUBTYPE, call + ": " + e.getMessage(), e);
+                throw new DatException(DatReturn.INTERNAL_ERROR, DatReturnSubtype.NO_SUBTYPE, call + ": "
+                        + e.getMessage(), e);
             }
             lowWatermark = lowWatermarkValue;
             lowWatermarkArmed = arm;
@@ -372,7 +375,7 @@ final class VerbsSrq extends VerbsHandle implements DatSrq {
         lock.lock();
         try {
             return new DatSrqParam(ia, DatSrqState.OPERATIONAL, pz, max, maxRecvIov, lowWatermark,
-                    dat.api.Dat.DAT_VALUE_UNKNOWN, outstanding);
+                    Dat.DAT_VALUE_UNKNOWN, outstanding);
         } finally {
             lock.unlock();
         }

@@ -109,8 +109,8 @@ class VerbsAttributesTest {
         DatProviderAttr p = VerbsAttributes.providerAttr(rxePort());
         assertEquals("verbs", p.providerName());
         assertTrue(p.srqSupported(), "max_srq > 0");
-        assertEquals(dat.api.Dat.DAT_SRQ_WATERMARK_LOW, p.srqWatermarksSupported());
-        assertEquals(dat.api.Dat.DAT_SRQ_INFO_OUTSTANDING_DTO_COUNT, p.srqInfoSupported());
+        assertEquals(Dat.DAT_SRQ_WATERMARK_LOW, p.srqWatermarksSupported());
+        assertEquals(Dat.DAT_SRQ_INFO_OUTSTANDING_DTO_COUNT, p.srqInfoSupported());
         assertEquals(0, p.epRecvInfoSupported(), "an SRQ EP's buffers cannot be counted");
         assertEquals(DatCompletionFlags.SUPPRESS | DatCompletionFlags.BARRIER_FENCE | DatCompletionFlags.EVD_THRESHOLD
                 | DatCompletionFlags.SOLICITED_WAIT, p.completionFlagsSupported(), "all but UNSIGNALLED");

@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dat.provider.verbs.internal.ffm.LibIbverbs;
+import dat.provider.verbs.internal.ffm.LibraryUnavailableException;
+import dat.spi.DatProvider;
 import java.io.File;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -61,9 +64,9 @@ class VerbsProviderNativeAccessTest {
 
     private static boolean libibverbsLoadsHere() {
         try {
-            dat.provider.verbs.internal.ffm.LibIbverbs.load();
+            LibIbverbs.load();
             return true;
-        } catch (dat.provider.verbs.internal.ffm.LibraryUnavailableException e) {
+        } catch (LibraryUnavailableException e) {
             return false;
         }
     }
@@ -88,7 +91,7 @@ class VerbsProviderNativeAccessTest {
 
     private String child(List<String> options) throws Exception {
         String java = ProcessHandle.current().info().command().orElseThrow();
-        String modulePath = String.join(File.pathSeparator, location(dat.spi.DatProvider.class),
+        String modulePath = String.join(File.pathSeparator, location(DatProvider.class),
                 location(VerbsProvider.class));
         List<String> command = new ArrayList<>(List.of(java, "-Xshare:auto"));
         command.addAll(options);

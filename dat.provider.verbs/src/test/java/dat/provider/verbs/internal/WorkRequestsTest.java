@@ -18,6 +18,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /** The provider's pure logic: work request ids, the int table, private-data framing, completion statuses. */
@@ -69,7 +70,7 @@ class WorkRequestsTest {
         assertEquals(DatReturn.DAT_INVALID_PARAMETER, WorkRequests.load(null, null, 1, dead, 0, sges));
         try (Arena confined = Arena.ofConfined()) {
             Iov mine = Iov.allocate(confined, 2).set(0, 1, 0x1000, 8);
-            assertEquals(DatReturn.DAT_INVALID_PARAMETER, java.util.concurrent.CompletableFuture.supplyAsync(
+            assertEquals(DatReturn.DAT_INVALID_PARAMETER, CompletableFuture.supplyAsync(
                     () -> WorkRequests.load(null, null, 1, mine, 0, sges)).get().longValue());
         }
     }
@@ -104,7 +105,7 @@ class WorkRequestsTest {
             assertEquals(data.length + 1, framed);
             // rdma_cm hands over the whole 56-byte field, zero-padded.
             byte[] field = new byte[56];
-            MemorySegment.copy(buffer, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, field, 0, framed);
+            MemorySegment.copy(buffer, ValueLayout.JAVA_BYTE, 0, field, 0, framed);
             assertArrayEquals(data, VerbsCr.decodePrivateData(field));
             assertEquals(0, VerbsCr.encodePrivateData(null, buffer));
             assertEquals(0, VerbsCr.encodePrivateData(new byte[0], buffer));

@@ -86,7 +86,8 @@ public final class Errno {
         private static MethodHandle find(String name) {
             Linker linker = Linker.nativeLinker();
             return linker.defaultLookup().find(name)
-                    .map(s -> linker.downcallHandle(s, FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_INT)))
+                    .map(s -> linker.downcallHandle(s, FunctionDescriptor.of(ValueLayout.ADDRESS,
+                    ValueLayout.JAVA_INT)))
                     .orElse(null);
         }
 

@@ -8,7 +8,8 @@ import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
 
 /**
- * {@code struct ibv_comp_channel} (verbs.h): a completion event channel: a file descriptor a thread blocks on in {@code ibv_get_cq_event}.
+ * {@code struct ibv_comp_channel} (verbs.h): a completion event channel: a file descriptor a thread blocks on in {@code
+ * ibv_get_cq_event}.
  *
  * <p>Offsets as on Linux x86_64 with rdma-core 44; {@code VerbsLayoutOffsetTest} checks every field against
  * the C compiler.

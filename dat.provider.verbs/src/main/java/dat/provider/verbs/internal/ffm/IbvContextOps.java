@@ -7,7 +7,8 @@ import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
 
 /**
- * {@code struct ibv_context_ops} (verbs.h): the function-pointer table inside {@code ibv_context}. The data-path verbs ({@code ibv_post_send}, {@code ibv_post_recv},
+ * {@code struct ibv_context_ops} (verbs.h): the function-pointer table inside {@code ibv_context}. The data-path verbs
+ * ({@code ibv_post_send}, {@code ibv_post_recv},
  * {@code ibv_post_srq_recv}, {@code ibv_poll_cq}, {@code ibv_req_notify_cq}) and the memory-window verbs are
  * {@code static inline} in verbs.h and call through these slots; the {@code _compat_*} slots are unused placeholders.
  *

@@ -9,7 +9,8 @@ import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
 
 /**
- * {@code struct ibv_mr} (verbs.h): a registered memory region (DAT LMR); {@code lkey} and {@code rkey} are the DAT LMR and RMR contexts.
+ * {@code struct ibv_mr} (verbs.h): a registered memory region (DAT LMR); {@code lkey} and {@code rkey} are the DAT LMR
+ * and RMR contexts.
  *
  * <p>Offsets as on Linux x86_64 with rdma-core 44; {@code VerbsLayoutOffsetTest} checks every field against
  * the C compiler.

@@ -10,7 +10,8 @@ import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
 
 /**
- * {@code struct ibv_send_wr} (verbs.h): a send-queue work request; {@code wr.rdma} carries the remote buffer of RDMA read/write.
+ * {@code struct ibv_send_wr} (verbs.h): a send-queue work request; {@code wr.rdma} carries the remote buffer of RDMA
+ * read/write.
  *
  * <p>Offsets as on Linux x86_64 with rdma-core 44; {@code VerbsLayoutOffsetTest} checks every field against
  * the C compiler.

@@ -355,7 +355,8 @@ public final class LibIbverbs {
     private final MethodHandle ibv_create_comp_channel;
     /** {@code int ibv_destroy_comp_channel(struct ibv_comp_channel *)}. */
     private final MethodHandle ibv_destroy_comp_channel;
-    /** {@code struct ibv_cq *ibv_create_cq(struct ibv_context *, int cqe, void *cq_context, struct ibv_comp_channel *, int comp_vector)}. */
+    /** {@code struct ibv_cq *ibv_create_cq(struct ibv_context *, int cqe, void *cq_context, struct ibv_comp_channel *,
+            int comp_vector)}. */
     private final MethodHandle ibv_create_cq;
     /** {@code int ibv_destroy_cq(struct ibv_cq *)}. */
     private final MethodHandle ibv_destroy_cq;
@@ -403,7 +404,8 @@ public final class LibIbverbs {
         ibv_close_device = lib.bind("ibv_close_device", intOfPtr);
         ibv_query_device = lib.bind("ibv_query_device", intOfPtrPtr);
         ibv_query_port = lib.bind("ibv_query_port", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS));
-        ibv_query_gid = lib.bind("ibv_query_gid", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, JAVA_INT, ADDRESS));
+        ibv_query_gid = lib.bind("ibv_query_gid", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, JAVA_INT,
+                ADDRESS));
         ibv_alloc_pd = lib.bind("ibv_alloc_pd", ptrOfPtr);
         ibv_dealloc_pd = lib.bind("ibv_dealloc_pd", intOfPtr);
         ibv_reg_mr = lib.bind("ibv_reg_mr", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));

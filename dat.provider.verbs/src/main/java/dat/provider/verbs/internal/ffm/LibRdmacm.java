@@ -87,13 +87,15 @@ public final class LibRdmacm {
     private final MethodHandle rdma_create_event_channel;
     /** {@code void rdma_destroy_event_channel(struct rdma_event_channel *)}. */
     private final MethodHandle rdma_destroy_event_channel;
-    /** {@code int rdma_create_id(struct rdma_event_channel *, struct rdma_cm_id **, void *context, enum rdma_port_space)}. */
+    /** {@code int rdma_create_id(struct rdma_event_channel *, struct rdma_cm_id **, void *context,
+            enum rdma_port_space)}. */
     private final MethodHandle rdma_create_id;
     /** {@code int rdma_destroy_id(struct rdma_cm_id *)}. */
     private final MethodHandle rdma_destroy_id;
     /** {@code int rdma_bind_addr(struct rdma_cm_id *, struct sockaddr *)}. */
     private final MethodHandle rdma_bind_addr;
-    /** {@code int rdma_resolve_addr(struct rdma_cm_id *, struct sockaddr *src, struct sockaddr *dst, int timeout_ms)}. */
+    /** {@code int rdma_resolve_addr(struct rdma_cm_id *, struct sockaddr *src, struct sockaddr *dst,
+            int timeout_ms)}. */
     private final MethodHandle rdma_resolve_addr;
     /** {@code int rdma_resolve_route(struct rdma_cm_id *, int timeout_ms)}. */
     private final MethodHandle rdma_resolve_route;
@@ -142,7 +144,8 @@ public final class LibRdmacm {
         FunctionDescriptor intOfPtrInt = FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT);
         rdma_create_event_channel = lib.bind("rdma_create_event_channel", FunctionDescriptor.of(ADDRESS));
         rdma_destroy_event_channel = lib.bind("rdma_destroy_event_channel", FunctionDescriptor.ofVoid(ADDRESS));
-        rdma_create_id = lib.bind("rdma_create_id", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
+        rdma_create_id = lib.bind("rdma_create_id", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS,
+                JAVA_INT));
         rdma_destroy_id = lib.bind("rdma_destroy_id", intOfPtr);
         rdma_bind_addr = lib.bind("rdma_bind_addr", intOfPtrPtr);
         rdma_resolve_addr = lib.bind("rdma_resolve_addr",

@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.UnionLayout;
 
 /**
  * The C types the struct classes share, and the platform they are valid on.
@@ -78,7 +79,7 @@ public final class NativeTypes {
 
     /** @return {offset} of the member named {@code name}, descending into unnamed groups; null if absent */
     private static long[] find(GroupLayout group, String name) {
-        boolean union = group instanceof java.lang.foreign.UnionLayout;
+        boolean union = group instanceof UnionLayout;
         long at = 0;
         for (MemoryLayout m : group.memberLayouts()) {
             if (m.name().filter(name::equals).isPresent()) {

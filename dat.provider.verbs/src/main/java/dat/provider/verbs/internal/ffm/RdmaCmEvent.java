@@ -8,7 +8,8 @@ import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
 
 /**
- * {@code struct rdma_cm_event} (rdma_cma.h): one event of {@code rdma_get_cm_event}; {@code param.conn} carries the peer's private data.
+ * {@code struct rdma_cm_event} (rdma_cma.h): one event of {@code rdma_get_cm_event}; {@code param.conn} carries the
+ * peer's private data.
  *
  * <p>Offsets as on Linux x86_64 with rdma-core 44; {@code VerbsLayoutOffsetTest} checks every field against
  * the C compiler.

@@ -9,7 +9,8 @@ import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
 
 /**
- * {@code struct rdma_conn_param} (rdma_cma.h): connection parameters of {@code rdma_connect} / {@code rdma_accept} and of connection events.
+ * {@code struct rdma_conn_param} (rdma_cma.h): connection parameters of {@code rdma_connect} / {@code rdma_accept} and
+ * of connection events.
  *
  * <p>Offsets as on Linux x86_64 with rdma-core 44; {@code VerbsLayoutOffsetTest} checks every field against
  * the C compiler.

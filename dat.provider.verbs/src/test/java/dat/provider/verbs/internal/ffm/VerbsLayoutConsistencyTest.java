@@ -13,7 +13,9 @@ import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
@@ -79,7 +81,7 @@ class VerbsLayoutConsistencyTest {
         for (StructClasses.Struct s : StructClasses.all()) {
             Map<String, Long> byConstantName = new HashMap<>();
             for (StructClasses.Member m : StructClasses.members(s.layout())) {
-                byConstantName.putIfAbsent(m.designator().replace('.', '_').toUpperCase(java.util.Locale.ROOT),
+                byConstantName.putIfAbsent(m.designator().replace('.', '_').toUpperCase(Locale.ROOT),
                         m.offset());
             }
             for (Field f : s.type().getFields()) {
@@ -113,7 +115,7 @@ class VerbsLayoutConsistencyTest {
         assertEquals(48, NativeTypes.offset(IbvSendWr.LAYOUT, "wr.rdma.rkey"));
         assertEquals(96, NativeTypes.offset(IbvSendWr.LAYOUT, "bind_mw.bind_info"));
         assertEquals(IbvRecvWr.NUM_SGE, NativeTypes.offset(IbvRecvWr.LAYOUT, "num_sge"));
-        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        Assertions.assertThrows(IllegalArgumentException.class,
                 () -> NativeTypes.offset(IbvSendWr.LAYOUT, "wr.rdma.nope"));
     }
 }
