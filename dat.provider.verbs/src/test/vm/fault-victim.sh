@@ -5,7 +5,7 @@
 # JVM cannot make itself. It strikes once the victim's marker file says traffic flows both ways:
 #   kill   kill -9 of the victim's JVM
 #   link   the RoCE netdev down for 30 s (twice the time the provider's ACK timeout and retries take to give a
-#          silent peer up), then up again, and rxe0 ACTIVE again before the next victim
+#          silent peer up), then up again, rxe0 recreated and ACTIVE again before the next victim
 #   close  the victim's own dat_ia_close(ABRUPT)
 #   none   no fault: the survivor's closing check that a new connection works
 # Exit 0 when every victim did what its fault asks; the survivor judges what the surviving side saw.
@@ -49,16 +49,24 @@ for fault in kill link close none; do
                 sleep 30
                 ip link set "$dev" up
                 echo "fault-victim: $dev up"
-                i=0
-                until rdma link show rxe0/1 | grep -q "state ACTIVE" || [ $i -ge 60 ]; do
-                    sleep 1
-                    i=$((i + 1))
-                done
             else
                 echo "fault-victim: link: traffic never flowed"
                 status=1
             fi
-            wait $pid || { echo "fault-victim: link: the victim exited $?"; status=1; } ;;
+            wait $pid || { echo "fault-victim: link: the victim exited $?"; status=1; }
+            # A fresh rxe0 for the next victims, once this one let go of the device. When the victim freed its
+            # connection while the link was down (it does whenever a send of its own fails first), the kernel's
+            # DREQ found no route, and rxe's GSI QP1 never sends again (6.1: sq-psn stays put while rdma shows QP1
+            # in RTS): the node would answer no connection request for good. The survivor is under test, not this.
+            if ! { rdma link delete rxe0 && rdma link add rxe0 type rxe netdev "$dev"; }; then
+                echo "fault-victim: could not recreate rxe0"
+                status=1
+            fi
+            i=0
+            until rdma link show rxe0/1 | grep -q "state ACTIVE" || [ $i -ge 60 ]; do
+                sleep 1
+                i=$((i + 1))
+            done ;;
         *)
             wait $pid || { echo "fault-victim: $fault: the victim exited $?"; status=1; } ;;
     esac

@@ -287,9 +287,12 @@ public final class FaultDrill {
             DatEp ep = keep(handles, ia.createEpWithSrq(pz, recvEvd, requestEvd, connectEvd, srq,
                     epAttr(limits, 0)));
             DatEvent event = new DatEvent();
-            ByteBuffer target = connect(ep, connectEvd, event, host, connQual, System.nanoTime() + timeout.toNanos());
+            Map<DatEventType, Integer> attempts = new EnumMap<>(DatEventType.class);
+            ByteBuffer target = connect(ep, connectEvd, event, host, connQual, System.nanoTime() + timeout.toNanos(),
+                    attempts);
             if (target == null) {
-                violations.add("could not connect within " + timeout.toSeconds() + " s: " + event.type());
+                violations.add("could not connect within " + timeout.toSeconds() + " s; attempts ended in "
+                        + (attempts.isEmpty() ? "nothing" : attempts));
                 return new Phase(fault, ended, 0, completions, 0, "-", "-", violations);
             }
             int context = target.getInt(4);
@@ -396,14 +399,19 @@ public final class FaultDrill {
         }
     }
 
-    /** Connects, retrying while the victim is not listening yet; returns the accept's private data. */
+    /**
+     * Connects, retrying while the victim is not listening yet; returns the accept's private data, or null at the
+     * deadline with how each attempt ended counted in {@code attempts}.
+     */
     private static ByteBuffer connect(DatEp ep, DatEvd connectEvd, DatEvent event, InetAddress host, long connQual,
-                                      long deadline) throws InterruptedException {
+                                      long deadline, Map<DatEventType, Integer> attempts)
+            throws InterruptedException {
         while (System.nanoTime() < deadline) {
             ep.connect(host, connQual, TimeUnit.SECONDS.toMicros(5), null, DatQos.BEST_EFFORT, 0);
             if (!await(connectEvd, event, deadline)) {
                 return null;
             }
+            attempts.merge(event.type(), 1, Integer::sum);
             if (event.type() == DatEventType.CONNECTION_EVENT_ESTABLISHED) {
                 ByteBuffer data = ByteBuffer.wrap(event.privateData());
                 if (data.remaining() < 24 || data.getInt(0) != MAGIC) {
