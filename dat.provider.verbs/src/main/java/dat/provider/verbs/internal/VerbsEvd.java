@@ -541,11 +541,11 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
     }
 
     /**
-     * A completion the EP owned (a token: an error is always reported) with an error status other than a flush
-     * breaks its connection.
+     * A completion the EP owned (a token: an error is always reported) with an error status breaks its connection;
+     * a flush only where the EP still thinks it connected (see {@link VerbsEp#dtoFailed}).
      */
     private static long broke(VerbsEp ep, long token, DatDtoStatus status) {
-        if (token != 0 && ep != null && status != DatDtoStatus.SUCCESS && status != DatDtoStatus.FLUSHED) {
+        if (token != 0 && ep != null && status != DatDtoStatus.SUCCESS) {
             ep.dtoFailed(status);
         }
         return token;
