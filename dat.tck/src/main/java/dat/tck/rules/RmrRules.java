@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 import dat.api.DatDtoStatus;
+import dat.api.DatEp;
 import dat.api.DatEvent;
 import dat.api.DatEventType;
 import dat.api.DatMemPriv;
@@ -226,6 +227,49 @@ public abstract class RmrRules extends RuleSupport {
                 memory.address() + 2048, 301, 0);
         assertRefused(rc, attempt, "a read of 301 bytes from a 300-byte window must not succeed");
         assertFilled(other.memory(), (byte) 0, "local buffer after a read past the window");
+    }
+
+    /**
+     * dat_rmr_bind: a bind is a request of the EP it is posted on, executed in order with the others. Posted behind a
+     * send the peer has no receive for yet (on an HCA: receiver-not-ready retries), it neither overtakes that send nor
+     * stalls what follows: once the receive is posted, the send, the bind and an RDMA read through the peer's window
+     * complete in that order, the read with the window's bytes.
+     * If this fails, the provider or its device ran the bind out of order or lost the requests behind it (soft-RoCE
+     * runs a window bind while an earlier send awaits its RNR retry; reads behind it then hang or are flushed).
+     */
+    @Test
+    @DatRule(call = "dat_rmr_bind", section = "DESCRIPTION", rule = "a bind is one of the EP's requests, in order")
+    void optional_rmr_bind_inOrderBehindASendAwaitingItsReceive() throws InterruptedException {
+        DatRmr exposed = rmr();
+        DatRmr own = rmr();
+        Connection c = f.connect();
+        Region theirs = f.region(4096, DatMemPriv.ALL);
+        pattern(theirs.memory(), 23);
+        bind(exposed, theirs, 1024, 512, DatMemPriv.REMOTE_READ, c);
+        Region mine = f.region(4096, DatMemPriv.ALL);
+        Region message = f.region();
+        Region read = f.region();
+        DatEp active = c.active().ep();
+        assertStatus(DatReturn.DAT_SUCCESS, active.postSend(1, f.iov(1).set(0, message.lmr(), 0, 64), 1, 0),
+                "dat_ep_post_send with no receive posted at the peer");
+        assertStatus(DatReturn.DAT_SUCCESS, own.bind(mine.lmr(), 0, 256, DatMemPriv.REMOTE_READ, active, 2, 0),
+                "dat_rmr_bind behind that send");
+        assertStatus(DatReturn.DAT_SUCCESS, active.postRdmaRead(1, f.iov(1).set(0, read.lmr(), 0, 512), 3,
+                exposed.rmrContext(), theirs.address() + 1024, 512, 0), "dat_ep_post_rdma_read behind both");
+        // Long enough for an HCA to have been refused by the peer at least once before the receive exists.
+        Thread.sleep(200);
+        Region into = f.region();
+        assertStatus(DatReturn.DAT_SUCCESS, c.passive().ep().postRecv(1, f.iov(1).set(0, into.lmr(), 0, 64), 9, 0),
+                "dat_ep_post_recv at the peer");
+        DatEventType[] types = {DatEventType.DTO_COMPLETION, DatEventType.RMR_BIND_COMPLETION,
+            DatEventType.DTO_COMPLETION};
+        for (int cookie = 1; cookie <= 3; cookie++) {
+            DatEvent e = f.next(c.active().requestEvd());
+            assertEquals(cookie, e.userCookie(), "completions in the order of the posts");
+            assertSame(types[cookie - 1], e.type(), "completion " + cookie);
+            assertSame(DatDtoStatus.SUCCESS, e.dtoStatus(), "completion " + cookie);
+        }
+        assertSameBytes(theirs.memory().asSlice(1024, 512), read.memory().asSlice(0, 512), "bytes read");
     }
 
     /**
