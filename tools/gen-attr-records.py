@@ -177,12 +177,12 @@ public record %s(
 %s
     }
 
-    /** @return a builder with the documented defaults */
+    /** {@return a builder with the documented defaults} */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** @return a builder holding this record's values */
+    /** {@return a builder holding this record's values} */
     public Builder toBuilder() {
         Builder b = new Builder();
 %s
@@ -198,7 +198,7 @@ public record %s(
 
 %s
 
-        /** @return the record */
+        /** {@return the record} */
         public %s build() {
             return new %s(%s);
         }

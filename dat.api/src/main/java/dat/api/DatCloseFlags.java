@@ -13,7 +13,7 @@ public enum DatCloseFlags {
     /** {@code DAT_CLOSE_GRACEFUL_FLAG} = 1: let outstanding work finish first. */
     GRACEFUL;
 
-    /** @return the DAT 1.2 numeric value */
+    /** {@return the DAT 1.2 numeric value} */
     public int value() {
         return ordinal();
     }

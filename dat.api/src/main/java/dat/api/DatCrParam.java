@@ -19,7 +19,7 @@ public record DatCrParam(InetAddress remoteIaAddress, long remotePortQual, byte[
         privateData = privateData == null ? new byte[0] : privateData.clone();
     }
 
-    /** @return a copy of the private data */
+    /** {@return a copy of the private data} */
     @Override
     public byte[] privateData() {
         return privateData.clone();

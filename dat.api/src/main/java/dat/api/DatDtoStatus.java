@@ -46,7 +46,7 @@ public enum DatDtoStatus {
         return BY_VALUE[value];
     }
 
-    /** @return the DAT 1.2 numeric value */
+    /** {@return the DAT 1.2 numeric value} */
     public int value() {
         return ordinal();
     }

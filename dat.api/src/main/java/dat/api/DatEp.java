@@ -23,7 +23,7 @@ import java.net.InetAddress;
  */
 public interface DatEp extends DatHandle {
 
-    /** @return the current state, a cheap read (the state part of {@code dat_ep_get_status}) */
+    /** {@return the current state, a cheap read (the state part of {@code dat_ep_get_status})} */
     DatEpState state();
 
     /**

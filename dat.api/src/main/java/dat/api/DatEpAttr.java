@@ -61,12 +61,12 @@ public record DatEpAttr(
         epProviderSpecific = Map.copyOf(epProviderSpecific);
     }
 
-    /** @return a builder with the documented defaults */
+    /** {@return a builder with the documented defaults} */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** @return a builder holding this record's values */
+    /** {@return a builder holding this record's values} */
     public Builder toBuilder() {
         Builder b = new Builder();
         b.serviceType = serviceType;
@@ -266,7 +266,7 @@ public record DatEpAttr(
             return this;
         }
 
-        /** @return the record */
+        /** {@return the record} */
         public DatEpAttr build() {
             return new DatEpAttr(serviceType, maxMessageSize, maxRdmaSize, qos, recvCompletionFlags,
                     requestCompletionFlags, maxRecvDtos, maxRequestDtos, maxRecvIov, maxRequestIov, maxRdmaReadIn,

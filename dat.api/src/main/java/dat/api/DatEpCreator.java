@@ -14,7 +14,7 @@ public enum DatEpCreator {
     /** {@code DAT_PSP_CREATES_EP_ALWAYS} = 2. */
     ALWAYS;
 
-    /** @return the DAT 1.2 numeric value */
+    /** {@return the DAT 1.2 numeric value} */
     public int value() {
         return ordinal();
     }

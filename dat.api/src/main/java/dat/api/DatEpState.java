@@ -34,7 +34,7 @@ public enum DatEpState {
     /** {@code DAT_EP_STATE_COMPLETION_PENDING} = 12: accepted locally, waiting for the peer. */
     COMPLETION_PENDING;
 
-    /** @return the DAT 1.2 numeric value */
+    /** {@return the DAT 1.2 numeric value} */
     public int value() {
         return ordinal();
     }

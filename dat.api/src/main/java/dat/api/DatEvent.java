@@ -48,27 +48,27 @@ public final class DatEvent {
     public DatEvent() {
     }
 
-    /** @return {@code event_number}; {@code null} before the first event was written */
+    /** {@return {@code event_number}; {@code null} before the first event was written} */
     public DatEventType type() {
         return type;
     }
 
-    /** @return {@code evd_handle}: the EVD the event came from */
+    /** {@return {@code evd_handle}: the EVD the event came from} */
     public DatEvd evd() {
         return evd;
     }
 
-    /** @return the EP of a DTO completion or connection event */
+    /** {@return the EP of a DTO completion or connection event} */
     public DatEp ep() {
         return ep;
     }
 
-    /** @return the {@code user_cookie} of a DTO or RMR bind completion */
+    /** {@return the {@code user_cookie} of a DTO or RMR bind completion} */
     public long userCookie() {
         return userCookie;
     }
 
-    /** @return the completion status of a DTO or RMR bind completion */
+    /** {@return the completion status of a DTO or RMR bind completion} */
     public DatDtoStatus dtoStatus() {
         return dtoStatus;
     }
@@ -81,22 +81,22 @@ public final class DatEvent {
         return transferredLength;
     }
 
-    /** @return the RMR of an RMR bind completion */
+    /** {@return the RMR of an RMR bind completion} */
     public DatRmr rmr() {
         return rmr;
     }
 
-    /** @return the {@link DatPsp} or {@link DatRsp} of a connection request */
+    /** {@return the {@link DatPsp} or {@link DatRsp} of a connection request} */
     public DatHandle sp() {
         return sp;
     }
 
-    /** @return the connection qualifier a connection request arrived on */
+    /** {@return the connection qualifier a connection request arrived on} */
     public long connQual() {
         return connQual;
     }
 
-    /** @return the connection request of a {@link DatEventType#CONNECTION_REQUEST_EVENT} */
+    /** {@return the connection request of a {@link DatEventType#CONNECTION_REQUEST_EVENT}} */
     public DatCr cr() {
         return cr;
     }
@@ -109,22 +109,22 @@ public final class DatEvent {
         return privateData;
     }
 
-    /** @return {@code dat_handle} of an asynchronous event: the IA, EP, EVD or SRQ concerned */
+    /** {@return {@code dat_handle} of an asynchronous event: the IA, EP, EVD or SRQ concerned} */
     public DatHandle asyncHandle() {
         return asyncHandle;
     }
 
-    /** @return {@code reason} of an asynchronous event, a {@link DatAsyncReason} value */
+    /** {@return {@code reason} of an asynchronous event, a {@link DatAsyncReason} value} */
     public int asyncReason() {
         return asyncReason;
     }
 
-    /** @return the value posted with {@code dat_evd_post_se} */
+    /** {@return the value posted with {@code dat_evd_post_se}} */
     public long softwareEventValue() {
         return softwareEventValue;
     }
 
-    /** @return after {@link DatEvd#await}: how many events remained queued ({@code nmore}) */
+    /** {@return after {@link DatEvd#await}: how many events remained queued ({@code nmore})} */
     public int nmore() {
         return nmore;
     }

@@ -58,12 +58,12 @@ public enum DatEventType {
         this.evdFlag = evdFlag;
     }
 
-    /** @return the {@code DAT_EVENT_NUMBER} */
+    /** {@return the {@code DAT_EVENT_NUMBER}} */
     public int value() {
         return value;
     }
 
-    /** @return the {@link DatEvdFlags} bit an EVD needs to receive this kind of event */
+    /** {@return the {@link DatEvdFlags} bit an EVD needs to receive this kind of event} */
     public int evdFlag() {
         return evdFlag;
     }

@@ -61,12 +61,12 @@ public class DatException extends RuntimeException {
                 what + ": " + DatReturn.toString(status));
     }
 
-    /** @return the return type */
+    /** {@return the return type} */
     public DatReturn type() {
         return type;
     }
 
-    /** @return the subtype */
+    /** {@return the subtype} */
     public DatReturnSubtype subtype() {
         return subtype;
     }

@@ -30,7 +30,7 @@ public enum DatHandleType {
     /** {@code DAT_HANDLE_TYPE_SRQ} = 10. */
     SRQ;
 
-    /** @return the DAT 1.2 numeric value */
+    /** {@return the DAT 1.2 numeric value} */
     public int value() {
         return ordinal();
     }

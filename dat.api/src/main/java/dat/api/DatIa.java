@@ -16,7 +16,7 @@ import java.net.InetAddress;
  */
 public interface DatIa extends DatHandle {
 
-    /** @return the IA name this instance was opened by, for example {@code loopback0} */
+    /** {@return the IA name this instance was opened by, for example {@code loopback0}} */
     String name();
 
     /**

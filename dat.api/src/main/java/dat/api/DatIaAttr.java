@@ -92,12 +92,12 @@ public record DatIaAttr(
         vendorAttr = Map.copyOf(vendorAttr);
     }
 
-    /** @return a builder with the documented defaults */
+    /** {@return a builder with the documented defaults} */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** @return a builder holding this record's values */
+    /** {@return a builder holding this record's values} */
     public Builder toBuilder() {
         Builder b = new Builder();
         b.adapterName = adapterName;
@@ -472,7 +472,7 @@ public record DatIaAttr(
             return this;
         }
 
-        /** @return the record */
+        /** {@return the record} */
         public DatIaAttr build() {
             return new DatIaAttr(adapterName, vendorName, hardwareVersionMajor, hardwareVersionMinor,
                     firmwareVersionMajor, firmwareVersionMinor, iaAddressPtr, maxEps, maxDtoPerEp, maxRdmaReadPerEpIn,

@@ -14,7 +14,7 @@ public enum DatIovOwnership {
     /** {@code DAT_IOV_PROVIDER_MOD} = 2: only after completion; the provider may modify it. */
     PROVIDER_MOD;
 
-    /** @return the DAT 1.2 numeric value */
+    /** {@return the DAT 1.2 numeric value} */
     public int value() {
         return ordinal();
     }

@@ -12,7 +12,7 @@ import java.lang.foreign.MemorySegment;
  */
 public interface DatLmr extends DatHandle {
 
-    /** @return the {@code lmr_context} to put in {@link Iov} triplets */
+    /** {@return the {@code lmr_context} to put in {@link Iov} triplets} */
     int lmrContext();
 
     /**
@@ -21,19 +21,19 @@ public interface DatLmr extends DatHandle {
      */
     int rmrContext();
 
-    /** @return the registered memory */
+    /** {@return the registered memory} */
     MemorySegment segment();
 
-    /** @return {@code registered_address}: the virtual address of the first registered byte */
+    /** {@return {@code registered_address}: the virtual address of the first registered byte} */
     long address();
 
-    /** @return {@code registered_size} in bytes */
+    /** {@return {@code registered_size} in bytes} */
     long length();
 
-    /** @return the {@link DatMemPriv} flags the region was registered with */
+    /** {@return the {@link DatMemPriv} flags the region was registered with} */
     int privileges();
 
-    /** @return the protection zone of the region */
+    /** {@return the protection zone of the region} */
     DatPz pz();
 
     /**

@@ -82,12 +82,12 @@ public record DatProviderAttr(
         providerSpecificAttr = Map.copyOf(providerSpecificAttr);
     }
 
-    /** @return a builder with the documented defaults */
+    /** {@return a builder with the documented defaults} */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** @return a builder holding this record's values */
+    /** {@return a builder holding this record's values} */
     public Builder toBuilder() {
         Builder b = new Builder();
         b.providerName = providerName;
@@ -382,7 +382,7 @@ public record DatProviderAttr(
             return this;
         }
 
-        /** @return the record */
+        /** {@return the record} */
         public DatProviderAttr build() {
             return new DatProviderAttr(providerName, providerVersionMajor, providerVersionMinor, daplVersionMajor,
                     daplVersionMinor, lmrMemTypesSupported, iovOwnershipOnReturn, datQosSupported,

@@ -7,7 +7,7 @@ package dat.api;
  */
 public interface DatPsp extends DatHandle {
 
-    /** @return the connection qualifier listened on */
+    /** {@return the connection qualifier listened on} */
     long connQual();
 
     /**

@@ -12,7 +12,7 @@ public enum DatPspFlags {
     /** {@code DAT_PSP_PROVIDER_FLAG} = 1: the provider creates an EP per request (see {@code ep_creator}). */
     PROVIDER;
 
-    /** @return the DAT 1.2 numeric value */
+    /** {@return the DAT 1.2 numeric value} */
     public int value() {
         return ordinal();
     }

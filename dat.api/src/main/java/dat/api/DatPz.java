@@ -7,7 +7,7 @@ package dat.api;
  */
 public interface DatPz extends DatHandle {
 
-    /** @return the IA that created this PZ */
+    /** {@return the IA that created this PZ} */
     DatIa ia();
 
     /**

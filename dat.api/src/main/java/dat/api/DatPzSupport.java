@@ -14,7 +14,7 @@ public enum DatPzSupport {
     /** {@code DAT_PZ_SHAREABLE} = 2. */
     SHAREABLE;
 
-    /** @return the DAT 1.2 numeric value */
+    /** {@return the DAT 1.2 numeric value} */
     public int value() {
         return ordinal();
     }

@@ -23,7 +23,7 @@ public enum DatQos {
         this.value = value;
     }
 
-    /** @return the DAT 1.2 value */
+    /** {@return the DAT 1.2 value} */
     public int value() {
         return value;
     }

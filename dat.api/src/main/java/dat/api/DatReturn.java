@@ -124,12 +124,12 @@ public enum DatReturn {
         this.type = type;
     }
 
-    /** @return the {@code DAT_RETURN_TYPE} value, without class bits */
+    /** {@return the {@code DAT_RETURN_TYPE} value, without class bits} */
     public int type() {
         return type;
     }
 
-    /** @return the status a call returns for this type with no subtype ({@code DAT_CLASS_ERROR | type}) */
+    /** {@return the status a call returns for this type with no subtype ({@code DAT_CLASS_ERROR | type})} */
     public int code() {
         return this == SUCCESS ? 0 : CLASS_ERROR | type;
     }

@@ -213,7 +213,7 @@ public enum DatReturnSubtype {
 
     private static final DatReturnSubtype[] BY_VALUE = values();
 
-    /** @return the DAT 1.2 numeric value of this subtype */
+    /** {@return the DAT 1.2 numeric value of this subtype} */
     public int value() {
         return ordinal();
     }

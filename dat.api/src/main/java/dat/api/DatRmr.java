@@ -11,10 +11,10 @@ package dat.api;
  */
 public interface DatRmr extends DatHandle {
 
-    /** @return the current {@code rmr_context}; changes on every bind and unbind */
+    /** {@return the current {@code rmr_context}; changes on every bind and unbind} */
     int rmrContext();
 
-    /** @return the protection zone of the RMR */
+    /** {@return the protection zone of the RMR} */
     DatPz pz();
 
     /**

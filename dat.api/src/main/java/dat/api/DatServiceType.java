@@ -10,7 +10,7 @@ public enum DatServiceType {
     /** {@code DAT_SERVICE_TYPE_RC} = 0: reliable connected, the only DAT 1.2 service. */
     RC;
 
-    /** @return the DAT 1.2 numeric value */
+    /** {@return the DAT 1.2 numeric value} */
     public int value() {
         return ordinal();
     }

@@ -12,7 +12,7 @@ public enum DatSrqState {
     /** {@code DAT_SRQ_STATE_ERROR} = 1: the SRQ failed; posted buffers are flushed. */
     ERROR;
 
-    /** @return the DAT 1.2 numeric value */
+    /** {@return the DAT 1.2 numeric value} */
     public int value() {
         return ordinal();
     }

@@ -169,12 +169,12 @@ public final class Iov {
         return total;
     }
 
-    /** @return how many triplets this vector holds */
+    /** {@return how many triplets this vector holds} */
     public int capacity() {
         return capacity;
     }
 
-    /** @return the triplet memory, laid out as {@link #TRIPLET_LAYOUT} repeated {@link #capacity()} times */
+    /** {@return the triplet memory, laid out as {@link #TRIPLET_LAYOUT} repeated {@link #capacity()} times} */
     public MemorySegment segment() {
         return triplets;
     }

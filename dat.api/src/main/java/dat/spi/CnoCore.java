@@ -31,7 +31,7 @@ public final class CnoCore {
         this.agent = agent;
     }
 
-    /** @return the current agent, or {@code null} */
+    /** {@return the current agent, or {@code null}} */
     public DatCno.Agent agent() {
         return agent;
     }

@@ -20,13 +20,13 @@ public abstract class ProviderHandle implements DatHandle {
     protected ProviderHandle() {
     }
 
-    /** @return the subtype of {@code DAT_INVALID_HANDLE} for this kind of handle */
+    /** {@return the subtype of {@code DAT_INVALID_HANDLE} for this kind of handle} */
     protected abstract DatReturnSubtype invalidHandleSubtype();
 
-    /** @return the subtype of {@code DAT_INVALID_STATE} when this object is still in use */
+    /** {@return the subtype of {@code DAT_INVALID_STATE} when this object is still in use} */
     protected abstract DatReturnSubtype inUseSubtype();
 
-    /** @return the DAT free call, for messages: {@code dat_pz_free} */
+    /** {@return the DAT free call, for messages: {@code dat_pz_free}} */
     protected abstract String freeCall();
 
     /** Releases the object and its resources. Called once, with the owning IA's lifecycle lock held. */

@@ -34,7 +34,7 @@ class SourceTreeTest {
     /** Directories that hold no source of ours: build output, VCS data, the Maven wrapper, benchmark runs. */
     private static final Set<String> SKIPPED = Set.of("target", ".git", ".mvn", "results", "node_modules");
 
-    /** @return the repository root: the nearest directory up from the module holding {@code mvnw} */
+    /** {@return the repository root: the nearest directory up from the module holding {@code mvnw}} */
     static Path root() {
         Path dir = Path.of("").toAbsolutePath();
         while (dir != null && !Files.exists(dir.resolve("mvnw"))) {

@@ -157,7 +157,7 @@ public class AllocationBenchmark {
         session.close();
     }
 
-    /** @return the status, {@code DAT_SUCCESS} */
+    /** {@return the status, {@code DAT_SUCCESS}} */
     @Benchmark
     public int postRdmaWrite() {
         int rc = sendA.postRdmaWrite(1, txIov, cookie++, remoteRmrContext, remoteAddress, MESSAGE, SUPPRESS);
@@ -165,7 +165,7 @@ public class AllocationBenchmark {
         return rc;
     }
 
-    /** @return the status, {@code DAT_SUCCESS} */
+    /** {@return the status, {@code DAT_SUCCESS}} */
     @Benchmark
     public int postRdmaRead() {
         int rc = sendA.postRdmaRead(1, txIov, cookie++, remoteRmrContext, remoteAddress, MESSAGE, SUPPRESS);
@@ -173,7 +173,7 @@ public class AllocationBenchmark {
         return rc;
     }
 
-    /** @return the statuses, {@code DAT_SUCCESS} */
+    /** {@return the statuses, {@code DAT_SUCCESS}} */
     @Benchmark
     public int postSend() {
         int rc = sendA.postSend(1, txIov, cookie++, SUPPRESS);
@@ -183,7 +183,7 @@ public class AllocationBenchmark {
         return rc | rc2;
     }
 
-    /** @return the statuses, {@code DAT_SUCCESS} */
+    /** {@return the statuses, {@code DAT_SUCCESS}} */
     @Benchmark
     public int postRecv() {
         int rc = sendB.postSend(1, txIov, cookie++, SUPPRESS);
@@ -193,7 +193,7 @@ public class AllocationBenchmark {
         return rc | rc2;
     }
 
-    /** @return the statuses, {@code DAT_SUCCESS} */
+    /** {@return the statuses, {@code DAT_SUCCESS}} */
     @Benchmark
     public int srqPostRecv() {
         int rc = sendS.postSend(1, txIov, cookie++, SUPPRESS);
@@ -203,7 +203,7 @@ public class AllocationBenchmark {
         return rc | rc2;
     }
 
-    /** @return the completion's length */
+    /** {@return the completion's length} */
     @Benchmark
     public long evdDequeue() {
         Spin.check(sendA.postRdmaWrite(1, txIov, cookie++, remoteRmrContext, remoteAddress, MESSAGE,
@@ -213,7 +213,7 @@ public class AllocationBenchmark {
         return Spin.completed(event, WRITE);
     }
 
-    /** @return the completion's length */
+    /** {@return the completion's length} */
     @Benchmark
     public long evdPoll() {
         Spin.check(sendA.postRdmaWrite(1, txIov, cookie++, remoteRmrContext, remoteAddress, MESSAGE,
@@ -227,7 +227,7 @@ public class AllocationBenchmark {
         return reaper.bytes;
     }
 
-    /** @return {@code DAT_QUEUE_EMPTY} */
+    /** {@return {@code DAT_QUEUE_EMPTY}} */
     @Benchmark
     public int evdDequeueEmpty() {
         int rc = emptyEvd.dequeue(event);
@@ -237,7 +237,7 @@ public class AllocationBenchmark {
         return rc;
     }
 
-    /** @return 0 events */
+    /** {@return 0 events} */
     @Benchmark
     public int evdPollEmpty() {
         int n = emptyEvd.poll(reaper, 1);
@@ -247,7 +247,7 @@ public class AllocationBenchmark {
         return n;
     }
 
-    /** @return the received length */
+    /** {@return the received length} */
     @Benchmark
     public long sendRecvSignalled() {
         long c = cookie++;

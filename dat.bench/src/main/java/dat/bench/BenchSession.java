@@ -55,7 +55,7 @@ final class BenchSession implements AutoCloseable {
     /** A registered buffer: the LMR and the memory it covers. */
     record Buffer(DatLmr lmr, MemorySegment memory) {
 
-        /** @return an IOV of one triplet covering the first {@code length} bytes */
+        /** {@return an IOV of one triplet covering the first {@code length} bytes} */
         Iov iov(Arena arena, long length) {
             return Iov.allocate(arena, 1).set(0, lmr, 0, length);
         }
@@ -73,7 +73,7 @@ final class BenchSession implements AutoCloseable {
         }
     }
 
-    /** @return a session on the IA named by {@link #IA_PROPERTY} */
+    /** {@return a session on the IA named by {@link #IA_PROPERTY}} */
     static BenchSession open() {
         return new BenchSession(DatRegistry.load().open(System.getProperty(IA_PROPERTY, IA_DEFAULT)));
     }

@@ -170,7 +170,7 @@ public class MessageRateBenchmark {
             Spin.check(srq.postRecv(1, rxIov, slot), SRQ_RECV);
         }
 
-        /** @return the next sender, round-robin */
+        /** {@return the next sender, round-robin} */
         DatEp nextSender() {
             int i = nextSender;
             nextSender = i + 1 == senders.length ? 0 : i + 1;

@@ -170,7 +170,7 @@ public class PingPongBenchmark {
         return t;
     }
 
-    /** @return the next tag: never 0 and never the previous one, so a stale byte is never taken for an echo */
+    /** {@return the next tag: never 0 and never the previous one, so a stale byte is never taken for an echo} */
     static byte nextTag(byte previous) {
         return (byte) (previous == 127 ? 1 : previous + 1);
     }

@@ -44,7 +44,7 @@ abstract class Responder implements Runnable {
     /** Echoes until {@link #running()} turns false. */
     abstract void serve();
 
-    /** @return whether to go on */
+    /** {@return whether to go on} */
     final boolean running() {
         return running;
     }

@@ -72,7 +72,7 @@ class BenchmarkListTest {
         }
     }
 
-    /** @return {@code class.method} of every {@code @Benchmark} method in {@code dat/bench/*.class} */
+    /** {@return {@code class.method} of every {@code @Benchmark} method in {@code dat/bench/*.class}} */
     private static Set<String> declaredBenchmarks(Path classes) throws IOException, ClassNotFoundException {
         Set<String> names = new TreeSet<>();
         List<Path> files;

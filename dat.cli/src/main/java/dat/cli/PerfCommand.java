@@ -279,7 +279,7 @@ final class PerfCommand implements Callable<Integer> {
         }
     }
 
-    /** @return the largest size, once every size is within the endpoint's and the IA's limits */
+    /** {@return the largest size, once every size is within the endpoint's and the IA's limits} */
     private static long checkSizes(long[] sizeList, PerfPlan.Op o, DatEpAttr attr, DatIaAttr limits,
                                    IaEntry entry) {
         String limitName = o == PerfPlan.Op.SEND ? "max_message_size" : "max_rdma_size";

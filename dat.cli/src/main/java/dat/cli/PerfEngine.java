@@ -72,7 +72,7 @@ final class PerfEngine {
         this.results = new PerfResult[plan.sizes().length];
     }
 
-    /** @return whether the test needs a thread on the server side: RDMA streams and reads run one-sided */
+    /** {@return whether the test needs a thread on the server side: RDMA streams and reads run one-sided} */
     boolean needsResponder() {
         return plan.op() == PerfPlan.Op.SEND || (plan.test() == PerfPlan.Test.PINGPONG
                 && plan.op() == PerfPlan.Op.WRITE);
@@ -122,7 +122,7 @@ final class PerfEngine {
         return joinWorkers();
     }
 
-    /** @return whether both workers have ended, waiting up to {@link #STOP_GRACE} for each */
+    /** {@return whether both workers have ended, waiting up to {@link #STOP_GRACE} for each} */
     boolean joinWorkers() {
         boolean ended = true;
         for (Thread t : new Thread[] {client, responder}) {
@@ -193,7 +193,7 @@ final class PerfEngine {
         state = ABORT;
     }
 
-    /** @return the first failure, or {@code null} */
+    /** {@return the first failure, or {@code null}} */
     String failure() {
         return failure.get();
     }
@@ -221,7 +221,7 @@ final class PerfEngine {
             this.who = who;
         }
 
-        /** @return whether the worker must leave its loop */
+        /** {@return whether the worker must leave its loop} */
         boolean halted() {
             return engine.state >= haltAt;
         }

@@ -51,12 +51,12 @@ record PerfPlan(Test test, Op op, long[] sizes, int[] iters, int[] warmups, int 
             this.defaultSizes = defaultSizes;
         }
 
-        /** @return the size list used without {@code --sizes} */
+        /** {@return the size list used without {@code --sizes}} */
         String defaultSizes() {
             return defaultSizes;
         }
 
-        /** @return the name on the command line */
+        /** {@return the name on the command line} */
         String cliName() {
             return name().toLowerCase(Locale.ROOT);
         }
@@ -84,7 +84,7 @@ record PerfPlan(Test test, Op op, long[] sizes, int[] iters, int[] warmups, int 
         /** {@code dat_ep_post_rdma_read}. */
         READ;
 
-        /** @return the name on the command line */
+        /** {@return the name on the command line} */
         String cliName() {
             return name().toLowerCase(Locale.ROOT);
         }
@@ -103,7 +103,7 @@ record PerfPlan(Test test, Op op, long[] sizes, int[] iters, int[] warmups, int 
         }
     }
 
-    /** @return the largest size of the plan */
+    /** {@return the largest size of the plan} */
     long maxSize() {
         long max = 0;
         for (long s : sizes) {
@@ -112,7 +112,7 @@ record PerfPlan(Test test, Op op, long[] sizes, int[] iters, int[] warmups, int 
         return max;
     }
 
-    /** @return the largest timed iteration count of the plan */
+    /** {@return the largest timed iteration count of the plan} */
     int maxIters() {
         int max = 0;
         for (int n : iters) {

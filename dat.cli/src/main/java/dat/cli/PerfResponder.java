@@ -123,7 +123,7 @@ final class PerfResponder implements Runnable {
         }
     }
 
-    /** @return whether the phase ended (trivially, for no messages); {@code false} when halted or failed */
+    /** {@return whether the phase ended (trivially, for no messages); {@code false} when halted or failed} */
     private boolean sinkPhase(int count, long cookie) {
         if (count == 0) {
             return true;

@@ -19,32 +19,32 @@ package dat.cli;
 record PerfResult(long bytes, int iters, long sent, long acked, long totalBytes, long nanos, long xfers,
                   long p50Nanos, long p99Nanos) {
 
-    /** @return elapsed seconds */
+    /** {@return elapsed seconds} */
     double seconds() {
         return nanos / 1e9;
     }
 
-    /** @return 10<sup>6</sup> bytes per second */
+    /** {@return 10<sup>6</sup> bytes per second} */
     double mbPerSec() {
         return nanos == 0 ? Double.NaN : totalBytes * 1e3 / nanos;
     }
 
-    /** @return microseconds per transfer: for a send or write pingpong, the one-way latency (RTT / 2) */
+    /** {@return microseconds per transfer: for a send or write pingpong, the one-way latency (RTT / 2)} */
     double usecPerXfer() {
         return xfers == 0 ? Double.NaN : nanos / 1e3 / xfers;
     }
 
-    /** @return millions of transfers per second */
+    /** {@return millions of transfers per second} */
     double mxfersPerSec() {
         return nanos == 0 ? Double.NaN : xfers * 1e3 / nanos;
     }
 
-    /** @return the median latency in microseconds, or NaN when not measured */
+    /** {@return the median latency in microseconds, or NaN when not measured} */
     double p50Usec() {
         return p50Nanos < 0 ? Double.NaN : p50Nanos / 1e3;
     }
 
-    /** @return the 99th percentile latency in microseconds, or NaN when not measured */
+    /** {@return the 99th percentile latency in microseconds, or NaN when not measured} */
     double p99Usec() {
         return p99Nanos < 0 ? Double.NaN : p99Nanos / 1e3;
     }

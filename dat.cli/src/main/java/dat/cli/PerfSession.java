@@ -120,7 +120,7 @@ final class PerfSession implements AutoCloseable {
         return new Side(ia.createEp(pz, recv, request, connect, attr), request, recv, connect);
     }
 
-    /** @return the attributes the client endpoint actually got ({@code dat_ep_query}) */
+    /** {@return the attributes the client endpoint actually got ({@code dat_ep_query})} */
     DatEpAttr epAttr() {
         return client.ep.query().epAttr();
     }

@@ -54,7 +54,7 @@ class TckPeerCommandTest {
                     new PrintWriter(out, true), new PrintWriter(err, true), args)));
         }
 
-        /** @return the {@code HOST:CONN_QUAL} the command printed it listens on */
+        /** {@return the {@code HOST:CONN_QUAL} the command printed it listens on} */
         String address() throws InterruptedException {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
             while (System.nanoTime() < deadline && !exit.isDone()) {

@@ -84,7 +84,7 @@ public record DatConf(String fileName, List<Entry> entries, List<Diagnostic> dia
             Objects.requireNonNull(platformParams, "platformParams");
         }
 
-        /** @return whether the entry is for kDAPL (kernel consumers), which a Java process cannot use */
+        /** {@return whether the entry is for kDAPL (kernel consumers), which a Java process cannot use} */
         public boolean isKernel() {
             return apiVersion.id().equals("k");
         }
@@ -121,7 +121,7 @@ public record DatConf(String fileName, List<Entry> entries, List<Diagnostic> dia
             Objects.requireNonNull(message, "message");
         }
 
-        /** @return {@code file:line: message}, the form compilers use so editors can jump to it */
+        /** {@return {@code file:line: message}, the form compilers use so editors can jump to it} */
         @Override
         public String toString() {
             return fileName + ":" + line + ": " + message;
@@ -168,7 +168,7 @@ public record DatConf(String fileName, List<Entry> entries, List<Diagnostic> dia
         return new DatConf(fileName, entries, diagnostics);
     }
 
-    /** @return the entry of the line, or {@code null} for a blank or comment-only line */
+    /** {@return the entry of the line, or {@code null} for a blank or comment-only line} */
     private static Entry parseLine(String line, int lineNumber) throws LineException {
         List<String> fields = splitFields(line);
         if (fields.isEmpty()) {
@@ -296,7 +296,7 @@ public record DatConf(String fileName, List<Entry> entries, List<Diagnostic> dia
         return new Version(text.substring(0, dot), numbers[0], numbers[1]);
     }
 
-    /** @return {@code {major, minor}} of {@code "1.2"}, or {@code null} when it is not two decimal numbers */
+    /** {@return {@code {major, minor}} of {@code "1.2"}, or {@code null} when it is not two decimal numbers} */
     private static int[] majorMinor(String text) {
         int dot = text.indexOf('.');
         if (dot < 0) {

@@ -58,7 +58,7 @@ public final class DatQuery {
         return new DatQuery(QueryParser.parse(Objects.requireNonNull(text, "text")));
     }
 
-    /** @return the query every IA satisfies ({@code true}): selecting with it lists every available IA */
+    /** {@return the query every IA satisfies ({@code true}): selecting with it lists every available IA} */
     public static DatQuery all() {
         return ALL;
     }
@@ -80,7 +80,7 @@ public final class DatQuery {
         return new Attribute(attribute);
     }
 
-    /** @return every attribute name a query can use, in declaration order */
+    /** {@return every attribute name a query can use, in declaration order} */
     public static List<String> attributeNames() {
         return List.copyOf(QueryAttributes.all().keySet());
     }
@@ -101,7 +101,7 @@ public final class DatQuery {
         return new DatQuery(new Binary(Op.OR, expr, other.expr, 0));
     }
 
-    /** @return a query satisfied when this one is not ({@code !this}) */
+    /** {@return a query satisfied when this one is not ({@code !this})} */
     public DatQuery negate() {
         return new DatQuery(new QueryExpr.Not(expr, 0));
     }
@@ -127,7 +127,7 @@ public final class DatQuery {
         return List.copyOf(new QueryEvaluator(QueryAttributes.valuesOf(ia)).explain(expr));
     }
 
-    /** @return the text form, which {@link #parse} turns back into an equal query */
+    /** {@return the text form, which {@link #parse} turns back into an equal query} */
     @Override
     public String toString() {
         return text;
@@ -156,12 +156,12 @@ public final class DatQuery {
             this.attr = new QueryExpr.Attr(attribute, 0);
         }
 
-        /** @return {@code name}: a boolean attribute is true, or an integer one is not zero */
+        /** {@return {@code name}: a boolean attribute is true, or an integer one is not zero} */
         public DatQuery isTrue() {
             return checked(attr);
         }
 
-        /** @return {@code !name}: a boolean attribute is false, or an integer one is zero */
+        /** {@return {@code !name}: a boolean attribute is false, or an integer one is zero} */
         public DatQuery isFalse() {
             return checked(new QueryExpr.Not(attr, 0));
         }
@@ -256,7 +256,7 @@ public final class DatQuery {
             return new DatQuery(condition);
         }
 
-        /** @return the attribute's name */
+        /** {@return the attribute's name} */
         @Override
         public String toString() {
             return attr.attribute().name();

@@ -54,17 +54,17 @@ public final class DatQuerySyntaxException extends DatException {
         return reason + "\n  " + oneLine + "\n  " + " ".repeat(column - 1) + "^";
     }
 
-    /** @return the query text the error is about */
+    /** {@return the query text the error is about} */
     public String query() {
         return query;
     }
 
-    /** @return the 1-based column of the fault, or 0 when the query was built through the Java API */
+    /** {@return the 1-based column of the fault, or 0 when the query was built through the Java API} */
     public int column() {
         return column;
     }
 
-    /** @return {@code column N: } (when there is a column), what is wrong and what was expected; no picture */
+    /** {@return {@code column N: } (when there is a column), what is wrong and what was expected; no picture} */
     public String reason() {
         return reason;
     }

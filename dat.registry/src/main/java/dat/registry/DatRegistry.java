@@ -152,7 +152,7 @@ public final class DatRegistry {
         return ias;
     }
 
-    /** @return the registry's settings with the values this snapshot used, for {@code dat info -e} */
+    /** {@return the registry's settings with the values this snapshot used, for {@code dat info -e}} */
     public List<DatSetting> settings() {
         return settings;
     }

@@ -73,17 +73,17 @@ final class Discovery {
         this.classLookup = classLookup;
     }
 
-    /** @return the provider entries in registry order */
+    /** {@return the provider entries in registry order} */
     List<ProviderEntry> providers() {
         return providers;
     }
 
-    /** @return the IA entries in registry order */
+    /** {@return the IA entries in registry order} */
     List<IaEntry> ias() {
         return ias;
     }
 
-    /** @return the provider of each IA, parallel to {@link #ias()}, {@code null} for unavailable ones */
+    /** {@return the provider of each IA, parallel to {@link #ias()}, {@code null} for unavailable ones} */
     List<DatProvider> iaProviders() {
         return iaProviders;
     }
@@ -411,7 +411,7 @@ final class Discovery {
         return register(provider, className, DiscoverySource.DAT_CONF);
     }
 
-    /** @return whether the text is a Java binary class name with a package, as opposed to a provider name */
+    /** {@return whether the text is a Java binary class name with a package, as opposed to a provider name} */
     static boolean isClassName(String text) {
         if (!text.contains(".")) {
             return false;
@@ -429,7 +429,7 @@ final class Discovery {
         return true;
     }
 
-    /** @return the provider class a service loader error names, or {@code null} */
+    /** {@return the provider class a service loader error names, or {@code null}} */
     private static String classNameIn(Throwable e) {
         Matcher m = PROVIDER_IN_MESSAGE.matcher(String.valueOf(e.getMessage()));
         return m.find() ? m.group(1) : null;
@@ -444,7 +444,7 @@ final class Discovery {
         }
     }
 
-    /** @return the exception and its causes on one line, for a reason a user reads */
+    /** {@return the exception and its causes on one line, for a reason a user reads} */
     static String describe(Throwable e) {
         StringBuilder sb = new StringBuilder(e.toString());
         int depth = 0;

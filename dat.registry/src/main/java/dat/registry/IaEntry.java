@@ -29,7 +29,7 @@ public record IaEntry(String name, String providerName, String iaParams, Discove
         }
     }
 
-    /** @return whether the IA can be opened */
+    /** {@return whether the IA can be opened} */
     public boolean available() {
         return info != null;
     }

@@ -28,7 +28,7 @@ final class OncePerJvmLogger implements System.Logger {
         this.delegate = delegate;
     }
 
-    /** @return the logger every registry built without {@link DatRegistry.Builder#logger} shares */
+    /** {@return the logger every registry built without {@link DatRegistry.Builder#logger} shares} */
     static OncePerJvmLogger registry() {
         return REGISTRY;
     }

@@ -27,7 +27,7 @@ public record ProviderEntry(String name, String className, DiscoverySource sourc
         }
     }
 
-    /** @return whether IAs of this provider can be opened */
+    /** {@return whether IAs of this provider can be opened} */
     public boolean available() {
         return unavailableReason == null;
     }

@@ -72,7 +72,7 @@ final class ProviderPath {
     record Loaded(ClassLoader loader, ModuleLayer layer, ClassLoader classPathLoader, List<Failure> failures,
                   String nativeAccessNote) {
 
-        /** @return whether the class was loaded from the provider path rather than found by the parent loader */
+        /** {@return whether the class was loaded from the provider path rather than found by the parent loader} */
         boolean defines(Class<?> type) {
             return layer != null && type.getModule().getLayer() == layer
                     || classPathLoader != null && type.getClassLoader() == classPathLoader;

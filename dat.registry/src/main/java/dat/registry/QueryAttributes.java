@@ -36,12 +36,12 @@ final class QueryAttributes {
             this.description = description;
         }
 
-        /** @return the kind with its article, for messages: {@code a boolean} */
+        /** {@return the kind with its article, for messages: {@code a boolean}} */
         String description() {
             return description;
         }
 
-        /** @return whether a value of this kind can stand where a condition is expected (C-style for integers) */
+        /** {@return whether a value of this kind can stand where a condition is expected (C-style for integers)} */
         boolean isCondition() {
             return this == BOOLEAN || this == INTEGER;
         }
@@ -98,7 +98,7 @@ final class QueryAttributes {
         throw new IllegalStateException("no query kind for attribute type " + type);
     }
 
-    /** @return every attribute by name, in declaration order */
+    /** {@return every attribute by name, in declaration order} */
     static Map<String, Attribute> all() {
         return ATTRIBUTES;
     }
@@ -164,7 +164,7 @@ final class QueryAttributes {
         return scored.stream().limit(3).map(Scored::candidate).toList();
     }
 
-    /** @return the Levenshtein distance: insertions, deletions and substitutions */
+    /** {@return the Levenshtein distance: insertions, deletions and substitutions} */
     static int editDistance(String a, String b) {
         int[] previous = new int[b.length() + 1];
         int[] current = new int[b.length() + 1];

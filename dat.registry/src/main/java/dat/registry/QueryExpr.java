@@ -7,7 +7,7 @@ package dat.registry;
  */
 sealed interface QueryExpr {
 
-    /** @return the 1-based column of this node in the parsed text, 0 when it has none */
+    /** {@return the 1-based column of this node in the parsed text, 0 when it has none} */
     int column();
 
     /**
@@ -102,17 +102,17 @@ sealed interface QueryExpr {
             this.precedence = precedence;
         }
 
-        /** @return the operator as written */
+        /** {@return the operator as written} */
         String symbol() {
             return symbol;
         }
 
-        /** @return its precedence; higher binds tighter */
+        /** {@return its precedence; higher binds tighter} */
         int precedence() {
             return precedence;
         }
 
-        /** @return whether this is one of the six comparisons, which do not chain */
+        /** {@return whether this is one of the six comparisons, which do not chain} */
         boolean isComparison() {
             return precedence == 3;
         }

@@ -247,7 +247,7 @@ final class QueryParser {
         }
     }
 
-    /** @return the index of {@code symbol} when it is next and consumed, else -1 */
+    /** {@return the index of {@code symbol} when it is next and consumed, else -1} */
     private int operator(String symbol) {
         skipBlanks();
         if (text.startsWith(symbol, pos)) {

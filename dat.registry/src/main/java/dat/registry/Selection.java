@@ -43,17 +43,17 @@ public final class Selection {
         this.rejections = Collections.unmodifiableMap(rejected);
     }
 
-    /** @return the query */
+    /** {@return the query} */
     public DatQuery query() {
         return query;
     }
 
-    /** @return the available IAs that satisfy the query, in registry order */
+    /** {@return the available IAs that satisfy the query, in registry order} */
     public List<IaEntry> matches() {
         return matches;
     }
 
-    /** @return the first match, the one a consumer that does not care which should open */
+    /** {@return the first match, the one a consumer that does not care which should open} */
     public Optional<IaEntry> first() {
         return matches.stream().findFirst();
     }

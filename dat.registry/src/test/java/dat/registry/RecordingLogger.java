@@ -19,7 +19,7 @@ final class RecordingLogger implements System.Logger {
         return List.copyOf(entries);
     }
 
-    /** @return the records at a level whose message contains the text */
+    /** {@return the records at a level whose message contains the text} */
     List<Entry> find(Level level, String text) {
         return entries.stream().filter(e -> e.level() == level && e.message().contains(text)).toList();
     }

@@ -22,15 +22,15 @@ import java.lang.annotation.Target;
 @Target(ElementType.METHOD)
 public @interface DatRule {
 
-    /** @return the DAT call, for example {@code dat_srq_resize} */
+    /** {@return the DAT call, for example {@code dat_srq_resize}} */
     String call();
 
-    /** @return the man page section the rule comes from: {@code RETURN VALUES}, {@code DESCRIPTION}, {@code USAGE} */
+    /** {@return the man page section the rule comes from: {@code RETURN VALUES}, {@code DESCRIPTION}, {@code USAGE}} */
     String section();
 
-    /** @return the rule in a few words */
+    /** {@return the rule in a few words} */
     String rule();
 
-    /** @return the return codes the test provokes; empty for a behavioural rule */
+    /** {@return the return codes the test provokes; empty for a behavioural rule} */
     DatReturn[] returns() default {};
 }

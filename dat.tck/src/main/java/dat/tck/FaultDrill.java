@@ -221,7 +221,7 @@ public final class FaultDrill {
     public record Phase(Fault fault, String event, long millisToEvent, Map<DatDtoStatus, Integer> completions,
                         long receives, String held, String resources, List<String> violations) {
 
-        /** @return whether DAT's promises held */
+        /** {@return whether DAT's promises held} */
         public boolean passed() {
             return violations.isEmpty();
         }

@@ -63,7 +63,7 @@ public record PeerAddress(InetAddress host, long connQual) {
         }
     }
 
-    /** @return {@code HOST:CONN_QUAL}, as {@link #parse} reads it */
+    /** {@return {@code HOST:CONN_QUAL}, as {@link #parse} reads it} */
     @Override
     public String toString() {
         String address = host.getHostAddress();

@@ -230,7 +230,7 @@ final class PeerSession {
         }
     }
 
-    /** @return whether the session is over and can be released */
+    /** {@return whether the session is over and can be released} */
     boolean ended() {
         return state == State.ENDED;
     }
@@ -468,7 +468,7 @@ final class PeerSession {
         state = State.ENDED;
     }
 
-    /** @return the report; the session has ended */
+    /** {@return the report; the session has ended} */
     SessionReport report() {
         return new SessionReport(number, PeerProtocol.commandName(request.command()), request.token(),
                 outcome == null ? Outcome.STOPPED : outcome, messages, detail);

@@ -18,7 +18,7 @@ public enum RuleLevel {
         this.prefix = prefix;
     }
 
-    /** @return the method-name prefix */
+    /** {@return the method-name prefix} */
     public String prefix() {
         return prefix;
     }

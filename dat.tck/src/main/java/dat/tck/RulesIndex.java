@@ -21,7 +21,7 @@ public final class RulesIndex {
     private RulesIndex() {
     }
 
-    /** @return every rule of {@link DatProviderVerification}, by call, then section, then test name */
+    /** {@return every rule of {@link DatProviderVerification}, by call, then section, then test name} */
     public static List<TckRule> rules() {
         return rules(DatProviderVerification.class);
     }

@@ -50,12 +50,12 @@ public record TckContext(Function<String, Optional<String>> parameters) {
         return parameters.apply(STRICT).map(Boolean::parseBoolean).orElse(false);
     }
 
-    /** @return the IA to verify through the registry, or {@code null} */
+    /** {@return the IA to verify through the registry, or {@code null}} */
     public String iaName() {
         return parameters.apply(IA).orElse(null);
     }
 
-    /** @return how long the kit waits for an event it expects */
+    /** {@return how long the kit waits for an event it expects} */
     public long eventTimeoutMillis() {
         return parameters.apply(EVENT_TIMEOUT_MS).map(Long::parseLong).orElse(TckFixture.EVENT_TIMEOUT_MILLIS_DEFAULT);
     }
@@ -74,7 +74,7 @@ public record TckContext(Function<String, Optional<String>> parameters) {
         });
     }
 
-    /** @return the campaign's seed, if one is given */
+    /** {@return the campaign's seed, if one is given} */
     public Optional<Long> campaignSeed() {
         return parameters.apply(CAMPAIGN_SEED).filter(text -> !text.isBlank()).map(TckContext::parseSeed);
     }
@@ -94,22 +94,22 @@ public record TckContext(Function<String, Optional<String>> parameters) {
         }
     }
 
-    /** @return at most how many campaign steps run */
+    /** {@return at most how many campaign steps run} */
     public long campaignSteps() {
         return parameters.apply(CAMPAIGN_STEPS).map(Long::parseLong).orElse(Long.MAX_VALUE);
     }
 
-    /** @return at most how many seconds the campaign runs; 0 skips it */
+    /** {@return at most how many seconds the campaign runs; 0 skips it} */
     public double campaignSeconds() {
         return parameters.apply(CAMPAIGN_SECONDS).map(Double::parseDouble).orElse(10.0);
     }
 
-    /** @return how long the concurrent campaign runs, in seconds; 0 skips it */
+    /** {@return how long the concurrent campaign runs, in seconds; 0 skips it} */
     public double campaignConcurrentSeconds() {
         return parameters.apply(CAMPAIGN_CONCURRENT_SECONDS).map(Double::parseDouble).orElse(5.0);
     }
 
-    /** @return how long a failure may be shrunk, in seconds */
+    /** {@return how long a failure may be shrunk, in seconds} */
     public double campaignShrinkSeconds() {
         return parameters.apply(CAMPAIGN_SHRINK_SECONDS).map(Double::parseDouble).orElse(60.0);
     }

@@ -177,17 +177,17 @@ public final class TckLauncher {
         private int failed;
         private int skipped;
 
-        /** @return rules that passed */
+        /** {@return rules that passed} */
         public int passed() {
             return passed;
         }
 
-        /** @return rules that failed */
+        /** {@return rules that failed} */
         public int failed() {
             return failed;
         }
 
-        /** @return rules that were skipped */
+        /** {@return rules that were skipped} */
         public int skipped() {
             return skipped;
         }
@@ -214,22 +214,22 @@ public final class TckLauncher {
     public record Result(Map<String, CallSummary> perCall, List<Failure> failures, Map<String, String> skips,
                          Map<String, String> reports) {
 
-        /** @return whether every required rule passed (optional rules may have failed only if they were skipped) */
+        /** {@return whether every required rule passed (optional rules may have failed only if they were skipped)} */
         public boolean success() {
             return failures.isEmpty();
         }
 
-        /** @return total rules passed */
+        /** {@return total rules passed} */
         public int passed() {
             return perCall.values().stream().mapToInt(CallSummary::passed).sum();
         }
 
-        /** @return total rules failed */
+        /** {@return total rules failed} */
         public int failed() {
             return failures.size();
         }
 
-        /** @return total rules skipped */
+        /** {@return total rules skipped} */
         public int skipped() {
             return skips.size();
         }

@@ -101,12 +101,12 @@ public final class TckPeer implements AutoCloseable {
             this.code = code;
         }
 
-        /** @return the protocol's code for it, as a STATUS request reports it */
+        /** {@return the protocol's code for it, as a STATUS request reports it} */
         int code() {
             return code;
         }
 
-        /** @return whether this ending is no fault of either side */
+        /** {@return whether this ending is no fault of either side} */
         public boolean clean() {
             return this != FAILED && this != STOPPED;
         }
@@ -132,12 +132,12 @@ public final class TckPeer implements AutoCloseable {
             Objects.requireNonNull(detail, "detail");
         }
 
-        /** @return whether the session ended cleanly */
+        /** {@return whether the session ended cleanly} */
         public boolean clean() {
             return outcome.clean();
         }
 
-        /** @return one line: number, command, token, outcome, messages, and what went wrong */
+        /** {@return one line: number, command, token, outcome, messages, and what went wrong} */
         @Override
         public String toString() {
             String head = String.format(Locale.ROOT, "session %d %s token=0x%x: ", number, command, token);
@@ -167,12 +167,12 @@ public final class TckPeer implements AutoCloseable {
             sessions = List.copyOf(sessions);
         }
 
-        /** @return whether a remote run said "bye" and every session ended cleanly */
+        /** {@return whether a remote run said "bye" and every session ended cleanly} */
         public boolean clean() {
             return byeReceived && sessions.stream().allMatch(SessionReport::clean);
         }
 
-        /** @return the sessions that did not end cleanly */
+        /** {@return the sessions that did not end cleanly} */
         public List<SessionReport> failures() {
             return sessions.stream().filter(s -> !s.clean()).toList();
         }
@@ -203,12 +203,12 @@ public final class TckPeer implements AutoCloseable {
         }
     }
 
-    /** @return the qualifier the peer listens on */
+    /** {@return the qualifier the peer listens on} */
     public long connQual() {
         return psp.connQual();
     }
 
-    /** @return where remote runs reach the peer: the IA's address and the qualifier */
+    /** {@return where remote runs reach the peer: the IA's address and the qualifier} */
     public PeerAddress address() {
         return new PeerAddress(ia.address(), psp.connQual());
     }

@@ -23,7 +23,7 @@ public record TckRule(String call, String section, String rule, List<DatReturn> 
         returns = List.copyOf(returns);
     }
 
-    /** @return the return codes as DAT spells them, comma separated, or {@code -} */
+    /** {@return the return codes as DAT spells them, comma separated, or {@code -}} */
     public String returnsText() {
         if (returns.isEmpty()) {
             return "-";

@@ -157,7 +157,7 @@ final class BrokenProviders {
                         remoteAddressShift("postRdmaWrite", -8)));
     }
 
-    /** @return every broken provider of the self-test: those of the rules here and in the other files */
+    /** {@return every broken provider of the self-test: those of the rules here and in the other files} */
     static List<Broken> all() {
         List<Broken> all = new ArrayList<>(local());
         all.addAll(BrokenDataPath.all());

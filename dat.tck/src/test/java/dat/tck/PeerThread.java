@@ -63,7 +63,7 @@ final class PeerThread implements AutoCloseable {
         return p;
     }
 
-    /** @return the IA of the peer, opened through a {@code dat.conf} naming it */
+    /** {@return the IA of the peer, opened through a {@code dat.conf} naming it} */
     static DatIa openPeerIa() {
         try {
             Path conf = Files.createTempFile("tckpeer", ".conf");
@@ -95,12 +95,12 @@ final class PeerThread implements AutoCloseable {
         reports.add(report);
     }
 
-    /** @return where the peer listens */
+    /** {@return where the peer listens} */
     PeerAddress address() {
         return listening.join();
     }
 
-    /** @return the sessions reported so far */
+    /** {@return the sessions reported so far} */
     synchronized List<TckPeer.SessionReport> reports() {
         return List.copyOf(reports);
     }

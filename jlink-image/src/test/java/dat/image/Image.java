@@ -30,7 +30,7 @@ final class Image {
     private Image() {
     }
 
-    /** @return the image directory (system property {@code dat.image}), checked to hold bin/dat and bin/java */
+    /** {@return the image directory (system property {@code dat.image}), checked to hold bin/dat and bin/java} */
     static Path dir() {
         String dir = System.getProperty("dat.image");
         assertTrue(dir != null && !dir.isBlank(), "system property dat.image (the image directory) is not set");
@@ -40,7 +40,7 @@ final class Image {
         return image;
     }
 
-    /** @return a scratch directory for the tests (system property {@code dat.image.work}), created */
+    /** {@return a scratch directory for the tests (system property {@code dat.image.work}), created} */
     static Path work() throws IOException {
         dir();
         Path work = Path.of(System.getProperty("dat.image.work", System.getProperty("java.io.tmpdir")))
@@ -119,7 +119,7 @@ final class Image {
         }
     }
 
-    /** @return every {@code .java} file under a directory, as javac arguments */
+    /** {@return every {@code .java} file under a directory, as javac arguments} */
     static List<String> javaFiles(Path dir, boolean withModuleInfo) throws IOException {
         try (Stream<Path> walk = Files.walk(dir)) {
             return walk.filter(p -> p.toString().endsWith(".java"))
@@ -128,7 +128,7 @@ final class Image {
         }
     }
 
-    /** @return the jar or directory a class was loaded from: the jDAT modules the tests compile against */
+    /** {@return the jar or directory a class was loaded from: the jDAT modules the tests compile against} */
     static Path location(Class<?> type) {
         try {
             return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
@@ -137,7 +137,7 @@ final class Image {
         }
     }
 
-    /** @return the entries joined with the platform's path separator */
+    /** {@return the entries joined with the platform's path separator} */
     static String path(Path... entries) {
         return String.join(File.pathSeparator, Stream.of(entries).map(Path::toString).toList());
     }

@@ -60,19 +60,19 @@ public final class Campaign {
     /** What a campaign did. */
     public record Result(long seed, long steps, long episodes, double seconds, String failure, String table) {
 
-        /** @return whether no violation was found */
+        /** {@return whether no violation was found} */
         public boolean passed() {
             return failure == null;
         }
 
-        /** @return one line: seed, steps, episodes, time */
+        /** {@return one line: seed, steps, episodes, time} */
         public String summary() {
             return String.format("seed 0x%x: %d steps in %d episodes, %.1f s, %s", seed, steps, episodes, seconds,
                     failure == null ? "no violation" : "VIOLATION");
         }
     }
 
-    /** @return the result; a failure carries the seed, step, violation and shortest reproduction found */
+    /** {@return the result; a failure carries the seed, step, violation and shortest reproduction found} */
     public Result run() {
         long start = System.nanoTime();
         String failure = null;

@@ -71,7 +71,7 @@ public final class ConcurrentCampaign {
         this.nanos = (long) (seconds * 1e9);
     }
 
-    /** @return {@code null} when every invariant held, else what broke */
+    /** {@return {@code null} when every invariant held, else what broke} */
     public String run() throws InterruptedException {
         DatEpAttr attr = f.epAttr();
         int depth = Math.min(SLOTS, f.limits.maxRecvPerSrq() > 0 ? f.limits.maxRecvPerSrq() : SLOTS);
@@ -144,7 +144,7 @@ public final class ConcurrentCampaign {
         return violation.get();
     }
 
-    /** @return messages sent and received, for the report */
+    /** {@return messages sent and received, for the report} */
     public long messages() {
         return received.get();
     }
@@ -369,7 +369,7 @@ public final class ConcurrentCampaign {
         }
     }
 
-    /** @return messages sent, for the report */
+    /** {@return messages sent, for the report} */
     public long sent() {
         return sent;
     }

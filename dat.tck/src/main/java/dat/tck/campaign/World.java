@@ -1888,7 +1888,7 @@ final class World implements AutoCloseable {
         }
     }
 
-    /** @return the model's belief, for a failure report */
+    /** {@return the model's belief, for a failure report} */
     String describeModel() {
         StringBuilder out = new StringBuilder();
         for (Pair p : pairs) {
@@ -1914,7 +1914,7 @@ final class World implements AutoCloseable {
         return out.toString();
     }
 
-    /** @return how many low-watermark events the episode saw */
+    /** {@return how many low-watermark events the episode saw} */
     int lowWatermarkEvents() {
         return lowWatermarkEvents;
     }

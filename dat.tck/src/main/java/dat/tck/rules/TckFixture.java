@@ -70,12 +70,12 @@ public final class TckFixture implements AutoCloseable {
         this.pz = ia.createPz();
     }
 
-    /** @return how long {@link #next} waits, in milliseconds */
+    /** {@return how long {@link #next} waits, in milliseconds} */
     public long eventTimeoutMillis() {
         return eventTimeoutMillis;
     }
 
-    /** @return how long {@link #next} waits, in microseconds, as DAT timeouts are given */
+    /** {@return how long {@link #next} waits, in microseconds, as DAT timeouts are given} */
     public long eventTimeoutMicros() {
         return TimeUnit.MILLISECONDS.toMicros(eventTimeoutMillis);
     }
@@ -83,7 +83,7 @@ public final class TckFixture implements AutoCloseable {
     /** A registered buffer: the LMR and the memory it covers. */
     public record Region(DatLmr lmr, MemorySegment memory) {
 
-        /** @return the first byte's virtual address */
+        /** {@return the first byte's virtual address} */
         public long address() {
             return lmr.address();
         }
@@ -112,7 +112,7 @@ public final class TckFixture implements AutoCloseable {
         return new Region(ia.createLmr(zone, memory, privileges), memory);
     }
 
-    /** @return a region of 4 KiB with every privilege */
+    /** {@return a region of 4 KiB with every privilege} */
     public Region region() {
         return region(4096, DatMemPriv.ALL);
     }
@@ -285,7 +285,7 @@ public final class TckFixture implements AutoCloseable {
         return new Side(ep, request, recv, connect);
     }
 
-    /** @return a connected pair with the kit's default attributes */
+    /** {@return a connected pair with the kit's default attributes} */
     public Connection connect() {
         return connect(side(epAttr(), null), side(epAttr(), null));
     }

@@ -43,7 +43,7 @@ final class Probes {
     private Probes() {
     }
 
-    /** @return the mediator probe: what {@link DatRegistry#load()} finds now, and data moved over loopback */
+    /** {@return the mediator probe: what {@link DatRegistry#load()} finds now, and data moved over loopback} */
     static Callable<String> mediator() {
         return () -> {
             DatRegistry registry = DatRegistry.load();
@@ -56,7 +56,7 @@ final class Probes {
         };
     }
 
-    /** @return the whiteboard probe: the tracked provider services, as a registry */
+    /** {@return the whiteboard probe: the tracked provider services, as a registry} */
     static Callable<String> whiteboard(ServiceTracker<DatProvider, DatProvider> tracker) {
         return () -> {
             List<DatProvider> services = new ArrayList<>(tracker.getTracked().values());

@@ -31,7 +31,7 @@ public final class EventRingStress {
         }
     }
 
-    /** @return the cookie taken, -1 when the ring was empty, -2 when the event's fields were not the producer's */
+    /** {@return the cookie taken, -1 when the ring was empty, -2 when the event's fields were not the producer's} */
     static long consume(EventRing ring) {
         DatEvent e = new DatEvent();
         Reaper taken = ring.take(e);

@@ -104,7 +104,7 @@ final class Dto {
         return DatReturn.DAT_SUCCESS;
     }
 
-    /** @return whether every LMR this descriptor names is still registered */
+    /** {@return whether every LMR this descriptor names is still registered} */
     boolean lmrsOpen() {
         for (int i = 0; i < count; i++) {
             if (lmrs[i].isClosed()) {

@@ -179,7 +179,7 @@ final class EventRing extends EventRingHead {
         }
     }
 
-    /** @return the event to fill for a tail word returned by {@link #claim}, for any event but a DTO completion */
+    /** {@return the event to fill for a tail word returned by {@link #claim}, for any event but a DTO completion} */
     DatEvent slot(long claimed) {
         int i = (int) (claimed >>> SHIFT) & mask;
         words[i * WORDS + FLAGS] = 0;
@@ -264,7 +264,7 @@ final class EventRing extends EventRingHead {
         }
     }
 
-    /** @return claimed minus taken positions (claimed events are about to be published), at least 0 */
+    /** {@return claimed minus taken positions (claimed events are about to be published), at least 0} */
     int queued() {
         long t = (long) TAIL.getVolatile(this) >>> SHIFT;
         long h = (long) HEAD.getVolatile(this) >>> SHIFT;
@@ -336,7 +336,7 @@ final class EventRing extends EventRingHead {
 
     // ---- control path (caller holds the EVD's control lock) ----
 
-    /** @return whether {@link #seal} was called and not undone */
+    /** {@return whether {@link #seal} was called and not undone} */
     boolean sealed() {
         return (((long) TAIL.getVolatile(this) | (long) HEAD.getVolatile(this)) & SEALED) != 0;
     }
@@ -354,7 +354,7 @@ final class EventRing extends EventRingHead {
         TAIL.getAndBitwiseAnd(this, ~SEALED);
     }
 
-    /** @return events queued in a sealed ring */
+    /** {@return events queued in a sealed ring} */
     int sealedCount() {
         return queued();
     }

@@ -48,7 +48,7 @@ final class LoopbackConfig {
      */
     static final int OPTIMAL_BUFFER_ALIGNMENT = 64;
 
-    /** @return the IA names {@link #IAS_PROPERTY} lists, without blanks or duplicates */
+    /** {@return the IA names {@link #IAS_PROPERTY} lists, without blanks or duplicates} */
     static List<String> iaNames() {
         List<String> names = new ArrayList<>();
         for (String part : System.getProperty(IAS_PROPERTY, IAS_DEFAULT).split(",")) {
@@ -60,7 +60,7 @@ final class LoopbackConfig {
         return names;
     }
 
-    /** @return the settings, with their current values, for {@code dat info -e} */
+    /** {@return the settings, with their current values, for {@code dat info -e}} */
     static List<DatSetting> settings() {
         return List.of(DatSetting.of(IAS_PROPERTY, IAS_DEFAULT,
                 "comma-separated names of the in-process IAs the loopback provider lists"));

@@ -315,7 +315,7 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
         long unused = (long) SLOTS_FREED.getAndAdd(this, 1L);
     }
 
-    /** @return the free slot at the request queue's tail to validate a post into, or the spare when full */
+    /** {@return the free slot at the request queue's tail to validate a post into, or the spare when full} */
     private Dto requestSlotLocked() {
         return reqCount < reqCapacity ? reqRing[(reqHead + reqCount) & reqMask] : reqSpare;
     }

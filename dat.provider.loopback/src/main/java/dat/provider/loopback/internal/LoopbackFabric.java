@@ -198,7 +198,7 @@ final class LoopbackFabric {
         return listeners.get(new Key(address, connQual));
     }
 
-    /** @return a fresh local port qualifier for an active EP. Caller holds {@link #connLock}. */
+    /** {@return a fresh local port qualifier for an active EP. Caller holds {@link #connLock}.} */
     long nextPortQual() {
         return nextPortQual++;
     }

@@ -9,7 +9,7 @@ import dat.spi.ProviderHandle;
  */
 abstract class LoopbackHandle extends ProviderHandle {
 
-    /** @return the IA this object belongs to ({@code this} for an IA) */
+    /** {@return the IA this object belongs to ({@code this} for an IA)} */
     abstract LoopbackIa owner();
 
     @Override

@@ -102,7 +102,7 @@ public final class LoopbackProvider implements DatProvider {
         }
     }
 
-    /** @return the provider attributes; every claim here is backed by code and a test */
+    /** {@return the provider attributes; every claim here is backed by code and a test} */
     static DatProviderAttr providerAttr() {
         return DatProviderAttr.builder()
                 .providerName(LoopbackConfig.PROVIDER_NAME)

@@ -108,12 +108,12 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
         return to;
     }
 
-    /** @return a descriptor for a new EP on this SRQ: its first exchange descriptor */
+    /** {@return a descriptor for a new EP on this SRQ: its first exchange descriptor} */
     Dto exchangeDescriptor() {
         return new Dto(maxRecvIov);
     }
 
-    /** @return posted buffers not yet reaped; caller holds the lock (the value can then only go down) */
+    /** {@return posted buffers not yet reaped; caller holds the lock (the value can then only go down)} */
     private int outstanding() {
         return (int) (posts - (long) REAPS.getAcquire(this));
     }

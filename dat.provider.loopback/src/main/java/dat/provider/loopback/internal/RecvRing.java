@@ -103,7 +103,7 @@ final class RecvRing extends RecvRingHead {
         return slots[(int) t & mask];
     }
 
-    /** @return whether every slot is posted or being filled; call after {@link #postSlot} */
+    /** {@return whether every slot is posted or being filled; call after {@link #postSlot}} */
     boolean full() {
         return tail - headCache >= capacity;
     }
@@ -118,7 +118,7 @@ final class RecvRing extends RecvRingHead {
 
     // ---- the deliverer (one at a time, serialised by the peer's send lock) ----
 
-    /** @return the oldest posted receive, which stays allocated until {@link #finish}; {@code null} when none */
+    /** {@return the oldest posted receive, which stays allocated until {@link #finish}; {@code null} when none} */
     Dto claim() {
         long h = head;
         // "No cached tail above the head" rather than "cached tail == head": the control path moves head (flushNext)
@@ -150,7 +150,7 @@ final class RecvRing extends RecvRingHead {
 
     // ---- anyone ----
 
-    /** @return receives posted and not completed (the one being filled included) */
+    /** {@return receives posted and not completed (the one being filled included)} */
     int allocated() {
         long h = (long) HEAD.getAcquire(this);
         long t = (long) TAIL.getAcquire(this);
@@ -159,7 +159,7 @@ final class RecvRing extends RecvRingHead {
 
     // ---- control path (recv lock and both send locks held) ----
 
-    /** @return the oldest posted receive, removed from the ring; {@code null} when the ring is empty */
+    /** {@return the oldest posted receive, removed from the ring; {@code null} when the ring is empty} */
     Dto flushNext() {
         long h = head;
         if (h == (long) TAIL.getAcquire(this)) {

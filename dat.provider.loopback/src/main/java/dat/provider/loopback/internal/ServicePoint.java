@@ -4,10 +4,10 @@ package dat.provider.loopback.internal;
 /** What the fabric knows of a listener: a {@link LoopbackPsp} or a {@link LoopbackRsp}. */
 interface ServicePoint {
 
-    /** @return the IA listening */
+    /** {@return the IA listening} */
     LoopbackIa owner();
 
-    /** @return the qualifier listened on */
+    /** {@return the qualifier listened on} */
     long connQual();
 
     /**

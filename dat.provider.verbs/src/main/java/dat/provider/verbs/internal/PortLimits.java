@@ -33,7 +33,7 @@ record PortLimits(int state, int maxMtu, int activeMtu, int gidTblLen, long maxM
                 Byte.toUnsignedInt(attr.get(JAVA_BYTE, IbvPortAttr.LINK_LAYER)));
     }
 
-    /** @return the active MTU in bytes, 0 when unknown */
+    /** {@return the active MTU in bytes, 0 when unknown} */
     int activeMtuBytes() {
         return activeMtu >= 1 && activeMtu <= 5 ? 128 << activeMtu : 0;
     }

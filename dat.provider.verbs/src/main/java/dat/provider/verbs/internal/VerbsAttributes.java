@@ -165,7 +165,7 @@ final class VerbsAttributes {
                 ? Math.max(0, d.maxMw()) : 0;
     }
 
-    /** @return {major, minor} from a firmware string such as {@code 16.35.2000}; zeros when it has no digits */
+    /** {@return {major, minor} from a firmware string such as {@code 16.35.2000}; zeros when it has no digits} */
     static int[] firmwareVersion(String fwVer) {
         int[] out = new int[2];
         String[] parts = fwVer.strip().split("[^0-9]+");

@@ -76,7 +76,7 @@ final class VerbsConfig {
         return n >= 1 && n <= 31 ? n : ACK_TIMEOUT_DEFAULT;
     }
 
-    /** @return the provider's settings, with their current values */
+    /** {@return the provider's settings, with their current values} */
     static List<DatSetting> settings() {
         return List.of(
                 DatSetting.of(LIBIBVERBS_PROPERTY, LIBIBVERBS_DEFAULT,
@@ -94,12 +94,12 @@ final class VerbsConfig {
         System.err.println("[verbs " + System.nanoTime() / 1_000_000 + "] " + line);
     }
 
-    /** @return the libibverbs to load */
+    /** {@return the libibverbs to load} */
     static String libibverbs() {
         return System.getProperty(LIBIBVERBS_PROPERTY, LIBIBVERBS_DEFAULT);
     }
 
-    /** @return the librdmacm to load */
+    /** {@return the librdmacm to load} */
     static String librdmacm() {
         return System.getProperty(LIBRDMACM_PROPERTY, LIBRDMACM_DEFAULT);
     }

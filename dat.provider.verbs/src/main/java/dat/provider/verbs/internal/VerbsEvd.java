@@ -583,7 +583,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
         }
     }
 
-    /** @return the DAT status of an {@code ibv_wc_status} */
+    /** {@return the DAT status of an {@code ibv_wc_status}} */
     static DatDtoStatus status(int wcStatus) {
         return switch (wcStatus) {
             case LibIbverbs.IBV_WC_SUCCESS -> DatDtoStatus.SUCCESS;

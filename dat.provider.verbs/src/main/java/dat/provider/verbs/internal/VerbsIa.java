@@ -202,12 +202,12 @@ final class VerbsIa extends VerbsHandle implements DatIa {
         return sa;
     }
 
-    /** @return the progress thread */
+    /** {@return the progress thread} */
     VerbsProgress progress() {
         return progress;
     }
 
-    /** @return a fresh key naming an object to the progress thread */
+    /** {@return a fresh key naming an object to the progress thread} */
     long newKey() {
         return keys.incrementAndGet();
     }

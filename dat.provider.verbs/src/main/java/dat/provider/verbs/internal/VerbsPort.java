@@ -31,7 +31,7 @@ record VerbsPort(String device, int port, int transportType, DeviceLimits device
         Objects.requireNonNull(gid, "gid");
     }
 
-    /** @return the IA name, {@code ofa-v2-<device>-<port>} */
+    /** {@return the IA name, {@code ofa-v2-<device>-<port>}} */
     String iaName() {
         return VerbsConfig.iaName(device, port);
     }

@@ -190,7 +190,7 @@ final class VerbsRmr extends VerbsHandle implements DatRmr {
         return pz != epPz ? DatReturn.DAT_PROTECTION_VIOLATION : DatReturn.DAT_SUCCESS;
     }
 
-    /** @return the EP whose binds of this window are in flight, if it is not {@code ep}; else {@code null} */
+    /** {@return the EP whose binds of this window are in flight, if it is not {@code ep}; else {@code null}} */
     synchronized VerbsEp busyElsewhere(VerbsEp ep) {
         return !inFlight.isEmpty() && chainEp != ep ? chainEp : null;
     }

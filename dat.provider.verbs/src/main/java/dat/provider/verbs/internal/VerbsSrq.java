@@ -217,7 +217,7 @@ final class VerbsSrq extends VerbsHandle implements DatSrq {
         return wrId;
     }
 
-    /** @return how many receives the SRQ holds at most now, for sizing the CQs of EPs created on it */
+    /** {@return how many receives the SRQ holds at most now, for sizing the CQs of EPs created on it} */
     int capacity() {
         lock.lock();
         try {

@@ -46,12 +46,12 @@ public final class Errno {
     private Errno() {
     }
 
-    /** @return this thread's capture segment, the first argument of every errno-capturing handle */
+    /** {@return this thread's capture segment, the first argument of every errno-capturing handle} */
     public static MemorySegment state() {
         return STATE.get();
     }
 
-    /** @return errno as captured after this thread's last errno-capturing downcall */
+    /** {@return errno as captured after this thread's last errno-capturing downcall} */
     public static int last() {
         return (int) ERRNO.get(STATE.get(), 0L);
     }

@@ -199,7 +199,7 @@ public final class LibRdmacm {
         }
     }
 
-    /** @return a new event channel, sized to {@link RdmaEventChannel#LAYOUT} */
+    /** {@return a new event channel, sized to {@link RdmaEventChannel#LAYOUT}} */
     public MemorySegment rdma_create_event_channel() {
         MemorySegment channel;
         try {

@@ -23,12 +23,12 @@ public final class NativeCallException extends RuntimeException {
         this.errno = errno;
     }
 
-    /** @return the C function that failed */
+    /** {@return the C function that failed} */
     public String function() {
         return function;
     }
 
-    /** @return the errno value, as in {@code <errno.h>} */
+    /** {@return the errno value, as in {@code <errno.h>}} */
     public int errno() {
         return errno;
     }

@@ -77,7 +77,7 @@ public final class NativeTypes {
         return offset;
     }
 
-    /** @return {offset} of the member named {@code name}, descending into unnamed groups; null if absent */
+    /** {@return {offset} of the member named {@code name}, descending into unnamed groups; null if absent} */
     private static long[] find(GroupLayout group, String name) {
         boolean union = group instanceof UnionLayout;
         long at = 0;

@@ -30,7 +30,7 @@ final class StructClasses {
     private StructClasses() {
     }
 
-    /** @return every class of the package with a {@code public static final GroupLayout LAYOUT}, by name */
+    /** {@return every class of the package with a {@code public static final GroupLayout LAYOUT}, by name} */
     static List<Struct> all() {
         Path dir;
         try {

@@ -113,7 +113,7 @@ final class ExampleEp extends ExampleHandle implements DatEp {
             remoteLength = new long[capacity];
         }
 
-        /** @return the slot the next request goes into */
+        /** {@return the slot the next request goes into} */
         int tail() {
             return (head + count) % capacity;
         }
@@ -135,7 +135,7 @@ final class ExampleEp extends ExampleHandle implements DatEp {
             return sum;
         }
 
-        /** @return whether every LMR of the slot is alive with its memory: it may be freed after the post */
+        /** {@return whether every LMR of the slot is alive with its memory: it may be freed after the post} */
         boolean alive(int slot) {
             for (int s = 0; s < segments[slot]; s++) {
                 ExampleLmr l = lmr[slot * maxIov + s];
@@ -519,7 +519,7 @@ final class ExampleEp extends ExampleHandle implements DatEp {
         }
     }
 
-    /** @return whether this EP still waits for the answer to {@code cr} */
+    /** {@return whether this EP still waits for the answer to {@code cr}} */
     boolean awaits(ExampleCr cr) {
         return !isClosed() && pendingCr == cr && state == DatEpState.ACTIVE_CONNECTION_PENDING;
     }

@@ -62,7 +62,7 @@ final class ExampleEvd extends ExampleHandle implements DatEvd {
         return flags;
     }
 
-    /** @return the next free slot to fill, or {@code null} when the EVD is full (the overflow is then reported) */
+    /** {@return the next free slot to fill, or {@code null} when the EVD is full (the overflow is then reported)} */
     private DatEvent reserve(byte kind) {
         if (isClosed()) {
             return null;

@@ -335,7 +335,7 @@ final class ExampleIa extends ExampleHandle implements DatIa {
         return type.cast(handle);
     }
 
-    /** @return the EVD, which must have the event kind, or {@code null} when none was given */
+    /** {@return the EVD, which must have the event kind, or {@code null} when none was given} */
     private ExampleEvd evd(DatEvd handle, int kind, DatReturnSubtype subtype, String call, String arg) {
         if (handle == null) {
             return null;

@@ -30,13 +30,13 @@ final class ExampleLmr extends ExampleHandle implements DatLmr {
         this.context = Fabric.register(this);
     }
 
-    /** @return whether {@code [address, address + length)} lies in the region */
+    /** {@return whether {@code [address, address + length)} lies in the region} */
     boolean covers(long address, long length) {
         return length >= 0 && address >= region.address()
                 && address - region.address() <= region.byteSize() - length;
     }
 
-    /** @return whether every privilege bit asked for is granted */
+    /** {@return whether every privilege bit asked for is granted} */
     boolean allows(int wanted) {
         return (privileges & wanted) == wanted;
     }

@@ -89,7 +89,7 @@ public final class ExampleProvider implements DatProvider {
         }
     }
 
-    /** @return what the provider does; every claim is backed by code and checked by the kit */
+    /** {@return what the provider does; every claim is backed by code and checked by the kit} */
     static DatProviderAttr providerAttr() {
         return DatProviderAttr.builder()
                 .providerName(NAME)
@@ -119,7 +119,7 @@ public final class ExampleProvider implements DatProvider {
                 .build();
     }
 
-    /** @return the limits {@link ExampleIa} and its objects enforce */
+    /** {@return the limits {@link ExampleIa} and its objects enforce} */
     static DatIaAttr iaAttr(String iaName) {
         return DatIaAttr.builder()
                 .adapterName(iaName)

@@ -44,16 +44,16 @@ final class Fabric {
 
     /** A PSP or an RSP: where connection requests for one qualifier go. */
     interface Listener {
-        /** @return the handle the request event names as {@code sp_handle} */
+        /** {@return the handle the request event names as {@code sp_handle}} */
         dat.api.DatHandle handle();
 
-        /** @return the EVD the request events go to */
+        /** {@return the EVD the request events go to} */
         ExampleEvd crEvd();
 
-        /** @return the EP an RSP reserved, or {@code null} for a PSP */
+        /** {@return the EP an RSP reserved, or {@code null} for a PSP} */
         ExampleEp reservedEp();
 
-        /** @return the connection qualifier it listens on */
+        /** {@return the connection qualifier it listens on} */
         long qualifier();
     }
 
@@ -61,7 +61,7 @@ final class Fabric {
         return LISTENERS.get(connQual);
     }
 
-    /** @return whether the qualifier was free and is now the listener's */
+    /** {@return whether the qualifier was free and is now the listener's} */
     static boolean listen(long connQual, Listener listener) {
         return LISTENERS.putIfAbsent(connQual, listener) == null;
     }
@@ -70,7 +70,7 @@ final class Fabric {
         LISTENERS.remove(connQual, listener);
     }
 
-    /** @return a qualifier no listener holds */
+    /** {@return a qualifier no listener holds} */
     static long freeQualifier() {
         while (LISTENERS.containsKey(nextAnyQual)) {
             nextAnyQual++;
@@ -78,7 +78,7 @@ final class Fabric {
         return nextAnyQual++;
     }
 
-    /** @return a new context for the LMR, registered until {@link #unregister} */
+    /** {@return a new context for the LMR, registered until {@link #unregister}} */
     static int register(ExampleLmr lmr) {
         int context;
         do {
@@ -92,7 +92,7 @@ final class Fabric {
         MEMORY.remove(context);
     }
 
-    /** @return the live LMR of a context, or {@code null} */
+    /** {@return the live LMR of a context, or {@code null}} */
     static ExampleLmr memory(int context) {
         return MEMORY.get(context);
     }
