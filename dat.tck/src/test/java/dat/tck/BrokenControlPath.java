@@ -324,6 +324,9 @@ final class BrokenControlPath {
                                 DatReturn.INVALID_STATE)),
                 new Broken("an RDMA read lands one byte off its remote address",
                         "optional_rmr_bind_peerReadsExactlyTheWindow", remoteAddressShift("postRdmaRead", 1)),
+                new Broken("dat_rmr_bind answers success and posts nothing: no bind completion ever comes",
+                        "optional_rmr_bind_inOrderBehindASendAwaitingItsReceive",
+                        answer(DatRmr.class, "bind", call -> true, DatReturn.DAT_SUCCESS)),
                 new Broken("one consumer context shared by every handle",
                         "required_set_consumer_context_roundTrips", new Fault() {
                             private Object shared;
