@@ -75,6 +75,18 @@ import java.util.concurrent.locks.ReentrantLock;
  * slot is free when a later completion is polled. Errors are always reported: flushed work requests complete
  * signalled or not. Receives work the same way on their own ring.
  *
+ * <h2>Window binds go out in order</h2>
+ * A window bind is a local operation: soft-RoCE (rxe, Linux 6.1) executes it as soon as its requester reaches it,
+ * and when an earlier request of the queue is then retried (an RNR NAK, a lost packet), rxe rewinds to that
+ * request and executes the bind a second time; the window's key moved on at the first execution, so the second
+ * fails and the requester stops, its later requests hanging or flushed while the QP still shows RTS (TCK rule
+ * {@code optional_rmr_bind_inOrderBehindASendAwaitingItsReceive}). So a bind goes to the QP only when every request
+ * posted before it has completed; until then it, and every request posted after it, are held in this EP's slots
+ * (their work requests copied, nothing allocated) and posted in order by whichever thread translates the completion
+ * that releases them ({@link #drainHeld}). Knowing that needs a completion for every request, so an EP that can
+ * bind (its request EVD takes RMR_BIND events) signals every request and consumes suppressed successes itself.
+ * Held requests are guarded by the send EVD's lock, which the translating thread holds.
+ *
  * <h2>Locking</h2>
  * {@link #lock} guards the state, the connection and the posting bookkeeping. Completions are translated under
  * their EVD's lock; the slot arrays are written before {@link #reqPosted} (volatile) is advanced and read after it,
@@ -85,6 +97,7 @@ import java.util.concurrent.locks.ReentrantLock;
 @SuppressWarnings("restricted")
 final class VerbsEp extends VerbsHandle implements DatEp {
 
+    private static final System.Logger LOG = System.getLogger("dat.provider.verbs");
     /** Completion flags of RDMA requests and binds; a send may also solicit ({@code SOLICITED_WAIT}). */
     private static final int REQUEST_FLAGS = DatCompletionFlags.SUPPRESS | DatCompletionFlags.BARRIER_FENCE;
     private static final int RECV_FLAGS = DatCompletionFlags.SUPPRESS;
@@ -137,6 +150,8 @@ final class VerbsEp extends VerbsHandle implements DatEp {
     private final VerbsEvd recvCq;
     private final int recvDepth;
     private final int sendDepth;
+    /** The request EVD takes RMR_BIND events, so binds may be posted: every request is signalled. */
+    private final boolean mayBind;
 
     private volatile DatEpState state = DatEpState.UNCONNECTED;
     /**
@@ -167,6 +182,17 @@ final class VerbsEp extends VerbsHandle implements DatEp {
     private final AtomicInteger reqUnreaped = new AtomicInteger();
     /** The first sequence of the current connection (see {@link #reset}); older completions hold no slot. */
     private volatile long reqEpochStart;
+
+    // Requests held behind a window bind (see the class comment); guarded by the send EVD's lock.
+    /** Requests from {@link #heldFrom} to {@link #reqPosted} are held; written under the send EVD's lock too. */
+    private volatile boolean holding;
+    private long heldFrom;
+    /** Per request slot, room for its work request followed by its SGEs; made by the EP's first held request. */
+    private MemorySegment[] heldWr;
+    private MemorySegment drainBadWr;
+    /** For the stand-in of a held request the QP refused ({@link #standIn}). */
+    private MemorySegment standInWr;
+    private MemorySegment standInAttr;
 
     // Receives, the same way (unused on an SRQ EP).
     private long[] recvCookie;
@@ -204,6 +230,7 @@ final class VerbsEp extends VerbsHandle implements DatEp {
         this.recvCq = recvEvd != null ? recvEvd : hiddenRecvEvd != null ? hiddenRecvEvd : sendCq;
         this.recvDepth = srq != null ? srq.capacity() : attr.maxRecvDtos();
         this.sendDepth = attr.maxRequestDtos();
+        this.mayBind = requestEvd == null || (requestEvd.flags & DatEvdFlags.RMR_BIND) != 0;
         sendCq.attach(sendDepth, false);
         recvCq.attach(recvDepth, solicitedWait);
         try {
@@ -259,6 +286,7 @@ final class VerbsEp extends VerbsHandle implements DatEp {
         reqRmr = new VerbsRmr[a.maxRequestDtos()];
         recvCookie = new long[srq == null ? a.maxRecvDtos() : 0];
         recvReport = new boolean[srq == null ? a.maxRecvDtos() : 0];
+        heldWr = null;
     }
 
     @Override
@@ -311,9 +339,10 @@ final class VerbsEp extends VerbsHandle implements DatEp {
         ia.progress().connecting.remove(this);
         ia.cmOwners.remove(key);
         ia.epsByQpn.remove(qpNum);
-        ia.verbs.ibv_destroy_qp(qp);
-        // No completion of this QP is translated from here on: the windows it was binding are replaced.
+        // No completion of this QP is translated from here on (the translating thread holds the EVD lock and finds
+        // the EP by QP number): the windows it was binding are replaced, and nothing held is posted to the QP.
         sendCq.locked(this::abandonBinds);
+        ia.verbs.ibv_destroy_qp(qp);
         if (srq != null) {
             srq.detachCq(recvCq);
         }
@@ -525,8 +554,9 @@ final class VerbsEp extends VerbsHandle implements DatEp {
         long seq = reqPosted;
         int i = (int) (seq % capacity);
         boolean report = (flags & DatCompletionFlags.SUPPRESS) == 0;
-        // Signal at least every capacity/2 requests, so unsignalled requests free their send-queue slots.
-        boolean signalled = report || unsignalledRun + 1 >= Math.max(1, capacity / 2);
+        // Signal at least every capacity/2 requests, so unsignalled requests free their send-queue slots; every
+        // request where a bind may follow (see the class comment).
+        boolean signalled = report || mayBind || unsignalledRun + 1 >= Math.max(1, capacity / 2);
         unsignalledRun = signalled ? 0 : unsignalledRun + 1;
         reqCookie[i] = cookie;
         reqLength[i] = length;
@@ -545,6 +575,9 @@ final class VerbsEp extends VerbsHandle implements DatEp {
         sendWr.set(JAVA_LONG, IbvSendWr.WR_RDMA_REMOTE_ADDR, remoteAddress);
         sendWr.set(JAVA_INT, IbvSendWr.WR_RDMA_RKEY, rkey);
         reqUnreaped.incrementAndGet();
+        if (holding && hold(seq, i, numSegments)) {
+            return DatReturn.DAT_SUCCESS;
+        }
         // Volatile: publishes the slot to the thread that will translate its completion.
         reqPosted = seq + 1;
         int rc = IbvOps.post_send(postSendFn, qp, sendWr, badWr);
@@ -597,6 +630,11 @@ final class VerbsEp extends VerbsHandle implements DatEp {
             if (!requestRoomLocked()) {
                 return DatReturn.DAT_INSUFFICIENT_RESOURCES;
             }
+            int contextBefore = rmr.rmrContext();
+            status = rmr.prepare(this, lmr, offset, length, privileges);
+            if (status != DatReturn.DAT_SUCCESS) {
+                return status;
+            }
             long seq = reqPosted;
             int i = (int) (seq % reqCookie.length);
             unsignalledRun = 0;
@@ -605,28 +643,161 @@ final class VerbsEp extends VerbsHandle implements DatEp {
             reqOp[i] = OP_BIND;
             reqReport[i] = (flags & DatCompletionFlags.SUPPRESS) == 0;
             reqRmr[i] = rmr;
-            bindArgs.set(JAVA_LONG, IbvMwBind.WR_ID, WorkRequests.id(WorkRequests.SEND, qpNum, seq));
-            bindArgs.set(JAVA_INT, IbvMwBind.SEND_FLAGS, LibIbverbs.IBV_SEND_SIGNALED
-                    | ((flags & DatCompletionFlags.BARRIER_FENCE) != 0 ? LibIbverbs.IBV_SEND_FENCE : 0));
+            long wrId = WorkRequests.id(WorkRequests.SEND, qpNum, seq);
+            int sendFlags = LibIbverbs.IBV_SEND_SIGNALED
+                    | ((flags & DatCompletionFlags.BARRIER_FENCE) != 0 ? LibIbverbs.IBV_SEND_FENCE : 0);
             reqUnreaped.incrementAndGet();
-            reqPosted = seq + 1;
-            int rc = rmr.post(this, qp, bindArgs, lmr, offset, length, privileges);
-            if (rc != DatReturn.DAT_SUCCESS) {
-                reqPosted = seq;
-                reqUnreaped.decrementAndGet();
-                reqRmr[i] = null;
+            sendCq.lock.lock();
+            try {
+                reqPosted = seq + 1;
+                if (!holding) {
+                    // What completed already counts: the bind goes now if nothing posted before it is outstanding.
+                    sendCq.takeCompletionsLocked();
+                    if (reqCompleted == seq) {
+                        bindArgs.set(JAVA_LONG, IbvMwBind.WR_ID, wrId);
+                        bindArgs.set(JAVA_INT, IbvMwBind.SEND_FLAGS, sendFlags);
+                        int rc = rmr.execute(qp, bindArgs);
+                        if (VerbsConfig.TRACE) {
+                            VerbsConfig.trace("bind qp " + qpNum + " seq " + seq + ": " + rc);
+                        }
+                        if (rc != 0) {
+                            reqPosted = seq;
+                            reqUnreaped.decrementAndGet();
+                            reqRmr[i] = null;
+                            rmr.withdraw(contextBefore);
+                            return postFailure(rc);
+                        }
+                        return DatReturn.DAT_SUCCESS;
+                    }
+                    if (heldWr == null) {
+                        allocateHeld();
+                    }
+                    heldFrom = seq;
+                    holding = true;
+                }
+                heldWr[i].set(JAVA_LONG, IbvSendWr.WR_ID, wrId);
+                heldWr[i].set(JAVA_INT, IbvSendWr.SEND_FLAGS, sendFlags);
+                if (VerbsConfig.TRACE) {
+                    VerbsConfig.trace("bind qp " + qpNum + " seq " + seq + " held behind seq " + reqCompleted);
+                }
+                return DatReturn.DAT_SUCCESS;
+            } finally {
+                sendCq.lock.unlock();
             }
-            return rc;
         } finally {
             lock.unlock();
         }
     }
 
+    /** Room for the work requests of held requests, one per request slot. Caller holds lock and the EVD's. */
+    private void allocateHeld() {
+        long wrSize = IbvSendWr.SIZE;
+        long stride = wrSize + sendSges.byteSize();
+        MemorySegment all = arena.allocate(stride * reqCookie.length, ADDRESS.byteAlignment());
+        MemorySegment[] slots = new MemorySegment[reqCookie.length];
+        for (int k = 0; k < slots.length; k++) {
+            slots[k] = all.asSlice(k * stride, stride);
+            slots[k].set(ADDRESS, IbvSendWr.SG_LIST, slots[k].asSlice(wrSize));
+        }
+        drainBadWr = arena.allocate(ADDRESS);
+        standInWr = arena.allocate(IbvSendWr.LAYOUT);
+        standInAttr = arena.allocate(IbvQpAttr.LAYOUT);
+        heldWr = slots;
+    }
+
     /**
-     * The binds in flight on this EP will never have their completions seen (the EP is being reset or freed): their
-     * windows are replaced. Caller holds the send EVD's lock, so no translation of them is under way.
+     * Holds the request in slot {@code i}, whose work request and SGEs are loaded, behind those held already; or
+     * answers {@code false} when nothing is held any more. Caller holds lock.
+     */
+    private boolean hold(long seq, int i, int numSegments) {
+        sendCq.lock.lock();
+        try {
+            if (!holding) {
+                return false;
+            }
+            MemorySegment wr = heldWr[i];
+            // Everything but sg_list, which points at the slot's own SGEs (see allocateHeld).
+            long sgList = IbvSendWr.SG_LIST;
+            long afterSgList = sgList + ADDRESS.byteSize();
+            MemorySegment.copy(sendWr, 0, wr, 0, sgList);
+            MemorySegment.copy(sendWr, afterSgList, wr, afterSgList, IbvSendWr.SIZE - afterSgList);
+            MemorySegment.copy(sendSges, 0, wr, IbvSendWr.SIZE, numSegments * IbvSge.SIZE);
+            reqPosted = seq + 1;
+            if (VerbsConfig.TRACE) {
+                VerbsConfig.trace("post_send qp " + qpNum + " seq " + seq + " held behind a bind");
+            }
+            return true;
+        } finally {
+            sendCq.lock.unlock();
+        }
+    }
+
+    /**
+     * Posts the held requests in order as far as they may go: a bind only once every request before it completed.
+     * Called by the thread that translated such a completion, under the send EVD's lock.
+     */
+    private void drainHeld() {
+        int capacity = reqCookie.length;
+        long posted = reqPosted;
+        while (heldFrom < posted) {
+            long seq = heldFrom;
+            int i = (int) (seq % capacity);
+            MemorySegment wr = heldWr[i];
+            int rc;
+            if (reqOp[i] == OP_BIND) {
+                if (reqCompleted != seq) {
+                    return;
+                }
+                bindArgs.set(JAVA_LONG, IbvMwBind.WR_ID, wr.get(JAVA_LONG, IbvSendWr.WR_ID));
+                bindArgs.set(JAVA_INT, IbvMwBind.SEND_FLAGS, wr.get(JAVA_INT, IbvSendWr.SEND_FLAGS));
+                rc = reqRmr[i] == null ? Errno.ENOMEM : reqRmr[i].execute(qp, bindArgs);
+            } else {
+                rc = IbvOps.post_send(postSendFn, qp, wr, drainBadWr);
+            }
+            if (VerbsConfig.TRACE) {
+                VerbsConfig.trace("held seq " + seq + " op " + reqOp[i] + " posted to qp " + qpNum + ": " + rc);
+            }
+            heldFrom = seq + 1;
+            if (rc != 0) {
+                standIn(wr, rc);
+            }
+        }
+        holding = false;
+    }
+
+    /**
+     * The QP refused a held request the consumer was told succeeded (the slot accounting keeps the queue from
+     * filling, so this is a device fault); it must still complete. The QP goes to ERROR, where a zero-length RDMA
+     * write under the request's {@code wr_id} flushes in its place, and the flush breaks the connection.
+     */
+    private void standIn(MemorySegment wr, int rc) {
+        LOG.log(System.Logger.Level.WARNING, "verbs qp " + qpNum + " refused a held request ("
+                + Errno.describe(Math.abs(rc))
+                + "): its completion is reported flushed and the connection breaks");
+        standInAttr.set(JAVA_INT, IbvQpAttr.QP_STATE, LibIbverbs.IBV_QPS_ERR);
+        try {
+            ia.verbs.ibv_modify_qp(qp, standInAttr, LibIbverbs.IBV_QP_STATE);
+        } catch (NativeCallException e) {
+            // Already in ERROR, or the device is gone.
+        }
+        standInWr.fill((byte) 0);
+        standInWr.set(JAVA_LONG, IbvSendWr.WR_ID, wr.get(JAVA_LONG, IbvSendWr.WR_ID));
+        standInWr.set(JAVA_INT, IbvSendWr.OPCODE, LibIbverbs.IBV_WR_RDMA_WRITE);
+        standInWr.set(JAVA_INT, IbvSendWr.SEND_FLAGS, LibIbverbs.IBV_SEND_SIGNALED);
+        int again = IbvOps.post_send(postSendFn, qp, standInWr, drainBadWr);
+        if (again != 0) {
+            LOG.log(System.Logger.Level.ERROR, "verbs qp " + qpNum + " refused the stand-in too ("
+                    + Errno.describe(Math.abs(again)) + "): a request's completion is lost");
+        }
+    }
+
+    /**
+     * The binds in flight or held on this EP will never have their completions seen (the EP is being reset or
+     * freed): their windows are replaced, and nothing held is posted any more. Caller holds the send EVD's lock, so
+     * no translation of them is under way.
      */
     private void abandonBinds() {
+        holding = false;
         int capacity = reqRmr.length;
         for (long seq = reqCompleted; seq < reqPosted; seq++) {
             int i = (int) (seq % capacity);
@@ -730,7 +901,14 @@ final class VerbsEp extends VerbsHandle implements DatEp {
         VerbsRmr rmr = reqRmr[i];
         if (rmr != null) {
             reqRmr[i] = null;
-            rmr.completed(status == DatDtoStatus.SUCCESS);
+            if (!rmr.completed(status == DatDtoStatus.SUCCESS) && status == DatDtoStatus.SUCCESS) {
+                // It went out under a key the consumer was not given (see VerbsRmr): a failed bind.
+                status = DatDtoStatus.RMR_OPERATION_FAILED;
+                dtoFailed(status);
+            }
+        }
+        if (holding && reqCompleted == heldFrom) {
+            drainHeld();
         }
         if (status == DatDtoStatus.SUCCESS && !reqReport[i]) {
             reqUnreaped.decrementAndGet();

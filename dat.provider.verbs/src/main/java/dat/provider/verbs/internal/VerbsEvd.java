@@ -81,7 +81,8 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
     private final boolean hidden;
     final long key;
     private final VerbsIa ia;
-    private final ReentrantLock lock = new ReentrantLock();
+    /** Also taken by an EP that holds requests back behind a window bind ({@link VerbsEp#postBind}). */
+    final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private final ThreadLocal<DatEvent> pollEvent = ThreadLocal.withInitial(DatEvent::new);
     /** Where a completion lost to overflow is translated, to free its request slot; guarded by {@link #lock}. */
@@ -654,14 +655,19 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
     void takeCompletions() {
         lock.lock();
         try {
-            int before = count;
-            fill(slots.length);
-            if (count != before) {
-                // A waiter whose notification this thread's poll consumed must look at the ring again.
-                changed.signalAll();
-            }
+            takeCompletionsLocked();
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** {@link #takeCompletions} for a caller that holds {@link #lock}. */
+    void takeCompletionsLocked() {
+        int before = count;
+        fill(slots.length);
+        if (count != before) {
+            // A waiter whose notification this thread's poll consumed must look at the ring again.
+            changed.signalAll();
         }
     }
 

@@ -13,6 +13,7 @@ import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.api.DatRmr;
 import dat.api.DatRmrParam;
+import dat.provider.verbs.internal.ffm.Errno;
 import dat.provider.verbs.internal.ffm.IbvMw;
 import dat.provider.verbs.internal.ffm.IbvMwBind;
 import dat.provider.verbs.internal.ffm.IbvMwBindInfo;
@@ -41,13 +42,18 @@ import java.util.ArrayDeque;
  *
  * <h2>Keys in flight</h2>
  * {@code ibv_bind_mw} computes the next rkey from {@code mw->rkey} and stores it there once posted; the HCA checks
- * the window's current key against the one the work request names. Binds on one send queue execute in order, so
- * several may be in flight there; a bind over another EP waits until the completions of the first EP's binds
- * were seen (it finds out by taking that EP's completions, else answers {@code DAT_INVALID_STATE}), because binds
- * on two queues could execute in either order. A bind that fails or is flushed did not execute, and the window
- * may still expose what the consumer meant to replace: the window is then deallocated and a fresh one allocated,
- * so no key handed out before reaches anything. The same happens to binds whose outcome can no longer be seen
- * (their EP reset or freed before the completion was taken).
+ * the window's current key against the one the work request names. A bind is accepted ({@link #prepare}) before
+ * it is posted ({@link #execute}): its EP may hold it back until the requests before it completed (see
+ * {@link VerbsEp#postBind}), yet {@code dat_rmr_bind} must hand out the new context at once. So the key is
+ * computed when the bind is accepted, as rdma-core's providers compute it ({@code ibv_inc_rkey}: the low byte
+ * counts up), and checked when it is posted; a provider that derived keys otherwise would make that bind complete
+ * {@code DAT_RMR_OPERATION_FAILED}, its window replaced, rather than expose the region under a key nobody was
+ * given. Binds on one send queue execute in order, so several may be in flight there; a bind over another EP waits
+ * until the completions of the first EP's binds were seen (it finds out by taking that EP's completions, else
+ * answers {@code DAT_INVALID_STATE}), because binds on two queues could execute in either order. A bind that fails
+ * or is flushed did not execute, and the window may still expose what the consumer meant to replace: the window is
+ * then deallocated and a fresh one allocated, so no key handed out before reaches anything. The same happens to
+ * binds whose outcome can no longer be seen (their EP reset or freed before the completion was taken).
  *
  * <h2>Locking</h2>
  * This object's monitor guards the window and its bookkeeping. It is taken under an EP's lock (posting) and under
@@ -62,7 +68,13 @@ final class VerbsRmr extends VerbsHandle implements DatRmr {
      * {@code privileges}, under {@code key}, through {@code region}, the window-sized region the bind registered.
      * An unbind has no LMR, length 0 and no region ({@code NULL}).
      */
-    record Binding(VerbsLmr lmr, long address, long length, int privileges, int key, MemorySegment region) {
+    record Binding(VerbsLmr lmr, long address, long length, int privileges, int key, MemorySegment region,
+                   boolean exact) {
+
+        /** The same bind, posted under a key other than the one the consumer was given. */
+        Binding inexact() {
+            return new Binding(lmr, address, length, privileges, key, region, false);
+        }
     }
 
     final VerbsPz pz;
@@ -74,6 +86,8 @@ final class VerbsRmr extends VerbsHandle implements DatRmr {
     private Binding applied;
     /** Binds posted on {@link #chainEp} whose completions were not yet seen, oldest first. */
     private final ArrayDeque<Binding> inFlight = new ArrayDeque<>();
+    /** Binds {@link #chainEp} accepted but holds back, oldest first: they come after every bind in flight. */
+    private final ArrayDeque<Binding> held = new ArrayDeque<>();
     private VerbsEp chainEp;
     /** A bind of the current chain failed: the window was replaced, the rest of the chain is flushed. */
     private boolean chainFailed;
@@ -120,16 +134,25 @@ final class VerbsRmr extends VerbsHandle implements DatRmr {
                 return true;
             }
         }
+        for (Binding b : held) {
+            if (b.lmr() == other) {
+                return true;
+            }
+        }
         return false;
     }
 
     /**
      * dat_rmr_free: "If RMR is bound, dat_rmr_free() unbinds ... and then free RMR": deallocating the window
-     * invalidates it at the HCA. A bind still in flight then fails at the HCA and breaks its connection.
+     * invalidates it at the HCA. A bind still in flight then fails at the HCA and breaks its connection. A bind its
+     * EP still holds back keeps the window until it is posted ({@link #execute}), and then meets the same fate.
      */
     @Override
     protected synchronized void destroy() {
         markClosed();
+        if (!held.isEmpty()) {
+            return;
+        }
         chainEp = null;
         deallocLocked();
         forgetAllLocked();
@@ -192,24 +215,28 @@ final class VerbsRmr extends VerbsHandle implements DatRmr {
 
     /** {@return the EP whose binds of this window are in flight, if it is not {@code ep}; else {@code null}} */
     synchronized VerbsEp busyElsewhere(VerbsEp ep) {
-        return !inFlight.isEmpty() && chainEp != ep ? chainEp : null;
+        return chained() && chainEp != ep ? chainEp : null;
+    }
+
+    private boolean chained() {
+        return !inFlight.isEmpty() || !held.isEmpty();
     }
 
     /**
-     * Posts the bind ({@code lmr == null}: the unbind) whose {@code wr_id} and {@code send_flags} the EP wrote into
-     * {@code args}. Caller holds the EP's lock.
+     * Accepts a bind ({@code lmr == null}: the unbind) on {@code ep}'s send queue: registers the window-sized region
+     * and gives the window the key the bind will carry, which {@link #rmrContext} reports from now on. The bind
+     * reaches the HCA with {@link #execute}. Caller holds the EP's lock.
      *
      * @return a DAT return code
      */
-    synchronized int post(VerbsEp ep, MemorySegment qp, MemorySegment args, VerbsLmr lmr, long offset, long length,
-                          int privileges) {
+    synchronized int prepare(VerbsEp ep, VerbsLmr lmr, long offset, long length, int privileges) {
         if (isClosed()) {
             return DatReturn.DAT_INVALID_HANDLE;
         }
         if (mw == null) {
             return DatReturn.DAT_INSUFFICIENT_RESOURCES;
         }
-        if (!inFlight.isEmpty() && chainEp != ep) {
+        if (chained() && chainEp != ep) {
             return DatReturn.DAT_INVALID_STATE;
         }
         long address = lmr == null ? 0 : lmr.address + offset;
@@ -224,32 +251,82 @@ final class VerbsRmr extends VerbsHandle implements DatRmr {
                 return DatReturn.DAT_INSUFFICIENT_RESOURCES;
             }
         }
-        long info = IbvMwBind.BIND_INFO;
-        // An unbind names the PZ's anchor region: rxe's provider reads the region's lkey even for length 0.
-        args.set(ADDRESS, info + IbvMwBindInfo.MR, lmr == null ? pz.windowAnchor() : region);
-        args.set(JAVA_LONG, info + IbvMwBindInfo.ADDR, address);
-        args.set(JAVA_LONG, info + IbvMwBindInfo.LENGTH, lmr == null ? 0 : length);
-        args.set(JAVA_INT, info + IbvMwBindInfo.MW_ACCESS_FLAGS, lmr == null ? 0 : access(privileges));
-        int rc = IbvOps.ibv_bind_mw(qp, mw, args);
-        if (rc != 0) {
-            deregister(region);
-            return VerbsEp.postFailure(rc);
-        }
-        int key = mw.get(JAVA_INT, IbvMw.RKEY);
-        inFlight.add(new Binding(lmr, address, lmr == null ? 0 : length, lmr == null ? 0 : privileges, key,
-                region));
+        int key = nextKey(context);
+        held.add(new Binding(lmr, address, lmr == null ? 0 : length, lmr == null ? 0 : privileges, key, region,
+                true));
         chainEp = ep;
         context = key;
         return DatReturn.DAT_SUCCESS;
     }
 
-    /** The completion of this window's oldest bind in flight was seen. Called under the EVD's lock. */
-    synchronized void completed(boolean success) {
+    /** {@return the key {@code ibv_bind_mw} gives a type 1 window bound under {@code key}} ({@code ibv_inc_rkey}) */
+    static int nextKey(int key) {
+        return (key & ~0xFF) | ((key + 1) & 0xFF);
+    }
+
+    /**
+     * Posts the oldest accepted bind with {@code ibv_bind_mw}; {@code args} carries its {@code wr_id} and
+     * {@code send_flags}. From here on the bind counts as in flight, posted or not: a bind that could not be posted
+     * must still complete (see {@link VerbsEp}'s stand-in), or be withdrawn with {@link #withdraw}. Caller holds
+     * the EP's send EVD lock.
+     *
+     * @return 0, or the errno of the failed post
+     */
+    synchronized int execute(MemorySegment qp, MemorySegment args) {
+        Binding b = held.poll();
+        int rc;
+        if (mw == null) {
+            // Replacing the window failed after a bind of this chain failed: nothing to bind.
+            rc = Errno.ENOMEM;
+        } else {
+            long info = IbvMwBind.BIND_INFO;
+            // An unbind names the PZ's anchor region: rxe's provider reads the region's lkey even for length 0.
+            args.set(ADDRESS, info + IbvMwBindInfo.MR, b.lmr() == null ? pz.windowAnchor() : b.region());
+            args.set(JAVA_LONG, info + IbvMwBindInfo.ADDR, b.address());
+            args.set(JAVA_LONG, info + IbvMwBindInfo.LENGTH, b.length());
+            args.set(JAVA_INT, info + IbvMwBindInfo.MW_ACCESS_FLAGS, b.lmr() == null ? 0 : access(b.privileges()));
+            rc = IbvOps.ibv_bind_mw(qp, mw, args);
+            if (rc == 0 && mw.get(JAVA_INT, IbvMw.RKEY) != b.key()) {
+                b = b.inexact();
+            }
+        }
+        inFlight.add(b);
+        if (isClosed() && held.isEmpty()) {
+            // dat_rmr_free came while the EP held this bind back: it frees the window now (see destroy).
+            chainEp = null;
+            deallocLocked();
+            forgetAllLocked();
+        }
+        return rc;
+    }
+
+    /**
+     * The bind {@link #execute} just failed to post, on the consumer's own call: it never happened, and the call
+     * fails. {@code previousContext} is the context before {@link #prepare}.
+     */
+    synchronized void withdraw(int previousContext) {
+        Binding b = inFlight.pollLast();
+        if (b != null) {
+            deregister(b.region());
+            context = previousContext;
+        }
+        if (!chained()) {
+            chainEp = null;
+        }
+    }
+
+    /**
+     * The completion of this window's oldest bind in flight was seen. Called under the EVD's lock.
+     *
+     * @return whether the bind did what the consumer asked: {@code success}, unless it went out under another key
+     */
+    synchronized boolean completed(boolean success) {
         Binding b = inFlight.poll();
         if (b == null || isClosed()) {
-            return;
+            return success;
         }
-        if (!chainFailed && success) {
+        boolean took = success && b.exact();
+        if (!chainFailed && took) {
             // The window left the previous binding's region when this bind executed.
             Binding old = applied;
             applied = b.length() == 0 ? null : b;
@@ -264,10 +341,11 @@ final class VerbsRmr extends VerbsHandle implements DatRmr {
             // Did not execute (or the window it would have bound is gone).
             deregister(b.region());
         }
-        if (inFlight.isEmpty()) {
+        if (!chained()) {
             chainEp = null;
             chainFailed = false;
         }
+        return took;
     }
 
     /**
@@ -275,12 +353,17 @@ final class VerbsRmr extends VerbsHandle implements DatRmr {
      * the window exposes is unknown, so it is replaced. Called under the EP's send EVD lock.
      */
     synchronized void abandon(VerbsEp ep) {
-        if (chainEp != ep || isClosed()) {
+        if (chainEp != ep) {
             return;
         }
         chainEp = null;
         chainFailed = false;
-        replaceLocked();
+        if (isClosed()) {
+            // Freed while its EP held a bind back (see destroy): nothing will post it now.
+            deallocLocked();
+        } else {
+            replaceLocked();
+        }
         forgetAllLocked();
     }
 
@@ -318,6 +401,10 @@ final class VerbsRmr extends VerbsHandle implements DatRmr {
             deregister(b.region());
         }
         inFlight.clear();
+        for (Binding b : held) {
+            deregister(b.region());
+        }
+        held.clear();
         if (applied != null) {
             deregister(applied.region());
             applied = null;

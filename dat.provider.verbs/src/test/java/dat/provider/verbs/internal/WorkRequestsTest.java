@@ -25,6 +25,18 @@ import org.junit.jupiter.api.Test;
 class WorkRequestsTest {
 
     @Test
+    void aWindowKeyPredictedAtBindTimeCountsItsLowByteAsIbvIncRkeyDoes() {
+        assertEquals(0x1234_5679, VerbsRmr.nextKey(0x1234_5678));
+        assertEquals(0x1234_5600, VerbsRmr.nextKey(0x1234_56FF), "the low byte wraps, the index stays");
+        assertEquals(0xFFFF_FF00, VerbsRmr.nextKey(0xFFFF_FFFF), "no carry into the index, even at the top");
+        int key = 0x0000_0300;
+        for (int k = 0; k < 256; k++) {
+            key = VerbsRmr.nextKey(key);
+        }
+        assertEquals(0x0000_0300, key, "256 binds bring the key round");
+    }
+
+    @Test
     void workRequestIdsCarryKindOwnerAndSequence() {
         long id = WorkRequests.id(WorkRequests.SRQ, 0xABCDEF, 0x1_2345_6789L);
         assertEquals(WorkRequests.SRQ, WorkRequests.kind(id));
