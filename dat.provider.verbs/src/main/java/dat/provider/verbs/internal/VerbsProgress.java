@@ -80,6 +80,7 @@ final class VerbsProgress implements Runnable {
     /** Connections a failed DTO broke, to be torn down on this thread (see {@link #breakLater}). */
     private final Queue<Break> breaks = new ConcurrentLinkedQueue<>();
     private final Thread thread;
+    private final AsyncTargets targets = new IaTargets();
     private volatile boolean running = true;
 
     VerbsProgress(VerbsIa ia, int cmFd, int compFd, int asyncFd) {
@@ -258,38 +259,102 @@ final class VerbsProgress implements Runnable {
             VerbsConfig.trace("async event " + ia.verbs.ibv_event_type_str(type) + " qp " + qpn + " srq " + srqKey
                     + " cq " + cqKey);
         }
+        route(type, qpn, (int) srqKey, cqKey, targets);
+    }
+
+    /**
+     * What an acknowledged async event means for the IA's objects. Apart from reading the event, so that a test can
+     * raise the events no soft device raises ({@code IBV_EVENT_SRQ_ERR}, {@code IBV_EVENT_DEVICE_FATAL}).
+     *
+     * @param type the {@code ibv_event_type}
+     * @param qpn the QP number of a QP event
+     * @param srqIndex the index of an SRQ event's SRQ (its context)
+     * @param cqKey the key of a CQ event's EVD (its context)
+     * @param to where the event goes
+     */
+    static void route(int type, int qpn, int srqIndex, long cqKey, AsyncTargets to) {
         switch (type) {
-            case LibIbverbs.IBV_EVENT_SRQ_LIMIT_REACHED -> {
-                VerbsSrq srq = ia.srqsByIndex.get((int) srqKey);
-                if (srq != null) {
-                    srq.limitReached();
-                }
-            }
+            case LibIbverbs.IBV_EVENT_SRQ_LIMIT_REACHED -> to.srqLimitReached(srqIndex);
+            case LibIbverbs.IBV_EVENT_SRQ_ERR -> to.srqFailed(srqIndex);
             case LibIbverbs.IBV_EVENT_QP_FATAL, LibIbverbs.IBV_EVENT_QP_REQ_ERR,
-                 LibIbverbs.IBV_EVENT_QP_ACCESS_ERR -> {
-                VerbsEp ep = ia.epsByQpn.get(qpn);
-                if (ep != null) {
-                    ep.qpFailed(ia.verbs.ibv_event_type_str(type));
-                }
-            }
-            case LibIbverbs.IBV_EVENT_COMM_EST -> {
-                VerbsEp ep = ia.epsByQpn.get(qpn);
-                if (ep != null) {
-                    ep.communicationEstablished();
-                }
-            }
-            case LibIbverbs.IBV_EVENT_CQ_ERR -> {
-                VerbsEvd evd = ia.evdsByKey.get(cqKey);
-                if (evd != null) {
-                    ia.async().postAsync(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, evd,
-                            DatAsyncReason.EVD_OVERFLOW_ERROR);
-                }
-            }
-            case LibIbverbs.IBV_EVENT_DEVICE_FATAL -> ia.async().postAsync(DatEventType.ASYNC_ERROR_IA_CATASTROPHIC,
-                    ia, DatAsyncReason.IA_CATASTROPHIC_ERROR);
+                 LibIbverbs.IBV_EVENT_QP_ACCESS_ERR -> to.qpFailed(qpn, type);
+            case LibIbverbs.IBV_EVENT_COMM_EST -> to.communicationEstablished(qpn);
+            case LibIbverbs.IBV_EVENT_CQ_ERR -> to.cqFailed(cqKey);
+            case LibIbverbs.IBV_EVENT_DEVICE_FATAL -> to.deviceFailed();
             default -> {
                 // Port, GID, LID and SM changes and LAST_WQE_REACHED need no DAT event.
             }
+        }
+    }
+
+    /** The IA's objects as async events reach them (see {@link #route}); objects already freed are skipped. */
+    interface AsyncTargets {
+
+        /** {@code IBV_EVENT_SRQ_LIMIT_REACHED}. */
+        void srqLimitReached(int srqIndex);
+
+        /** {@code IBV_EVENT_SRQ_ERR}: the SRQ is in error. */
+        void srqFailed(int srqIndex);
+
+        /** {@code IBV_EVENT_QP_FATAL}, {@code _REQ_ERR}, {@code _ACCESS_ERR}: the connection is broken. */
+        void qpFailed(int qpn, int type);
+
+        /** {@code IBV_EVENT_COMM_EST}. */
+        void communicationEstablished(int qpn);
+
+        /** {@code IBV_EVENT_CQ_ERR}: the CQ overran. */
+        void cqFailed(long cqKey);
+
+        /** {@code IBV_EVENT_DEVICE_FATAL}. */
+        void deviceFailed();
+    }
+
+    /** This IA's objects, found by number or key. */
+    private final class IaTargets implements AsyncTargets {
+
+        @Override
+        public void srqLimitReached(int srqIndex) {
+            VerbsSrq srq = ia.srqsByIndex.get(srqIndex);
+            if (srq != null) {
+                srq.limitReached();
+            }
+        }
+
+        @Override
+        public void srqFailed(int srqIndex) {
+            VerbsSrq srq = ia.srqsByIndex.get(srqIndex);
+            if (srq != null) {
+                srq.failed();
+            }
+        }
+
+        @Override
+        public void qpFailed(int qpn, int type) {
+            VerbsEp ep = ia.epsByQpn.get(qpn);
+            if (ep != null) {
+                ep.qpFailed(ia.verbs.ibv_event_type_str(type));
+            }
+        }
+
+        @Override
+        public void communicationEstablished(int qpn) {
+            VerbsEp ep = ia.epsByQpn.get(qpn);
+            if (ep != null) {
+                ep.communicationEstablished();
+            }
+        }
+
+        @Override
+        public void cqFailed(long cqKey) {
+            VerbsEvd evd = ia.evdsByKey.get(cqKey);
+            if (evd != null) {
+                ia.async().postAsync(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, evd, DatAsyncReason.EVD_OVERFLOW_ERROR);
+            }
+        }
+
+        @Override
+        public void deviceFailed() {
+            ia.async().postAsync(DatEventType.ASYNC_ERROR_IA_CATASTROPHIC, ia, DatAsyncReason.IA_CATASTROPHIC_ERROR);
         }
     }
 }

@@ -80,6 +80,8 @@ final class VerbsSrq extends VerbsHandle implements DatSrq {
     private int outstanding;
     private int lowWatermark;
     private boolean lowWatermarkArmed;
+    /** {@code IBV_EVENT_SRQ_ERR} came ({@link #failed}). */
+    private boolean inError;
     /** The CQs its EPs' receives complete on, once per EP: dat_srq_set_lw polls them before it compares. */
     private final CopyOnWriteArrayList<VerbsEvd> cqs = new CopyOnWriteArrayList<>();
 
@@ -352,6 +354,27 @@ final class VerbsSrq extends VerbsHandle implements DatSrq {
         cqs.remove(cq);
     }
 
+    /**
+     * The progress thread saw {@code IBV_EVENT_SRQ_ERR}: the HCA moved the SRQ to its error state, and flushes what
+     * was posted. dat_srq_query reports {@code DAT_SRQ_STATE_ERROR} from now on, and the async EVD gets
+     * {@code DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR} naming the SRQ, reason {@code DAT_SRQ_TRANSFER_TO_ERROR}, once.
+     * Posting stays valid ("for all states of the Shared Receive Queue"); the HCA flushes what is posted.
+     */
+    void failed() {
+        boolean first;
+        lock.lock();
+        try {
+            first = !inError && !isClosed();
+            inError = true;
+        } finally {
+            lock.unlock();
+        }
+        if (first) {
+            ia.async().postAsync(DatEventType.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, this,
+                    DatAsyncReason.SRQ_TRANSFER_TO_ERROR);
+        }
+    }
+
     /** The progress thread saw {@code IBV_EVENT_SRQ_LIMIT_REACHED}. */
     void limitReached() {
         boolean fire;
@@ -374,7 +397,8 @@ final class VerbsSrq extends VerbsHandle implements DatSrq {
         requireOpen("dat_srq_query");
         lock.lock();
         try {
-            return new DatSrqParam(ia, DatSrqState.OPERATIONAL, pz, max, maxRecvIov, lowWatermark,
+            DatSrqState state = inError ? DatSrqState.ERROR : DatSrqState.OPERATIONAL;
+            return new DatSrqParam(ia, state, pz, max, maxRecvIov, lowWatermark,
                     Dat.DAT_VALUE_UNKNOWN, outstanding);
         } finally {
             lock.unlock();
