@@ -115,6 +115,19 @@ class SourceTreeTest {
     }
 
     @Test
+    void theDatCallMapIsWhatTheGeneratorWrites(@TempDir Path out) throws IOException, InterruptedException {
+        Path root = root();
+        Path written = out.resolve("dat-calls.md");
+        Process p = new ProcessBuilder("python3", "tools/gen-dat-calls.py", written.toString())
+                .directory(root.toFile()).redirectErrorStream(true).start();
+        String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the generator did not finish");
+        assertEquals(0, p.exitValue(), "python3 tools/gen-dat-calls.py: " + log);
+        assertEquals(Files.readString(written), Files.readString(root.resolve("docs/dat-calls.md")),
+                "docs/dat-calls.md differs from the sources: run python3 tools/gen-dat-calls.py");
+    }
+
+    @Test
     void theAttributeRecordsAreWhatTheGeneratorWrites(@TempDir Path out) throws IOException, InterruptedException {
         Path root = root();
         Process p = new ProcessBuilder("python3", "tools/gen-attr-records.py", out.toString()).directory(root.toFile())
