@@ -5,6 +5,7 @@ import dat.api.DatDtoStatus;
 import dat.api.DatEp;
 import dat.api.DatEvd;
 import dat.api.DatEvent;
+import dat.spi.Rings;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -445,7 +446,7 @@ abstract class EventRingConfig {
     final long[] seqs;
 
     EventRingConfig(DatEvd evd, int capacity) {
-        int size = Integer.highestOneBit(Math.max(1, capacity - 1)) << 1;
+        int size = Rings.size(capacity);
         this.evd = evd;
         this.capacity = capacity;
         this.mask = size - 1;

@@ -14,6 +14,7 @@ import dat.api.DatSrqState;
 import dat.api.Iov;
 import dat.spi.DatArgs;
 import dat.spi.ProviderHandle;
+import dat.spi.Rings;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
@@ -99,7 +100,7 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
      *     in their slots, then new ones
      */
     private Dto[] descriptors(Dto[] from, int capacity) {
-        Dto[] to = new Dto[Integer.highestOneBit(Math.max(1, capacity - 1)) << 1];
+        Dto[] to = new Dto[Rings.size(capacity)];
         int n = Math.min(from.length, to.length);
         System.arraycopy(from, 0, to, 0, n);
         for (int i = n; i < to.length; i++) {

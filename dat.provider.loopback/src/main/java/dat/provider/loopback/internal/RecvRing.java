@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.provider.loopback.internal;
 
+import dat.spi.Rings;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -210,7 +211,7 @@ abstract class RecvRingConfig {
     final Dto spare;
 
     RecvRingConfig(int capacity, int maxSegments) {
-        int size = Integer.highestOneBit(Math.max(1, capacity - 1)) << 1;
+        int size = Rings.size(capacity);
         this.capacity = capacity;
         this.mask = size - 1;
         this.slots = new Dto[size];

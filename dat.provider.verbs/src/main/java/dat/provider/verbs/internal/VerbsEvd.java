@@ -26,6 +26,7 @@ import dat.provider.verbs.internal.ffm.LibIbverbs;
 import dat.provider.verbs.internal.ffm.NativeCallException;
 import dat.spi.DatArgs;
 import dat.spi.ProviderHandle;
+import dat.spi.Rings;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
@@ -94,7 +95,10 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
     private final MemorySegment notifyFn;
     private final MemorySegment wcs;
 
-    // Guarded by lock.
+    // Guarded by lock. The slot arrays are a power of two long (Rings.size) so that indices wrap with a mask; the
+    // consumer's evd_qlen, not their length, is what the ring may hold.
+    private int qlen;
+    private int mask;
     private DatEvent[] slots;
     private long[] tokens;
     /** Which queued events are unsignalled, and how many. */
@@ -125,9 +129,11 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
         this.isAsync = isAsync;
         this.cno = cno;
         this.key = ia.newKey();
-        this.slots = newSlots(qlen);
-        this.tokens = new long[qlen];
-        this.quiet = new boolean[qlen];
+        this.qlen = qlen;
+        this.slots = newSlots(Rings.size(qlen));
+        this.mask = slots.length - 1;
+        this.tokens = new long[slots.length];
+        this.quiet = new boolean[slots.length];
         if ((flags & (DatEvdFlags.DTO | DatEvdFlags.RMR_BIND)) != 0) {
             this.arena = Arena.ofShared();
             try {
@@ -188,7 +194,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
         try {
             countQueue(solicitedOnly, 1);
             attachedDepth += depth;
-            int want = slots.length + attachedDepth;
+            int want = qlen + attachedDepth;
             if (cq.address() != 0 && want > cqCapacity) {
                 try {
                     ia.verbs.ibv_resize_cq(cq, want);
@@ -288,7 +294,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
             // Queued completions are never reaped now: give their slots back.
             while (count > 0) {
                 long token = tokens[head];
-                head = (head + 1) % slots.length;
+                head = (head + 1) & mask;
                 count--;
                 release(token);
             }
@@ -331,11 +337,11 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
             if (isClosed()) {
                 return;
             }
-            if (count == slots.length) {
+            if (count == qlen) {
                 overflow = !overflowing && !isAsync;
                 overflowing = true;
             } else {
-                int i = (head + count) % slots.length;
+                int i = (head + count) & mask;
                 fill.accept(slots[i]);
                 tokens[i] = 0;
                 quiet[i] = false;
@@ -366,10 +372,10 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
                 return DatReturn.DAT_INVALID_HANDLE;
             }
             // dat_evd_post_se: a full queue refuses the event; it is not an overflow.
-            if (count == slots.length) {
+            if (count == qlen) {
                 return DatReturn.DAT_QUEUE_FULL;
             }
-            int i = (head + count) % slots.length;
+            int i = (head + count) & mask;
             slots[i].setSoftwareEvent(this, pointer);
             tokens[i] = 0;
             quiet[i] = false;
@@ -407,7 +413,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
             // Armed before polling: a completion that lands after the poll raises the next notification.
             arm();
             int before = count;
-            fill(slots.length);
+            fill(qlen);
             overflow = dropOverflow();
             if (count != before) {
                 changed.signalAll();
@@ -431,7 +437,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
      * @return whether this opened an overflow episode, which the caller reports
      */
     private boolean dropOverflow() {
-        if (count < slots.length) {
+        if (count < qlen) {
             return false;
         }
         boolean opened = false;
@@ -473,14 +479,14 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
         if (cq.address() == 0 || isClosed()) {
             return;
         }
-        while (count < want && count < slots.length) {
-            int n = IbvOps.poll_cq(pollFn, cq, Math.min(BATCH, slots.length - count), wcs);
+        while (count < want && count < qlen) {
+            int n = IbvOps.poll_cq(pollFn, cq, Math.min(BATCH, qlen - count), wcs);
             if (n <= 0) {
                 return;
             }
             for (int k = 0; k < n; k++) {
                 long wc = k * IbvWc.SIZE;
-                int i = (head + count) % slots.length;
+                int i = (head + count) & mask;
                 long token = translate(wc, slots[i]);
                 if (token != 0) {
                     tokens[i] = token;
@@ -494,7 +500,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
 
     /** Fills as far as a waiter for {@code threshold} needs: everything there is while no signalled event is queued. */
     private void fillFor(int threshold) {
-        fill(count > quietCount ? threshold : slots.length);
+        fill(count > quietCount ? threshold : qlen);
     }
 
     /**
@@ -607,7 +613,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
         event.copyFrom(slots[head]);
         long token = tokens[head];
         quietCount -= quiet[head] ? 1 : 0;
-        head = (head + 1) % slots.length;
+        head = (head + 1) & mask;
         count--;
         overflowing = false;
         return token;
@@ -624,14 +630,14 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
         lock.lock();
         try {
             while (true) {
-                fill(slots.length);
+                fill(qlen);
                 if (count == 0) {
                     return dropped;
                 }
                 while (count > 0) {
                     release(tokens[head]);
                     quietCount -= quiet[head] ? 1 : 0;
-                    head = (head + 1) % slots.length;
+                    head = (head + 1) & mask;
                     count--;
                     dropped++;
                 }
@@ -664,7 +670,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
     /** {@link #takeCompletions} for a caller that holds {@link #lock}. */
     void takeCompletionsLocked() {
         int before = count;
-        fill(slots.length);
+        fill(qlen);
         if (count != before) {
             // A waiter whose notification this thread's poll consumed must look at the ring again.
             changed.signalAll();
@@ -743,7 +749,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
             if (isClosed()) {
                 return DatReturn.DAT_INVALID_HANDLE;
             }
-            if (threshold < 1 || threshold > slots.length) {
+            if (threshold < 1 || threshold > qlen) {
                 return DatReturn.DAT_INVALID_PARAMETER;
             }
             if (unwaitable || cno != null || waiter != null) {
@@ -854,11 +860,11 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
                 }
                 cqCapacity = evdMinQlen;
             }
-            DatEvent[] nextSlots = newSlots(evdMinQlen);
-            long[] nextTokens = new long[evdMinQlen];
-            boolean[] nextQuiet = new boolean[evdMinQlen];
+            DatEvent[] nextSlots = newSlots(Rings.size(evdMinQlen));
+            long[] nextTokens = new long[nextSlots.length];
+            boolean[] nextQuiet = new boolean[nextSlots.length];
             for (int k = 0; k < count; k++) {
-                int i = (head + k) % slots.length;
+                int i = (head + k) & mask;
                 nextSlots[k].copyFrom(slots[i]);
                 nextTokens[k] = tokens[i];
                 nextQuiet[k] = quiet[i];
@@ -866,6 +872,8 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
             slots = nextSlots;
             tokens = nextTokens;
             quiet = nextQuiet;
+            qlen = evdMinQlen;
+            mask = nextSlots.length - 1;
             head = 0;
             changed.signalAll();
         } finally {
@@ -903,7 +911,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
         try {
             int state = (enabled ? DatEvdParam.STATE_ENABLED : DatEvdParam.STATE_DISABLED)
                     | (unwaitable ? DatEvdParam.STATE_UNWAITABLE : DatEvdParam.STATE_WAITABLE);
-            return new DatEvdParam(ia, slots.length, state, cno, flags);
+            return new DatEvdParam(ia, qlen, state, cno, flags);
         } finally {
             lock.unlock();
         }
