@@ -3,10 +3,10 @@
 """Writes docs/dat-calls.md: every DAT call, the API method that implements it, each provider's file, its TCK rules.
 
 Read from the sources, so it cannot drift: the API method is the one whose Javadoc opens with {@code dat_...}; a
-provider's file is its class implementing that API type; a rule belongs to the longest call its name starts with
-(required_ep_post_send_... to dat_ep_post_send). Run from the repository root after changing any of them:
-python3 tools/gen-dat-calls.py. An argument names another output file (dat.api's SourceTreeTest writes there and
-compares).
+provider's file is its class implementing that API type, or the class that class hands the method to; a rule
+belongs to the longest call its name starts with (required_ep_post_send_... to dat_ep_post_send). Run from the
+repository root after changing any of them: python3 tools/gen-dat-calls.py. An argument names another output file
+(dat.api's SourceTreeTest writes there and compares).
 """
 import os
 import re
@@ -67,6 +67,16 @@ def provider_files(root):
     return files
 
 
+def delegate(path, method):
+    """The file that does a provider method's work: its own, or, when its body only hands the call to a field
+    (`return data.postSend(...)`), the file of that field's class beside it (an object split by job)."""
+    text = open(path, encoding="utf-8").read()
+    call = re.search(r"\b%s\s*\([^)]*\)\s*\{\s*(?:return\s+)?(\w+)\.%s\s*\(" % (method, method), text)
+    field = call and re.search(r"\b(\w+)\s+%s\s*[;=]" % call.group(1), text)
+    target = field and os.path.join(os.path.dirname(path), field.group(1) + ".java")
+    return target if target and os.path.exists(target) else path
+
+
 def tck_rules():
     """[(rule, file)] for every rule method of the kit."""
     rules = []
@@ -109,10 +119,10 @@ def main():
     ]
     for call in sorted(calls):
         methods = calls[call]
-        types = [m.split(".")[0] for m in methods]
         cells = []
         for name, _ in PROVIDERS:
-            found = sorted({impl[name][t] for t in types if t in impl[name]})
+            found = sorted({delegate(impl[name][t], m) for t, m in (q.split(".") for q in methods)
+                            if t in impl[name]})
             cells.append(", ".join(link(p) for p in found) or "-")
         rules = by_call.get(call, [])
         files = sorted({p for _, p in rules})

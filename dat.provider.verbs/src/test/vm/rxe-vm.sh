@@ -72,8 +72,9 @@ readonly DEFAULT_GRACE=120
 # shellcheck disable=SC2016
 default_cmd() {
     case $1 in
-        # The campaign episode that once found a verbs defect replays first (seed, steps; see VerbsEp.dtoFailed),
-        # then the whole kit, its campaign from a fresh seed (printed with the result, for a replay).
+        # The campaign episode that once found a verbs defect replays first (seed, steps; see
+        # VerbsEpConnection.dtoFailed), then the whole kit, its campaign from a fresh seed (printed with the result,
+        # for a replay).
         vm) echo 'dat info -v && dat tck --provider verbs --strict --only required_campaign_randomSequencesAgreeWithTheModel --seed 0xec9c1700eac897fa --steps 642 --random-seconds 600 --reports "$DAT_VM_OUT/tck-reports-seeds" && dat tck --provider verbs --strict --steps 20000 --random-seconds 900 --concurrent-seconds 30 --exclude "$DAT_VM_OUT/verbs-tck-exclude.txt" --reports "$DAT_VM_OUT/tck-reports"' ;;
         a) echo 'dat tck-peer --provider verbs --conn-qual 7471 --timeout 1800' ;;
         b) echo 'dat tck --provider verbs --strict --peer 192.0.2.1:7471 --exclude "$DAT_VM_OUT/verbs-tck-exclude.txt" --reports "$DAT_VM_OUT/tck-reports-b"' ;;

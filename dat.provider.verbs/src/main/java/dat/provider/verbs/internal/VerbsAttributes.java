@@ -83,7 +83,7 @@ final class VerbsAttributes {
                 .srqEpPzDifferenceSupported(false)
                 .srqInfoSupported(d.maxSrq() > 0 ? Dat.DAT_SRQ_INFO_OUTSTANDING_DTO_COUNT : 0)
                 // Counted for EPs with their own receive queue; an SRQ EP answers DAT_VALUE_UNKNOWN (VerbsEp).
-                // An SRQ buffer a message is still arriving into is not visible to verbs: see VerbsEp.recvQuery.
+                // An SRQ buffer a message is still arriving into is not visible to verbs: see VerbsEpControl.recvQuery.
                 .epRecvInfoSupported(0)
                 .lmrSyncReq(false)
                 .dtoAsyncReturnGuaranteed(false)

@@ -243,7 +243,7 @@ final class VerbsCr extends VerbsHandle implements DatCr {
             }
             passive = ia.own(ep, VerbsEp.class, DatReturnSubtype.INVALID_HANDLE_EP, call, "ep_handle");
         }
-        passive.accept(this, data);
+        passive.connection.accept(this, data);
         // dat_cr_accept consumes the request; the id now belongs to the EP (or was refused by the device).
         markClosed();
     }
@@ -264,7 +264,7 @@ final class VerbsCr extends VerbsHandle implements DatCr {
         ia.cmOwners.remove(key);
         refuse(ia, id);
         if (rsp != null) {
-            rsp.ep.unreserve(rsp);
+            rsp.ep.connection.unreserve(rsp);
         }
     }
 
@@ -294,7 +294,7 @@ final class VerbsCr extends VerbsHandle implements DatCr {
         markClosed();
         ia.cmOwners.remove(key);
         if (rsp != null) {
-            rsp.ep.unreserve(rsp);
+            rsp.ep.connection.unreserve(rsp);
         }
         target.connectionRequest(new VerbsProgress.CmEvent(LibRdmacm.RDMA_CM_EVENT_CONNECT_REQUEST, 0, id, 0, 0,
                 privateData, responderResources, initiatorDepth));

@@ -82,7 +82,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
     private final boolean hidden;
     final long key;
     private final VerbsIa ia;
-    /** Also taken by an EP that holds requests back behind a window bind ({@link VerbsEp#postBind}). */
+    /** Also taken by an EP that holds requests back behind a window bind ({@link VerbsEpData#postBind}). */
     final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private final ThreadLocal<DatEvent> pollEvent = ThreadLocal.withInitial(DatEvent::new);
@@ -541,19 +541,19 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
             translatedQuiet = unsolicited(ep, status, wc);
         }
         long token = kind == WorkRequests.RECV
-                ? ep.recvCompleted(wrId, status, Integer.toUnsignedLong(wcs.get(JAVA_INT, wc + IbvWc.BYTE_LEN)),
+                ? ep.data.recvCompleted(wrId, status, Integer.toUnsignedLong(wcs.get(JAVA_INT, wc + IbvWc.BYTE_LEN)),
                         this, slot)
-                : ep.requestCompleted(wrId, status, this, slot);
+                : ep.data.requestCompleted(wrId, status, this, slot);
         return broke(ep, token, status);
     }
 
     /**
      * A completion the EP owned (a token: an error is always reported) with an error status breaks its connection;
-     * a flush only where the EP still thinks it connected (see {@link VerbsEp#dtoFailed}).
+     * a flush only where the EP still thinks it connected (see {@link VerbsEpConnection#dtoFailed}).
      */
     private static long broke(VerbsEp ep, long token, DatDtoStatus status) {
         if (token != 0 && ep != null && status != DatDtoStatus.SUCCESS) {
-            ep.dtoFailed(status);
+            ep.connection.dtoFailed(status);
         }
         return token;
     }
@@ -568,7 +568,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
     /** A message landed for {@code ep} (a receive of its own or an SRQ buffer it took). */
     private static void arrived(VerbsEp ep, DatDtoStatus status) {
         if (ep != null && status == DatDtoStatus.SUCCESS) {
-            ep.messageArrived();
+            ep.connection.messageArrived();
         }
     }
 
@@ -585,7 +585,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
         } else {
             VerbsEp ep = ia.epsByQpn.get(WorkRequests.owner(token));
             if (ep != null) {
-                ep.reaped(token);
+                ep.data.reaped(token);
             }
         }
     }

@@ -629,13 +629,14 @@ final class VerbsIa extends VerbsHandle implements DatIa {
             VerbsEp e = own(ep, VerbsEp.class, DatReturnSubtype.INVALID_HANDLE_EP, call, "ep_handle");
             VerbsEvd evd = ownEvd(crEvd, DatEvdFlags.CR, DatReturnSubtype.INVALID_HANDLE_EVD_CR, call,
                     "evd_handle");
-            if (e.state() != DatEpState.UNCONNECTED || e.reservedBy() != null) {
+            if (e.state() != DatEpState.UNCONNECTED || e.connection.reservedBy() != null) {
                 throw new DatException(DatReturn.INVALID_STATE, VerbsEp.stateSubtype(e.state()),
-                        call + ": ep_handle is " + e.state() + (e.reservedBy() != null ? " and reserved by an RSP"
-                                : "") + ", not UNCONNECTED");
+                        call + ": ep_handle is " + e.state()
+                                + (e.connection.reservedBy() != null ? " and reserved by an RSP" : "")
+                                + ", not UNCONNECTED");
             }
             VerbsRsp rsp = new VerbsRsp(this, connQual, e, evd);
-            e.reserve(rsp);
+            e.connection.reserve(rsp);
             return register(rsp);
         } finally {
             lifecycle.unlock();

@@ -140,12 +140,12 @@ final class VerbsProgress implements Runnable {
                     }
                 }
                 for (Break b; (b = breaks.poll()) != null; ) {
-                    b.ep().dtoBroke(b.epoch(), b.status());
+                    b.ep().connection.dtoBroke(b.epoch(), b.status());
                 }
                 if (!connecting.isEmpty()) {
                     long now = System.nanoTime();
                     for (VerbsEp ep : connecting) {
-                        ep.checkConnectTimeout(now);
+                        ep.connection.checkConnectTimeout(now);
                     }
                 }
             } catch (NativeCallException e) {
@@ -230,7 +230,7 @@ final class VerbsProgress implements Runnable {
         }
         Object owner = ia.cmOwners.get(e.key());
         if (owner instanceof VerbsEp ep) {
-            ep.cmEvent(e);
+            ep.connection.cmEvent(e);
         } else if (owner instanceof VerbsCr cr) {
             cr.cmEvent(e);
         }
@@ -332,7 +332,7 @@ final class VerbsProgress implements Runnable {
         public void qpFailed(int qpn, int type) {
             VerbsEp ep = ia.epsByQpn.get(qpn);
             if (ep != null) {
-                ep.qpFailed(ia.verbs.ibv_event_type_str(type));
+                ep.connection.qpFailed(ia.verbs.ibv_event_type_str(type));
             }
         }
 
@@ -340,7 +340,7 @@ final class VerbsProgress implements Runnable {
         public void communicationEstablished(int qpn) {
             VerbsEp ep = ia.epsByQpn.get(qpn);
             if (ep != null) {
-                ep.communicationEstablished();
+                ep.connection.communicationEstablished();
             }
         }
 

@@ -44,7 +44,7 @@ import java.util.ArrayDeque;
  * {@code ibv_bind_mw} computes the next rkey from {@code mw->rkey} and stores it there once posted; the HCA checks
  * the window's current key against the one the work request names. A bind is accepted ({@link #prepare}) before
  * it is posted ({@link #execute}): its EP may hold it back until the requests before it completed (see
- * {@link VerbsEp#postBind}), yet {@code dat_rmr_bind} must hand out the new context at once. So the key is
+ * {@link VerbsEpData#postBind}), yet {@code dat_rmr_bind} must hand out the new context at once. So the key is
  * computed when the bind is accepted, as rdma-core's providers compute it ({@code ibv_inc_rkey}: the low byte
  * counts up), and checked when it is posted; a provider that derived keys otherwise would make that bind complete
  * {@code DAT_RMR_OPERATION_FAILED}, its window replaced, rather than expose the region under a key nobody was
@@ -180,7 +180,8 @@ final class VerbsRmr extends VerbsHandle implements DatRmr {
                 || !(lmr instanceof VerbsLmr l) || l.owner() != owner() || l.isClosed()) {
             return DatReturn.DAT_INVALID_HANDLE;
         }
-        return e.postBind(this, length == 0 ? null : l, offset, length, memPrivileges, userCookie, completionFlags);
+        return e.data.postBind(this, length == 0 ? null : l, offset, length, memPrivileges, userCookie,
+                completionFlags);
     }
 
     @Override
@@ -188,7 +189,7 @@ final class VerbsRmr extends VerbsHandle implements DatRmr {
         if (isClosed() || !(ep instanceof VerbsEp e) || e.owner() != owner() || e.isClosed()) {
             return DatReturn.DAT_INVALID_HANDLE;
         }
-        return e.postBind(this, null, 0, 0, 0, userCookie, completionFlags);
+        return e.data.postBind(this, null, 0, 0, 0, userCookie, completionFlags);
     }
 
     /**
@@ -267,7 +268,7 @@ final class VerbsRmr extends VerbsHandle implements DatRmr {
     /**
      * Posts the oldest accepted bind with {@code ibv_bind_mw}; {@code args} carries its {@code wr_id} and
      * {@code send_flags}. From here on the bind counts as in flight, posted or not: a bind that could not be posted
-     * must still complete (see {@link VerbsEp}'s stand-in), or be withdrawn with {@link #withdraw}. Caller holds
+     * must still complete (see {@link VerbsEpData}'s stand-in), or be withdrawn with {@link #withdraw}. Caller holds
      * the EP's send EVD lock.
      *
      * @return 0, or the errno of the failed post

@@ -56,7 +56,7 @@ final class VerbsRsp extends VerbsHandle implements DatRsp {
     /** The CR EVD always; the EP while it is still reserved for this RSP. */
     @Override
     protected boolean dependsOn(ProviderHandle other) {
-        return other == crEvd || (other == ep && ep.reservedBy() == this);
+        return other == crEvd || (other == ep && ep.connection.reservedBy() == this);
     }
 
     /** Stops listening; a reserved EP goes back to UNCONNECTED and a request not yet answered is rejected. */
@@ -71,7 +71,7 @@ final class VerbsRsp extends VerbsHandle implements DatRsp {
         if (pending != null && !pending.isClosed()) {
             pending.rejectQuietly();
         }
-        ep.unreserve(this);
+        ep.connection.unreserve(this);
     }
 
     /** Caller holds {@code this}. */
@@ -96,7 +96,7 @@ final class VerbsRsp extends VerbsHandle implements DatRsp {
             taken = cr;
             stopListening();
         }
-        ep.passivePending(this);
+        ep.connection.passivePending(this);
         crEvd.postConnectionRequest(this, connQual, cr);
     }
 

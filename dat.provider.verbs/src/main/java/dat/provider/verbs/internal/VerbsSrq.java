@@ -187,7 +187,7 @@ final class VerbsSrq extends VerbsHandle implements DatSrq {
             wr.set(JAVA_INT, IbvRecvWr.NUM_SGE, numSegments);
             int rc = IbvOps.post_srq_recv(postFn, srq, wr, badWr);
             if (rc != 0) {
-                return VerbsEp.postFailure(rc);
+                return VerbsEpData.postFailure(rc);
             }
             freeCount--;
             available++;
