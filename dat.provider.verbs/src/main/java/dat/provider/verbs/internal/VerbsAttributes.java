@@ -82,8 +82,8 @@ final class VerbsAttributes {
                 .srqWatermarksSupported(d.maxSrq() > 0 ? Dat.DAT_SRQ_WATERMARK_LOW : 0)
                 .srqEpPzDifferenceSupported(false)
                 .srqInfoSupported(d.maxSrq() > 0 ? Dat.DAT_SRQ_INFO_OUTSTANDING_DTO_COUNT : 0)
-                // Counted for EPs with their own receive queue; an SRQ EP answers DAT_VALUE_UNKNOWN (VerbsEp).
-                // An SRQ buffer a message is still arriving into is not visible to verbs: see VerbsEpControl.recvQuery.
+                // None: an SRQ buffer a message is still arriving into is not visible to verbs, so dat_ep_recv_query
+                // answers DAT_MODEL_NOT_SUPPORTED for every EP (VerbsEpControl.recvQuery says why).
                 .epRecvInfoSupported(0)
                 .lmrSyncReq(false)
                 .dtoAsyncReturnGuaranteed(false)

@@ -67,8 +67,8 @@ final class VerbsEpControl {
             }
             int sendIov = (int) (ep.data.sendSges.byteSize() / IbvSge.SIZE);
             int recvIov = (int) (ep.data.recvSges.byteSize() / IbvSge.SIZE);
-            if (newAttr.maxRequestDtos() > ep.data.reqCookie.length
-                    || (ep.srq == null && newAttr.maxRecvDtos() > ep.data.recvCookie.length)
+            if (newAttr.maxRequestDtos() > ep.data.reqLimit()
+                    || (ep.srq == null && newAttr.maxRecvDtos() > ep.data.recvLimit())
                     || Math.max(newAttr.maxRequestIov(), Math.max(newAttr.maxRdmaReadIov(), newAttr.maxRdmaWriteIov()))
                     > sendIov || (ep.srq == null && newAttr.maxRecvIov() > recvIov)) {
                 throw new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": the verbs QP's queues are sized at"

@@ -24,6 +24,7 @@ import dat.provider.verbs.internal.ffm.IbvSendWr;
 import dat.provider.verbs.internal.ffm.IbvSge;
 import dat.provider.verbs.internal.ffm.LibIbverbs;
 import dat.provider.verbs.internal.ffm.NativeCallException;
+import dat.spi.Rings;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -99,8 +100,11 @@ final class VerbsEpData {
     /** The request EVD takes RMR_BIND events, so binds may be posted: every request is signalled. */
     private final boolean mayBind;
 
-    // Requests: written under lock before reqPosted advances; read by the request EVD after reading reqPosted.
-    long[] reqCookie;
+    // Requests: written under lock before reqPosted advances; read by the request EVD after reading reqPosted. The
+    // slot arrays are a power of two long (Rings.size), indexed by sequence & (length - 1); reqLimit, the EP's
+    // max_request_dtos, is how many requests may be outstanding (guarded by lock).
+    private int reqLimit;
+    private long[] reqCookie;
     private long[] reqLength;
     private byte[] reqOp;
     private boolean[] reqReport;
@@ -128,8 +132,9 @@ final class VerbsEpData {
     private MemorySegment standInWr;
     private MemorySegment standInAttr;
 
-    // Receives, the same way (unused on an SRQ EP).
-    long[] recvCookie;
+    // Receives, the same way (unused on an SRQ EP); recvLimit is max_recv_dtos.
+    private int recvLimit;
+    private long[] recvCookie;
     private boolean[] recvReport;
     private volatile long recvPosted;
     /** Volatile: dat_ep_recv_query may read it on another thread while the recv EVD translates. */
@@ -166,15 +171,29 @@ final class VerbsEpData {
         sizeQueues(ep.attr);
     }
 
+    /** {@return how many requests may be outstanding: the EP's max_request_dtos} Caller holds lock. */
+    int reqLimit() {
+        return reqLimit;
+    }
+
+    /** {@return how many receives may be outstanding: max_recv_dtos, 0 on an SRQ EP} Caller holds lock. */
+    int recvLimit() {
+        return recvLimit;
+    }
+
     /** Sizes the slot rings for {@code a}: at dat_ep_create, and by dat_ep_modify on an idle EP. */
     void sizeQueues(DatEpAttr a) {
-        reqCookie = new long[a.maxRequestDtos()];
-        reqLength = new long[a.maxRequestDtos()];
-        reqOp = new byte[a.maxRequestDtos()];
-        reqReport = new boolean[a.maxRequestDtos()];
-        reqRmr = new VerbsRmr[a.maxRequestDtos()];
-        recvCookie = new long[srq == null ? a.maxRecvDtos() : 0];
-        recvReport = new boolean[srq == null ? a.maxRecvDtos() : 0];
+        reqLimit = a.maxRequestDtos();
+        int reqSlots = Rings.size(reqLimit);
+        reqCookie = new long[reqSlots];
+        reqLength = new long[reqSlots];
+        reqOp = new byte[reqSlots];
+        reqReport = new boolean[reqSlots];
+        reqRmr = new VerbsRmr[reqSlots];
+        recvLimit = srq == null ? a.maxRecvDtos() : 0;
+        int recvSlots = srq == null ? Rings.size(recvLimit) : 0;
+        recvCookie = new long[recvSlots];
+        recvReport = new boolean[recvSlots];
         heldWr = null;
     }
 
@@ -299,13 +318,12 @@ final class VerbsEpData {
         if (!requestRoomLocked()) {
             return DatReturn.DAT_INSUFFICIENT_RESOURCES;
         }
-        int capacity = reqCookie.length;
         long seq = reqPosted;
-        int i = (int) (seq % capacity);
+        int i = (int) seq & (reqCookie.length - 1);
         boolean report = (flags & DatCompletionFlags.SUPPRESS) == 0;
-        // Signal at least every capacity/2 requests, so unsignalled requests free their send-queue slots; every
-        // request where a bind may follow (see the class comment).
-        boolean signalled = report || mayBind || unsignalledRun + 1 >= Math.max(1, capacity / 2);
+        // Signal at least every max_request_dtos/2 requests (the send queue's depth), so unsignalled requests free
+        // their send-queue slots; every request where a bind may follow (see the class comment).
+        boolean signalled = report || mayBind || unsignalledRun + 1 >= Math.max(1, reqLimit / 2);
         unsignalledRun = signalled ? 0 : unsignalledRun + 1;
         reqCookie[i] = cookie;
         reqLength[i] = length;
@@ -343,9 +361,8 @@ final class VerbsEpData {
 
     /** Whether a request slot is free; an EP without a request EVD first drops what its hidden EVD holds. */
     private boolean requestRoomLocked() {
-        int capacity = reqCookie.length;
-        return reqUnreaped.get() < capacity
-                || (hiddenRequestEvd != null && hiddenRequestEvd.discardAll() > 0 && reqUnreaped.get() < capacity);
+        return reqUnreaped.get() < reqLimit
+                || (hiddenRequestEvd != null && hiddenRequestEvd.discardAll() > 0 && reqUnreaped.get() < reqLimit);
     }
 
     /**
@@ -385,7 +402,7 @@ final class VerbsEpData {
                 return status;
             }
             long seq = reqPosted;
-            int i = (int) (seq % reqCookie.length);
+            int i = (int) seq & (reqCookie.length - 1);
             unsignalledRun = 0;
             reqCookie[i] = cookie;
             reqLength[i] = 0;
@@ -486,11 +503,11 @@ final class VerbsEpData {
      * Called by the thread that translated such a completion, under the send EVD's lock.
      */
     private void drainHeld() {
-        int capacity = reqCookie.length;
+        int mask = reqCookie.length - 1;
         long posted = reqPosted;
         while (heldFrom < posted) {
             long seq = heldFrom;
-            int i = (int) (seq % capacity);
+            int i = (int) seq & mask;
             MemorySegment wr = heldWr[i];
             int rc;
             if (reqOp[i] == OP_BIND) {
@@ -547,9 +564,9 @@ final class VerbsEpData {
      */
     void abandonBinds() {
         holding = false;
-        int capacity = reqRmr.length;
+        int mask = reqRmr.length - 1;
         for (long seq = reqCompleted; seq < reqPosted; seq++) {
-            int i = (int) (seq % capacity);
+            int i = (int) seq & mask;
             VerbsRmr rmr = reqRmr[i];
             if (rmr != null) {
                 reqRmr[i] = null;
@@ -591,14 +608,13 @@ final class VerbsEpData {
             if (total < 0) {
                 return (int) total;
             }
-            int capacity = recvCookie.length;
-            if (recvUnreaped.get() >= capacity) {
-                if (hiddenRecvEvd == null || hiddenRecvEvd.discardAll() == 0 || recvUnreaped.get() >= capacity) {
+            if (recvUnreaped.get() >= recvLimit) {
+                if (hiddenRecvEvd == null || hiddenRecvEvd.discardAll() == 0 || recvUnreaped.get() >= recvLimit) {
                     return DatReturn.DAT_INSUFFICIENT_RESOURCES;
                 }
             }
             long seq = recvPosted;
-            int i = (int) (seq % capacity);
+            int i = (int) seq & (recvCookie.length - 1);
             recvCookie[i] = userCookie;
             recvReport[i] = (completionFlags & DatCompletionFlags.SUPPRESS) == 0;
             recvWr.set(JAVA_LONG, IbvRecvWr.WR_ID, WorkRequests.id(WorkRequests.RECV, qpNum, seq));
@@ -634,7 +650,7 @@ final class VerbsEpData {
      */
     long requestCompleted(long wrId, DatDtoStatus status, VerbsEvd evd, DatEvent slot) {
         long posted = reqPosted;
-        int capacity = reqCookie.length;
+        int mask = reqCookie.length - 1;
         // Completions arrive in posting order: the unsignalled requests before this one succeeded silently.
         long seq = reqCompleted + Integer.toUnsignedLong(WorkRequests.sequence(wrId) - (int) reqCompleted);
         if (seq >= posted) {
@@ -645,7 +661,7 @@ final class VerbsEpData {
             reqUnreaped.addAndGet(-silent);
         }
         reqCompleted = seq + 1;
-        int i = (int) (seq % capacity);
+        int i = (int) seq & mask;
         VerbsRmr rmr = reqRmr[i];
         if (rmr != null) {
             reqRmr[i] = null;
@@ -682,7 +698,7 @@ final class VerbsEpData {
             return 0;
         }
         recvCompleted = seq + 1;
-        int i = (int) (seq % recvCookie.length);
+        int i = (int) seq & (recvCookie.length - 1);
         if (status == DatDtoStatus.SUCCESS && !recvReport[i]) {
             recvUnreaped.decrementAndGet();
             return 0;
