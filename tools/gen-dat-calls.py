@@ -3,10 +3,11 @@
 """Writes docs/dat-calls.md: every DAT call, the API method that implements it, each provider's file, its TCK rules.
 
 Read from the sources, so it cannot drift: the API method is the one whose Javadoc opens with {@code dat_...}; a
-provider's file is its class implementing that API type; a rule belongs to the longest call its name starts with
-(required_ep_post_send_... to dat_ep_post_send). Run from the repository root after changing any of them:
-python3 tools/gen-dat-calls.py. An argument names another output file (dat.api's SourceTreeTest writes there and
-compares).
+provider's file is its class implementing that API type, or the file of the object that class hands the method to in a
+one-line body (an EP split by job: LoopbackEp.postSend is data.postSend(...), so LoopbackEpData.java); a rule belongs
+to the longest call its name starts with (required_ep_post_send_... to dat_ep_post_send). Run from the repository root
+after changing any of them: python3 tools/gen-dat-calls.py. An argument names another output file (dat.api's
+SourceTreeTest writes there and compares).
 """
 import os
 import re
@@ -67,6 +68,17 @@ def provider_files(root):
     return files
 
 
+def delegated(path, method):
+    """The file of the class of the final field that path's method hands itself to in a one-line body
+    (return field.method(...);), else path."""
+    text = open(path, encoding="utf-8").read()
+    body = re.search(r"public\s+[\w.<>\[\], ?]+\s+%s\s*\([^)]*\)\s*\{\s*(?:return\s+)?(\w+)\.%s\([^;]*\);\s*\}"
+                     % (method, method), text)
+    field = body and re.search(r"\bfinal\s+(\w+)\s+%s\s*[;=]" % body.group(1), text)
+    target = field and os.path.join(os.path.dirname(path), field.group(1) + ".java")
+    return target if target and os.path.exists(target) else path
+
+
 def tck_rules():
     """[(rule, file)] for every rule method of the kit."""
     rules = []
@@ -112,7 +124,8 @@ def main():
         types = [m.split(".")[0] for m in methods]
         cells = []
         for name, _ in PROVIDERS:
-            found = sorted({impl[name][t] for t in types if t in impl[name]})
+            found = sorted({delegated(impl[name][t], m.split(".")[1]) for t, m in zip(types, methods)
+                            if t in impl[name]})
             cells.append(", ".join(link(p) for p in found) or "-")
         rules = by_call.get(call, [])
         files = sorted({p for _, p in rules})
