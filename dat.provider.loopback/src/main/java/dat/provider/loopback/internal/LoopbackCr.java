@@ -89,7 +89,7 @@ final class LoopbackCr extends LoopbackHandle implements DatCr {
     public void accept(DatEp ep, byte[] privateData) {
         String call = "dat_cr_accept";
         requireOpen(call);
-        byte[] data = LoopbackEp.privateData(call, privateData);
+        byte[] data = LoopbackEpConnection.privateData(call, privateData);
         LoopbackFabric fabric = LoopbackFabric.INSTANCE;
         fabric.connLock.lock();
         try {
@@ -118,7 +118,7 @@ final class LoopbackCr extends LoopbackHandle implements DatCr {
                 }
             }
             consume();
-            LoopbackEp.accept(this, active, passive, data, sp.connQual());
+            LoopbackEpConnection.accept(this, active, passive, data, sp.connQual());
         } finally {
             fabric.connLock.unlock();
         }
@@ -153,9 +153,9 @@ final class LoopbackCr extends LoopbackHandle implements DatCr {
 
     private void refuse(DatEventType event) {
         consume();
-        active.rejected(this, event);
+        active.connection.rejected(this, event);
         if (sp instanceof LoopbackRsp rsp) {
-            rsp.ep.unreserve(rsp);
+            rsp.ep.connection.unreserve(rsp);
         }
     }
 
@@ -174,12 +174,12 @@ final class LoopbackCr extends LoopbackHandle implements DatCr {
             }
             consume();
             LoopbackCr next = new LoopbackCr(target, active, requestData, remoteAddress, remotePortQual);
-            active.handedOff(this, next);
+            active.connection.handedOff(this, next);
             if (sp instanceof LoopbackRsp rsp) {
-                rsp.ep.unreserve(rsp);
+                rsp.ep.connection.unreserve(rsp);
             }
             if (!target.offer(next)) {
-                active.rejected(next, DatEventType.CONNECTION_EVENT_NON_PEER_REJECTED);
+                active.connection.rejected(next, DatEventType.CONNECTION_EVENT_NON_PEER_REJECTED);
             }
         } finally {
             fabric.connLock.unlock();

@@ -474,7 +474,7 @@ final class LoopbackIa extends LoopbackHandle implements DatIa {
                 }
                 LoopbackRsp rsp = new LoopbackRsp(this, connQual, e, evd);
                 fabric.listen(rsp, call);
-                e.reserve(rsp);
+                e.connection.reserve(rsp);
                 return register(rsp);
             } finally {
                 fabric.connLock.unlock();

@@ -5,6 +5,7 @@ import dat.api.DatDtoStatus;
 import dat.api.DatEp;
 import dat.api.DatHandleType;
 import dat.api.DatLmr;
+import dat.api.DatMemPriv;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.api.DatRmr;
@@ -13,10 +14,14 @@ import dat.spi.ProviderHandle;
 
 /**
  * A remote memory region ({@code dat_rmr_create}): a window onto part of an LMR that the peer of one EP
- * reaches by RDMA. Binds are posted on that EP's request queue; each bind and unbind draws a new random
- * {@code rmr_context}, so an old context stops working at once.
+ * reaches by RDMA. {@code dat_rmr_bind}: the arguments are checked here ({@link #checkBind}), the bind is posted on
+ * that EP's request queue ({@link LoopbackEpData#postBind}) and carried out here ({@link #execute}) when it reaches
+ * the queue's head; each bind and unbind draws a new random {@code rmr_context}, so an old context stops working
+ * at once.
  */
 final class LoopbackRmr extends LoopbackHandle implements DatRmr {
+
+    private static final int REMOTE_PRIVILEGES = DatMemPriv.REMOTE_READ | DatMemPriv.REMOTE_WRITE;
 
     /**
      * What a bind established; replaced whole, so a reader never sees half a binding. {@code connGen} pins it
@@ -93,7 +98,7 @@ final class LoopbackRmr extends LoopbackHandle implements DatRmr {
                 || !(lmr instanceof LoopbackLmr l) || l.owner() != owner() || l.isClosed()) {
             return DatReturn.DAT_INVALID_HANDLE;
         }
-        return e.postBind(this, l, offset, length, memPrivileges, userCookie, completionFlags);
+        return e.data.postBind(this, l, offset, length, memPrivileges, userCookie, completionFlags);
     }
 
     @Override
@@ -101,7 +106,35 @@ final class LoopbackRmr extends LoopbackHandle implements DatRmr {
         if (isClosed() || !(ep instanceof LoopbackEp e) || e.owner() != owner() || e.isClosed()) {
             return DatReturn.DAT_INVALID_HANDLE;
         }
-        return e.postBind(this, null, 0, 0, 0, userCookie, completionFlags);
+        return e.data.postBind(this, null, 0, 0, 0, userCookie, completionFlags);
+    }
+
+    /**
+     * dat_rmr_bind's checks of the window against its LMR and the EP, made at post time, after the EP's own
+     * checks (state, request EVD, completion flags), so a post with several faults returns what it always did. It
+     * runs on the data path, under the EP's send lock: a status, no exception, no allocation.
+     *
+     * @param lmr the LMR of a bind, or {@code null} for an unbind (a bind of length 0 unbinds too)
+     * @param epPz the PZ of the EP the bind is posted on
+     * @return {@code DAT_SUCCESS}, or the return value of the post
+     */
+    int checkBind(LoopbackLmr lmr, long offset, long length, int privileges, LoopbackPz epPz) {
+        if (lmr != null) {
+            if (privileges == 0 || (privileges & ~REMOTE_PRIVILEGES) != 0 || offset < 0
+                    || !lmr.contains(lmr.address + offset, length)) {
+                return DatReturn.DAT_INVALID_PARAMETER;
+            }
+            if ((lmr.privileges & privileges) != privileges) {
+                return DatReturn.DAT_PRIVILEGES_VIOLATION;
+            }
+            if (lmr.pz != pz) {
+                return DatReturn.DAT_PROTECTION_VIOLATION;
+            }
+        }
+        if (pz != epPz) {
+            return DatReturn.DAT_PROTECTION_VIOLATION;
+        }
+        return DatReturn.DAT_SUCCESS;
     }
 
     /**

@@ -50,7 +50,7 @@ final class LoopbackRsp extends LoopbackHandle implements DatRsp, ServicePoint {
     /** The CR EVD always; the EP while it is still reserved for this RSP. */
     @Override
     protected boolean dependsOn(ProviderHandle other) {
-        return other == crEvd || (other == ep && ep.isReservedBy(this));
+        return other == crEvd || (other == ep && ep.connection.isReservedBy(this));
     }
 
     /** Stops listening; a reserved EP goes back to UNCONNECTED and a request not yet answered is rejected. */
@@ -64,7 +64,7 @@ final class LoopbackRsp extends LoopbackHandle implements DatRsp, ServicePoint {
             if (taken != null && !taken.isClosed()) {
                 taken.rejectQuietly();
             }
-            ep.unreserve(this);
+            ep.connection.unreserve(this);
         } finally {
             fabric.connLock.unlock();
         }
@@ -78,11 +78,11 @@ final class LoopbackRsp extends LoopbackHandle implements DatRsp, ServicePoint {
         // An RSP takes exactly one request, then stops listening.
         taken = cr;
         LoopbackFabric.INSTANCE.unlisten(this);
-        ep.passivePending();
+        ep.connection.passivePending();
         ia.pendingCrs.add(cr);
         if (!crEvd.postConnectionRequest(this, connQual, cr)) {
             ia.pendingCrs.remove(cr);
-            ep.unreserve(this);
+            ep.connection.unreserve(this);
             return false;
         }
         return true;

@@ -242,10 +242,10 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
         int start = Math.floorMod(rotation++, n);
         for (int k = 0; k < n; k++) {
             LoopbackEp ep = list[(start + k) % n];
-            if (ep.recvWanted) {
+            if (ep.data.recvWanted) {
                 LoopbackEp peer = ep.peer;
                 if (peer != null) {
-                    peer.drain();
+                    peer.data.drain();
                 }
             }
         }
@@ -255,11 +255,11 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
      * Takes the oldest buffer for an arriving message (the EP then holds it), leaving the EP's exchange
      * descriptor in its slot, and fires the low watermark when the SRQ drops below it.
      *
-     * @param ep the receiving EP; called by its peer's delivery
+     * @param ep the receiving EP's data path; called by its peer's delivery
      * @return the buffer, which becomes the EP's exchange descriptor; {@code null} when the SRQ is empty (the EP
      *     is then marked, and the next post runs its peer's queue)
      */
-    Dto claim(LoopbackEp ep) {
+    Dto claim(LoopbackEpData ep) {
         Dto d;
         boolean fire;
         lock.lock();
@@ -292,7 +292,7 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
     /** A completion of this SRQ's buffer was reaped (or will never be queued): no longer outstanding. */
     @Override
     public void reaped() {
-        // Exact call site type (see LoopbackEp#freeRequestSlot): a void one costs an asType adapter.
+        // Exact call site type (see LoopbackEpData#freeRequestSlot): a void one costs an asType adapter.
         long unused = (long) REAPS.getAndAdd(this, 1L);
     }
 

@@ -42,7 +42,7 @@ import java.lang.invoke.VarHandle;
  * {@code tail} again with {@link #published} (volatile); the poster publishes {@code tail} (volatile), then
  * reads the mark (volatile). Volatile accesses are totally ordered: if the sender's second read missed the new
  * tail, it came before the poster's store, so the mark's store came before the poster's read, which sees it.
- * Either the sender delivers or the poster runs the sender's queue; see {@code LoopbackEp#wantRecv}. The mark
+ * Either the sender delivers or the poster runs the sender's queue; see {@code LoopbackEpData#wantRecv}. The mark
  * is cleared only by a later successful claim, so it stays set for as long as a send waits.
  *
  * <h2>Caches</h2>

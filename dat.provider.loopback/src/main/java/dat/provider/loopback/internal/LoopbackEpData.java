@@ -1,0 +1,867 @@
+// SPDX-License-Identifier: Apache-2.0
+package dat.provider.loopback.internal;
+
+import dat.api.DatCompletionFlags;
+import dat.api.DatDtoStatus;
+import dat.api.DatEpAttr;
+import dat.api.DatEpState;
+import dat.api.DatEvdFlags;
+import dat.api.DatMemPriv;
+import dat.api.DatReturn;
+import dat.api.Iov;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The data path of one {@link LoopbackEp}: {@code dat_ep_post_send}, {@code dat_ep_post_recv},
+ * {@code dat_ep_post_rdma_read}, {@code dat_ep_post_rdma_write}, and the EP's half of {@code dat_rmr_bind}
+ * (posting the bind in order on the request queue; its argument checks are in {@link LoopbackRmr}). It holds the
+ * request queue, the own receive queue and the EP's queue attributes, delivers, completes and flushes. The EP
+ * state it reads (state, peer, connection generation) is {@link LoopbackEp}'s; a broken or drained connection is
+ * handed to {@link LoopbackEpConnection}.
+ *
+ * <h2>Delivery</h2>
+ * There is no progress thread. A post runs its work on the posting thread: an RDMA read or write copies at
+ * once; a send copies straight into the peer's receive buffer when one is waiting (its own queue or its SRQ).
+ * Otherwise the send waits in this EP's request queue, which is the connection's inbound queue of the peer
+ * (bounded by {@code max_request_dtos}), and the thread that next posts a receive on the peer delivers it.
+ * Requests execute strictly in posting order, so an RDMA operation posted behind a waiting send waits too:
+ * completions on the request EVD are in posting order and {@code BARRIER_FENCE} holds trivially (an RDMA read
+ * is complete before anything after it starts).
+ *
+ * <h2>Remote checks of an RDMA</h2>
+ * A CONNECTED post checks the remote {@code rmr_context} after all local checks, against the peer EP, and
+ * returns synchronously with nothing queued: {@code DAT_PROTECTION_VIOLATION} when the region it names is of
+ * another PZ than the peer EP's, then {@code DAT_PRIVILEGES_VIOLATION} when it lacks {@code REMOTE_WRITE}
+ * (write) or {@code REMOTE_READ} (read). An unknown context, an unbound RMR, a window bound on another
+ * connection or a target outside the region are no return values of the pages: the post succeeds and the DTO
+ * completes with {@code REMOTE_ACCESS_ERR}, breaking the connection. Execution checks everything again, since
+ * the context can change between post and execution.
+ *
+ * <h2>Locking</h2>
+ * {@link #sendLock} guards the request queue and is the per-connection order lock of the direction
+ * this EP &rarr; peer: it is held across the copy into the peer's buffer, because releasing it between
+ * claiming a buffer and completing it would let a later message of the same connection complete first.
+ * Other connections, even on the same SRQ, proceed in parallel. {@link #recvLock} serialises the posters of
+ * the own receive queue, a {@link RecvRing}; a delivery takes its buffer from that ring without any lock of
+ * this EP (deliveries into one EP are already serialised by the peer's send lock), or from the SRQ under the
+ * SRQ's lock, and no receive-side lock is held across a copy. Both are the EP's locks ({@link LoopbackEp}
+ * gives the order in which state changes take them); the data path never takes the fabric's connection lock.
+ *
+ * <h2>A send waiting for a receive</h2>
+ * The send stays at the head of the request queue and marks the peer {@link #recvWanted}; whoever next posts
+ * a receive on the peer sees the mark and runs the queue. With an own receive queue the two sides meet in a
+ * Dekker pattern of volatile accesses, spelled out in {@link RecvRing}: the waiting sender sets the mark
+ * (volatile) and reads the ring's tail again; the poster publishes the tail (volatile) and reads the mark.
+ * With an SRQ the SRQ's lock orders them instead ({@link LoopbackSrq}).
+ *
+ * <h2>Allocation</h2>
+ * The posts copy triplets into preallocated {@link Dto}s and events into preallocated EVD slots; nothing on
+ * the data path allocates, boxes, iterates with an iterator or captures a lambda.
+ */
+final class LoopbackEpData {
+
+    /** Drain results: nothing to do, break the connection, finish a graceful disconnect. */
+    private static final int NONE = 0;
+    private static final int BREAK = 1;
+    private static final int FINISH = 2;
+    /** Execution results of one request. */
+    private static final int DONE = 0;
+    private static final int WAIT = 1;
+    private static final int FAILED = 2;
+
+    private static final int SEND_FLAGS = DatCompletionFlags.POST_FLAGS;
+    private static final int RDMA_FLAGS = DatCompletionFlags.SUPPRESS | DatCompletionFlags.UNSIGNALLED
+            | DatCompletionFlags.BARRIER_FENCE;
+    private static final int RECV_FLAGS = DatCompletionFlags.SUPPRESS;
+
+    private static final VarHandle REQ_COUNT;
+    private static final VarHandle SLOTS_FREED;
+    private static final VarHandle SRQ_HELD;
+    private static final VarHandle RECV_WANTED;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            REQ_COUNT = lookup.findVarHandle(LoopbackEpData.class, "reqCount", int.class);
+            SLOTS_FREED = lookup.findVarHandle(LoopbackEpData.class, "slotsFreed", long.class);
+            SRQ_HELD = lookup.findVarHandle(LoopbackEpData.class, "srqHeld", int.class);
+            RECV_WANTED = lookup.findVarHandle(LoopbackEpData.class, "recvWanted", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final LoopbackEp ep;
+    // The EP's own final fields, copied so a post reaches them without a load of ep first.
+    private final LoopbackPz pz;
+    private final LoopbackEvd recvEvd;
+    private final LoopbackEvd requestEvd;
+    private final LoopbackSrq srq;
+    private final ReentrantLock sendLock;
+    private final ReentrantLock recvLock;
+    /** The IA's lmr_context table, looked up by every post. */
+    private final ContextTable lmrContexts;
+
+    // Attributes; changed only under sendLock and recvLock.
+    DatEpAttr attr;
+    private long maxMessageSize;
+    private long maxRdmaSize;
+    private int maxRequestIov;
+    private int maxRecvIov;
+    private int maxRdmaReadIov;
+    private int maxRdmaWriteIov;
+    private int recvFlags;
+    private int requestFlags;
+
+    // Request queue, guarded by sendLock: [reqHead, reqHead + reqCount) waits or runs, in order. A post
+    // validates straight into the slot at the tail (reqSpare when the queue is full).
+    private Dto[] reqRing;
+    private int reqMask;
+    private int reqCapacity;
+    private int reqHead;
+    /** Written under sendLock through {@link #REQ_COUNT} (release), read without the lock by dat_ep_get_status. */
+    private int reqCount;
+    private Dto reqSpare;
+    /**
+     * Requests posted whose completion has not been reaped hold their max_request_dtos slot until then (DatEp's
+     * queue-depth contract, as a verbs send-queue slot frees only when its completion is polled): that is
+     * {@code slotsTaken - slotsFreed}. {@link #slotsTaken} is counted under sendLock, {@link #slotsFreed} by
+     * whichever thread reaps, with one atomic add; reaps only free slots, so a check under sendLock stays true.
+     */
+    private long slotsTaken;
+    /** Through {@link #SLOTS_FREED}. */
+    private volatile long slotsFreed;
+    /** Frees one request slot when a request completion is reaped. */
+    private final Reaper requestSlot = this::freeRequestSlot;
+    /** Guarded by sendLock: a graceful disconnect waits for the request queue to empty. */
+    private boolean gracefulPending;
+
+    /** The own receive queue ({@code null} on an SRQ); replaced only by dat_ep_modify, under both locks. */
+    RecvRing recvRing;
+    /**
+     * A send of the peer found no receive for this EP and waits: the next receive posted here (own queue or SRQ)
+     * must run the peer's queue. Written by the peer's deliveries: set when a claim fails, cleared when one
+     * succeeds. Own queue: set with a volatile store and followed by a volatile re-check of the ring (the Dekker
+     * pattern of {@link RecvRing}). SRQ: written inside the claim's critical section of the SRQ lock
+     * ({@link LoopbackSrq}). Posting only when a send really waits, rather than whenever the peer has requests,
+     * keeps a poster from contending for the peer's send lock while the peer is still completing a delivery.
+     */
+    volatile boolean recvWanted;
+
+    /**
+     * SRQ buffers this EP holds: claimed for an arriving message, not yet completed. Only the peer's
+     * delivery (under the peer's send lock) changes it, one writer at a time, with a release store through
+     * {@link #SRQ_HELD}; one word, so {@link LoopbackEpControl#recvQuery} reads a consistent value.
+     */
+    private volatile int srqHeld;
+    /**
+     * The free descriptor this EP trades for an SRQ buffer ({@link LoopbackSrq#claim}); used by the peer's
+     * deliveries only, under the SRQ lock.
+     */
+    private Dto srqExchange;
+
+    // Where resolveRemote found the peer's memory; guarded by sendLock.
+    private MemorySegment remoteSegment;
+    private long remoteOffset;
+
+    LoopbackEpData(LoopbackEp ep, DatEpAttr attr) {
+        this.ep = ep;
+        this.pz = ep.pz;
+        this.recvEvd = ep.recvEvd;
+        this.requestEvd = ep.requestEvd;
+        this.srq = ep.srq;
+        this.sendLock = ep.sendLock;
+        this.recvLock = ep.recvLock;
+        this.lmrContexts = pz.ia().lmrContexts;
+        this.srqExchange = srq == null ? null : srq.exchangeDescriptor();
+        configure(attr);
+    }
+
+    /** Sizes the queues for {@code a}; caller holds both locks or is the constructor. */
+    void configure(DatEpAttr a) {
+        this.attr = a;
+        this.maxMessageSize = a.maxMessageSize();
+        this.maxRdmaSize = a.maxRdmaSize();
+        this.maxRequestIov = a.maxRequestIov();
+        this.maxRdmaReadIov = a.maxRdmaReadIov();
+        this.maxRdmaWriteIov = a.maxRdmaWriteIov();
+        this.recvFlags = a.recvCompletionFlags();
+        this.requestFlags = a.requestCompletionFlags();
+        int requestSegments = Math.max(maxRequestIov, Math.max(maxRdmaReadIov, maxRdmaWriteIov));
+        this.reqCapacity = a.maxRequestDtos();
+        this.reqRing = new Dto[Integer.highestOneBit(Math.max(1, reqCapacity - 1)) << 1];
+        for (int i = 0; i < reqRing.length; i++) {
+            reqRing[i] = new Dto(requestSegments);
+        }
+        this.reqMask = reqRing.length - 1;
+        this.reqSpare = new Dto(requestSegments);
+        this.reqHead = 0;
+        this.reqCount = 0;
+        if (srq == null) {
+            this.maxRecvIov = a.maxRecvIov();
+            this.recvRing = new RecvRing(a.maxRecvDtos(), maxRecvIov);
+        } else {
+            this.maxRecvIov = srq.maxRecvIov;
+            this.recvRing = null;
+        }
+    }
+
+    private void freeRequestSlot() {
+        // Cast to the access mode's own return type: a call site typed void is not exact, and the VarHandle
+        // then goes through an asType adapter that the JIT does not always inline (measured: 11% of a
+        // message-rate run in VarHandleGuards).
+        long unused = (long) SLOTS_FREED.getAndAdd(this, 1L);
+    }
+
+    /** {@return the free slot at the request queue's tail to validate a post into, or the spare when full} */
+    private Dto requestSlotLocked() {
+        return reqCount < reqCapacity ? reqRing[(reqHead + reqCount) & reqMask] : reqSpare;
+    }
+
+    // ------------------------------------------------------------------ posts
+
+    /** Checks of the seed pages that need no LMR lookup; caller holds sendLock. */
+    private int checkRequest(int numSegments, Iov iov, int flags, int maxIov, int allowed) {
+        if (numSegments < 0 || numSegments > maxIov
+                || (numSegments > 0 && (iov == null || numSegments > iov.capacity()))
+                || (flags & ~allowed) != 0) {
+            return DatReturn.DAT_INVALID_PARAMETER;
+        }
+        if ((flags & DatCompletionFlags.UNSIGNALLED) != 0
+                && (requestFlags & DatCompletionFlags.UNSIGNALLED) == 0) {
+            // "only valid if the Endpoint Request Completion Flags DAT_COMPLETION_UNSIGNALLED_FLAG"
+            return DatReturn.DAT_INVALID_PARAMETER;
+        }
+        return DatReturn.DAT_SUCCESS;
+    }
+
+    /**
+     * Whether a request may be posted now. Caller holds sendLock, so the state cannot change under the post.
+     * dat_ep_post_send / _rdma_write / _rdma_read: "The operation is valid for the Endpoint in the
+     * DAT_EP_STATE_CONNECTED and DAT_EP_STATE_DISCONNECTED states" (in DISCONNECTED it is flushed at once).
+     */
+    private int postableLocked() {
+        if (ep.isClosed()) {
+            return DatReturn.DAT_INVALID_HANDLE;
+        }
+        DatEpState s = ep.state();
+        return s == DatEpState.CONNECTED || s == DatEpState.DISCONNECTED ? DatReturn.DAT_SUCCESS
+                : DatReturn.DAT_INVALID_STATE;
+    }
+
+    /** {@code dat_ep_post_send}. */
+    int postSend(int numSegments, Iov localIov, long userCookie, int completionFlags) {
+        if (ep.isClosed()) {
+            return DatReturn.DAT_INVALID_HANDLE;
+        }
+        int action;
+        long gen;
+        sendLock.lock();
+        try {
+            int status = postableLocked();
+            if (status != DatReturn.DAT_SUCCESS) {
+                return status;
+            }
+            status = checkRequest(numSegments, localIov, completionFlags, maxRequestIov, SEND_FLAGS);
+            if (status != DatReturn.DAT_SUCCESS) {
+                return status;
+            }
+            Dto d = requestSlotLocked();
+            status = d.load(lmrContexts, pz, numSegments, localIov, DatMemPriv.LOCAL_READ);
+            if (status != DatReturn.DAT_SUCCESS) {
+                return status;
+            }
+            if (d.total > maxMessageSize) {
+                // The post_send page lists no DAT_LENGTH_ERROR: a message over max_message_size is a bad argument.
+                return DatReturn.DAT_INVALID_PARAMETER;
+            }
+            d.op = Dto.SEND;
+            d.cookie = userCookie;
+            d.flags = completionFlags;
+            action = enqueueLocked(d);
+            if (action < 0) {
+                return action;
+            }
+            gen = ep.connGen;
+        } finally {
+            sendLock.unlock();
+        }
+        afterDrain(action, gen);
+        return DatReturn.DAT_SUCCESS;
+    }
+
+    /** {@code dat_ep_post_rdma_write}. */
+    int postRdmaWrite(int numSegments, Iov localIov, long userCookie, int rmrContext, long targetAddress,
+                      long segmentLength, int completionFlags) {
+        return postRdma(Dto.RDMA_WRITE, numSegments, localIov, userCookie, rmrContext, targetAddress, segmentLength,
+                completionFlags);
+    }
+
+    /** {@code dat_ep_post_rdma_read}. */
+    int postRdmaRead(int numSegments, Iov localIov, long userCookie, int rmrContext, long targetAddress,
+                     long segmentLength, int completionFlags) {
+        return postRdma(Dto.RDMA_READ, numSegments, localIov, userCookie, rmrContext, targetAddress, segmentLength,
+                completionFlags);
+    }
+
+    private int postRdma(int op, int numSegments, Iov localIov, long userCookie, int rmrContext, long targetAddress,
+                         long segmentLength, int completionFlags) {
+        if (ep.isClosed()) {
+            return DatReturn.DAT_INVALID_HANDLE;
+        }
+        boolean write = op == Dto.RDMA_WRITE;
+        int action;
+        long gen;
+        sendLock.lock();
+        try {
+            int status = postableLocked();
+            if (status != DatReturn.DAT_SUCCESS) {
+                return status;
+            }
+            DatEpState s = ep.state();
+            status = checkRequest(numSegments, localIov, completionFlags,
+                    write ? maxRdmaWriteIov : maxRdmaReadIov, RDMA_FLAGS);
+            if (status != DatReturn.DAT_SUCCESS) {
+                return status;
+            }
+            if (segmentLength < 0) {
+                return DatReturn.DAT_INVALID_PARAMETER;
+            }
+            Dto d = requestSlotLocked();
+            status = d.load(lmrContexts, pz, numSegments, localIov,
+                    write ? DatMemPriv.LOCAL_READ : DatMemPriv.LOCAL_WRITE);
+            if (status != DatReturn.DAT_SUCCESS) {
+                return status;
+            }
+            long moved = write ? d.total : segmentLength;
+            // "The size of the remote buffer is too small for the data of the local buffer" (and, for a read,
+            // the local buffer too small for the remote data).
+            if (moved > maxRdmaSize || (write ? segmentLength < d.total : d.total < segmentLength)) {
+                return DatReturn.DAT_LENGTH_ERROR;
+            }
+            if (s == DatEpState.CONNECTED) {
+                // Last, after every local check: the remote rmr_context against the peer EP. Not in
+                // DISCONNECTED, where a valid post succeeds and is flushed, and there is no remote EP to judge by.
+                status = checkRemoteAtPost(ep.peer, rmrContext,
+                        write ? DatMemPriv.REMOTE_WRITE : DatMemPriv.REMOTE_READ);
+                if (status != DatReturn.DAT_SUCCESS) {
+                    return status;
+                }
+            }
+            d.op = op;
+            d.cookie = userCookie;
+            d.flags = completionFlags;
+            d.rmrContext = rmrContext;
+            d.target = targetAddress;
+            d.segmentLength = segmentLength;
+            action = enqueueLocked(d);
+            if (action < 0) {
+                return action;
+            }
+            gen = ep.connGen;
+        } finally {
+            sendLock.unlock();
+        }
+        afterDrain(action, gen);
+        return DatReturn.DAT_SUCCESS;
+    }
+
+    /**
+     * dat_rmr_bind / unbind ({@code lmr == null}), posted on this EP's request queue: the EP's checks, then
+     * {@link LoopbackRmr#checkBind}, then the request goes behind every earlier one.
+     */
+    int postBind(LoopbackRmr rmr, LoopbackLmr lmr, long offset, long length, int privileges, long userCookie,
+                 int completionFlags) {
+        int action;
+        long gen;
+        sendLock.lock();
+        try {
+            if (ep.isClosed()) {
+                return DatReturn.DAT_INVALID_HANDLE;
+            }
+            if (ep.state() != DatEpState.CONNECTED) {
+                return DatReturn.DAT_INVALID_STATE;
+            }
+            if (requestEvd != null && (requestEvd.flags & DatEvdFlags.RMR_BIND) == 0) {
+                // The bind completion could not be reported: the request EVD takes no RMR bind events.
+                return DatReturn.DAT_INVALID_STATE;
+            }
+            int status = checkRequest(0, null, completionFlags, 0, RDMA_FLAGS);
+            if (status != DatReturn.DAT_SUCCESS) {
+                return status;
+            }
+            boolean binding = lmr != null && length != 0;
+            status = rmr.checkBind(binding ? lmr : null, offset, length, privileges, pz);
+            if (status != DatReturn.DAT_SUCCESS) {
+                return status;
+            }
+            Dto d = requestSlotLocked();
+            d.op = Dto.BIND;
+            d.count = 0;
+            d.total = 0;
+            d.srq = null;
+            d.cookie = userCookie;
+            d.flags = completionFlags;
+            d.rmr = rmr;
+            d.bindLmr = binding ? lmr : null;
+            d.bindOffset = binding ? offset : 0;
+            d.bindLength = binding ? length : 0;
+            d.bindPrivileges = binding ? privileges : 0;
+            action = enqueueLocked(d);
+            if (action < 0) {
+                return action;
+            }
+            gen = ep.connGen;
+        } finally {
+            sendLock.unlock();
+        }
+        afterDrain(action, gen);
+        return DatReturn.DAT_SUCCESS;
+    }
+
+    /**
+     * Appends a validated request (in the slot {@link #requestSlotLocked} gave) and runs the queue. Caller holds
+     * sendLock.
+     *
+     * @return a drain result ({@code >= 0}), or {@code DAT_INSUFFICIENT_RESOURCES}
+     */
+    private int enqueueLocked(Dto d) {
+        if (d == reqSpare || slotsTaken - (long) SLOTS_FREED.getAcquire(this) >= reqCapacity) {
+            return DatReturn.DAT_INSUFFICIENT_RESOURCES;
+        }
+        slotsTaken++;
+        if (ep.state() == DatEpState.DISCONNECTED) {
+            // "If the operation returns successfully for the Endpoint in the DAT_EP_STATE_DISCONNECTED state,
+            // the posted [DTO] is immediately flushed to request_evd_handle."
+            completeRequest(d, DatDtoStatus.FLUSHED, 0);
+            return NONE;
+        }
+        REQ_COUNT.setRelease(this, reqCount + 1);
+        return drainLocked();
+    }
+
+    /** {@code dat_ep_post_recv}. */
+    int postRecv(int numSegments, Iov localIov, long userCookie, int completionFlags) {
+        if (ep.isClosed()) {
+            return DatReturn.DAT_INVALID_HANDLE;
+        }
+        if (srq != null) {
+            return DatReturn.DAT_INVALID_STATE;
+        }
+        recvLock.lock();
+        try {
+            if (ep.isClosed()) {
+                return DatReturn.DAT_INVALID_HANDLE;
+            }
+            // Receives may be posted in every state: before connecting, while connected, and (flushed at
+            // once) when disconnected.
+            if (numSegments < 0 || numSegments > maxRecvIov
+                    || (numSegments > 0 && (localIov == null || numSegments > localIov.capacity()))
+                    || (completionFlags & ~RECV_FLAGS) != 0) {
+                return DatReturn.DAT_INVALID_PARAMETER;
+            }
+            RecvRing ring = recvRing;
+            Dto d = ring.postSlot();
+            int status = d.load(lmrContexts, pz, numSegments, localIov, DatMemPriv.LOCAL_WRITE);
+            if (status != DatReturn.DAT_SUCCESS) {
+                return status;
+            }
+            if (ring.full()) {
+                return DatReturn.DAT_INSUFFICIENT_RESOURCES;
+            }
+            d.op = Dto.RECV;
+            d.cookie = userCookie;
+            d.flags = completionFlags;
+            if (ep.state() == DatEpState.DISCONNECTED) {
+                postRecvCompletion(d.cookie, d.flags, DatDtoStatus.FLUSHED, 0, true, null);
+                return DatReturn.DAT_SUCCESS;
+            }
+            ring.publish();
+        } finally {
+            recvLock.unlock();
+        }
+        // After the volatile publish, a volatile read: the poster's half of the wake-up (see RecvRing).
+        if (recvWanted) {
+            LoopbackEp p = ep.peer;
+            if (p != null) {
+                p.data.drain();
+            }
+        }
+        return DatReturn.DAT_SUCCESS;
+    }
+
+    // ------------------------------------------------------------------ running the request queue
+
+    /** Runs this EP's request queue on the calling thread (a receive was posted on the peer). */
+    void drain() {
+        int action;
+        long gen;
+        sendLock.lock();
+        try {
+            action = drainLocked();
+            gen = ep.connGen;
+        } finally {
+            sendLock.unlock();
+        }
+        afterDrain(action, gen);
+    }
+
+    /** Executes requests from the head while they can run. Caller holds sendLock. */
+    private int drainLocked() {
+        while (reqCount > 0) {
+            LoopbackEp b = ep.peer;
+            DatEpState s = ep.state();
+            if (ep.broken || b == null || (s != DatEpState.CONNECTED && s != DatEpState.DISCONNECT_PENDING)) {
+                return NONE;
+            }
+            Dto d = reqRing[reqHead];
+            int outcome = switch (d.op) {
+                case Dto.SEND -> executeSend(b.data, d);
+                case Dto.BIND -> executeBind(d);
+                default -> executeRdma(b, d);
+            };
+            if (outcome == WAIT) {
+                if (b.data.wantRecv()) {
+                    continue;
+                }
+                return NONE;
+            }
+            if (d.op == Dto.BIND) {
+                d.rmr = null;
+                d.bindLmr = null;
+            }
+            reqHead = (reqHead + 1) & reqMask;
+            REQ_COUNT.setRelease(this, reqCount - 1);
+            if (outcome == FAILED) {
+                // RC semantics: an error completion breaks the connection; the rest is flushed by teardown.
+                ep.broken = true;
+                b.broken = true;
+                return BREAK;
+            }
+        }
+        return gracefulPending ? FINISH : NONE;
+    }
+
+    /** Acts on a drain result after the send lock is released (teardown needs the connection lock first). */
+    private void afterDrain(int action, long gen) {
+        if (action == NONE) {
+            return;
+        }
+        ep.connection.drained(action == BREAK, gen);
+    }
+
+    private int executeSend(LoopbackEpData b, Dto d) {
+        Dto r = b.claimRecv();
+        if (r == null) {
+            return WAIT;
+        }
+        if (d.total > r.total) {
+            // IB / uDAPL: the responder cannot place the message. Its receive completes with
+            // DAT_DTO_ERR_LOCAL_LENGTH, the send with DAT_DTO_ERR_REMOTE_RESPONDER, and the RC connection
+            // breaks (both EPs DISCONNECTED, everything else flushed).
+            b.finishRecv(r, DatDtoStatus.LOCAL_LENGTH_ERR, 0, true);
+            completeRequest(d, DatDtoStatus.REMOTE_RESPONDER_ERR, 0);
+            return FAILED;
+        }
+        if (!Dto.copy(d, r)) {
+            b.finishRecv(r, DatDtoStatus.LOCAL_PROTECTION_ERR, 0, true);
+            completeRequest(d, DatDtoStatus.LOCAL_PROTECTION_ERR, 0);
+            return FAILED;
+        }
+        b.finishRecv(r, DatDtoStatus.SUCCESS, d.total, (d.flags & DatCompletionFlags.SOLICITED_WAIT) != 0);
+        completeRequest(d, DatDtoStatus.SUCCESS, d.total);
+        return DONE;
+    }
+
+    private int executeRdma(LoopbackEp b, Dto d) {
+        boolean write = d.op == Dto.RDMA_WRITE;
+        long length = write ? d.total : d.segmentLength;
+        if (!resolveRemote(b, d.rmrContext, d.target, length,
+                write ? DatMemPriv.REMOTE_WRITE : DatMemPriv.REMOTE_READ)) {
+            completeRequest(d, DatDtoStatus.REMOTE_ACCESS_ERR, 0);
+            return FAILED;
+        }
+        boolean ok = write ? d.gatherInto(remoteSegment, remoteOffset)
+                : d.scatterFrom(remoteSegment, remoteOffset, length);
+        remoteSegment = null;
+        if (!ok) {
+            completeRequest(d, d.lmrsOpen() ? DatDtoStatus.REMOTE_ACCESS_ERR : DatDtoStatus.LOCAL_PROTECTION_ERR, 0);
+            return FAILED;
+        }
+        completeRequest(d, DatDtoStatus.SUCCESS, length);
+        return DONE;
+    }
+
+    /**
+     * The remote return values of the RDMA pages, decided at post time because the peer's memory is in this
+     * process: {@code DAT_PROTECTION_VIOLATION} when {@code context} names a region (an LMR's own
+     * {@code rmr_context}, or a bound RMR) of another PZ than the remote EP's, then
+     * {@code DAT_PRIVILEGES_VIOLATION} when that region lacks {@code privilege} ({@code REMOTE_WRITE} for a
+     * write, {@code REMOTE_READ} for a read). Everything else passes here and is judged when the request
+     * executes ({@link #resolveRemote}), completing with {@code REMOTE_ACCESS_ERR}: an unknown or freed context,
+     * an unbound RMR, a window bound on another connection (the page lists no return value for these), and a
+     * target outside the region, which needs the transfer length and is a DTO error.
+     *
+     * <p>Caller holds sendLock with this EP CONNECTED, so {@link LoopbackEp#peer} is set and
+     * {@link LoopbackEp#connGen} is the connection's. No lock of the peer is taken: its send lock, taken while
+     * holding ours, would break the lower-id-first order of {@link LoopbackFabric} and could deadlock with the peer
+     * posting towards us. None is needed: the context table is read lock-free through its volatile table, a
+     * region's PZ and privileges and the peer's PZ are final, an RMR's binding is one volatile read of an immutable
+     * record. Nothing allocates: the table is int-keyed.
+     *
+     * @return {@code DAT_SUCCESS}, or the synchronous return value
+     */
+    private int checkRemoteAtPost(LoopbackEp b, int context, int privilege) {
+        if (b == null) {
+            return DatReturn.DAT_SUCCESS;
+        }
+        Object region = b.owner().rmrContexts.get(context);
+        if (region instanceof LoopbackLmr l) {
+            if (l.isClosed()) {
+                return DatReturn.DAT_SUCCESS;
+            }
+            if (l.pz != b.pz) {
+                return DatReturn.DAT_PROTECTION_VIOLATION;
+            }
+            return (l.privileges & privilege) == 0 ? DatReturn.DAT_PRIVILEGES_VIOLATION : DatReturn.DAT_SUCCESS;
+        }
+        if (region instanceof LoopbackRmr r) {
+            LoopbackRmr.Binding binding = r.binding;
+            if (binding == null || r.isClosed()) {
+                return DatReturn.DAT_SUCCESS;
+            }
+            if (r.pz != b.pz) {
+                return DatReturn.DAT_PROTECTION_VIOLATION;
+            }
+            if (binding.ep() != b || binding.connGen() != ep.connGen) {
+                // Bound on another connection: not this connection's window, so it names no memory here.
+                return DatReturn.DAT_SUCCESS;
+            }
+            return (binding.privileges() & privilege) == 0 ? DatReturn.DAT_PRIVILEGES_VIOLATION
+                    : DatReturn.DAT_SUCCESS;
+        }
+        return DatReturn.DAT_SUCCESS;
+    }
+
+    /**
+     * Finds the peer memory an RDMA names: an LMR's own {@code rmr_context} (needs the remote privilege and
+     * the peer EP's PZ) or a bound RMR (needs the privilege, the peer EP's PZ, and to have been bound on the
+     * peer EP during this very connection). The range must lie inside the region or window: a connection
+     * never touches memory it was not given. Caller holds sendLock; the result goes to
+     * {@link #remoteSegment} and {@link #remoteOffset}.
+     *
+     * <p>The PZ and privilege tests repeat those of {@link #checkRemoteAtPost} on purpose and stay the final
+     * guard: between post and execution (a request can wait behind a send for the peer's receive) the context
+     * can be freed, the RMR unbound or rebound with other privileges, so only what holds now may be touched.
+     * A failure here completes the DTO with {@code REMOTE_ACCESS_ERR} and breaks the connection.
+     */
+    private boolean resolveRemote(LoopbackEp b, int context, long target, long length, int privilege) {
+        Object region = b.owner().rmrContexts.get(context);
+        LoopbackLmr lmr;
+        long start;
+        long windowLength;
+        if (region instanceof LoopbackLmr l) {
+            if ((l.privileges & privilege) == 0 || l.pz != b.pz) {
+                return false;
+            }
+            lmr = l;
+            start = l.address;
+            windowLength = l.length;
+        } else if (region instanceof LoopbackRmr r) {
+            LoopbackRmr.Binding binding = r.binding;
+            if (binding == null || binding.ep() != b || binding.connGen() != b.connGen
+                    || (binding.privileges() & privilege) == 0 || r.pz != b.pz) {
+                return false;
+            }
+            lmr = binding.lmr();
+            start = lmr.address + binding.offset();
+            windowLength = binding.length();
+        } else {
+            return false;
+        }
+        long offset = target - start;
+        if (lmr.isClosed() || offset < 0 || offset > windowLength || length > windowLength - offset) {
+            return false;
+        }
+        remoteSegment = lmr.segment;
+        remoteOffset = target - lmr.address;
+        return true;
+    }
+
+    private int executeBind(Dto d) {
+        DatDtoStatus status = d.rmr.execute(d.bindLmr, d.bindOffset, d.bindLength, d.bindPrivileges, ep, ep.connGen);
+        completeRequest(d, status, 0);
+        return DONE;
+    }
+
+    // ------------------------------------------------------------------ completions
+
+    /** Writes a request's completion, honouring SUPPRESS and UNSIGNALLED (errors always signal). */
+    private void completeRequest(Dto d, DatDtoStatus status, long length) {
+        LoopbackEvd evd = requestEvd;
+        boolean ok = status == DatDtoStatus.SUCCESS;
+        if (evd == null || (ok && (d.flags & DatCompletionFlags.SUPPRESS) != 0)) {
+            // Never queued, so reaped at once: the slot is given back under sendLock, without an atomic.
+            slotsTaken--;
+            return;
+        }
+        boolean signalled = !ok || (d.flags & DatCompletionFlags.UNSIGNALLED) == 0;
+        if (d.op == Dto.BIND) {
+            evd.postBind(d.rmr, d.cookie, status, signalled, requestSlot);
+        } else {
+            evd.postDto(ep, d.cookie, status, length, signalled, requestSlot);
+        }
+    }
+
+    /**
+     * Takes a receive buffer for an arriving message: from the SRQ or the own queue. Called by the peer
+     * under the peer's send lock, so one delivery at a time.
+     */
+    private Dto claimRecv() {
+        if (srq != null) {
+            Dto r = srq.claim(this);
+            if (r != null) {
+                SRQ_HELD.setRelease(this, srqHeld + 1);
+            }
+            return r;
+        }
+        Dto r = recvRing.claim();
+        if (r != null && recvWanted) {
+            RECV_WANTED.setRelease(this, false);
+        }
+        return r;
+    }
+
+    /**
+     * The delivery found no receive: marks this EP as wanted, the sender's half of the wake-up. Called by the
+     * peer under the peer's send lock.
+     *
+     * @return whether a receive was posted meanwhile (own queue only), so the delivery can run now; on an SRQ
+     *     {@link LoopbackSrq#claim} marked the EP under its lock, and this returns false
+     */
+    private boolean wantRecv() {
+        if (recvRing == null) {
+            return false;
+        }
+        // Volatile store, then volatile load of the tail: see RecvRing. A receive posted after the load finds
+        // the flag set and runs the queue.
+        RECV_WANTED.setVolatile(this, true);
+        return recvRing.published();
+    }
+
+    /** The SRQ's half of {@link #claimRecv}: the exchange descriptor. Caller holds the SRQ lock. */
+    Dto srqExchange() {
+        return srqExchange;
+    }
+
+    /** A claim from the SRQ succeeded with {@code taken}, which becomes the exchange descriptor. SRQ lock held. */
+    void srqClaimed(Dto taken) {
+        srqExchange = taken;
+        if (recvWanted) {
+            recvWanted = false;
+        }
+    }
+
+    /**
+     * Completes a claimed receive. The buffer is given back first (an SRQ still counts it as outstanding until
+     * its event is reaped), so a consumer reaping the event at once always finds room for its next post.
+     */
+    private void finishRecv(Dto r, DatDtoStatus status, long length, boolean solicited) {
+        long cookie = r.cookie;
+        int flags = r.flags;
+        LoopbackSrq from = r.srq;
+        if (from != null) {
+            SRQ_HELD.setRelease(this, srqHeld - 1);
+        } else {
+            recvRing.finish();
+        }
+        postRecvCompletion(cookie, flags, status, length, solicited, from);
+    }
+
+    /**
+     * Writes a receive completion. Signalled unless the EP's recv flags are SOLICITED_WAIT and the matching
+     * send was not solicited; EVD_THRESHOLD and (for an SRQ EP) UNSIGNALLED complete signalled and leave
+     * waking to the waiter's threshold.
+     */
+    private void postRecvCompletion(long cookie, int flags, DatDtoStatus status, long length, boolean solicited,
+                                    LoopbackSrq from) {
+        boolean ok = status == DatDtoStatus.SUCCESS;
+        if (recvEvd == null || (ok && (flags & DatCompletionFlags.SUPPRESS) != 0)) {
+            if (from != null) {
+                from.reaped();
+            }
+            return;
+        }
+        boolean signalled = !ok || recvFlags != DatCompletionFlags.SOLICITED_WAIT || solicited;
+        recvEvd.postDto(ep, cookie, status, length, signalled, from);
+    }
+
+    // ------------------------------------------------------------------ flushes and words for the control path
+
+    /** Flushes every waiting request. Caller holds sendLock. */
+    void flushRequestsLocked() {
+        while (reqCount > 0) {
+            Dto d = reqRing[reqHead];
+            completeRequest(d, DatDtoStatus.FLUSHED, 0);
+            d.rmr = null;
+            d.bindLmr = null;
+            reqHead = (reqHead + 1) & reqMask;
+            REQ_COUNT.setRelease(this, reqCount - 1);
+        }
+        gracefulPending = false;
+    }
+
+    /**
+     * Flushes every waiting receive of the own queue. Caller holds recvLock, and the send locks of this EP
+     * and its peer, so no receive is being filled. SRQ buffers are never held here: messages arrive whole,
+     * and a delivery claims, fills and completes its buffer under the peer's send lock.
+     */
+    void flushRecvLocked() {
+        if (recvRing == null) {
+            return;
+        }
+        Dto r;
+        while ((r = recvRing.flushNext()) != null) {
+            postRecvCompletion(r.cookie, r.flags, DatDtoStatus.FLUSHED, 0, true, null);
+        }
+    }
+
+    /**
+     * dat_ep_disconnect(GRACEFUL): when requests are queued, they complete first and the drain that empties
+     * the queue finishes the disconnect. Caller holds sendLock.
+     *
+     * @return whether requests are queued (the disconnect then waits for them)
+     */
+    boolean holdDisconnectLocked() {
+        if (reqCount > 0) {
+            gracefulPending = true;
+            return true;
+        }
+        return false;
+    }
+
+    /** Whether the request queue is empty; read without sendLock (dat_ep_get_status, a graceful disconnect). */
+    boolean requestsIdle() {
+        return (int) REQ_COUNT.getAcquire(this) == 0;
+    }
+
+    /**
+     * @return receive buffers allocated to this EP: those held from the SRQ, or those posted and not completed
+     *     on the own queue (the one being filled included), read from words the data path keeps
+     */
+    int recvAllocated() {
+        if (srq != null) {
+            return srqHeld;
+        }
+        recvLock.lock();
+        try {
+            // The lock only pins the recvRing field (dat_ep_modify replaces it); the ring's words need none.
+            return recvRing.allocated();
+        } finally {
+            recvLock.unlock();
+        }
+    }
+}
