@@ -9,6 +9,7 @@ import dat.api.DatEvdFlags;
 import dat.api.DatMemPriv;
 import dat.api.DatReturn;
 import dat.api.Iov;
+import dat.spi.Rings;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -192,7 +193,7 @@ final class LoopbackEpData {
         this.requestFlags = a.requestCompletionFlags();
         int requestSegments = Math.max(maxRequestIov, Math.max(maxRdmaReadIov, maxRdmaWriteIov));
         this.reqCapacity = a.maxRequestDtos();
-        this.reqRing = new Dto[Integer.highestOneBit(Math.max(1, reqCapacity - 1)) << 1];
+        this.reqRing = new Dto[Rings.size(reqCapacity)];
         for (int i = 0; i < reqRing.length; i++) {
             reqRing[i] = new Dto(requestSegments);
         }
