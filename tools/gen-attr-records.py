@@ -143,15 +143,19 @@ def gen(spec):
         if t.startswith("Map<"):
             checks.append("        %s = Map.copyOf(%s);" % (n, n))
     bfields = "\n".join("        private %s %s = %s;" % (t, n, dflt) for t, n, dflt, _ in fields)
+    # Javadoc wants a summary sentence before the tags: the DAT field's name, which every description opens with.
     setters = "\n\n".join('''        /**
+         * Sets %s.
+         *
 %s
          * @return this builder
          */
         public Builder %s(%s value) {
             this.%s = value;
             return this;
-        }''' % (textwrap.fill("@param value " + d, 108, initial_indent="         * ",
-                              subsequent_indent="         *     "), n, t, n) for t, n, _, d in fields)
+        }''' % (re.match(r"\{@code \w+\}", d).group(0),
+                 textwrap.fill("@param value " + d, 108, initial_indent="         * ",
+                               subsequent_indent="         *     "), n, t, n) for t, n, _, d in fields)
     copy = "\n".join("            b.%s = %s;" % (n, n) for _, n, _, _ in fields)
     args = textwrap.fill(", ".join(n for _, n, _, _ in fields), 118,
                          initial_indent=" " * len("            return new %s(" % name),

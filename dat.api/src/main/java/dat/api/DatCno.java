@@ -18,6 +18,8 @@ public interface DatCno extends DatHandle {
     interface Agent {
 
         /**
+         * Called when the CNO triggers.
+         *
          * @param evd the EVD that triggered the CNO
          */
         void triggered(DatEvd evd);

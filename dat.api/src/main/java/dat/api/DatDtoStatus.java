@@ -38,8 +38,9 @@ public enum DatDtoStatus {
     private static final DatDtoStatus[] BY_VALUE = values();
 
     /**
+     * {@return the status, without allocating}
+     *
      * @param value a DAT 1.2 completion status value
-     * @return the status, without allocating
      * @throws IndexOutOfBoundsException for a value DAT 1.2 does not define
      */
     public static DatDtoStatus of(int value) {

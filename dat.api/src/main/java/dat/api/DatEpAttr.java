@@ -113,6 +113,8 @@ public record DatEpAttr(
         }
 
         /**
+         * Sets {@code service_type}.
+         *
          * @param value {@code service_type}
          * @return this builder
          */
@@ -122,6 +124,8 @@ public record DatEpAttr(
         }
 
         /**
+         * Sets {@code max_message_size}.
+         *
          * @param value {@code max_message_size}
          * @return this builder
          */
@@ -131,6 +135,8 @@ public record DatEpAttr(
         }
 
         /**
+         * Sets {@code max_rdma_size}.
+         *
          * @param value {@code max_rdma_size}
          * @return this builder
          */
@@ -140,6 +146,8 @@ public record DatEpAttr(
         }
 
         /**
+         * Sets {@code qos}.
+         *
          * @param value {@code qos}
          * @return this builder
          */
@@ -149,6 +157,8 @@ public record DatEpAttr(
         }
 
         /**
+         * Sets {@code recv_completion_flags}.
+         *
          * @param value {@code recv_completion_flags}: DEFAULT, SOLICITED_WAIT or EVD_THRESHOLD; UNSIGNALLED
          *     (DAT's default for an SRQ EP) completes every receive signalled
          * @return this builder
@@ -159,6 +169,8 @@ public record DatEpAttr(
         }
 
         /**
+         * Sets {@code request_completion_flags}.
+         *
          * @param value {@code request_completion_flags}: include UNSIGNALLED to allow unsignalled posts
          * @return this builder
          */
@@ -168,6 +180,8 @@ public record DatEpAttr(
         }
 
         /**
+         * Sets {@code max_recv_dtos}.
+         *
          * @param value {@code max_recv_dtos}: receive queue depth (ignored with an SRQ)
          * @return this builder
          */
@@ -177,6 +191,8 @@ public record DatEpAttr(
         }
 
         /**
+         * Sets {@code max_request_dtos}.
+         *
          * @param value {@code max_request_dtos}: request queue depth
          * @return this builder
          */
@@ -186,6 +202,8 @@ public record DatEpAttr(
         }
 
         /**
+         * Sets {@code max_recv_iov}.
+         *
          * @param value {@code max_recv_iov}
          * @return this builder
          */
@@ -195,6 +213,8 @@ public record DatEpAttr(
         }
 
         /**
+         * Sets {@code max_request_iov}.
+         *
          * @param value {@code max_request_iov}
          * @return this builder
          */
@@ -204,6 +224,8 @@ public record DatEpAttr(
         }
 
         /**
+         * Sets {@code max_rdma_read_in}.
+         *
          * @param value {@code max_rdma_read_in}
          * @return this builder
          */
@@ -213,6 +235,8 @@ public record DatEpAttr(
         }
 
         /**
+         * Sets {@code max_rdma_read_out}.
+         *
          * @param value {@code max_rdma_read_out}
          * @return this builder
          */
@@ -222,6 +246,8 @@ public record DatEpAttr(
         }
 
         /**
+         * Sets {@code srq_soft_hw}.
+         *
          * @param value {@code srq_soft_hw}: the EP soft high watermark
          * @return this builder
          */
@@ -231,6 +257,8 @@ public record DatEpAttr(
         }
 
         /**
+         * Sets {@code max_rdma_read_iov}.
+         *
          * @param value {@code max_rdma_read_iov}
          * @return this builder
          */
@@ -240,6 +268,8 @@ public record DatEpAttr(
         }
 
         /**
+         * Sets {@code max_rdma_write_iov}.
+         *
          * @param value {@code max_rdma_write_iov}
          * @return this builder
          */
@@ -249,6 +279,8 @@ public record DatEpAttr(
         }
 
         /**
+         * Sets {@code ep_transport_specific}.
+         *
          * @param value {@code ep_transport_specific}
          * @return this builder
          */
@@ -258,6 +290,8 @@ public record DatEpAttr(
         }
 
         /**
+         * Sets {@code ep_provider_specific}.
+         *
          * @param value {@code ep_provider_specific}
          * @return this builder
          */

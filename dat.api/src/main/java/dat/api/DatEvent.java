@@ -74,8 +74,8 @@ public final class DatEvent {
     }
 
     /**
-     * @return {@code transfered_length} of a DTO completion: the bytes received or sent; not defined when the
-     *     status is not {@link DatDtoStatus#SUCCESS}
+     * {@return {@code transfered_length} of a DTO completion: the bytes received or sent; not defined when the status
+     * is not {@link DatDtoStatus#SUCCESS}}
      */
     public long transferredLength() {
         return transferredLength;
@@ -102,8 +102,7 @@ public final class DatEvent {
     }
 
     /**
-     * @return the private data of a connection event, never {@code null}; a shared read-only copy: do not
-     *     modify it
+     * {@return the private data of a connection event, never {@code null}; a shared read-only copy: do not modify it}
      */
     public byte[] privateData() {
         return privateData;

@@ -17,8 +17,9 @@ public final class DatFields {
     }
 
     /**
+     * {@return an unmodifiable map from DAT field name to value; enums stay enums, maps stay maps}
+     *
      * @param attributes a record of this package, such as {@link DatProviderAttr} or {@link DatIaAttr}
-     * @return an unmodifiable map from DAT field name to value; enums stay enums, maps stay maps
      */
     public static Map<String, Object> of(Record attributes) {
         Map<String, Object> fields = new LinkedHashMap<>();
@@ -33,8 +34,9 @@ public final class DatFields {
     }
 
     /**
+     * {@return the DAT spelling, {@code max_iov_segments_per_dto}}
+     *
      * @param javaName a record component name such as {@code maxIovSegmentsPerDto}
-     * @return the DAT spelling, {@code max_iov_segments_per_dto}
      */
     public static String datName(String javaName) {
         StringBuilder sb = new StringBuilder(javaName.length() + 8);

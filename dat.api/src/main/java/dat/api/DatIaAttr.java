@@ -176,6 +176,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code adapter_name}.
+         *
          * @param value {@code adapter_name}
          * @return this builder
          */
@@ -185,6 +187,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code vendor_name}.
+         *
          * @param value {@code vendor_name}
          * @return this builder
          */
@@ -194,6 +198,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code hardware_version_major}.
+         *
          * @param value {@code hardware_version_major}
          * @return this builder
          */
@@ -203,6 +209,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code hardware_version_minor}.
+         *
          * @param value {@code hardware_version_minor}
          * @return this builder
          */
@@ -212,6 +220,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code firmware_version_major}.
+         *
          * @param value {@code firmware_version_major}
          * @return this builder
          */
@@ -221,6 +231,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code firmware_version_minor}.
+         *
          * @param value {@code firmware_version_minor}
          * @return this builder
          */
@@ -230,6 +242,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code ia_address_ptr}.
+         *
          * @param value {@code ia_address_ptr}: the address peers connect to
          * @return this builder
          */
@@ -239,6 +253,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code max_eps}.
+         *
          * @param value {@code max_eps}
          * @return this builder
          */
@@ -248,6 +264,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code max_dto_per_ep}.
+         *
          * @param value {@code max_dto_per_ep}
          * @return this builder
          */
@@ -257,6 +275,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code max_rdma_read_per_ep_in}.
+         *
          * @param value {@code max_rdma_read_per_ep_in}
          * @return this builder
          */
@@ -266,6 +286,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code max_rdma_read_per_ep_out}.
+         *
          * @param value {@code max_rdma_read_per_ep_out}
          * @return this builder
          */
@@ -275,6 +297,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code max_evds}.
+         *
          * @param value {@code max_evds}
          * @return this builder
          */
@@ -284,6 +308,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code max_evd_qlen}.
+         *
          * @param value {@code max_evd_qlen}
          * @return this builder
          */
@@ -293,6 +319,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code max_iov_segments_per_dto}.
+         *
          * @param value {@code max_iov_segments_per_dto}
          * @return this builder
          */
@@ -302,6 +330,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code max_lmrs}.
+         *
          * @param value {@code max_lmrs}
          * @return this builder
          */
@@ -311,6 +341,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code max_lmr_block_size}.
+         *
          * @param value {@code max_lmr_block_size}
          * @return this builder
          */
@@ -320,6 +352,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code max_lmr_virtual_address}.
+         *
          * @param value {@code max_lmr_virtual_address}
          * @return this builder
          */
@@ -329,6 +363,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code max_pzs}.
+         *
          * @param value {@code max_pzs}
          * @return this builder
          */
@@ -338,6 +374,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code max_message_size}.
+         *
          * @param value {@code max_message_size}
          * @return this builder
          */
@@ -347,6 +385,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code max_rdma_size}.
+         *
          * @param value {@code max_rdma_size}
          * @return this builder
          */
@@ -356,6 +396,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code max_rmrs}.
+         *
          * @param value {@code max_rmrs}: 0 when the IA has no RMRs
          * @return this builder
          */
@@ -365,6 +407,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code max_rmr_target_address}.
+         *
          * @param value {@code max_rmr_target_address}
          * @return this builder
          */
@@ -374,6 +418,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code max_srqs}.
+         *
          * @param value {@code max_srqs}
          * @return this builder
          */
@@ -383,6 +429,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code max_ep_per_srq}.
+         *
          * @param value {@code max_ep_per_srq}
          * @return this builder
          */
@@ -392,6 +440,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code max_recv_per_srq}.
+         *
          * @param value {@code max_recv_per_srq}
          * @return this builder
          */
@@ -401,6 +451,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code max_iov_segments_per_rdma_read}.
+         *
          * @param value {@code max_iov_segments_per_rdma_read}
          * @return this builder
          */
@@ -410,6 +462,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code max_iov_segments_per_rdma_write}.
+         *
          * @param value {@code max_iov_segments_per_rdma_write}
          * @return this builder
          */
@@ -419,6 +473,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code max_rdma_read_in}.
+         *
          * @param value {@code max_rdma_read_in}
          * @return this builder
          */
@@ -428,6 +484,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code max_rdma_read_out}.
+         *
          * @param value {@code max_rdma_read_out}
          * @return this builder
          */
@@ -437,6 +495,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code max_rdma_read_per_ep_in_guaranteed}.
+         *
          * @param value {@code max_rdma_read_per_ep_in_guaranteed}
          * @return this builder
          */
@@ -446,6 +506,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code max_rdma_read_per_ep_out_guaranteed}.
+         *
          * @param value {@code max_rdma_read_per_ep_out_guaranteed}
          * @return this builder
          */
@@ -455,6 +517,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code transport_attr}.
+         *
          * @param value {@code transport_attr}
          * @return this builder
          */
@@ -464,6 +528,8 @@ public record DatIaAttr(
         }
 
         /**
+         * Sets {@code vendor_attr}.
+         *
          * @param value {@code vendor_attr}
          * @return this builder
          */

@@ -16,8 +16,8 @@ public interface DatLmr extends DatHandle {
     int lmrContext();
 
     /**
-     * @return the {@code rmr_context} a peer uses to reach this region by RDMA; meaningful only when the
-     *     region has a remote privilege
+     * {@return the {@code rmr_context} a peer uses to reach this region by RDMA; meaningful only when the region has a
+     * remote privilege}
      */
     int rmrContext();
 

@@ -150,6 +150,8 @@ public record DatProviderAttr(
         }
 
         /**
+         * Sets {@code provider_name}.
+         *
          * @param value {@code provider_name}
          * @return this builder
          */
@@ -159,6 +161,8 @@ public record DatProviderAttr(
         }
 
         /**
+         * Sets {@code provider_version_major}.
+         *
          * @param value {@code provider_version_major}
          * @return this builder
          */
@@ -168,6 +172,8 @@ public record DatProviderAttr(
         }
 
         /**
+         * Sets {@code provider_version_minor}.
+         *
          * @param value {@code provider_version_minor}
          * @return this builder
          */
@@ -177,6 +183,8 @@ public record DatProviderAttr(
         }
 
         /**
+         * Sets {@code dapl_version_major}.
+         *
          * @param value {@code dapl_version_major}: the DAT API major version
          * @return this builder
          */
@@ -186,6 +194,8 @@ public record DatProviderAttr(
         }
 
         /**
+         * Sets {@code dapl_version_minor}.
+         *
          * @param value {@code dapl_version_minor}: the DAT API minor version
          * @return this builder
          */
@@ -195,6 +205,8 @@ public record DatProviderAttr(
         }
 
         /**
+         * Sets {@code lmr_mem_types_supported}.
+         *
          * @param value {@code lmr_mem_types_supported}: DAT_MEM_TYPE values
          * @return this builder
          */
@@ -204,6 +216,8 @@ public record DatProviderAttr(
         }
 
         /**
+         * Sets {@code iov_ownership_on_return}.
+         *
          * @param value {@code iov_ownership_on_return}: when an IOV may be reused after a post returns
          * @return this builder
          */
@@ -213,6 +227,8 @@ public record DatProviderAttr(
         }
 
         /**
+         * Sets {@code dat_qos_supported}.
+         *
          * @param value {@code dat_qos_supported}: mask of {@link DatQos} values
          * @return this builder
          */
@@ -222,6 +238,8 @@ public record DatProviderAttr(
         }
 
         /**
+         * Sets {@code completion_flags_supported}.
+         *
          * @param value {@code completion_flags_supported}: the {@link DatCompletionFlags} that work
          * @return this builder
          */
@@ -231,6 +249,8 @@ public record DatProviderAttr(
         }
 
         /**
+         * Sets {@code is_thread_safe}.
+         *
          * @param value {@code is_thread_safe}: every call may be made from any thread at once
          * @return this builder
          */
@@ -240,6 +260,8 @@ public record DatProviderAttr(
         }
 
         /**
+         * Sets {@code max_private_data_size}.
+         *
          * @param value {@code max_private_data_size}: bytes of private data a connect, accept or reject
          *     carries
          * @return this builder
@@ -250,6 +272,8 @@ public record DatProviderAttr(
         }
 
         /**
+         * Sets {@code supports_multipath}.
+         *
          * @param value {@code supports_multipath}
          * @return this builder
          */
@@ -259,6 +283,8 @@ public record DatProviderAttr(
         }
 
         /**
+         * Sets {@code ep_creator}.
+         *
          * @param value {@code ep_creator}: whether PSPs create EPs
          * @return this builder
          */
@@ -268,6 +294,8 @@ public record DatProviderAttr(
         }
 
         /**
+         * Sets {@code pz_support}.
+         *
          * @param value {@code pz_support}
          * @return this builder
          */
@@ -277,6 +305,8 @@ public record DatProviderAttr(
         }
 
         /**
+         * Sets {@code optimal_buffer_alignment}.
+         *
          * @param value {@code optimal_buffer_alignment}: the buffer alignment for best performance; divides
          *     256
          * @return this builder
@@ -287,6 +317,8 @@ public record DatProviderAttr(
         }
 
         /**
+         * Sets {@code evd_stream_merging_supported}.
+         *
          * @param value {@code evd_stream_merging_supported}: bit {@code 6 * a + b} set when event streams a
          *     and b (0 SW, 1 CR, 2 DTO, 3 CONN, 4 RMR_BIND, 5 ASYNC) may share an EVD
          * @return this builder
@@ -297,6 +329,8 @@ public record DatProviderAttr(
         }
 
         /**
+         * Sets {@code srq_supported}.
+         *
          * @param value {@code srq_supported}
          * @return this builder
          */
@@ -306,6 +340,8 @@ public record DatProviderAttr(
         }
 
         /**
+         * Sets {@code srq_watermarks_supported}.
+         *
          * @param value {@code srq_watermarks_supported}: {@link Dat#DAT_SRQ_WATERMARK_LOW}, {@code
          *     _SOFT_HIGH}, {@code _HARD_HIGH} bits
          * @return this builder
@@ -316,6 +352,8 @@ public record DatProviderAttr(
         }
 
         /**
+         * Sets {@code srq_ep_pz_difference_supported}.
+         *
          * @param value {@code srq_ep_pz_difference_supported}: EPs on an SRQ may have another PZ than the
          *     SRQ
          * @return this builder
@@ -326,6 +364,8 @@ public record DatProviderAttr(
         }
 
         /**
+         * Sets {@code srq_info_supported}.
+         *
          * @param value {@code srq_info_supported}: {@link Dat#DAT_SRQ_INFO_AVAILABLE_DTO_COUNT} and/or
          *     {@link Dat#DAT_SRQ_INFO_OUTSTANDING_DTO_COUNT}
          * @return this builder
@@ -336,6 +376,8 @@ public record DatProviderAttr(
         }
 
         /**
+         * Sets {@code ep_recv_info_supported}.
+         *
          * @param value {@code ep_recv_info_supported}: {@link Dat#DAT_EP_RECV_INFO_NBUFS_ALLOCATED} and/or
          *     {@link Dat#DAT_EP_RECV_INFO_BUFS_ALLOC_SPAN}
          * @return this builder
@@ -346,6 +388,8 @@ public record DatProviderAttr(
         }
 
         /**
+         * Sets {@code lmr_sync_req}.
+         *
          * @param value {@code lmr_sync_req}: consumers must call {@code dat_lmr_sync_rdma_*}
          * @return this builder
          */
@@ -355,6 +399,8 @@ public record DatProviderAttr(
         }
 
         /**
+         * Sets {@code dto_async_return_guaranteed}.
+         *
          * @param value {@code dto_async_return_guaranteed}
          * @return this builder
          */
@@ -364,6 +410,8 @@ public record DatProviderAttr(
         }
 
         /**
+         * Sets {@code rdma_write_for_rdma_read_req}.
+         *
          * @param value {@code rdma_write_for_rdma_read_req}: an RDMA read target needs remote write
          *     privilege
          * @return this builder
@@ -374,6 +422,8 @@ public record DatProviderAttr(
         }
 
         /**
+         * Sets {@code provider_specific_attr}.
+         *
          * @param value {@code provider_specific_attr}: named provider attributes
          * @return this builder
          */

@@ -29,8 +29,9 @@ public enum DatQos {
     }
 
     /**
+     * {@return whether {@code supportedMask} includes this QoS}
+     *
      * @param supportedMask a {@code dat_qos_supported} mask
-     * @return whether that mask includes this QoS
      */
     public boolean isIn(int supportedMask) {
         return (supportedMask & value) == value;

@@ -131,24 +131,27 @@ public final class Iov {
     }
 
     /**
+     * {@return the {@code lmr_context} of triplet {@code index}}
+     *
      * @param index triplet index
-     * @return that triplet's {@code lmr_context}
      */
     public int lmrContext(int index) {
         return triplets.get(ValueLayout.JAVA_INT, offsetOf(index) + LMR_CONTEXT_OFFSET);
     }
 
     /**
+     * {@return the {@code virtual_address} of triplet {@code index}}
+     *
      * @param index triplet index
-     * @return that triplet's {@code virtual_address}
      */
     public long virtualAddress(int index) {
         return triplets.get(ValueLayout.JAVA_LONG, offsetOf(index) + VIRTUAL_ADDRESS_OFFSET);
     }
 
     /**
+     * {@return the {@code segment_length} of triplet {@code index}}
+     *
      * @param index triplet index
-     * @return that triplet's {@code segment_length}
      */
     public long segmentLength(int index) {
         return triplets.get(ValueLayout.JAVA_LONG, offsetOf(index) + SEGMENT_LENGTH_OFFSET);

@@ -36,7 +36,11 @@ public final class CnoCore {
         return agent;
     }
 
-    /** {@code dat_cno_modify_agent}. @param newAgent the new agent, or {@code null} */
+    /**
+     * {@code dat_cno_modify_agent}.
+     *
+     * @param newAgent the new agent, or {@code null}
+     */
     public void modifyAgent(DatCno.Agent newAgent) {
         this.agent = newAgent;
     }

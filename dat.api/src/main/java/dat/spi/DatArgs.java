@@ -28,9 +28,10 @@ public final class DatArgs {
     }
 
     /**
+     * {@return a {@code DAT_INVALID_PARAMETER} exception}
+     *
      * @param subtype which argument
      * @param message the call, the argument and why
-     * @return a {@code DAT_INVALID_PARAMETER} exception
      */
     public static DatException invalidParameter(DatReturnSubtype subtype, String message) {
         return new DatException(DatReturn.INVALID_PARAMETER, subtype, message);
@@ -256,8 +257,9 @@ public final class DatArgs {
     }
 
     /**
+     * {@return the {@code DAT_INVALID_STATE} subtype naming {@code state}}
+     *
      * @param state an EP state
-     * @return the {@code DAT_INVALID_STATE} subtype naming it
      */
     public static DatReturnSubtype epStateSubtype(DatEpState state) {
         return switch (state) {

@@ -23,16 +23,18 @@ public final class DatMemory {
     }
 
     /**
+     * {@return whether the segment's arena is still open}
+     *
      * @param segment memory
-     * @return whether its arena is still open
      */
     public static boolean alive(MemorySegment segment) {
         return segment.scope().isAlive();
     }
 
     /**
+     * {@return whether any thread may access the segment (a shared, automatic or global arena; not a confined one)}
+     *
      * @param segment memory
-     * @return whether any thread may access it (a shared, automatic or global arena; not a confined one)
      */
     public static boolean shared(MemorySegment segment) {
         return segment.isAccessibleBy(NO_OWNER);

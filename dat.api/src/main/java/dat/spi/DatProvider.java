@@ -24,10 +24,10 @@ import dat.api.DatReturnSubtype;
 public interface DatProvider {
 
     /**
-     * @return the provider's short name, unique among providers, for example {@code loopback}; what
-     *     {@code dat.providers} and the library-path field of {@code dat.conf} name. It must equal the
-     *     {@code provider_name} of the {@link dat.api.DatProviderAttr} the provider reports, since selection
-     *     queries read that attribute
+     * {@return the provider's short name, unique among providers, for example {@code loopback}; what
+     * {@code dat.providers} and the library-path field of {@code dat.conf} name} It must equal the
+     * {@code provider_name} of the {@link dat.api.DatProviderAttr} the provider reports, since selection queries read
+     * that attribute.
      */
     String name();
 

@@ -30,11 +30,12 @@ public record DatProviderInfo(String name, String version, boolean available, St
     }
 
     /**
+     * {@return the description of an available provider}
+     *
      * @param name provider name
      * @param version provider version
      * @param ias the IAs offered
      * @param settings the settings
-     * @return the description of an available provider
      */
     public static DatProviderInfo available(String name, String version, List<DatIaInfo> ias,
                                             List<DatSetting> settings) {
@@ -42,11 +43,12 @@ public record DatProviderInfo(String name, String version, boolean available, St
     }
 
     /**
+     * {@return the description of an unavailable provider}
+     *
      * @param name provider name
      * @param version provider version
      * @param reason why it cannot work here and how to fix that
      * @param settings the settings
-     * @return the description of an unavailable provider
      */
     public static DatProviderInfo unavailable(String name, String version, String reason,
                                               List<DatSetting> settings) {

@@ -40,6 +40,8 @@ public final class HandleSet {
     }
 
     /**
+     * Refuses a new object of {@code type} when the IA already has its limit of them.
+     *
      * @param type the kind of object about to be created
      * @param max the IA's limit for it
      * @param call the DAT call, for the message

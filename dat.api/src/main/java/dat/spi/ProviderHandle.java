@@ -37,8 +37,9 @@ public abstract class ProviderHandle implements DatHandle {
     }
 
     /**
+     * {@return whether this live object uses {@code other}, so {@code other} cannot be freed}
+     *
      * @param other another object of the same IA
-     * @return whether this live object uses {@code other}, so {@code other} cannot be freed
      */
     protected boolean dependsOn(ProviderHandle other) {
         return false;
@@ -67,6 +68,8 @@ public abstract class ProviderHandle implements DatHandle {
     }
 
     /**
+     * Refuses a call on a closed object.
+     *
      * @param call the DAT call, for the message
      * @throws DatException {@code DAT_INVALID_HANDLE} with this kind's subtype when the object is closed
      */

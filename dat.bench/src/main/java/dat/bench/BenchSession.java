@@ -79,9 +79,10 @@ final class BenchSession implements AutoCloseable {
     }
 
     /**
+     * {@return a new EVD}
+     *
      * @param qlen wanted queue length, capped at {@code max_evd_qlen}
      * @param flags {@link DatEvdFlags}
-     * @return a new EVD
      */
     DatEvd evd(int qlen, int flags) {
         return ia.createEvd(Math.min(qlen, limits.maxEvdQlen()), null, flags);
@@ -195,9 +196,10 @@ final class BenchSession implements AutoCloseable {
     }
 
     /**
+     * {@return a one-triplet IOV}
+     *
      * @param length bytes the IOV names
      * @param buffer the buffer it points into, from offset 0
-     * @return a one-triplet IOV
      */
     Iov iov(Buffer buffer, long length) {
         return buffer.iov(arena, length);

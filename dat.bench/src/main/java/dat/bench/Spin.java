@@ -142,9 +142,10 @@ final class Spin {
     }
 
     /**
+     * {@return the flag, read with acquire semantics}
+     *
      * @param memory a buffer
      * @param offset the flag byte
-     * @return the flag, read with acquire semantics
      */
     static byte readByte(MemorySegment memory, long offset) {
         return (byte) BYTE.getAcquire(memory, offset);

@@ -4,6 +4,7 @@ package dat.cli;
 import dat.registry.DatRegistry;
 import java.io.File;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.logging.Level;
@@ -75,7 +76,8 @@ public final class DatCommand implements Runnable {
      */
     public static void main(String[] args) {
         REGISTRY_LOG.setLevel(Level.WARNING);
-        System.exit(execute(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
+        System.exit(execute(new PrintWriter(System.out, true, StandardCharsets.UTF_8),
+                new PrintWriter(System.err, true, StandardCharsets.UTF_8), args));
     }
 
     /**

@@ -15,8 +15,9 @@ final class Json {
     }
 
     /**
+     * {@return the JSON text of {@code value}}
+     *
      * @param value the value to write
-     * @return its JSON text
      */
     static String write(Object value) {
         StringBuilder sb = new StringBuilder();

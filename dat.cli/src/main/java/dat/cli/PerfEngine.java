@@ -267,9 +267,10 @@ final class PerfEngine {
         }
 
         /**
+         * {@return whether the post succeeded; when not, the failure is recorded}
+         *
          * @param rc a post's status
          * @param call the DAT call
-         * @return whether it succeeded; when not, the failure is recorded
          */
         boolean posted(int rc, String call) {
             if (rc == DatReturn.DAT_SUCCESS) {

@@ -20,12 +20,13 @@ final class PerfJson {
     }
 
     /**
+     * {@return the JSON text, without a trailing newline}
+     *
      * @param provider the provider name
      * @param ia the IA name
      * @param test the test name
      * @param op the operation name
      * @param results one per size, in order
-     * @return the JSON text, without a trailing newline
      */
     static String report(String provider, String ia, String test, String op, List<PerfResult> results) {
         StringBuilder sb = new StringBuilder(256 + 256 * results.size());

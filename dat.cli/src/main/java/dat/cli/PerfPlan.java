@@ -62,8 +62,9 @@ record PerfPlan(Test test, Op op, long[] sizes, int[] iters, int[] warmups, int 
         }
 
         /**
+         * {@return the test, or {@code null} for an unknown name}
+         *
          * @param name a command-line name
-         * @return the test, or {@code null} for an unknown name
          */
         static Test parse(String name) {
             for (Test t : values()) {
@@ -90,8 +91,9 @@ record PerfPlan(Test test, Op op, long[] sizes, int[] iters, int[] warmups, int 
         }
 
         /**
+         * {@return the operation, or {@code null} for an unknown name}
+         *
          * @param name a command-line name
-         * @return the operation, or {@code null} for an unknown name
          */
         static Op parse(String name) {
             for (Op o : values()) {
@@ -208,8 +210,9 @@ record PerfPlan(Test test, Op op, long[] sizes, int[] iters, int[] warmups, int 
     }
 
     /**
+     * {@return the size as {@link #parseSizes} reads it back, with the largest exact suffix: 4096 is {@code 4k}}
+     *
      * @param bytes a size
-     * @return the size as {@link #parseSizes} reads it back, with the largest exact suffix: 4096 is {@code 4k}
      */
     static String sizeName(long bytes) {
         String[] suffixes = {"g", "m", "k"};

@@ -6,10 +6,12 @@ import dat.registry.IaEntry;
 import dat.tck.RuleLevel;
 import dat.tck.TckContext;
 import dat.tck.TckLauncher;
+import java.io.Console;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.platform.engine.TestExecutionResult;
@@ -130,7 +132,9 @@ final class TckCommand implements Callable<Integer> {
         out.println("dat tck: verifying IA " + ia + (strict ? " (strict)" : "")
                 + (peer == null ? "" : ", cross-node rules against the peer at " + peer));
         out.flush();
-        Progress progress = new Progress(out, System.console() != null, verbose);
+        // Since JDK 22 System.console() is not null when output is redirected: ask whether it is a terminal.
+        boolean terminal = Optional.ofNullable(System.console()).map(Console::isTerminal).orElse(false);
+        Progress progress = new Progress(out, terminal, verbose);
         TckLauncher.Result result = TckLauncher.run(options, progress);
         progress.finish();
         printSummary(out, result);

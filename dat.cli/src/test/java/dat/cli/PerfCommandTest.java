@@ -66,7 +66,7 @@ class PerfCommandTest {
         assertEquals(3, lines.size(), "header and one row per size:\n" + r.out());
         String[] expectedSizes = {"8", "4k"};
         for (int i = 0; i < 2; i++) {
-            String[] cells = lines.get(i + 1).trim().split("\\s+");
+            String[] cells = lines.get(i + 1).trim().split("\\s+", -1);
             assertEquals(columns.size(), cells.length, lines.get(i + 1));
             assertEquals(expectedSizes[i], cells[0], lines.get(i + 1));
             assertEquals("200", cells[1], "#sent: " + lines.get(i + 1));
@@ -80,15 +80,15 @@ class PerfCommandTest {
                 assertTrue(number(cells[8]) <= number(cells[9]), "p50 above p99: " + lines.get(i + 1));
             }
         }
-        long total = (long) (number(lines.get(2).trim().split("\\s+")[3]));
+        long total = (long) number(lines.get(2).trim().split("\\s+", -1)[3]);
         long xfers = pingpong && !op.equals("read") ? 2 : 1;
-        assertEquals(4096 * 200 * xfers, total, 0.05 * total, "total bytes of the 4k row");
+        assertEquals((double) (4096 * 200 * xfers), (double) total, 0.05 * total, "total bytes of the 4k row");
     }
 
     /** The column names, split where the table puts two or more blanks or a blank before a column name. */
     private static List<String> headerColumns(String header) {
         List<String> names = new ArrayList<>();
-        for (String token : header.trim().split("\\s+")) {
+        for (String token : header.trim().split("\\s+", -1)) {
             if (token.equals("us") && !names.isEmpty()) {
                 names.set(names.size() - 1, names.getLast() + " us");
             } else {

@@ -71,6 +71,7 @@ public record DatConf(String fileName, List<Entry> entries, List<Diagnostic> dia
      * @param platformParams the {@code platform_params} field
      * @param line the 1-based line number the entry came from
      */
+    @SuppressWarnings("InvalidParam") // "threadsafe" above is dat.conf's keyword, not a misspelt threadSafe
     public record Entry(String iaName, Version apiVersion, boolean threadSafe, boolean isDefault, String library,
                         Version providerVersion, String iaParams, String platformParams, int line) {
 

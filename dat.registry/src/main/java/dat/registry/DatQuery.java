@@ -86,16 +86,18 @@ public final class DatQuery {
     }
 
     /**
+     * {@return a query satisfied when both are ({@code this && other})}
+     *
      * @param other another condition
-     * @return a query satisfied when both are ({@code this && other})
      */
     public DatQuery and(DatQuery other) {
         return new DatQuery(new Binary(Op.AND, expr, other.expr, 0));
     }
 
     /**
+     * {@return a query satisfied when either is ({@code this || other})}
+     *
      * @param other another condition
-     * @return a query satisfied when either is ({@code this || other})
      */
     public DatQuery or(DatQuery other) {
         return new DatQuery(new Binary(Op.OR, expr, other.expr, 0));
@@ -107,8 +109,9 @@ public final class DatQuery {
     }
 
     /**
+     * {@return whether {@code ia} satisfies this query}
+     *
      * @param ia an IA description
-     * @return whether it satisfies this query
      */
     public boolean test(DatIaInfo ia) {
         return new QueryEvaluator(QueryAttributes.valuesOf(ia)).test(expr);
@@ -167,8 +170,9 @@ public final class DatQuery {
         }
 
         /**
+         * {@return {@code name == value}}
+         *
          * @param value an {@link Integer} or {@link Long}, a {@link Boolean}, a {@link String} or an enum constant
-         * @return {@code name == value}
          * @throws DatQuerySyntaxException when the value's kind does not match the attribute's
          */
         public DatQuery isEqualTo(Object value) {
@@ -176,56 +180,63 @@ public final class DatQuery {
         }
 
         /**
+         * {@return {@code name != value}}
+         *
          * @param value as for {@link #isEqualTo}
-         * @return {@code name != value}
          */
         public DatQuery isNotEqualTo(Object value) {
             return checked(new Binary(Op.NE, attr, literal(value), 0));
         }
 
         /**
+         * {@return {@code name >= minimum}}
+         *
          * @param minimum the smallest acceptable value
-         * @return {@code name >= minimum}
          */
         public DatQuery atLeast(long minimum) {
             return checked(new Binary(Op.GE, attr, integer(minimum), 0));
         }
 
         /**
+         * {@return {@code name <= maximum}}
+         *
          * @param maximum the largest acceptable value
-         * @return {@code name <= maximum}
          */
         public DatQuery atMost(long maximum) {
             return checked(new Binary(Op.LE, attr, integer(maximum), 0));
         }
 
         /**
+         * {@return {@code name > bound}}
+         *
          * @param bound a value the attribute must exceed
-         * @return {@code name > bound}
          */
         public DatQuery greaterThan(long bound) {
             return checked(new Binary(Op.GT, attr, integer(bound), 0));
         }
 
         /**
+         * {@return {@code name < bound}}
+         *
          * @param bound a value the attribute must stay below
-         * @return {@code name < bound}
          */
         public DatQuery lessThan(long bound) {
             return checked(new Binary(Op.LT, attr, integer(bound), 0));
         }
 
         /**
+         * {@return {@code (name & mask) != 0}: at least one of the bits is set}
+         *
          * @param mask bits of a flag attribute, such as {@code DAT_EP_RECV_INFO_BUFS_ALLOC_SPAN}
-         * @return {@code (name & mask) != 0}: at least one of the bits is set
          */
         public DatQuery hasAnyBits(long mask) {
             return checked(new Binary(Op.NE, new Binary(Op.BIT_AND, attr, hex(mask), 0), integer(0), 0));
         }
 
         /**
+         * {@return {@code (name & mask) == mask}: every one of the bits is set}
+         *
          * @param mask bits of a flag attribute
-         * @return {@code (name & mask) == mask}: every one of the bits is set
          */
         public DatQuery hasAllBits(long mask) {
             return checked(new Binary(Op.EQ, new Binary(Op.BIT_AND, attr, hex(mask), 0), hex(mask), 0));

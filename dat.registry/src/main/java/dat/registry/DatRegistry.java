@@ -129,24 +129,24 @@ public final class DatRegistry {
     }
 
     /**
-     * @return a builder with no configuration (no properties, no environment, no {@code dat.conf}) that
-     *     discovers through the thread context class loader
+     * {@return a builder with no configuration (no properties, no environment, no {@code dat.conf}) that discovers
+     * through the thread context class loader}
      */
     public static Builder builder() {
         return new Builder();
     }
 
     /**
-     * @return every provider found, named or failed, available or not, in registry order: those
-     *     {@value #PROVIDERS_PROPERTY} lists in its order, then the others in discovery order
+     * {@return every provider found, named or failed, available or not, in registry order: those
+     * {@value #PROVIDERS_PROPERTY} lists in its order, then the others in discovery order}
      */
     public List<ProviderEntry> providers() {
         return providers;
     }
 
     /**
-     * @return every IA, available or not, in registry order: the IAs of each available provider in provider
-     *     order, then the {@code dat.conf} entries in file order
+     * {@return every IA, available or not, in registry order: the IAs of each available provider in provider order,
+     * then the {@code dat.conf} entries in file order}
      */
     public List<IaEntry> ias() {
         return ias;
@@ -382,6 +382,8 @@ public final class DatRegistry {
         }
 
         /**
+         * Sets the system properties to read.
+         *
          * @param values system properties to read {@value #PROVIDERS_PROPERTY} and {@value #DAT_CONF_PROPERTY}
          *     from
          * @return this builder
@@ -392,6 +394,8 @@ public final class DatRegistry {
         }
 
         /**
+         * Sets the environment variables to read.
+         *
          * @param values environment variables to read {@value #PROVIDERS_ENV} and {@value #DAT_CONF_ENV} from
          * @return this builder
          */
@@ -441,6 +445,8 @@ public final class DatRegistry {
         }
 
         /**
+         * Sends discovery's problem reports to {@code destination}.
+         *
          * @param destination where discovery reports every problem each time, instead of {@code System.getLogger}
          *     ({@value #LOGGER_NAME}), which each problem reaches once per JVM
          * @return this builder

@@ -27,9 +27,10 @@ record ProviderFilter(String origin, List<String> includes, Set<String> excludes
     static final ProviderFilter ALL = new ProviderFilter("", List.of(), Set.of());
 
     /**
+     * {@return the filter; {@link #ALL} for {@code null} or blank text}
+     *
      * @param variable the property or variable name, for reasons
      * @param text a comma and/or whitespace separated list, or {@code null}
-     * @return the filter; {@link #ALL} for {@code null} or blank text
      */
     static ProviderFilter parse(String variable, String text) {
         if (text == null || text.isBlank()) {
@@ -37,7 +38,8 @@ record ProviderFilter(String origin, List<String> includes, Set<String> excludes
         }
         Set<String> includes = new LinkedHashSet<>();
         Set<String> excludes = new LinkedHashSet<>();
-        for (String token : text.trim().split("[,\\s]+")) {
+        // -1 keeps trailing empty tokens, which the checks below skip as they skip a leading one.
+        for (String token : text.trim().split("[,\\s]+", -1)) {
             if (token.startsWith("^")) {
                 if (token.length() > 1) {
                     excludes.add(token.substring(1));
@@ -50,16 +52,18 @@ record ProviderFilter(String origin, List<String> includes, Set<String> excludes
     }
 
     /**
+     * {@return whether the provider is to be used}
+     *
      * @param name a provider name
-     * @return whether the provider is to be used
      */
     boolean selects(String name) {
         return !excludes.contains(name) && (includes.isEmpty() || includes.contains(name));
     }
 
     /**
+     * {@return why the filter leaves the provider out, for its entry}
+     *
      * @param name a provider name {@link #selects} refuses
-     * @return why, for the provider's entry
      */
     String reasonLeftOut(String name) {
         return excludes.contains(name) ? "excluded by " + origin : "not listed in " + origin;

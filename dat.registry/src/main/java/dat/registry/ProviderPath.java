@@ -74,8 +74,8 @@ final class ProviderPath {
 
         /** {@return whether the class was loaded from the provider path rather than found by the parent loader} */
         boolean defines(Class<?> type) {
-            return layer != null && type.getModule().getLayer() == layer
-                    || classPathLoader != null && type.getClassLoader() == classPathLoader;
+            return (layer != null && type.getModule().getLayer() == layer)
+                    || (classPathLoader != null && type.getClassLoader() == classPathLoader);
         }
     }
 
@@ -186,8 +186,8 @@ final class ProviderPath {
         boolean modular;
         try (JarFile file = new JarFile(jar.toFile(), true, ZipFile.OPEN_READ, Runtime.version())) {
             Manifest manifest = file.getManifest();
-            modular = file.getJarEntry("module-info.class") != null || manifest != null
-                    && manifest.getMainAttributes().getValue(new Attributes.Name("Automatic-Module-Name")) != null;
+            modular = file.getJarEntry("module-info.class") != null || (manifest != null
+                    && manifest.getMainAttributes().getValue(new Attributes.Name("Automatic-Module-Name")) != null);
         } catch (IOException | RuntimeException e) {
             failures.add(new Failure(jar, "not a readable jar: " + e));
             return;

@@ -13,6 +13,7 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -104,8 +105,9 @@ final class QueryAttributes {
     }
 
     /**
+     * {@return the attribute, or {@code null}}
+     *
      * @param name a DAT field name
-     * @return the attribute, or {@code null}
      */
     static Attribute find(String name) {
         return ATTRIBUTES.get(name);
@@ -151,11 +153,13 @@ final class QueryAttributes {
         record Scored(String candidate, int score) {
         }
         List<Scored> scored = new ArrayList<>();
+        String lowerName = name.toLowerCase(Locale.ROOT);
         for (String candidate : candidates) {
-            int distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
+            String lowerCandidate = candidate.toLowerCase(Locale.ROOT);
+            int distance = editDistance(lowerName, lowerCandidate);
             if (distance <= limit) {
                 scored.add(new Scored(candidate, distance));
-            } else if (name.length() >= 3 && candidate.toLowerCase().contains(name.toLowerCase())) {
+            } else if (name.length() >= 3 && lowerCandidate.contains(lowerName)) {
                 // "alignment" should find optimal_buffer_alignment although they are far apart by edits.
                 scored.add(new Scored(candidate, limit + 1));
             }
@@ -185,8 +189,9 @@ final class QueryAttributes {
     }
 
     /**
+     * {@return {@code "; did you mean a, b or c?"}, or {@code ""} when there are none}
+     *
      * @param suggestions from {@link #suggestions}
-     * @return {@code "; did you mean a, b or c?"}, or {@code ""} when there are none
      */
     static String didYouMean(List<String> suggestions) {
         if (suggestions.isEmpty()) {

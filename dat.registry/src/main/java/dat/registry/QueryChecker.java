@@ -63,23 +63,22 @@ final class QueryChecker {
     }
 
     private Kind binary(Binary b) {
-        switch (b.op()) {
+        return switch (b.op()) {
             case OR, AND -> {
                 requireCondition(b.left(), b.op().symbol());
                 requireCondition(b.right(), b.op().symbol());
-                return Kind.BOOLEAN;
+                yield Kind.BOOLEAN;
             }
             case BIT_OR, BIT_AND, LT, LE, GT, GE -> {
                 requireInteger(b.left(), b);
                 requireInteger(b.right(), b);
-                return b.op().isComparison() ? Kind.BOOLEAN : Kind.INTEGER;
+                yield b.op().isComparison() ? Kind.BOOLEAN : Kind.INTEGER;
             }
             case EQ, NE -> {
                 equality(b);
-                return Kind.BOOLEAN;
+                yield Kind.BOOLEAN;
             }
-        }
-        throw new AssertionError(b.op());
+        };
     }
 
     private void equality(Binary b) {

@@ -34,16 +34,18 @@ final class QueryEvaluator {
     }
 
     /**
+     * {@return whether the IA satisfies {@code condition}}
+     *
      * @param condition a tree that passed {@link QueryChecker#checkCondition}
-     * @return whether the IA satisfies it
      */
     boolean test(QueryExpr condition) {
         return truth(value(condition));
     }
 
     /**
+     * {@return why the IA does not satisfy {@code condition}, one reason per failing conjunct; empty when it does}
+     *
      * @param condition a checked tree
-     * @return why the IA does not satisfy it, one reason per failing conjunct; empty when it does
      */
     List<String> explain(QueryExpr condition) {
         List<String> reasons = new ArrayList<>();

@@ -59,17 +59,18 @@ public final class Selection {
     }
 
     /**
-     * @return every other IA with its reasons, in registry order: each failing condition of the query (naming
-     *     the attribute, the requirement and the actual value), or {@code unavailable: ...} for an IA that cannot
-     *     be opened at all
+     * {@return every other IA with its reasons, in registry order: each failing condition of the query (naming the
+     * attribute, the requirement and the actual value), or {@code unavailable: ...} for an IA that cannot be opened at
+     * all}
      */
     public Map<IaEntry, List<String>> rejections() {
         return rejections;
     }
 
     /**
+     * {@return the reasons the first IA named {@code iaName} was rejected; empty when it matched or is unknown}
+     *
      * @param iaName an IA name
-     * @return the reasons the first IA of that name was rejected; empty when it matched or is unknown
      */
     public List<String> reasons(String iaName) {
         return rejections.entrySet().stream().filter(e -> e.getKey().name().equals(iaName)).findFirst()

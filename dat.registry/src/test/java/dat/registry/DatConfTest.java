@@ -65,12 +65,13 @@ class DatConfTest {
 
     @Test
     void commentsBlankLinesTabsCrlfAndTrailingWhitespace() {
-        String text = "# a comment\r\n"
-                + "   \r\n"
-                + "\r\n"
-                + "a0\tu1.2  threadsafe default loopback dapl.1.2 \"\" \"\"   # trailing comment\r\n"
-                + "b0 u1.2 threadsafe default loopback dapl.1.2 x y \t \r\n"
-                + "c0 u1.2 threadsafe default loopback dapl.1.2 x y#glued comment";
+        String text = """
+                # a comment\r
+                   \r
+                \r
+                a0\tu1.2  threadsafe default loopback dapl.1.2 "" ""   # trailing comment\r
+                b0 u1.2 threadsafe default loopback dapl.1.2 x y \t \r
+                c0 u1.2 threadsafe default loopback dapl.1.2 x y#glued comment""";
         DatConf conf = parse(text);
         assertEquals(List.of(), conf.diagnostics());
         assertEquals(List.of("a0", "b0", "c0"), conf.entries().stream().map(DatConf.Entry::iaName).toList());

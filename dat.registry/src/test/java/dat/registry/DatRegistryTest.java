@@ -228,7 +228,7 @@ class DatRegistryTest {
             registry.providers();
             registry.ias();
             registry.select("srq_supported || !srq_supported");
-            registry.toString();
+            assertFalse(registry.toString().isEmpty());
             assertEquals(1, log.entries().size(), log.entries()::toString);
             assertEquals(1, log.find(Level.INFO, "native-access").size());
         }
@@ -450,7 +450,7 @@ class DatRegistryTest {
             when(verbs.name()).thenReturn("verbs");
             when(verbs.info()).thenReturn(DatProviderInfo.unavailable("verbs", "1", "no device", List.of()));
             String table = builder(provider("a", "a0"), verbs).build().toString();
-            String[] lines = table.split("\n");
+            String[] lines = table.split("\n", -1);
             assertEquals("DAT providers (2):", lines[0]);
             assertTrue(lines[1].matches("  NAME +STATUS +SOURCE +CLASS +REASON"), lines[1]);
             assertTrue(lines[2].matches("  a +available +explicit +\\S+"), lines[2]);

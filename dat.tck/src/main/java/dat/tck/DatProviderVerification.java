@@ -34,6 +34,7 @@ import org.junit.jupiter.api.Nested;
  * <p>The cross-node rules ({@link CrossNodeRules}) run only when the parameter {@value TckContext#PEER} names a
  * {@link TckPeer} on another node; the run then ends by telling that peer "bye".
  */
+@SuppressWarnings("InvalidSnippet") // the snippet above is external (class=, region=): it has no body by design
 public abstract class DatProviderVerification implements TckEnvironment {
 
     /** For subclasses. */

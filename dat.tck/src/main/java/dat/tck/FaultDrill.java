@@ -78,8 +78,9 @@ public final class FaultDrill {
         NONE;
 
         /**
+         * {@return the fault}
+         *
          * @param name a fault's name in any case
-         * @return the fault
          * @throws IllegalArgumentException for an unknown name
          */
         public static Fault parse(String name) {
@@ -509,13 +510,22 @@ public final class FaultDrill {
     }
 
     /**
+     * {@return the faults}
+     *
      * @param name a comma-separated list such as {@code kill,link,close,none}
-     * @return the faults
      */
     public static List<Fault> parseFaults(String name) {
         List<Fault> faults = new ArrayList<>();
-        for (String f : name.split(",")) {
-            faults.add(Fault.parse(f));
+        String[] parts = name.split(",", -1);
+        int n = parts.length;
+        if (n > 1) {
+            // Trailing empty entries have always been ignored ("kill,link," names two faults); others fail.
+            while (n > 0 && parts[n - 1].isEmpty()) {
+                n--;
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            faults.add(Fault.parse(parts[i]));
         }
         return faults;
     }

@@ -24,8 +24,9 @@ public enum RuleLevel {
     }
 
     /**
+     * {@return the level of the named test}
+     *
      * @param methodName a TCK test method name
-     * @return its level
      * @throws IllegalArgumentException when the name has none of the three prefixes
      */
     public static RuleLevel of(String methodName) {

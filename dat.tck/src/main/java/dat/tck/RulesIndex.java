@@ -27,8 +27,9 @@ public final class RulesIndex {
     }
 
     /**
+     * {@return the rules of {@code verification}, by call, then section, then test name}
+     *
      * @param verification a verification class whose {@link Nested} classes hold rule tests
-     * @return its rules, by call, then section, then test name
      * @throws IllegalStateException when a test breaks the kit's conventions (see {@link #problems})
      */
     public static List<TckRule> rules(Class<?> verification) {
@@ -84,8 +85,9 @@ public final class RulesIndex {
     }
 
     /**
+     * {@return the rule, if the kit has it}
+     *
      * @param testName a rule's test method name
-     * @return the rule, if the kit has it
      */
     public static Optional<TckRule> find(String testName) {
         return rules().stream().filter(r -> r.testName().equals(testName)).findFirst();

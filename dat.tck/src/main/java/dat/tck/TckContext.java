@@ -43,8 +43,8 @@ public record TckContext(Function<String, Optional<String>> parameters) {
     }
 
     /**
-     * @return whether a required rule that cannot run because the provider denies a feature it needs fails instead
-     *     of being skipped
+     * {@return whether a required rule that cannot run because the provider denies a feature it needs fails instead of
+     * being skipped}
      */
     public boolean strict() {
         return parameters.apply(STRICT).map(Boolean::parseBoolean).orElse(false);
@@ -61,7 +61,8 @@ public record TckContext(Function<String, Optional<String>> parameters) {
     }
 
     /**
-     * @return the remote peer the cross-node rules talk to, if {@value #PEER} is set
+     * {@return the remote peer the cross-node rules talk to, if {@value #PEER} is set}
+     *
      * @throws IllegalArgumentException when {@value #PEER} is not {@code HOST:CONN_QUAL}
      */
     public Optional<PeerAddress> peer() {
@@ -80,8 +81,9 @@ public record TckContext(Function<String, Optional<String>> parameters) {
     }
 
     /**
+     * {@return the seed}
+     *
      * @param text a seed as printed by a campaign ({@code 0x...}) or in decimal
-     * @return the seed
      * @throws IllegalArgumentException when it is neither
      */
     public static long parseSeed(String text) {
@@ -115,8 +117,9 @@ public record TckContext(Function<String, Optional<String>> parameters) {
     }
 
     /**
+     * {@return the value of the configuration parameter {@code name}}
+     *
      * @param name any configuration parameter, for example one a vendor's verification reads
-     * @return its value
      */
     public Optional<String> parameter(String name) {
         return parameters.apply(name);

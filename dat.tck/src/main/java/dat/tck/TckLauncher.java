@@ -65,48 +65,54 @@ public final class TckLauncher {
         }
 
         /**
+         * {@return options for a plain run against the IA {@code iaName}}
+         *
          * @param iaName the IA to verify
-         * @return options for a plain run against that IA
          */
         public static Options ia(String iaName) {
             return new Options(iaName, null, false, null, null, List.of(), Map.of());
         }
 
         /**
+         * {@return options for a plain run of {@code verificationClass}}
+         *
          * @param verificationClass the verification class to run
-         * @return options for a plain run of that class
          */
         public static Options verification(Class<? extends DatProviderVerification> verificationClass) {
             return new Options(null, verificationClass, false, null, null, List.of(), Map.of());
         }
 
         /**
+         * {@return a copy with strict mode set}
+         *
          * @param on strict mode
-         * @return a copy with strict mode set
          */
         public Options strict(boolean on) {
             return new Options(iaName, verification, on, excludeFile, reportsDir, only, parameters);
         }
 
         /**
+         * {@return a copy with {@code file} as the exclude file}
+         *
          * @param file the exclude file, or {@code null}
-         * @return a copy with that exclude file
          */
         public Options excludeFile(Path file) {
             return new Options(iaName, verification, strict, file, reportsDir, only, parameters);
         }
 
         /**
+         * {@return a copy writing reports to {@code dir}}
+         *
          * @param dir the JUnit XML report directory, or {@code null}
-         * @return a copy writing reports there
          */
         public Options reportsDir(Path dir) {
             return new Options(iaName, verification, strict, excludeFile, dir, only, parameters);
         }
 
         /**
+         * {@return a copy running only the tests {@code patterns} match}
+         *
          * @param patterns test-name patterns to run alone
-         * @return a copy running only those
          */
         public Options only(String... patterns) {
             return new Options(iaName, verification, strict, excludeFile, reportsDir, List.of(patterns), parameters);
@@ -160,9 +166,10 @@ public final class TckLauncher {
         }
 
         /**
+         * {@return a copy with the parameter added}
+         *
          * @param name a configuration parameter
          * @param value its value
-         * @return a copy with the parameter added
          */
         public Options parameter(String name, String value) {
             Map<String, String> more = new HashMap<>(parameters);
@@ -271,7 +278,7 @@ public final class TckLauncher {
                 throw new UncheckedIOException("cannot create the reports directory " + options.reportsDir(), e);
             }
             listeners.add(new LegacyXmlReportGeneratingListener(options.reportsDir(),
-                    new PrintWriter(System.err, true)));
+                    new PrintWriter(System.err, true, StandardCharsets.UTF_8)));
         }
         Launcher launcher = LauncherFactory.create();
         launcher.execute(discovery, listeners.toArray(new TestExecutionListener[0]));

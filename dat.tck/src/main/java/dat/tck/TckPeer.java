@@ -312,7 +312,7 @@ public final class TckPeer implements AutoCloseable {
             if (byeEndedAt == 0) {
                 byeEndedAt = now;
             }
-            return live.isEmpty() && pending.isEmpty()
+            return (live.isEmpty() && pending.isEmpty())
                     || now - byeEndedAt > TimeUnit.MILLISECONDS.toNanos(BYE_GRACE_MILLIS);
         }
 

@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -33,26 +32,29 @@ final class Breaker {
     interface Fault {
 
         /**
+         * {@return the arguments to pass on (possibly changed), or throw {@link Answer} to skip the real call}
+         *
          * @param call the proxy-side view of the call
-         * @return the arguments to pass on (possibly changed), or throw {@link Answer} to skip the real call
          */
         default Object[] before(Call call) {
             return call.args();
         }
 
         /**
+         * {@return what the consumer sees}
+         *
          * @param call the call
          * @param result what the real provider returned
-         * @return what the consumer sees
          */
         default Object after(Call call, Object result) {
             return result;
         }
 
         /**
+         * {@return a result to return instead, or rethrow}
+         *
          * @param call the call
          * @param thrown what the real provider threw
-         * @return a result to return instead, or rethrow
          * @throws RuntimeException to let it through
          */
         default Object thrown(Call call, RuntimeException thrown) {
@@ -80,18 +82,19 @@ final class Breaker {
     }
 
     private final Fault fault;
-    private final Map<Object, Object> proxies = new IdentityHashMap<>();
-    private final Map<Object, Object> reals = new IdentityHashMap<>();
+    private final IdentityHashMap<Object, Object> proxies = new IdentityHashMap<>();
+    private final IdentityHashMap<Object, Object> reals = new IdentityHashMap<>();
 
     private Breaker(Fault fault) {
         this.fault = fault;
     }
 
     /**
+     * {@return the broken view of {@code real}}
+     *
      * @param real a handle of a working provider
      * @param fault the breakage
      * @param <T> the handle type
-     * @return the broken view of it
      */
     @SuppressWarnings("unchecked")
     static <T extends DatHandle> T wrap(T real, Fault fault) {

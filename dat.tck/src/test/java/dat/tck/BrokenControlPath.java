@@ -374,7 +374,7 @@ final class BrokenControlPath {
                         }),
                 new Broken("a disconnect tears the connection down locally only",
                         "required_ep_disconnect_crossNodeLocalDisconnectSeenByPeer", new Fault() {
-                            private final Map<Object, DatEp> pretend = new IdentityHashMap<>();
+                            private final IdentityHashMap<Object, DatEp> pretend = new IdentityHashMap<>();
 
                             @Override
                             public synchronized Object[] before(Call call) {

@@ -43,7 +43,6 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.BiPredicate;
 import java.util.function.UnaryOperator;
@@ -145,7 +144,7 @@ final class BrokenDataPath {
                         })),
                 new Broken("request slots are never given back, reaped or not",
                         "required_ep_post_send_insufficientResourcesWhenRequestQueueFull", new Fault() {
-                            private final Map<Object, Integer> posted = new IdentityHashMap<>();
+                            private final IdentityHashMap<Object, Integer> posted = new IdentityHashMap<>();
 
                             @Override
                             public synchronized Object[] before(Call call) {
@@ -298,8 +297,8 @@ final class BrokenDataPath {
                                 && successfulReceive(e), DatDtoStatus.SUCCESS, 0)),
                 new Broken("an SRQ refuses posts while no EP is attached to it",
                         "required_srq_post_recv_validWithoutAttachedEps", new Fault() {
-                            private final Map<Object, Integer> attached = new IdentityHashMap<>();
-                            private final Map<Object, Object> srqOf = new IdentityHashMap<>();
+                            private final IdentityHashMap<Object, Integer> attached = new IdentityHashMap<>();
+                            private final IdentityHashMap<Object, Object> srqOf = new IdentityHashMap<>();
 
                             @Override
                             public synchronized Object[] before(Call call) {
@@ -323,7 +322,7 @@ final class BrokenDataPath {
                         }),
                 new Broken("an unconnected EP on the SRQ takes a buffer and flushes it",
                         "required_srq_post_recv_onlyConnectedEpsDequeue", new Fault() {
-                            private final Map<Object, DatEp> recvEvds = new IdentityHashMap<>();
+                            private final IdentityHashMap<Object, DatEp> recvEvds = new IdentityHashMap<>();
 
                             @Override
                             public synchronized Object after(Call call, Object result) {
@@ -468,8 +467,8 @@ final class BrokenDataPath {
                         providerAttr(b -> b.srqEpPzDifferenceSupported(false))),
                 new Broken("SRQ completions all name the SRQ's first EP",
                         "required_srq_create_epsMayUseDifferentRecvEvds", new Fault() {
-                            private final Map<Object, DatEp> first = new IdentityHashMap<>();
-                            private final Map<Object, Object> srqOf = new IdentityHashMap<>();
+                            private final IdentityHashMap<Object, DatEp> first = new IdentityHashMap<>();
+                            private final IdentityHashMap<Object, Object> srqOf = new IdentityHashMap<>();
 
                             @Override
                             public synchronized Object after(Call call, Object result) {

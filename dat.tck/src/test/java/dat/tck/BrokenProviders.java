@@ -33,7 +33,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -67,7 +66,7 @@ final class BrokenProviders {
      */
     static Fault peerKeepsReceives() {
         return new Fault() {
-            private final Map<Object, Boolean> disconnectedHere = new IdentityHashMap<>();
+            private final IdentityHashMap<Object, Boolean> disconnectedHere = new IdentityHashMap<>();
 
             @Override
             public synchronized Object[] before(Call call) {
@@ -370,7 +369,7 @@ final class BrokenProviders {
                         }),
                 new Broken("a receive posted after the connection ended is never flushed",
                         "required_ep_post_recv_flushedAtOnceWhenDisconnected", new Fault() {
-                            private final Map<Object, Set<Long>> lost = new IdentityHashMap<>();
+                            private final IdentityHashMap<Object, Set<Long>> lost = new IdentityHashMap<>();
 
                             @Override
                             public synchronized Object[] before(Call call) {
@@ -398,7 +397,7 @@ final class BrokenProviders {
                         }),
                 new Broken("a failed DTO ends the connection without telling either consumer",
                         "required_ep_post_recv_failedDtoBreaksTheConnectionAtBothEnds", new Fault() {
-                            private final Map<Object, Boolean> disconnectedHere = new IdentityHashMap<>();
+                            private final IdentityHashMap<Object, Boolean> disconnectedHere = new IdentityHashMap<>();
 
                             @Override
                             public synchronized Object[] before(Call call) {
@@ -424,9 +423,9 @@ final class BrokenProviders {
                         }),
                 new Broken("completions from before dat_ep_reset given to the DTOs posted after it",
                         "required_ep_reset_undequeuedCompletionsAreLostNeverMisreported", new Fault() {
-                            /** Per EP: cookies posted since its last reset; those of the epoch before. */
-                            private final Map<Object, List<Long>> current = new IdentityHashMap<>();
-                            private final Map<Object, Set<Long>> previous = new IdentityHashMap<>();
+                            // Per EP: cookies posted since its last reset; those of the epoch before.
+                            private final IdentityHashMap<Object, List<Long>> current = new IdentityHashMap<>();
+                            private final IdentityHashMap<Object, Set<Long>> previous = new IdentityHashMap<>();
 
                             @Override
                             public synchronized Object[] before(Call call) {

@@ -32,7 +32,6 @@ import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -183,15 +182,15 @@ final class CampaignBrokenProviders {
         private record Refused(DatEp ep, DatEvd requestEvd, long cookie) {
         }
 
-        private final Map<Object, List<Object>> evdsOf = new IdentityHashMap<>();
-        private final Map<Object, Refused> pending = new IdentityHashMap<>();
+        private final IdentityHashMap<Object, List<Object>> evdsOf = new IdentityHashMap<>();
+        private final IdentityHashMap<Object, Refused> pending = new IdentityHashMap<>();
         private static final Set<String> GETTERS = Set.of("lmrContext", "rmrContext", "segment",
                 "address", "length", "query", "asyncEvd", "state", "handleType");
         /** Empty dequeues after which a refusal arrives by itself. */
         private static final int IDLE_DEQUEUES = 64;
         private int idle;
         /** Per request EVD: what it held when a refusal came, then the refused write's completion. */
-        private final Map<Object, ArrayDeque<DatEvent>> queued = new IdentityHashMap<>();
+        private final IdentityHashMap<Object, ArrayDeque<DatEvent>> queued = new IdentityHashMap<>();
 
         @Override
         public synchronized Object[] before(Call call) {

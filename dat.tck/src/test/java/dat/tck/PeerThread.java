@@ -39,19 +39,21 @@ final class PeerThread implements AutoCloseable {
     }
 
     /**
+     * {@return the peer, listening}
+     *
      * @param connQual the qualifier to listen on
      * @param timeout how long the peer serves at most
-     * @return the peer, listening
      */
     static PeerThread start(long connQual, Duration timeout) {
         return start(connQual, timeout, null);
     }
 
     /**
+     * {@return the peer, listening}
+     *
      * @param connQual the qualifier to listen on
      * @param timeout how long the peer serves at most
      * @param fault how the peer's provider misbehaves (through {@link Breaker}), or {@code null}
-     * @return the peer, listening
      */
     static PeerThread start(long connQual, Duration timeout, Breaker.Fault fault) {
         PeerThread p = new PeerThread(connQual, timeout, fault);
@@ -106,8 +108,9 @@ final class PeerThread implements AutoCloseable {
     }
 
     /**
+     * {@return the peer's summary}
+     *
      * @param wait how long to wait for the peer to stop by itself
-     * @return its summary
      */
     TckPeer.Summary await(Duration wait) {
         try {

@@ -88,9 +88,9 @@ class RulesIndexTest {
     void listRulesPrintsOneLinePerRule() {
         StringWriter text = new StringWriter();
         TckLauncher.printRules(new PrintWriter(text, true));
-        String[] lines = text.toString().split("\n");
-        assertEquals(RulesIndex.rules().size() + 1, lines.length);
-        assertFalse(lines[1].isBlank());
+        List<String> lines = text.toString().lines().toList();
+        assertEquals(RulesIndex.rules().size() + 1, lines.size());
+        assertFalse(lines.get(1).isBlank());
         assertTrue(text.toString().contains("required_srq_resize_invalidStateCountsCompletedUnreapedBuffers"));
     }
 

@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -241,7 +242,8 @@ class TckPeerTest {
      * an EP in DAT_EP_STATE_COMPLETION_PENDING must.
      */
     private static final class LateEstablished implements Breaker.Fault {
-        private final Map<Object, DatEvent> held = new ConcurrentHashMap<>();
+        // Concurrent: dequeue removes from it while iterating, and remove() is the claim between threads.
+        private final ConcurrentMap<Object, DatEvent> held = new ConcurrentHashMap<>();
         private final Set<Object> established = ConcurrentHashMap.newKeySet();
         private volatile boolean released;
 

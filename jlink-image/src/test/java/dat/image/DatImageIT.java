@@ -81,7 +81,7 @@ class DatImageIT {
 
         List<?> providers = assertInstanceOf(List.class, root.get("providers"), run.describe("no providers array"));
         Map<?, ?> loopback = findByName(providers, "loopback", run);
-        assertEquals(Boolean.TRUE, loopback.get("available"), run.describe("provider loopback should be available"));
+        assertEquals(true, loopback.get("available"), run.describe("provider loopback should be available"));
         // The verbs provider is in the image and listed; on a machine without RDMA it is unavailable, and its
         // reason must not be missing native access: the image grants it (jlink add-options).
         Map<?, ?> verbs = findByName(providers, "verbs", run);
@@ -95,7 +95,7 @@ class DatImageIT {
         List<?> ias = assertInstanceOf(List.class, root.get("ias"), run.describe("no ias array"));
         Map<?, ?> ia = findByName(ias, "loopback0", run);
         assertEquals("loopback", ia.get("provider"), run.describe("loopback0 should belong to provider loopback"));
-        assertEquals(Boolean.TRUE, ia.get("available"), run.describe("loopback0 should be available"));
+        assertEquals(true, ia.get("available"), run.describe("loopback0 should be available"));
         Map<?, ?> attributes = assertInstanceOf(Map.class, ia.get("attributes"),
                 run.describe("loopback0 has no attributes object"));
         // DAT field names, with the JSON types DAT gives them.
@@ -164,8 +164,8 @@ class DatImageIT {
                 case '{' -> readObject();
                 case '[' -> readArray();
                 case '"' -> readString();
-                case 't' -> literal("true", Boolean.TRUE);
-                case 'f' -> literal("false", Boolean.FALSE);
+                case 't' -> literal("true", true);
+                case 'f' -> literal("false", false);
                 case 'n' -> literal("null", null);
                 default -> {
                     if (c == '-' || Character.isDigit(c)) {

@@ -307,7 +307,7 @@ public final class ConcurrentCampaign {
                         + p.maxRecvDtos());
             }
             if (available != Dat.DAT_VALUE_UNKNOWN && (available < 0
-                    || outstanding != Dat.DAT_VALUE_UNKNOWN && available > outstanding)) {
+                    || (outstanding != Dat.DAT_VALUE_UNKNOWN && available > outstanding))) {
                 fail("dat_srq_query under traffic: available_dto_count " + available + " with outstanding "
                         + outstanding);
             }

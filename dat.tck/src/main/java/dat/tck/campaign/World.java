@@ -143,7 +143,7 @@ final class World implements AutoCloseable {
     enum Fate { SUCCESS, ERROR, FLUSHED, SUCCESS_OR_FLUSHED }
 
     /** Registered memory and the model's copy of it. */
-    final class Mem {
+    static final class Mem {
         final int id;
         final MemorySegment memory;
         final byte[] shadow;
@@ -206,7 +206,7 @@ final class World implements AutoCloseable {
     }
 
     /** A request: send, RDMA write or RDMA read. */
-    final class Req {
+    static final class Req {
         final char kind;
         final long cookie;
         final Range[] local;
@@ -260,7 +260,7 @@ final class World implements AutoCloseable {
     record Msg(Req send) {
     }
 
-    final class Side {
+    static final class Side {
         final String name;
         final boolean onSrq;
         TckFixture.Side s;
@@ -307,7 +307,7 @@ final class World implements AutoCloseable {
         }
     }
 
-    final class Pair {
+    static final class Pair {
         final int index;
         final Side a;
         final Side b;
@@ -393,7 +393,7 @@ final class World implements AutoCloseable {
     }
 
     /** An RMR: what it exposes once its bind completed, over which connection. */
-    final class Window {
+    static final class Window {
         final DatRmr rmr;
         /** The bind under way, if any. */
         Req pending;
@@ -640,7 +640,7 @@ final class World implements AutoCloseable {
                 || x.reqs.size() >= epAttr.maxRequestDtos() || m.lmr == null || m.retiring) {
             return false;
         }
-        long length = 1 + Math.floorMod(op.d(), 8192);
+        long length = 1L + Math.floorMod(op.d(), 8192);
         long offset = bytes.nextLong(REGION_SIZE - length + 1);
         int privileges = (op.c() & 0x100) != 0 ? DatMemPriv.REMOTE_READ
                 : DatMemPriv.REMOTE_READ | DatMemPriv.REMOTE_WRITE;
@@ -735,7 +735,7 @@ final class World implements AutoCloseable {
         String call = recv ? "dat_ep_post_recv" : "dat_ep_post_send";
         int max = recv ? recvIov : requestIov;
         Mem m = liveRegion(op.d() >>> 1);
-        if (m == null || x.state() == State.UNCONNECTED && !recv) {
+        if (m == null || (x.state() == State.UNCONNECTED && !recv)) {
             return false;
         }
         int n;
@@ -1209,7 +1209,7 @@ final class World implements AutoCloseable {
             return false;
         }
         for (Req r : x.reqs) {
-            if (r.fate != Fate.SUCCESS_OR_FLUSHED && r.fate != Fate.SUCCESS || !r.suppressed) {
+            if ((r.fate != Fate.SUCCESS_OR_FLUSHED && r.fate != Fate.SUCCESS) || !r.suppressed) {
                 return true;
             }
         }
@@ -1237,7 +1237,10 @@ final class World implements AutoCloseable {
             while (p.a.connEventsOwed > 0 || p.b.connEventsOwed > 0) {
                 boolean any = false;
                 for (Side x : new Side[] {p.a, p.b}) {
-                    any |= poll(x.s.connectEvd(), x) | poll(x.s.requestEvd(), x) | poll(x.s.recvEvd(), x);
+                    // Every EVD is polled, whatever an earlier one returned.
+                    any |= poll(x.s.connectEvd(), x);
+                    any |= poll(x.s.requestEvd(), x);
+                    any |= poll(x.s.recvEvd(), x);
                 }
                 if (!any) {
                     if (System.nanoTime() > deadline) {
@@ -1291,7 +1294,8 @@ final class World implements AutoCloseable {
             boolean any = false;
             for (Pair p : pairs) {
                 if (p.b.onSrq) {
-                    any |= poll(p.b.s.recvEvd(), p.b) | poll(p.a.s.requestEvd(), p.a);
+                    any |= poll(p.b.s.recvEvd(), p.b);
+                    any |= poll(p.a.s.requestEvd(), p.a);
                 }
             }
             if (!any) {
@@ -1344,7 +1348,8 @@ final class World implements AutoCloseable {
             while (System.nanoTime() < deadline) {
                 boolean any = false;
                 for (Side x : down) {
-                    any |= poll(x.s.requestEvd(), x) | poll(x.s.recvEvd(), x);
+                    any |= poll(x.s.requestEvd(), x);
+                    any |= poll(x.s.recvEvd(), x);
                 }
                 if (!any) {
                     Thread.yield();
@@ -1440,7 +1445,7 @@ final class World implements AutoCloseable {
     /** dat_ep_free with whatever is outstanding; the peer is disconnected; a fresh EP takes the freed one's place. */
     private boolean freeEp(Op op) {
         Side x = side(op.a(), op.b());
-        if (!x.srqDue.isEmpty() || !x.srqMaybe.isEmpty() || x.onSrq && !x.incoming.isEmpty()) {
+        if (!x.srqDue.isEmpty() || !x.srqMaybe.isEmpty() || (x.onSrq && !x.incoming.isEmpty())) {
             return false;
         }
         Pair p = x.pair;
@@ -1561,14 +1566,11 @@ final class World implements AutoCloseable {
             return;
         }
         if (!supported) {
-            if (value != Dat.DAT_VALUE_UNKNOWN) {
-                throw new Violation(what + " is " + value + " though the attributes deny it: expected"
-                        + " DAT_VALUE_UNKNOWN");
-            }
-            return;
+            throw new Violation(what + " is " + value + " though the attributes deny it: expected"
+                    + " DAT_VALUE_UNKNOWN");
         }
         if (value < low || value > high) {
-            throw new Violation(what + " is " + (value == Dat.DAT_VALUE_UNKNOWN ? "DAT_VALUE_UNKNOWN" : value)
+            throw new Violation(what + " is " + value
                     + "; the model says between " + low + " and " + high + " (the attributes claim the count)");
         }
     }

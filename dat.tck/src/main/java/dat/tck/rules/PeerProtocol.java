@@ -196,8 +196,9 @@ public final class PeerProtocol {
     }
 
     /**
+     * {@return the command's name, or {@code command 9} for an unknown one}
+     *
      * @param command a command constant
-     * @return its name, or {@code command 9} for an unknown one
      */
     public static String commandName(int command) {
         return switch (command) {
@@ -213,8 +214,9 @@ public final class PeerProtocol {
     }
 
     /**
+     * {@return how the session ended, in words}
+     *
      * @param outcome an outcome constant
-     * @return how the session ended, in words
      */
     public static String outcomeName(int outcome) {
         return switch (outcome) {
@@ -229,9 +231,10 @@ public final class PeerProtocol {
     }
 
     /**
+     * {@return the filler byte the request carries at {@code index}}
+     *
      * @param token the request's token
      * @param index a filler byte's index, 0..15
-     * @return the byte the request carries there
      */
     public static byte fillerByte(long token, int index) {
         return (byte) ((token >>> (8 * (index & 7))) ^ (0x5A + 17 * index));
@@ -376,9 +379,10 @@ public final class PeerProtocol {
     }
 
     /**
+     * {@return the CRC32C of the first {@code length} bytes}
+     *
      * @param data bytes
      * @param length how many of them, from the start
-     * @return their CRC32C
      */
     public static int crc(byte[] data, int length) {
         CRC32C crc = new CRC32C();

@@ -423,7 +423,7 @@ public abstract class SrqPostRecvRules extends RuleSupport {
         for (int i = 0; i < perConnection; i++) {
             for (Connection c : new Connection[] {one, two}) {
                 long seq = c == one ? i : 1000 + i;
-                src.memory().set(ValueLayout.JAVA_LONG_UNALIGNED, 8 * (c == one ? i : perConnection + i), seq);
+                src.memory().set(ValueLayout.JAVA_LONG_UNALIGNED, 8L * (c == one ? i : perConnection + i), seq);
                 long offset = 8L * (c == one ? i : perConnection + i);
                 assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, f.iov(1).set(0, src.lmr(), offset, 8),
                         seq, 0), "dat_ep_post_send");

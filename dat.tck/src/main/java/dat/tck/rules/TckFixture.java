@@ -101,10 +101,11 @@ public final class TckFixture implements AutoCloseable {
     }
 
     /**
+     * {@return the region, zero-filled}
+     *
      * @param zone the PZ to register in
      * @param size bytes
      * @param privileges {@link DatMemPriv} flags
-     * @return the region, zero-filled
      */
     public Region region(DatPz zone, long size, int privileges) {
         long align = Math.max(8, provider.optimalBufferAlignment());
@@ -179,8 +180,9 @@ public final class TckFixture implements AutoCloseable {
     }
 
     /**
+     * {@return how many triplets a rule checking every triplet uses: 3, or fewer if the queue takes fewer}
+     *
      * @param maxSegments what the queue takes
-     * @return how many triplets a rule checking every triplet uses: 3, or fewer if the queue takes fewer
      */
     public static int triplets(int maxSegments) {
         return Math.max(1, Math.min(3, maxSegments));
@@ -217,16 +219,18 @@ public final class TckFixture implements AutoCloseable {
     }
 
     /**
+     * {@return a fresh IOV}
+     *
      * @param capacity triplets
-     * @return a fresh IOV
      */
     public Iov iov(int capacity) {
         return Iov.allocate(arena, capacity);
     }
 
     /**
+     * {@return an EVD with a queue of up to 256 events (less if the IA allows less)}
+     *
      * @param flags {@link DatEvdFlags}
-     * @return an EVD with a queue of up to 256 events (less if the IA allows less)
      */
     public DatEvd evd(int flags) {
         return ia.createEvd(Math.min(256, limits.maxEvdQlen()), null, flags);
@@ -241,16 +245,17 @@ public final class TckFixture implements AutoCloseable {
     }
 
     /**
-     * @return attributes with room for the kit's tests: 64-deep queues, up to 4 segments
+     * {@return attributes with room for the kit's tests: 64-deep queues, up to 4 segments}
      */
     public DatEpAttr epAttr() {
         return epAttr(DatCompletionFlags.DEFAULT, DatCompletionFlags.DEFAULT);
     }
 
     /**
+     * {@return attributes with room for the kit's tests}
+     *
      * @param recvFlags {@code recv_completion_flags}
      * @param requestFlags {@code request_completion_flags}
-     * @return attributes with room for the kit's tests
      */
     public DatEpAttr epAttr(int recvFlags, int requestFlags) {
         int iov = Math.min(4, limits.maxIovSegmentsPerDto());
@@ -422,12 +427,13 @@ public final class TckFixture implements AutoCloseable {
     }
 
     /**
+     * {@return the pattern byte at {@code index}}
+     *
      * @param seed pattern seed
      * @param index byte index
-     * @return the pattern byte at that index
      */
     public static byte patternByte(int seed, long index) {
-        return (byte) (seed * 31 + index * 7 + (index >>> 8));
+        return (byte) (seed * 31L + index * 7 + (index >>> 8));
     }
 
     /**

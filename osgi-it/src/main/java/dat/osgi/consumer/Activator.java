@@ -4,10 +4,11 @@ package dat.osgi.consumer;
 import dat.registry.DatRegistry;
 import dat.spi.DatProvider;
 import java.util.Dictionary;
-import java.util.Hashtable;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import org.osgi.framework.BundleActivator;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.FrameworkUtil;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.util.tracker.ServiceTracker;
 
@@ -51,8 +52,6 @@ public final class Activator implements BundleActivator {
     }
 
     private static Dictionary<String, Object> properties(String probe) {
-        Hashtable<String, Object> properties = new Hashtable<>();
-        properties.put(PROBE, probe);
-        return properties;
+        return FrameworkUtil.asDictionary(Map.of(PROBE, probe));
     }
 }

@@ -37,8 +37,9 @@ final class ContextTable {
     private final SecureRandom random = new SecureRandom();
 
     /**
+     * {@return the region registered under {@code context}, or {@code null}}
+     *
      * @param context a tag
-     * @return the region registered under it, or {@code null}
      */
     Object get(int context) {
         if (context == 0) {

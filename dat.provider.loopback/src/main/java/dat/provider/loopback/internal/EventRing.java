@@ -374,7 +374,7 @@ final class EventRing extends EventRingHead {
             System.arraycopy(words, from * WORDS, to.words, k * WORDS, WORDS);
             System.arraycopy(refs, from * REFS, to.refs, k * REFS, REFS);
             to.events[k].copyFrom(events[from]);
-            to.seqs[k] = k + 1;
+            to.seqs[k] = k + 1L;
         }
         to.tail = ((long) n << SHIFT) | (t & WAITER);
         to.head = n == to.capacity ? h & OVERFLOW : 0;

@@ -51,7 +51,7 @@ final class LoopbackConfig {
     /** {@return the IA names {@link #IAS_PROPERTY} lists, without blanks or duplicates} */
     static List<String> iaNames() {
         List<String> names = new ArrayList<>();
-        for (String part : System.getProperty(IAS_PROPERTY, IAS_DEFAULT).split(",")) {
+        for (String part : System.getProperty(IAS_PROPERTY, IAS_DEFAULT).split(",", -1)) {
             String name = part.strip();
             if (!name.isEmpty() && !names.contains(name)) {
                 names.add(name);

@@ -214,7 +214,7 @@ final class LoopbackEpData {
         // Cast to the access mode's own return type: a call site typed void is not exact, and the VarHandle
         // then goes through an asType adapter that the JIT does not always inline (measured: 11% of a
         // message-rate run in VarHandleGuards).
-        long unused = (long) SLOTS_FREED.getAndAdd(this, 1L);
+        long _ = (long) SLOTS_FREED.getAndAdd(this, 1L);
     }
 
     /** {@return the free slot at the request queue's tail to validate a post into, or the spare when full} */
@@ -850,8 +850,8 @@ final class LoopbackEpData {
     }
 
     /**
-     * @return receive buffers allocated to this EP: those held from the SRQ, or those posted and not completed
-     *     on the own queue (the one being filled included), read from words the data path keeps
+     * {@return receive buffers allocated to this EP: those held from the SRQ, or those posted and not completed
+     * on the own queue (the one being filled included)} Read from words the data path keeps.
      */
     int recvAllocated() {
         if (srq != null) {

@@ -134,6 +134,7 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
     }
 
     @Override
+    @SuppressWarnings("NonAtomicVolatileUpdate") // abortGeneration is only written under control
     protected void destroy() {
         EventRing r;
         control.lock();
@@ -504,6 +505,7 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
     }
 
     @Override
+    @SuppressWarnings("NonAtomicVolatileUpdate") // abortGeneration is only written under control
     public void setUnwaitable() {
         requireOpen("dat_evd_set_unwaitable");
         control.lock();

@@ -112,8 +112,9 @@ final class LoopbackFabric {
     }
 
     /**
+     * {@return the address of the IA {@code iaName} if it is open, else the one an open would take now}
+     *
      * @param iaName an IA name
-     * @return its address if an IA of that name is open, else the one an open would take now
      */
     synchronized InetAddress peek(String iaName) {
         Lease lease = leases.get(iaName);
@@ -148,13 +149,18 @@ final class LoopbackFabric {
     void quiesceDeliveries() {
         for (LoopbackEp ep : eps) {
             ep.sendLock.lock();
-            ep.sendLock.unlock();
+            try {
+                // Nothing to do under it: having held it is the point.
+            } finally {
+                ep.sendLock.unlock();
+            }
         }
     }
 
     /**
+     * {@return whether some IA name of this JVM has {@code address}}
+     *
      * @param address an address
-     * @return whether some IA name of this JVM has it
      */
     synchronized boolean isKnown(InetAddress address) {
         return names.containsKey(address);

@@ -136,9 +136,10 @@ public final class LoopbackProvider implements DatProvider {
     }
 
     /**
+     * {@return the IA attributes; {@link LoopbackIa} enforces every limit}
+     *
      * @param iaName the IA name
      * @param address its loopback address
-     * @return the IA attributes; {@link LoopbackIa} enforces every limit
      */
     static DatIaAttr iaAttr(String iaName, InetAddress address) {
         return DatIaAttr.builder()

@@ -293,7 +293,7 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
     @Override
     public void reaped() {
         // Exact call site type (see LoopbackEpData#freeRequestSlot): a void one costs an asType adapter.
-        long unused = (long) REAPS.getAndAdd(this, 1L);
+        long _ = (long) REAPS.getAndAdd(this, 1L);
     }
 
     @Override

@@ -89,8 +89,8 @@ final class RecvRing extends RecvRingHead {
     // ---- posters (recv lock held) ----
 
     /**
-     * @return the free slot at the tail to validate a post into, or the spare when the ring is full (the post
-     *     then still validates, so a bad IOV is reported before a full queue, and is refused by {@link #full})
+     * {@return the free slot at the tail to validate a post into, or the spare when the ring is full (the post then
+     * still validates, so a bad IOV is reported before a full queue, and is refused by {@link #full})}
      */
     Dto postSlot() {
         long t = tail;
@@ -174,8 +174,9 @@ final class RecvRing extends RecvRingHead {
     }
 
     /**
+     * {@return the oldest posted receive with more segments, or {@code null}}
+     *
      * @param segments a new {@code max_recv_iov}
-     * @return the oldest posted receive with more segments, or {@code null}
      */
     Dto firstWiderThan(int segments) {
         long t = (long) TAIL.getAcquire(this);

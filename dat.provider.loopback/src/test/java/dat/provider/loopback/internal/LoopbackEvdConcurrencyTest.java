@@ -214,7 +214,7 @@ class LoopbackEvdConcurrencyTest {
         drainAsync.set(false);
         asyncDrainer.join();
         long dequeuedSum = log0.check(seen, perProducer) + log1.check(seen, perProducer);
-        long dequeued = log0.count + log1.count;
+        long dequeued = (long) log0.count + log1.count;
 
         long posted = (long) PRODUCERS * perProducer;
         assertEquals(posted, accepted.get() + dropped.get());

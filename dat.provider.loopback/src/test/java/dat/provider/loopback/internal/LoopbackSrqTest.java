@@ -95,7 +95,7 @@ class LoopbackSrqTest {
         Loop.fill(src, 3);
         DatLmr dst = b.lmr(64);
         for (int i = 0; i < 4; i++) {
-            assertEquals(DatReturn.DAT_SUCCESS, srq.postRecv(1, b.iov(1).set(0, dst, i * 16, 16), 100 + i));
+            assertEquals(DatReturn.DAT_SUCCESS, srq.postRecv(1, b.iov(1).set(0, dst, i * 16L, 16), 100 + i));
         }
         assertEquals(DatReturn.DAT_SUCCESS, c2.postSend(1, a.iov(1).set(0, src, 0, 8), 2, 0));
         assertEquals(DatReturn.DAT_SUCCESS, c1.postSend(1, a.iov(1).set(0, src, 0, 4), 1, 0));
@@ -159,7 +159,7 @@ class LoopbackSrqTest {
         a.connect(client, b, server);
         DatLmr dst = b.lmr(64);
         for (int i = 0; i < 6; i++) {
-            srq.postRecv(1, b.iov(1).set(0, dst, i * 8, 8), i);
+            srq.postRecv(1, b.iov(1).set(0, dst, i * 8L, 8), i);
         }
         DatLmr src = a.lmr(8);
         client.postSend(1, a.iov(1).set(0, src, 0, 8), 0, 0);
@@ -208,7 +208,7 @@ class LoopbackSrqTest {
         a.connect(client, b, server);
         DatLmr dst = b.lmr(64);
         for (int i = 0; i < 4; i++) {
-            srq.postRecv(1, b.iov(1).set(0, dst, i * 8, 8), i);
+            srq.postRecv(1, b.iov(1).set(0, dst, i * 8L, 8), i);
         }
         assertEquals(DatReturn.INVALID_PARAMETER,
                 assertThrows(DatException.class, () -> srq.setLowWatermark(9)).type());

@@ -44,8 +44,9 @@ record DeviceLimits(String fwVer, long nodeGuid, long maxMrSize, int vendorId, i
                     int maxMw, int maxSrq, int maxSrqWr, int maxSrqSge, int maxPkeys, int physPortCnt) {
 
     /**
+     * {@return the limits read from {@code attr}}
+     *
      * @param attr a filled {@link IbvDeviceAttr}
-     * @return its fields
      */
     static DeviceLimits read(MemorySegment attr) {
         MemorySegment fw = attr.asSlice(IbvDeviceAttr.FW_VER, 64);

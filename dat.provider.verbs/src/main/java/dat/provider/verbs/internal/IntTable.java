@@ -21,8 +21,9 @@ final class IntTable<T> {
     private volatile Table table = new Table(new int[16], new Object[16], 15, 0);
 
     /**
+     * {@return the value stored under {@code key}, or {@code null}}
+     *
      * @param key a key
-     * @return the value stored under it, or {@code null}
      */
     @SuppressWarnings("unchecked")
     T get(int key) {

@@ -20,8 +20,9 @@ import java.lang.foreign.MemorySegment;
 record PortLimits(int state, int maxMtu, int activeMtu, int gidTblLen, long maxMsgSz, int linkLayer) {
 
     /**
+     * {@return the limits read from {@code attr}}
+     *
      * @param attr a filled {@link IbvPortAttr}
-     * @return its fields
      */
     static PortLimits read(MemorySegment attr) {
         return new PortLimits(

@@ -44,8 +44,9 @@ final class VerbsAttributes {
     }
 
     /**
+     * {@return the provider attributes of {@code port}}
+     *
      * @param port the port
-     * @return its provider attributes
      */
     static DatProviderAttr providerAttr(VerbsPort port) {
         DeviceLimits d = port.deviceLimits();
@@ -94,8 +95,9 @@ final class VerbsAttributes {
     }
 
     /**
+     * {@return the IA attributes of {@code port}}
+     *
      * @param port the port
-     * @return its IA attributes
      */
     static DatIaAttr iaAttr(VerbsPort port) {
         DeviceLimits d = port.deviceLimits();
@@ -155,9 +157,10 @@ final class VerbsAttributes {
     }
 
     /**
+     * {@return {@code max_mw} where the device reports type 1 windows ({@code IBV_DEVICE_MEM_WINDOW}) and its driver
+     * implements the window verbs; 0 otherwise, so {@code dat_rmr_create} is refused}
+     *
      * @param port the port
-     * @return {@code max_mw} where the device reports type 1 windows ({@code IBV_DEVICE_MEM_WINDOW}) and its driver
-     *     implements the window verbs; 0 otherwise, so {@code dat_rmr_create} is refused
      */
     static int maxRmrs(VerbsPort port) {
         DeviceLimits d = port.deviceLimits();
@@ -168,7 +171,7 @@ final class VerbsAttributes {
     /** {@return {major, minor} from a firmware string such as {@code 16.35.2000}; zeros when it has no digits} */
     static int[] firmwareVersion(String fwVer) {
         int[] out = new int[2];
-        String[] parts = fwVer.strip().split("[^0-9]+");
+        String[] parts = fwVer.strip().split("[^0-9]+", -1);
         int n = 0;
         for (String part : parts) {
             if (!part.isEmpty() && n < 2) {

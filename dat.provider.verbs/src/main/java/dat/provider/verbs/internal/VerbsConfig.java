@@ -105,9 +105,10 @@ final class VerbsConfig {
     }
 
     /**
+     * {@return the IA name, for example {@code ofa-v2-rxe0-1}}
+     *
      * @param device the kernel device name
      * @param port the port number, from 1
-     * @return the IA name, for example {@code ofa-v2-rxe0-1}
      */
     static String iaName(String device, int port) {
         return IA_PREFIX + device + "-" + port;

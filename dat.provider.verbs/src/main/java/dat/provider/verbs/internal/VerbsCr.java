@@ -39,7 +39,6 @@ final class VerbsCr extends VerbsHandle implements DatCr {
     static final int MAX_PRIVATE_DATA = VerbsAttributes.MAX_PRIVATE_DATA_SIZE;
 
     private final VerbsIa ia;
-    private final VerbsPsp psp;
     private final VerbsRsp rsp;
     private final long key;
     private final MemorySegment id;
@@ -51,9 +50,8 @@ final class VerbsCr extends VerbsHandle implements DatCr {
     private final int initiatorDepth;
 
     /** Built by the progress thread from a connect request; the id's context becomes this CR's key. */
-    VerbsCr(VerbsIa ia, VerbsPsp psp, VerbsRsp rsp, long localQual, VerbsProgress.CmEvent e) {
+    VerbsCr(VerbsIa ia, VerbsRsp rsp, long localQual, VerbsProgress.CmEvent e) {
         this.ia = ia;
-        this.psp = psp;
         this.rsp = rsp;
         this.localQual = localQual;
         this.key = ia.newKey();
@@ -120,8 +118,9 @@ final class VerbsCr extends VerbsHandle implements DatCr {
     }
 
     /**
+     * {@return the consumer's bytes, or {@code null} when none were sent}
+     *
      * @param raw the private-data field as rdma_cm delivered it (zero-padded)
-     * @return the consumer's bytes, or {@code null} when none were sent
      */
     static byte[] decodePrivateData(byte[] raw) {
         if (raw.length == 0) {

@@ -56,30 +56,34 @@ final class VerbsDeviceScan {
     }
 
     /**
+     * {@return what was found; per-device failures are in {@link Result#problems()}, not thrown}
+     *
      * @param lib the loaded libibverbs
-     * @return what was found; per-device failures are in {@link Result#problems()}, not thrown
      */
     static Result scan(LibIbverbs lib) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment count = arena.allocate(JAVA_INT);
-            MemorySegment list = lib.ibv_get_device_list(count);
-            if (list.address() == 0) {
-                return new Result(true, 0, List.of(), List.of());
-            }
-            List<VerbsPort> ports = new ArrayList<>();
-            List<String> problems = new ArrayList<>();
-            int n = count.get(JAVA_INT, 0);
             try {
-                MemorySegment devices = list.reinterpret(ADDRESS.byteSize() * (n + 1L));
-                for (int i = 0; i < n; i++) {
-                    scanDevice(lib, arena, devices.getAtIndex(ADDRESS, i), ports, problems);
+                MemorySegment count = arena.allocate(JAVA_INT);
+                MemorySegment list = lib.ibv_get_device_list(count);
+                if (list.address() == 0) {
+                    return new Result(true, 0, List.of(), List.of());
                 }
+                List<VerbsPort> ports = new ArrayList<>();
+                List<String> problems = new ArrayList<>();
+                int n = count.get(JAVA_INT, 0);
+                try {
+                    MemorySegment devices = list.reinterpret(ADDRESS.byteSize() * (n + 1L));
+                    for (int i = 0; i < n; i++) {
+                        scanDevice(lib, arena, devices.getAtIndex(ADDRESS, i), ports, problems);
+                    }
+                } finally {
+                    lib.ibv_free_device_list(list);
+                }
+                return new Result(false, n, ports, problems);
             } finally {
-                lib.ibv_free_device_list(list);
+                // The attribute segments belong to this arena: keep it reachable until every downcall is done.
+                Reference.reachabilityFence(arena);
             }
-            // The attribute segments belong to this arena: keep it reachable until every downcall is done.
-            Reference.reachabilityFence(arena);
-            return new Result(false, n, ports, problems);
         }
     }
 
@@ -157,8 +161,9 @@ final class VerbsDeviceScan {
     }
 
     /**
+     * {@return the IPv4 address of an IPv4-mapped GID, the GID as an IPv6 address otherwise, {@code ::} for none}
+     *
      * @param gid a GID, or {@code null}
-     * @return the IPv4 address of an IPv4-mapped GID, the GID as an IPv6 address otherwise, {@code ::} for none
      */
     static InetAddress address(byte[] gid) {
         try {
@@ -173,8 +178,9 @@ final class VerbsDeviceScan {
     }
 
     /**
+     * {@return the form ibv_devinfo prints, eight groups of four hex digits}
+     *
      * @param gid 16 bytes
-     * @return the form ibv_devinfo prints, eight groups of four hex digits
      */
     static String gidText(byte[] gid) {
         String hex = HexFormat.of().formatHex(gid);

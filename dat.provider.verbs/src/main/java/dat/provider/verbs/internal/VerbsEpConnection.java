@@ -558,6 +558,7 @@ final class VerbsEpConnection {
         }
     }
 
+    @SuppressWarnings("NonAtomicVolatileUpdate") // epoch is written only here and only under lock
     void reset() {
         String call = "dat_ep_reset";
         ep.requireOpen(call);

@@ -576,8 +576,9 @@ final class VerbsEpData {
     }
 
     /**
+     * {@return the DAT code of a failed post: a full queue is DAT_INSUFFICIENT_RESOURCES}
+     *
      * @param rc what a post through {@code ibv_context.ops} returned: an errno, positive or (rxe) negated
-     * @return its DAT code: a full queue is DAT_INSUFFICIENT_RESOURCES
      */
     static int postFailure(int rc) {
         return Math.abs(rc) == Errno.ENOMEM ? DatReturn.DAT_INSUFFICIENT_RESOURCES : DatReturn.DAT_INTERNAL_ERROR;

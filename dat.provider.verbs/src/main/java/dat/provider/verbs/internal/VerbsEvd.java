@@ -122,6 +122,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
     private volatile boolean enabled = true;
     private volatile VerbsCno cno;
 
+    @SuppressWarnings("MustBeClosedChecker") // the arena belongs to the EVD: destroy() closes it with the CQ
     private VerbsEvd(VerbsIa ia, int qlen, VerbsCno cno, int flags, boolean isAsync, boolean hidden) {
         this.ia = ia;
         this.hidden = hidden;

@@ -177,10 +177,11 @@ final class VerbsIa extends VerbsHandle implements DatIa {
     }
 
     /**
+     * {@return a {@code sockaddr_in} or {@code sockaddr_in6}}
+     *
      * @param arena where the address lives
      * @param ip an IPv4 or IPv6 address
      * @param portNumber a TCP port-space port
-     * @return a {@code sockaddr_in} or {@code sockaddr_in6}
      */
     static MemorySegment sockaddr(Arena arena, InetAddress ip, int portNumber) {
         byte[] raw = ip.getAddress();

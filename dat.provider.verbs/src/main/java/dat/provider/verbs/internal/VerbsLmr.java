@@ -99,9 +99,10 @@ final class VerbsLmr extends VerbsHandle implements DatLmr {
     }
 
     /**
+     * {@return whether {@code [virtualAddress, virtualAddress + len)} lies inside the region}
+     *
      * @param virtualAddress first byte
      * @param len byte count
-     * @return whether {@code [virtualAddress, virtualAddress + len)} lies inside the region
      */
     boolean contains(long virtualAddress, long len) {
         long offset = virtualAddress - address;

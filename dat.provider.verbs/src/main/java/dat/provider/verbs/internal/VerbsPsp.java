@@ -122,7 +122,7 @@ final class VerbsPsp extends VerbsHandle implements DatPsp {
 
     /** A connection request arrived (progress thread). */
     void connectionRequest(VerbsProgress.CmEvent e) {
-        VerbsCr cr = new VerbsCr(ia, this, null, connQual, e);
+        VerbsCr cr = new VerbsCr(ia, null, connQual, e);
         evd.postConnectionRequest(this, connQual, cr);
     }
 

@@ -67,6 +67,7 @@ final class VerbsPz extends VerbsHandle implements DatPz {
      *
      * @return the {@code struct ibv_mr *} of 64 bytes of this PD with {@code IBV_ACCESS_MW_BIND}
      */
+    @SuppressWarnings("MustBeClosedChecker") // the arena belongs to the PZ: destroy() closes it with the MR
     synchronized MemorySegment windowAnchor() {
         if (anchorMr == null) {
             Arena arena = Arena.ofShared();

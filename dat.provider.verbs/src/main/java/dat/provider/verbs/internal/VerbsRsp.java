@@ -92,7 +92,7 @@ final class VerbsRsp extends VerbsHandle implements DatRsp {
                 VerbsCr.refuse(ia, e.id());
                 return;
             }
-            cr = new VerbsCr(ia, null, this, connQual, e);
+            cr = new VerbsCr(ia, this, connQual, e);
             taken = cr;
             stopListening();
         }

@@ -13,6 +13,8 @@ public final class NativeAccessProbe {
     }
 
     /**
+     * Prints the provider's module and whether it is available, with the reason when not.
+     *
      * @param args unused
      */
     public static void main(String[] args) {

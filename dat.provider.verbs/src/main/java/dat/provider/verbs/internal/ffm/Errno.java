@@ -57,9 +57,10 @@ public final class Errno {
     }
 
     /**
+     * {@return the errno's symbolic name and text, for example {@code ENOMEM (Cannot allocate memory)}; {@code errno 0}
+     * when there was none}
+     *
      * @param errno an errno value
-     * @return its symbolic name and text, for example {@code ENOMEM (Cannot allocate memory)}; {@code errno 0}
-     *     when there was none
      */
     public static String describe(int errno) {
         if (errno == 0) {

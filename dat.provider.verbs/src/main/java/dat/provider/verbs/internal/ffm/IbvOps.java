@@ -67,9 +67,10 @@ public final class IbvOps {
     }
 
     /**
+     * {@return the {@code ibv_context} of {@code object}}
+     *
      * @param object a verbs object whose first field is {@code struct ibv_context *context} (ibv_qp, ibv_cq,
      *     ibv_srq, ibv_pd, ibv_mw all start so)
-     * @return that context
      */
     static MemorySegment contextOf(MemorySegment object) {
         return object.reinterpret(ADDRESS.byteSize()).get(ADDRESS, 0);

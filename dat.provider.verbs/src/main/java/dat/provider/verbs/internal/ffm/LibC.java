@@ -70,10 +70,11 @@ public final class LibC {
     }
 
     /**
+     * {@return how many entries have events, 0 on timeout or {@code EINTR}}
+     *
      * @param fds an array of {@link #POLLFD}
      * @param count how many entries to watch
      * @param timeoutMillis how long to wait
-     * @return how many entries have events, 0 on timeout or {@code EINTR}
      */
     public static int poll(MemorySegment fds, int count, int timeoutMillis) {
         int rc;

@@ -464,10 +464,11 @@ public final class LibIbverbs {
     }
 
     /**
+     * {@return the {@code NULL}-terminated device array, or {@link MemorySegment#NULL} when libibverbs finds no RDMA
+     * support at all (no kernel module, no uverbs device): that is not an error to throw, and such a {@code NULL} must
+     * never reach {@link #ibv_free_device_list(MemorySegment)}}
+     *
      * @param numDevices an {@code int} segment that receives the number of devices
-     * @return the {@code NULL}-terminated device array, or {@link MemorySegment#NULL} when libibverbs finds no
-     *     RDMA support at all (no kernel module, no uverbs device): that is not an error to throw, and such a
-     *     {@code NULL} must never reach {@link #ibv_free_device_list(MemorySegment)}
      */
     public MemorySegment ibv_get_device_list(MemorySegment numDevices) {
         try {
@@ -478,6 +479,8 @@ public final class LibIbverbs {
     }
 
     /**
+     * Frees the device list.
+     *
      * @param list a non-{@code NULL} array from {@link #ibv_get_device_list(MemorySegment)}
      * @throws IllegalArgumentException for {@code NULL}: libibverbs would dereference it and crash the JVM
      */
@@ -493,8 +496,9 @@ public final class LibIbverbs {
     }
 
     /**
+     * {@return the kernel device name, for example {@code rxe0} or {@code mlx5_0}}
+     *
      * @param device an element of the device list
-     * @return the kernel device name, for example {@code rxe0} or {@code mlx5_0}
      */
     public String ibv_get_device_name(MemorySegment device) {
         MemorySegment name;
@@ -510,8 +514,9 @@ public final class LibIbverbs {
     }
 
     /**
+     * {@return the {@code struct ibv_context}, sized to {@link IbvContext#LAYOUT}}
+     *
      * @param device an element of the device list
-     * @return the {@code struct ibv_context}, sized to {@link IbvContext#LAYOUT}
      */
     public MemorySegment ibv_open_device(MemorySegment device) {
         MemorySegment ctx;
@@ -523,7 +528,11 @@ public final class LibIbverbs {
         return sized("ibv_open_device", ctx, IbvContext.SIZE);
     }
 
-    /** @param context an open device */
+    /**
+     * Closes the device.
+     *
+     * @param context an open device
+     */
     public void ibv_close_device(MemorySegment context) {
         try {
             check("ibv_close_device", (int) ibv_close_device.invokeExact(Errno.state(), context));
@@ -533,6 +542,8 @@ public final class LibIbverbs {
     }
 
     /**
+     * Fills {@code attr} with the device's attributes.
+     *
      * @param context an open device
      * @param attr an {@link IbvDeviceAttr} segment to fill
      */
@@ -565,6 +576,8 @@ public final class LibIbverbs {
     }
 
     /**
+     * Fills {@code gid} with one entry of the port's GID table.
+     *
      * @param context an open device
      * @param portNum the port, from 1
      * @param index the GID table index
@@ -580,8 +593,9 @@ public final class LibIbverbs {
     }
 
     /**
+     * {@return the {@code struct ibv_pd}, sized to {@link IbvPd#LAYOUT}}
+     *
      * @param context an open device
-     * @return the {@code struct ibv_pd}, sized to {@link IbvPd#LAYOUT}
      */
     public MemorySegment ibv_alloc_pd(MemorySegment context) {
         try {
@@ -591,17 +605,22 @@ public final class LibIbverbs {
         }
     }
 
-    /** @param pd a protection domain without MRs, QPs or SRQs */
+    /**
+     * Frees the protection domain.
+     *
+     * @param pd a protection domain without MRs, QPs or SRQs
+     */
     public void ibv_dealloc_pd(MemorySegment pd) {
         call("ibv_dealloc_pd", ibv_dealloc_pd, pd);
     }
 
     /**
+     * {@return the {@code struct ibv_mr}, sized to {@link IbvMr#LAYOUT}}
+     *
      * @param pd the protection domain
      * @param memory native memory to register (its address and {@code length} bytes)
      * @param length bytes to register
      * @param access {@code IBV_ACCESS_*} flags, none from the optional range
-     * @return the {@code struct ibv_mr}, sized to {@link IbvMr#LAYOUT}
      */
     public MemorySegment ibv_reg_mr(MemorySegment pd, MemorySegment memory, long length, int access) {
         try {
@@ -612,14 +631,19 @@ public final class LibIbverbs {
         }
     }
 
-    /** @param mr a registered region */
+    /**
+     * Deregisters the memory region.
+     *
+     * @param mr a registered region
+     */
     public void ibv_dereg_mr(MemorySegment mr) {
         call("ibv_dereg_mr", ibv_dereg_mr, mr);
     }
 
     /**
+     * {@return the {@code struct ibv_comp_channel}, sized to {@link IbvCompChannel#LAYOUT}}
+     *
      * @param context an open device
-     * @return the {@code struct ibv_comp_channel}, sized to {@link IbvCompChannel#LAYOUT}
      */
     public MemorySegment ibv_create_comp_channel(MemorySegment context) {
         try {
@@ -630,18 +654,23 @@ public final class LibIbverbs {
         }
     }
 
-    /** @param channel a channel no CQ uses any more */
+    /**
+     * Destroys the completion channel.
+     *
+     * @param channel a channel no CQ uses any more
+     */
     public void ibv_destroy_comp_channel(MemorySegment channel) {
         call("ibv_destroy_comp_channel", ibv_destroy_comp_channel, channel);
     }
 
     /**
+     * {@return the {@code struct ibv_cq}, sized to {@link IbvCq#LAYOUT}}
+     *
      * @param context an open device
      * @param cqe the minimum number of entries
      * @param cqContext a value returned by {@code ibv_get_cq_event}, or {@code NULL}
      * @param channel the completion channel, or {@code NULL}
      * @param compVector the completion vector, below {@code num_comp_vectors}
-     * @return the {@code struct ibv_cq}, sized to {@link IbvCq#LAYOUT}
      */
     public MemorySegment ibv_create_cq(MemorySegment context, int cqe, MemorySegment cqContext,
                                        MemorySegment channel, int compVector) {
@@ -653,12 +682,18 @@ public final class LibIbverbs {
         }
     }
 
-    /** @param cq a CQ no QP uses any more, its events acknowledged */
+    /**
+     * Destroys the CQ.
+     *
+     * @param cq a CQ no QP uses any more, its events acknowledged
+     */
     public void ibv_destroy_cq(MemorySegment cq) {
         call("ibv_destroy_cq", ibv_destroy_cq, cq);
     }
 
     /**
+     * Resizes the CQ.
+     *
      * @param cq a CQ
      * @param cqe the minimum number of entries it must hold (the device may round up)
      */
@@ -688,6 +723,8 @@ public final class LibIbverbs {
     }
 
     /**
+     * Acknowledges completion events of the CQ: {@link #ibv_destroy_cq} waits until all are acknowledged.
+     *
      * @param cq the CQ
      * @param nevents how many events of {@link #ibv_get_cq_event} to acknowledge
      */
@@ -700,9 +737,10 @@ public final class LibIbverbs {
     }
 
     /**
+     * {@return the {@code struct ibv_srq}, sized to {@link IbvSrq#LAYOUT}}
+     *
      * @param pd the protection domain
      * @param initAttr an {@link IbvSrqInitAttr}; on return it holds the actual sizes
-     * @return the {@code struct ibv_srq}, sized to {@link IbvSrq#LAYOUT}
      */
     public MemorySegment ibv_create_srq(MemorySegment pd, MemorySegment initAttr) {
         requireSize(initAttr, IbvSrqInitAttr.SIZE);
@@ -715,6 +753,8 @@ public final class LibIbverbs {
     }
 
     /**
+     * Changes the SRQ's size or limit.
+     *
      * @param srq the SRQ
      * @param attr an {@link IbvSrqAttr}
      * @param mask {@link #IBV_SRQ_MAX_WR} and/or {@link #IBV_SRQ_LIMIT}
@@ -729,6 +769,8 @@ public final class LibIbverbs {
     }
 
     /**
+     * Fills {@code attr} with the SRQ's attributes.
+     *
      * @param srq the SRQ
      * @param attr an {@link IbvSrqAttr} to fill
      */
@@ -741,15 +783,20 @@ public final class LibIbverbs {
         }
     }
 
-    /** @param srq an SRQ no QP uses any more */
+    /**
+     * Destroys the SRQ.
+     *
+     * @param srq an SRQ no QP uses any more
+     */
     public void ibv_destroy_srq(MemorySegment srq) {
         call("ibv_destroy_srq", ibv_destroy_srq, srq);
     }
 
     /**
+     * {@return the {@code struct ibv_qp}, sized to {@link IbvQp#LAYOUT}}
+     *
      * @param pd the protection domain
      * @param initAttr an {@link IbvQpInitAttr}; on return its {@code cap} holds the actual sizes
-     * @return the {@code struct ibv_qp}, sized to {@link IbvQp#LAYOUT}
      */
     public MemorySegment ibv_create_qp(MemorySegment pd, MemorySegment initAttr) {
         requireSize(initAttr, IbvQpInitAttr.SIZE);
@@ -761,12 +808,18 @@ public final class LibIbverbs {
         }
     }
 
-    /** @param qp the QP */
+    /**
+     * Destroys the QP.
+     *
+     * @param qp the QP
+     */
     public void ibv_destroy_qp(MemorySegment qp) {
         call("ibv_destroy_qp", ibv_destroy_qp, qp);
     }
 
     /**
+     * Changes the QP's attributes, its state among them.
+     *
      * @param qp the QP
      * @param attr an {@link IbvQpAttr}
      * @param mask {@code IBV_QP_*} bits saying which fields of {@code attr} apply
@@ -781,6 +834,8 @@ public final class LibIbverbs {
     }
 
     /**
+     * Fills {@code attr} and {@code initAttr} with the QP's attributes.
+     *
      * @param qp the QP
      * @param attr an {@link IbvQpAttr} to fill
      * @param mask {@code IBV_QP_*} bits saying which fields are wanted
@@ -811,7 +866,11 @@ public final class LibIbverbs {
         }
     }
 
-    /** @param event an event filled by {@link #ibv_get_async_event} */
+    /**
+     * Acknowledges an asynchronous event.
+     *
+     * @param event an event filled by {@link #ibv_get_async_event}
+     */
     public void ibv_ack_async_event(MemorySegment event) {
         try {
             ibv_ack_async_event.invokeExact(Errno.state(), event);
@@ -821,16 +880,18 @@ public final class LibIbverbs {
     }
 
     /**
+     * {@return libibverbs' text for the status}
+     *
      * @param status an {@code IBV_WC_*} status
-     * @return libibverbs' text for it
      */
     public String ibv_wc_status_str(int status) {
         return string(ibv_wc_status_str, status);
     }
 
     /**
+     * {@return libibverbs' text for the event type}
+     *
      * @param eventType an {@code IBV_EVENT_*} type
-     * @return libibverbs' text for it
      */
     public String ibv_event_type_str(int eventType) {
         return string(ibv_event_type_str, eventType);

@@ -210,7 +210,11 @@ public final class LibRdmacm {
         return LibIbverbs.sized("rdma_create_event_channel", channel, RdmaEventChannel.SIZE);
     }
 
-    /** @param channel a channel without ids */
+    /**
+     * Destroys the event channel.
+     *
+     * @param channel a channel without ids
+     */
     public void rdma_destroy_event_channel(MemorySegment channel) {
         try {
             rdma_destroy_event_channel.invokeExact(Errno.state(), channel);
@@ -220,6 +224,8 @@ public final class LibRdmacm {
     }
 
     /**
+     * Creates a connection id.
+     *
      * @param channel the event channel, or {@code NULL} for synchronous operation
      * @param idOut a pointer segment that receives the {@code struct rdma_cm_id *}
      * @param context the id's user context
@@ -235,12 +241,18 @@ public final class LibRdmacm {
         LibIbverbs.check("rdma_create_id", rc);
     }
 
-    /** @param id an id without a QP */
+    /**
+     * Destroys the id.
+     *
+     * @param id an id without a QP
+     */
     public void rdma_destroy_id(MemorySegment id) {
         intCall("rdma_destroy_id", rdma_destroy_id, id);
     }
 
     /**
+     * Binds the id to a local address, and so to a device.
+     *
      * @param id the id
      * @param addr a {@link SockaddrIn} or {@link SockaddrIn6}
      */
@@ -249,6 +261,8 @@ public final class LibRdmacm {
     }
 
     /**
+     * Starts resolving the destination address; the outcome arrives as a CM event.
+     *
      * @param id the id
      * @param src the source address, or {@code NULL}
      * @param dst the destination address
@@ -265,6 +279,8 @@ public final class LibRdmacm {
     }
 
     /**
+     * Reports to the CM that the connection is established.
+     *
      * @param id the passive side's id of a connection that carried data before its ESTABLISHED
      * @param event {@code IBV_EVENT_COMM_EST}
      */
@@ -273,6 +289,8 @@ public final class LibRdmacm {
     }
 
     /**
+     * Starts resolving the route to the destination; the outcome arrives as a CM event.
+     *
      * @param id an id whose address is resolved
      * @param timeoutMs the resolution timeout
      */
@@ -281,6 +299,8 @@ public final class LibRdmacm {
     }
 
     /**
+     * Creates the id's QP.
+     *
      * @param id the id
      * @param pd the protection domain
      * @param initAttr an {@link IbvQpInitAttr}
@@ -296,7 +316,11 @@ public final class LibRdmacm {
         LibIbverbs.check("rdma_create_qp", rc);
     }
 
-    /** @param id an id with a QP */
+    /**
+     * Destroys the id's QP.
+     *
+     * @param id an id with a QP
+     */
     public void rdma_destroy_qp(MemorySegment id) {
         try {
             rdma_destroy_qp.invokeExact(Errno.state(), id);
@@ -306,6 +330,8 @@ public final class LibRdmacm {
     }
 
     /**
+     * Starts connecting to the destination; the outcome arrives as a CM event.
+     *
      * @param id an id with a resolved route
      * @param connParam an {@link RdmaConnParam}
      */
@@ -314,6 +340,8 @@ public final class LibRdmacm {
     }
 
     /**
+     * Listens for connect requests.
+     *
      * @param id a bound id
      * @param backlog the pending connection limit
      */
@@ -322,6 +350,8 @@ public final class LibRdmacm {
     }
 
     /**
+     * Accepts a connect request.
+     *
      * @param id the id of a connect request
      * @param connParam an {@link RdmaConnParam}
      */
@@ -330,6 +360,8 @@ public final class LibRdmacm {
     }
 
     /**
+     * Rejects a connect request.
+     *
      * @param id the id of a connect request
      * @param privateData the private data, or {@code NULL}
      * @param length its length, 0..255
@@ -344,7 +376,11 @@ public final class LibRdmacm {
         LibIbverbs.check("rdma_reject", rc);
     }
 
-    /** @param id a connected id */
+    /**
+     * Disconnects the id.
+     *
+     * @param id a connected id
+     */
     public void rdma_disconnect(MemorySegment id) {
         intCall("rdma_disconnect", rdma_disconnect, id);
     }
@@ -359,14 +395,19 @@ public final class LibRdmacm {
         intCall("rdma_get_cm_event", rdma_get_cm_event, channel, eventOut);
     }
 
-    /** @param event an event from {@link #rdma_get_cm_event} */
+    /**
+     * Acknowledges and frees a CM event.
+     *
+     * @param event an event from {@link #rdma_get_cm_event}
+     */
     public void rdma_ack_cm_event(MemorySegment event) {
         intCall("rdma_ack_cm_event", rdma_ack_cm_event, event);
     }
 
     /**
+     * {@return librdmacm's name for the event}
+     *
      * @param event an {@code RDMA_CM_EVENT_*} value
-     * @return librdmacm's name for it
      */
     public String rdma_event_str(int event) {
         try {
@@ -378,8 +419,9 @@ public final class LibRdmacm {
     }
 
     /**
+     * {@return the id's source port, in host order}
+     *
      * @param id a bound id
-     * @return its source port, in host order
      */
     public int rdma_get_src_port(MemorySegment id) {
         try {
@@ -390,8 +432,9 @@ public final class LibRdmacm {
     }
 
     /**
+     * {@return the id's destination port, in host order}
+     *
      * @param id a connected id
-     * @return its destination port, in host order
      */
     public int rdma_get_dst_port(MemorySegment id) {
         try {
@@ -402,6 +445,8 @@ public final class LibRdmacm {
     }
 
     /**
+     * Moves the id to another event channel.
+     *
      * @param id the id to move
      * @param channel its new event channel
      */
@@ -426,6 +471,8 @@ public final class LibRdmacm {
     }
 
     /**
+     * Fills the QP attributes that move the id's QP to the state {@code attr} names.
+     *
      * @param id an id bound to a device
      * @param attr an {@link IbvQpAttr} whose {@code qp_state} names the target state
      * @param maskOut an int segment that receives the {@code IBV_QP_*} mask to pass to {@code ibv_modify_qp}
@@ -441,7 +488,11 @@ public final class LibRdmacm {
         LibIbverbs.check("rdma_init_qp_attr", rc);
     }
 
-    /** @param id an active id whose connect response arrived and whose QP is in RTS */
+    /**
+     * Completes an active connection whose QP the caller moved to RTS.
+     *
+     * @param id an active id whose connect response arrived and whose QP is in RTS
+     */
     public void rdma_establish(MemorySegment id) {
         intCall("rdma_establish", rdma_establish, id);
     }

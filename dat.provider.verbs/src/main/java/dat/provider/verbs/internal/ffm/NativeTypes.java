@@ -36,8 +36,8 @@ public final class NativeTypes {
     }
 
     /**
-     * @return why the struct layouts are not known to hold on this platform, or {@code null} when they are
-     *     (Linux on x86_64 or aarch64)
+     * {@return why the struct layouts are not known to hold on this platform, or {@code null} when they are (Linux on
+     * x86_64 or aarch64)}
      */
     public static String unsupportedPlatformReason() {
         if (!OS.equals("Linux")) {
@@ -62,7 +62,7 @@ public final class NativeTypes {
     public static long offset(GroupLayout layout, String designator) {
         long offset = 0;
         MemoryLayout current = layout;
-        for (String name : designator.split("\\.")) {
+        for (String name : designator.split("\\.", -1)) {
             if (!(current instanceof GroupLayout group)) {
                 throw new IllegalArgumentException(designator + ": " + current + " has no members");
             }

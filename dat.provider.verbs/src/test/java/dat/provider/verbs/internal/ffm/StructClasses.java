@@ -65,9 +65,10 @@ final class StructClasses {
     }
 
     /**
+     * {@return every named member, nested ones with their dotted designator; members of unnamed unions and structs
+     * appear without a path element, as C's anonymous members do}
+     *
      * @param layout a struct or union layout
-     * @return every named member, nested ones with their dotted designator; members of unnamed unions and
-     *     structs appear without a path element, as C's anonymous members do
      */
     static List<Member> members(GroupLayout layout) {
         List<Member> out = new ArrayList<>();
@@ -97,9 +98,10 @@ final class StructClasses {
     }
 
     /**
+     * {@return the {@code public static final int} constants of {@code c} named like C enumerators and macros
+     * ({@code IBV_*}, {@code RDMA_*}, {@code AF_*})}
+     *
      * @param c a class
-     * @return its {@code public static final int} constants named like C enumerators and macros
-     *     ({@code IBV_*}, {@code RDMA_*}, {@code AF_*})
      */
     static List<Field> cConstants(Class<?> c) {
         List<Field> out = new ArrayList<>();
