@@ -15,7 +15,8 @@ import java.lang.invoke.MethodHandle;
  *
  * <p>Three kinds of binding, because verbs.h is not all exported functions:
  * <ul>
- * <li><b>Exported symbols</b>: one {@link MethodHandle} field per function, named after it, with a typed method
+ * <li><b>Exported symbols</b>: one {@link NativeFunction} field per function (found at load, linked at its
+ *     first call), named after it, with a typed method
  *     of the same name that passes this thread's errno capture segment and throws {@link NativeCallException}
  *     on failure (the control path). The dynamic loader resolves the default symbol version
  *     ({@code @@IBVERBS_1.1}).</li>
@@ -328,68 +329,68 @@ public final class LibIbverbs {
     private static LibIbverbs loaded; // guarded by LOCK
 
     /** {@code struct ibv_device **ibv_get_device_list(int *num_devices)}. */
-    private final MethodHandle ibv_get_device_list;
+    private final NativeFunction ibv_get_device_list;
     /** {@code void ibv_free_device_list(struct ibv_device **list)}. */
-    private final MethodHandle ibv_free_device_list;
+    private final NativeFunction ibv_free_device_list;
     /** {@code const char *ibv_get_device_name(struct ibv_device *device)}. */
-    private final MethodHandle ibv_get_device_name;
+    private final NativeFunction ibv_get_device_name;
     /** {@code struct ibv_context *ibv_open_device(struct ibv_device *device)}. */
-    private final MethodHandle ibv_open_device;
+    private final NativeFunction ibv_open_device;
     /** {@code int ibv_close_device(struct ibv_context *context)}. */
-    private final MethodHandle ibv_close_device;
+    private final NativeFunction ibv_close_device;
     /** {@code int ibv_query_device(struct ibv_context *, struct ibv_device_attr *)}. */
-    private final MethodHandle ibv_query_device;
+    private final NativeFunction ibv_query_device;
     /** {@code int ibv_query_port(struct ibv_context *, uint8_t port_num, struct _compat_ibv_port_attr *)}. */
-    private final MethodHandle ibv_query_port;
+    private final NativeFunction ibv_query_port;
     /** {@code int ibv_query_gid(struct ibv_context *, uint8_t port_num, int index, union ibv_gid *)}. */
-    private final MethodHandle ibv_query_gid;
+    private final NativeFunction ibv_query_gid;
     /** {@code struct ibv_pd *ibv_alloc_pd(struct ibv_context *)}. */
-    private final MethodHandle ibv_alloc_pd;
+    private final NativeFunction ibv_alloc_pd;
     /** {@code int ibv_dealloc_pd(struct ibv_pd *)}. */
-    private final MethodHandle ibv_dealloc_pd;
+    private final NativeFunction ibv_dealloc_pd;
     /** {@code struct ibv_mr *ibv_reg_mr(struct ibv_pd *, void *addr, size_t length, int access)}. */
-    private final MethodHandle ibv_reg_mr;
+    private final NativeFunction ibv_reg_mr;
     /** {@code int ibv_dereg_mr(struct ibv_mr *)}. */
-    private final MethodHandle ibv_dereg_mr;
+    private final NativeFunction ibv_dereg_mr;
     /** {@code struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *)}. */
-    private final MethodHandle ibv_create_comp_channel;
+    private final NativeFunction ibv_create_comp_channel;
     /** {@code int ibv_destroy_comp_channel(struct ibv_comp_channel *)}. */
-    private final MethodHandle ibv_destroy_comp_channel;
+    private final NativeFunction ibv_destroy_comp_channel;
     /** {@code struct ibv_cq *ibv_create_cq(struct ibv_context *, int cqe, void *cq_context, struct ibv_comp_channel *,
             int comp_vector)}. */
-    private final MethodHandle ibv_create_cq;
+    private final NativeFunction ibv_create_cq;
     /** {@code int ibv_destroy_cq(struct ibv_cq *)}. */
-    private final MethodHandle ibv_destroy_cq;
+    private final NativeFunction ibv_destroy_cq;
     /** {@code int ibv_resize_cq(struct ibv_cq *, int cqe)}. */
-    private final MethodHandle ibv_resize_cq;
+    private final NativeFunction ibv_resize_cq;
     /** {@code int ibv_get_cq_event(struct ibv_comp_channel *, struct ibv_cq **cq, void **cq_context)}. */
-    private final MethodHandle ibv_get_cq_event;
+    private final NativeFunction ibv_get_cq_event;
     /** {@code void ibv_ack_cq_events(struct ibv_cq *, unsigned int nevents)}. */
-    private final MethodHandle ibv_ack_cq_events;
+    private final NativeFunction ibv_ack_cq_events;
     /** {@code struct ibv_srq *ibv_create_srq(struct ibv_pd *, struct ibv_srq_init_attr *)}. */
-    private final MethodHandle ibv_create_srq;
+    private final NativeFunction ibv_create_srq;
     /** {@code int ibv_modify_srq(struct ibv_srq *, struct ibv_srq_attr *, int srq_attr_mask)}. */
-    private final MethodHandle ibv_modify_srq;
+    private final NativeFunction ibv_modify_srq;
     /** {@code int ibv_query_srq(struct ibv_srq *, struct ibv_srq_attr *)}. */
-    private final MethodHandle ibv_query_srq;
+    private final NativeFunction ibv_query_srq;
     /** {@code int ibv_destroy_srq(struct ibv_srq *)}. */
-    private final MethodHandle ibv_destroy_srq;
+    private final NativeFunction ibv_destroy_srq;
     /** {@code struct ibv_qp *ibv_create_qp(struct ibv_pd *, struct ibv_qp_init_attr *)}. */
-    private final MethodHandle ibv_create_qp;
+    private final NativeFunction ibv_create_qp;
     /** {@code int ibv_destroy_qp(struct ibv_qp *)}. */
-    private final MethodHandle ibv_destroy_qp;
+    private final NativeFunction ibv_destroy_qp;
     /** {@code int ibv_modify_qp(struct ibv_qp *, struct ibv_qp_attr *, int attr_mask)}. */
-    private final MethodHandle ibv_modify_qp;
+    private final NativeFunction ibv_modify_qp;
     /** {@code int ibv_query_qp(struct ibv_qp *, struct ibv_qp_attr *, int attr_mask, struct ibv_qp_init_attr *)}. */
-    private final MethodHandle ibv_query_qp;
+    private final NativeFunction ibv_query_qp;
     /** {@code int ibv_get_async_event(struct ibv_context *, struct ibv_async_event *)}. */
-    private final MethodHandle ibv_get_async_event;
+    private final NativeFunction ibv_get_async_event;
     /** {@code void ibv_ack_async_event(struct ibv_async_event *)}. */
-    private final MethodHandle ibv_ack_async_event;
+    private final NativeFunction ibv_ack_async_event;
     /** {@code const char *ibv_wc_status_str(enum ibv_wc_status)}. */
-    private final MethodHandle ibv_wc_status_str;
+    private final NativeFunction ibv_wc_status_str;
     /** {@code const char *ibv_event_type_str(enum ibv_event_type)}. */
-    private final MethodHandle ibv_event_type_str;
+    private final NativeFunction ibv_event_type_str;
 
     private LibIbverbs(NativeLibrary lib) throws LibraryUnavailableException {
         FunctionDescriptor ptrOfPtr = FunctionDescriptor.of(ADDRESS, ADDRESS);
@@ -397,44 +398,44 @@ public final class LibIbverbs {
         FunctionDescriptor intOfPtrPtr = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS);
         FunctionDescriptor voidOfPtr = FunctionDescriptor.ofVoid(ADDRESS);
         FunctionDescriptor ptrOfInt = FunctionDescriptor.of(ADDRESS, JAVA_INT);
-        ibv_get_device_list = lib.bind("ibv_get_device_list", ptrOfPtr);
-        ibv_free_device_list = lib.bind("ibv_free_device_list", voidOfPtr);
-        ibv_get_device_name = lib.bind("ibv_get_device_name", ptrOfPtr);
-        ibv_open_device = lib.bind("ibv_open_device", ptrOfPtr);
-        ibv_close_device = lib.bind("ibv_close_device", intOfPtr);
-        ibv_query_device = lib.bind("ibv_query_device", intOfPtrPtr);
-        ibv_query_port = lib.bind("ibv_query_port", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS));
-        ibv_query_gid = lib.bind("ibv_query_gid", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, JAVA_INT,
+        ibv_get_device_list = lib.find("ibv_get_device_list", ptrOfPtr);
+        ibv_free_device_list = lib.find("ibv_free_device_list", voidOfPtr);
+        ibv_get_device_name = lib.find("ibv_get_device_name", ptrOfPtr);
+        ibv_open_device = lib.find("ibv_open_device", ptrOfPtr);
+        ibv_close_device = lib.find("ibv_close_device", intOfPtr);
+        ibv_query_device = lib.find("ibv_query_device", intOfPtrPtr);
+        ibv_query_port = lib.find("ibv_query_port", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS));
+        ibv_query_gid = lib.find("ibv_query_gid", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, JAVA_INT,
                 ADDRESS));
-        ibv_alloc_pd = lib.bind("ibv_alloc_pd", ptrOfPtr);
-        ibv_dealloc_pd = lib.bind("ibv_dealloc_pd", intOfPtr);
-        ibv_reg_mr = lib.bind("ibv_reg_mr", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
-        ibv_dereg_mr = lib.bind("ibv_dereg_mr", intOfPtr);
-        ibv_create_comp_channel = lib.bind("ibv_create_comp_channel", ptrOfPtr);
-        ibv_destroy_comp_channel = lib.bind("ibv_destroy_comp_channel", intOfPtr);
-        ibv_create_cq = lib.bind("ibv_create_cq",
+        ibv_alloc_pd = lib.find("ibv_alloc_pd", ptrOfPtr);
+        ibv_dealloc_pd = lib.find("ibv_dealloc_pd", intOfPtr);
+        ibv_reg_mr = lib.find("ibv_reg_mr", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
+        ibv_dereg_mr = lib.find("ibv_dereg_mr", intOfPtr);
+        ibv_create_comp_channel = lib.find("ibv_create_comp_channel", ptrOfPtr);
+        ibv_destroy_comp_channel = lib.find("ibv_destroy_comp_channel", intOfPtr);
+        ibv_create_cq = lib.find("ibv_create_cq",
                 FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
-        ibv_destroy_cq = lib.bind("ibv_destroy_cq", intOfPtr);
-        ibv_resize_cq = lib.bind("ibv_resize_cq", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-        ibv_get_cq_event = lib.bind("ibv_get_cq_event", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
-        ibv_ack_cq_events = lib.bind("ibv_ack_cq_events", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
-        ibv_create_srq = lib.bind("ibv_create_srq", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
-        ibv_modify_srq = lib.bind("ibv_modify_srq", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
-        ibv_query_srq = lib.bind("ibv_query_srq", intOfPtrPtr);
-        ibv_destroy_srq = lib.bind("ibv_destroy_srq", intOfPtr);
-        ibv_create_qp = lib.bind("ibv_create_qp", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
-        ibv_destroy_qp = lib.bind("ibv_destroy_qp", intOfPtr);
-        ibv_modify_qp = lib.bind("ibv_modify_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
-        ibv_query_qp = lib.bind("ibv_query_qp",
+        ibv_destroy_cq = lib.find("ibv_destroy_cq", intOfPtr);
+        ibv_resize_cq = lib.find("ibv_resize_cq", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+        ibv_get_cq_event = lib.find("ibv_get_cq_event", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+        ibv_ack_cq_events = lib.find("ibv_ack_cq_events", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
+        ibv_create_srq = lib.find("ibv_create_srq", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+        ibv_modify_srq = lib.find("ibv_modify_srq", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+        ibv_query_srq = lib.find("ibv_query_srq", intOfPtrPtr);
+        ibv_destroy_srq = lib.find("ibv_destroy_srq", intOfPtr);
+        ibv_create_qp = lib.find("ibv_create_qp", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+        ibv_destroy_qp = lib.find("ibv_destroy_qp", intOfPtr);
+        ibv_modify_qp = lib.find("ibv_modify_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+        ibv_query_qp = lib.find("ibv_query_qp",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS));
-        ibv_get_async_event = lib.bind("ibv_get_async_event", intOfPtrPtr);
-        ibv_ack_async_event = lib.bind("ibv_ack_async_event", voidOfPtr);
-        ibv_wc_status_str = lib.bind("ibv_wc_status_str", ptrOfInt);
-        ibv_event_type_str = lib.bind("ibv_event_type_str", ptrOfInt);
+        ibv_get_async_event = lib.find("ibv_get_async_event", intOfPtrPtr);
+        ibv_ack_async_event = lib.find("ibv_ack_async_event", voidOfPtr);
+        ibv_wc_status_str = lib.find("ibv_wc_status_str", ptrOfInt);
+        ibv_event_type_str = lib.find("ibv_event_type_str", ptrOfInt);
     }
 
     /**
-     * Loads {@link #LIBRARY} and binds every function, once per JVM. Call it only after checking
+     * Loads {@link #LIBRARY} and finds every function, once per JVM. Call it only after checking
      * {@link Module#isNativeAccessEnabled()}: it calls restricted methods.
      *
      * @return the bindings
@@ -446,7 +447,7 @@ public final class LibIbverbs {
     }
 
     /**
-     * Loads the library and binds every function, once per JVM: after the first success every call returns
+     * Loads the library and finds every function, once per JVM: after the first success every call returns
      * the same bindings, whatever the name. Call it only after checking {@link Module#isNativeAccessEnabled()}.
      *
      * @param library a soname the dynamic loader finds, or an absolute path
@@ -472,7 +473,7 @@ public final class LibIbverbs {
      */
     public MemorySegment ibv_get_device_list(MemorySegment numDevices) {
         try {
-            return (MemorySegment) ibv_get_device_list.invokeExact(Errno.state(), numDevices);
+            return (MemorySegment) ibv_get_device_list.handle().invokeExact(Errno.state(), numDevices);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -489,7 +490,7 @@ public final class LibIbverbs {
             throw new IllegalArgumentException("ibv_free_device_list(NULL) crashes libibverbs");
         }
         try {
-            ibv_free_device_list.invokeExact(Errno.state(), list);
+            ibv_free_device_list.handle().invokeExact(Errno.state(), list);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -503,7 +504,7 @@ public final class LibIbverbs {
     public String ibv_get_device_name(MemorySegment device) {
         MemorySegment name;
         try {
-            name = (MemorySegment) ibv_get_device_name.invokeExact(Errno.state(), device);
+            name = (MemorySegment) ibv_get_device_name.handle().invokeExact(Errno.state(), device);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -521,7 +522,7 @@ public final class LibIbverbs {
     public MemorySegment ibv_open_device(MemorySegment device) {
         MemorySegment ctx;
         try {
-            ctx = (MemorySegment) ibv_open_device.invokeExact(Errno.state(), device);
+            ctx = (MemorySegment) ibv_open_device.handle().invokeExact(Errno.state(), device);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -535,7 +536,7 @@ public final class LibIbverbs {
      */
     public void ibv_close_device(MemorySegment context) {
         try {
-            check("ibv_close_device", (int) ibv_close_device.invokeExact(Errno.state(), context));
+            check("ibv_close_device", (int) ibv_close_device.handle().invokeExact(Errno.state(), context));
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -550,7 +551,7 @@ public final class LibIbverbs {
     public void ibv_query_device(MemorySegment context, MemorySegment attr) {
         requireSize(attr, IbvDeviceAttr.SIZE);
         try {
-            check("ibv_query_device", (int) ibv_query_device.invokeExact(Errno.state(), context, attr));
+            check("ibv_query_device", (int) ibv_query_device.handle().invokeExact(Errno.state(), context, attr));
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -569,7 +570,8 @@ public final class LibIbverbs {
         requireSize(attr, IbvPortAttr.SIZE);
         attr.asSlice(0, IbvPortAttr.SIZE).fill((byte) 0);
         try {
-            check("ibv_query_port", (int) ibv_query_port.invokeExact(Errno.state(), context, (byte) portNum, attr));
+            check("ibv_query_port", (int) ibv_query_port.handle().invokeExact(Errno.state(), context, (byte) portNum,
+                    attr));
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -586,7 +588,8 @@ public final class LibIbverbs {
     public void ibv_query_gid(MemorySegment context, int portNum, int index, MemorySegment gid) {
         requireSize(gid, IbvGid.SIZE);
         try {
-            check("ibv_query_gid", (int) ibv_query_gid.invokeExact(Errno.state(), context, (byte) portNum, index, gid));
+            check("ibv_query_gid", (int) ibv_query_gid.handle().invokeExact(Errno.state(), context, (byte) portNum,
+                    index, gid));
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -599,7 +602,8 @@ public final class LibIbverbs {
      */
     public MemorySegment ibv_alloc_pd(MemorySegment context) {
         try {
-            return sized("ibv_alloc_pd", (MemorySegment) ibv_alloc_pd.invokeExact(Errno.state(), context), IbvPd.SIZE);
+            return sized("ibv_alloc_pd", (MemorySegment) ibv_alloc_pd.handle().invokeExact(Errno.state(), context),
+                    IbvPd.SIZE);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -611,7 +615,7 @@ public final class LibIbverbs {
      * @param pd a protection domain without MRs, QPs or SRQs
      */
     public void ibv_dealloc_pd(MemorySegment pd) {
-        call("ibv_dealloc_pd", ibv_dealloc_pd, pd);
+        call("ibv_dealloc_pd", ibv_dealloc_pd.handle(), pd);
     }
 
     /**
@@ -625,7 +629,8 @@ public final class LibIbverbs {
     public MemorySegment ibv_reg_mr(MemorySegment pd, MemorySegment memory, long length, int access) {
         try {
             return sized("ibv_reg_mr",
-                    (MemorySegment) ibv_reg_mr.invokeExact(Errno.state(), pd, memory, length, access), IbvMr.SIZE);
+                    (MemorySegment) ibv_reg_mr.handle().invokeExact(Errno.state(), pd, memory, length, access),
+                            IbvMr.SIZE);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -637,7 +642,7 @@ public final class LibIbverbs {
      * @param mr a registered region
      */
     public void ibv_dereg_mr(MemorySegment mr) {
-        call("ibv_dereg_mr", ibv_dereg_mr, mr);
+        call("ibv_dereg_mr", ibv_dereg_mr.handle(), mr);
     }
 
     /**
@@ -648,7 +653,8 @@ public final class LibIbverbs {
     public MemorySegment ibv_create_comp_channel(MemorySegment context) {
         try {
             return sized("ibv_create_comp_channel",
-                    (MemorySegment) ibv_create_comp_channel.invokeExact(Errno.state(), context), IbvCompChannel.SIZE);
+                    (MemorySegment) ibv_create_comp_channel.handle().invokeExact(Errno.state(), context),
+                            IbvCompChannel.SIZE);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -660,7 +666,7 @@ public final class LibIbverbs {
      * @param channel a channel no CQ uses any more
      */
     public void ibv_destroy_comp_channel(MemorySegment channel) {
-        call("ibv_destroy_comp_channel", ibv_destroy_comp_channel, channel);
+        call("ibv_destroy_comp_channel", ibv_destroy_comp_channel.handle(), channel);
     }
 
     /**
@@ -675,7 +681,8 @@ public final class LibIbverbs {
     public MemorySegment ibv_create_cq(MemorySegment context, int cqe, MemorySegment cqContext,
                                        MemorySegment channel, int compVector) {
         try {
-            return sized("ibv_create_cq", (MemorySegment) ibv_create_cq.invokeExact(Errno.state(), context, cqe,
+            return sized("ibv_create_cq", (MemorySegment) ibv_create_cq.handle().invokeExact(Errno.state(), context,
+                    cqe,
                     cqContext, channel, compVector), IbvCq.SIZE);
         } catch (Throwable t) {
             throw unexpected(t);
@@ -688,7 +695,7 @@ public final class LibIbverbs {
      * @param cq a CQ no QP uses any more, its events acknowledged
      */
     public void ibv_destroy_cq(MemorySegment cq) {
-        call("ibv_destroy_cq", ibv_destroy_cq, cq);
+        call("ibv_destroy_cq", ibv_destroy_cq.handle(), cq);
     }
 
     /**
@@ -700,7 +707,7 @@ public final class LibIbverbs {
     public void ibv_resize_cq(MemorySegment cq, int cqe) {
         int rc;
         try {
-            rc = (int) ibv_resize_cq.invokeExact(Errno.state(), cq, cqe);
+            rc = (int) ibv_resize_cq.handle().invokeExact(Errno.state(), cq, cqe);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -716,7 +723,8 @@ public final class LibIbverbs {
      */
     public void ibv_get_cq_event(MemorySegment channel, MemorySegment cqOut, MemorySegment cqContextOut) {
         try {
-            check("ibv_get_cq_event", (int) ibv_get_cq_event.invokeExact(Errno.state(), channel, cqOut, cqContextOut));
+            check("ibv_get_cq_event", (int) ibv_get_cq_event.handle().invokeExact(Errno.state(), channel, cqOut,
+                    cqContextOut));
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -730,7 +738,7 @@ public final class LibIbverbs {
      */
     public void ibv_ack_cq_events(MemorySegment cq, int nevents) {
         try {
-            ibv_ack_cq_events.invokeExact(Errno.state(), cq, nevents);
+            ibv_ack_cq_events.handle().invokeExact(Errno.state(), cq, nevents);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -745,7 +753,8 @@ public final class LibIbverbs {
     public MemorySegment ibv_create_srq(MemorySegment pd, MemorySegment initAttr) {
         requireSize(initAttr, IbvSrqInitAttr.SIZE);
         try {
-            return sized("ibv_create_srq", (MemorySegment) ibv_create_srq.invokeExact(Errno.state(), pd, initAttr),
+            return sized("ibv_create_srq", (MemorySegment) ibv_create_srq.handle().invokeExact(Errno.state(), pd,
+                    initAttr),
                     IbvSrq.SIZE);
         } catch (Throwable t) {
             throw unexpected(t);
@@ -762,7 +771,7 @@ public final class LibIbverbs {
     public void ibv_modify_srq(MemorySegment srq, MemorySegment attr, int mask) {
         requireSize(attr, IbvSrqAttr.SIZE);
         try {
-            check("ibv_modify_srq", (int) ibv_modify_srq.invokeExact(Errno.state(), srq, attr, mask));
+            check("ibv_modify_srq", (int) ibv_modify_srq.handle().invokeExact(Errno.state(), srq, attr, mask));
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -777,7 +786,7 @@ public final class LibIbverbs {
     public void ibv_query_srq(MemorySegment srq, MemorySegment attr) {
         requireSize(attr, IbvSrqAttr.SIZE);
         try {
-            check("ibv_query_srq", (int) ibv_query_srq.invokeExact(Errno.state(), srq, attr));
+            check("ibv_query_srq", (int) ibv_query_srq.handle().invokeExact(Errno.state(), srq, attr));
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -789,7 +798,7 @@ public final class LibIbverbs {
      * @param srq an SRQ no QP uses any more
      */
     public void ibv_destroy_srq(MemorySegment srq) {
-        call("ibv_destroy_srq", ibv_destroy_srq, srq);
+        call("ibv_destroy_srq", ibv_destroy_srq.handle(), srq);
     }
 
     /**
@@ -801,7 +810,8 @@ public final class LibIbverbs {
     public MemorySegment ibv_create_qp(MemorySegment pd, MemorySegment initAttr) {
         requireSize(initAttr, IbvQpInitAttr.SIZE);
         try {
-            return sized("ibv_create_qp", (MemorySegment) ibv_create_qp.invokeExact(Errno.state(), pd, initAttr),
+            return sized("ibv_create_qp", (MemorySegment) ibv_create_qp.handle().invokeExact(Errno.state(), pd,
+                    initAttr),
                     IbvQp.SIZE);
         } catch (Throwable t) {
             throw unexpected(t);
@@ -814,7 +824,7 @@ public final class LibIbverbs {
      * @param qp the QP
      */
     public void ibv_destroy_qp(MemorySegment qp) {
-        call("ibv_destroy_qp", ibv_destroy_qp, qp);
+        call("ibv_destroy_qp", ibv_destroy_qp.handle(), qp);
     }
 
     /**
@@ -827,7 +837,7 @@ public final class LibIbverbs {
     public void ibv_modify_qp(MemorySegment qp, MemorySegment attr, int mask) {
         requireSize(attr, IbvQpAttr.SIZE);
         try {
-            check("ibv_modify_qp", (int) ibv_modify_qp.invokeExact(Errno.state(), qp, attr, mask));
+            check("ibv_modify_qp", (int) ibv_modify_qp.handle().invokeExact(Errno.state(), qp, attr, mask));
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -845,7 +855,7 @@ public final class LibIbverbs {
         requireSize(attr, IbvQpAttr.SIZE);
         requireSize(initAttr, IbvQpInitAttr.SIZE);
         try {
-            check("ibv_query_qp", (int) ibv_query_qp.invokeExact(Errno.state(), qp, attr, mask, initAttr));
+            check("ibv_query_qp", (int) ibv_query_qp.handle().invokeExact(Errno.state(), qp, attr, mask, initAttr));
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -860,7 +870,7 @@ public final class LibIbverbs {
     public void ibv_get_async_event(MemorySegment context, MemorySegment event) {
         requireSize(event, IbvAsyncEvent.SIZE);
         try {
-            check("ibv_get_async_event", (int) ibv_get_async_event.invokeExact(Errno.state(), context, event));
+            check("ibv_get_async_event", (int) ibv_get_async_event.handle().invokeExact(Errno.state(), context, event));
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -873,7 +883,7 @@ public final class LibIbverbs {
      */
     public void ibv_ack_async_event(MemorySegment event) {
         try {
-            ibv_ack_async_event.invokeExact(Errno.state(), event);
+            ibv_ack_async_event.handle().invokeExact(Errno.state(), event);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -885,7 +895,7 @@ public final class LibIbverbs {
      * @param status an {@code IBV_WC_*} status
      */
     public String ibv_wc_status_str(int status) {
-        return string(ibv_wc_status_str, status);
+        return string(ibv_wc_status_str.handle(), status);
     }
 
     /**
@@ -894,7 +904,7 @@ public final class LibIbverbs {
      * @param eventType an {@code IBV_EVENT_*} type
      */
     public String ibv_event_type_str(int eventType) {
-        return string(ibv_event_type_str, eventType);
+        return string(ibv_event_type_str.handle(), eventType);
     }
 
     private static String string(MethodHandle handle, int value) {

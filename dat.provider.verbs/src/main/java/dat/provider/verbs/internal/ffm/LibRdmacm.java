@@ -84,93 +84,93 @@ public final class LibRdmacm {
     private static LibRdmacm loaded; // guarded by LOCK
 
     /** {@code struct rdma_event_channel *rdma_create_event_channel(void)}. */
-    private final MethodHandle rdma_create_event_channel;
+    private final NativeFunction rdma_create_event_channel;
     /** {@code void rdma_destroy_event_channel(struct rdma_event_channel *)}. */
-    private final MethodHandle rdma_destroy_event_channel;
+    private final NativeFunction rdma_destroy_event_channel;
     /** {@code int rdma_create_id(struct rdma_event_channel *, struct rdma_cm_id **, void *context,
             enum rdma_port_space)}. */
-    private final MethodHandle rdma_create_id;
+    private final NativeFunction rdma_create_id;
     /** {@code int rdma_destroy_id(struct rdma_cm_id *)}. */
-    private final MethodHandle rdma_destroy_id;
+    private final NativeFunction rdma_destroy_id;
     /** {@code int rdma_bind_addr(struct rdma_cm_id *, struct sockaddr *)}. */
-    private final MethodHandle rdma_bind_addr;
+    private final NativeFunction rdma_bind_addr;
     /** {@code int rdma_resolve_addr(struct rdma_cm_id *, struct sockaddr *src, struct sockaddr *dst,
             int timeout_ms)}. */
-    private final MethodHandle rdma_resolve_addr;
+    private final NativeFunction rdma_resolve_addr;
     /** {@code int rdma_resolve_route(struct rdma_cm_id *, int timeout_ms)}. */
-    private final MethodHandle rdma_resolve_route;
+    private final NativeFunction rdma_resolve_route;
     /** {@code int rdma_create_qp(struct rdma_cm_id *, struct ibv_pd *, struct ibv_qp_init_attr *)}. */
-    private final MethodHandle rdma_create_qp;
+    private final NativeFunction rdma_create_qp;
     /** {@code void rdma_destroy_qp(struct rdma_cm_id *)}. */
-    private final MethodHandle rdma_destroy_qp;
+    private final NativeFunction rdma_destroy_qp;
     /** {@code int rdma_connect(struct rdma_cm_id *, struct rdma_conn_param *)}. */
-    private final MethodHandle rdma_connect;
+    private final NativeFunction rdma_connect;
     /** {@code int rdma_listen(struct rdma_cm_id *, int backlog)}. */
-    private final MethodHandle rdma_listen;
+    private final NativeFunction rdma_listen;
     /** {@code int rdma_accept(struct rdma_cm_id *, struct rdma_conn_param *)}. */
-    private final MethodHandle rdma_accept;
+    private final NativeFunction rdma_accept;
     /** {@code int rdma_reject(struct rdma_cm_id *, const void *private_data, uint8_t private_data_len)}. */
-    private final MethodHandle rdma_reject;
+    private final NativeFunction rdma_reject;
     /** {@code int rdma_disconnect(struct rdma_cm_id *)}. */
-    private final MethodHandle rdma_disconnect;
+    private final NativeFunction rdma_disconnect;
     /** {@code int rdma_get_cm_event(struct rdma_event_channel *, struct rdma_cm_event **)}. */
-    private final MethodHandle rdma_get_cm_event;
+    private final NativeFunction rdma_get_cm_event;
     /** {@code int rdma_ack_cm_event(struct rdma_cm_event *)}. */
-    private final MethodHandle rdma_ack_cm_event;
+    private final NativeFunction rdma_ack_cm_event;
     /** {@code const char *rdma_event_str(enum rdma_cm_event_type)}. */
-    private final MethodHandle rdma_event_str;
+    private final NativeFunction rdma_event_str;
     /** {@code __be16 rdma_get_src_port(struct rdma_cm_id *)}. */
-    private final MethodHandle rdma_get_src_port;
+    private final NativeFunction rdma_get_src_port;
     /** {@code __be16 rdma_get_dst_port(struct rdma_cm_id *)}. */
-    private final MethodHandle rdma_get_dst_port;
+    private final NativeFunction rdma_get_dst_port;
     /** {@code int rdma_migrate_id(struct rdma_cm_id *, struct rdma_event_channel *)}: hands a CR's id to an EP. */
-    private final MethodHandle rdma_migrate_id;
+    private final NativeFunction rdma_migrate_id;
     /**
      * {@code int rdma_init_qp_attr(struct rdma_cm_id *, struct ibv_qp_attr *, int *qp_attr_mask)}: the attributes
      * that move a QP the application owns (one not created by {@code rdma_create_qp}) to the next state.
      */
-    private final MethodHandle rdma_init_qp_attr;
+    private final NativeFunction rdma_init_qp_attr;
     /** {@code int rdma_establish(struct rdma_cm_id *)}: the active side's last step with an application-owned QP. */
-    private final MethodHandle rdma_establish;
+    private final NativeFunction rdma_establish;
     /**
      * {@code int rdma_notify(struct rdma_cm_id *, enum ibv_event_type)}: data arrived on a QP whose connection the
      * CM has not yet called established (its RTU is late or lost); the CM establishes it now.
      */
-    private final MethodHandle rdma_notify;
+    private final NativeFunction rdma_notify;
 
     private LibRdmacm(NativeLibrary lib) throws LibraryUnavailableException {
         FunctionDescriptor intOfPtr = FunctionDescriptor.of(JAVA_INT, ADDRESS);
         FunctionDescriptor intOfPtrPtr = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS);
         FunctionDescriptor intOfPtrInt = FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT);
-        rdma_create_event_channel = lib.bind("rdma_create_event_channel", FunctionDescriptor.of(ADDRESS));
-        rdma_destroy_event_channel = lib.bind("rdma_destroy_event_channel", FunctionDescriptor.ofVoid(ADDRESS));
-        rdma_create_id = lib.bind("rdma_create_id", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS,
+        rdma_create_event_channel = lib.find("rdma_create_event_channel", FunctionDescriptor.of(ADDRESS));
+        rdma_destroy_event_channel = lib.find("rdma_destroy_event_channel", FunctionDescriptor.ofVoid(ADDRESS));
+        rdma_create_id = lib.find("rdma_create_id", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS,
                 JAVA_INT));
-        rdma_destroy_id = lib.bind("rdma_destroy_id", intOfPtr);
-        rdma_bind_addr = lib.bind("rdma_bind_addr", intOfPtrPtr);
-        rdma_resolve_addr = lib.bind("rdma_resolve_addr",
+        rdma_destroy_id = lib.find("rdma_destroy_id", intOfPtr);
+        rdma_bind_addr = lib.find("rdma_bind_addr", intOfPtrPtr);
+        rdma_resolve_addr = lib.find("rdma_resolve_addr",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
-        rdma_resolve_route = lib.bind("rdma_resolve_route", intOfPtrInt);
-        rdma_create_qp = lib.bind("rdma_create_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
-        rdma_destroy_qp = lib.bind("rdma_destroy_qp", FunctionDescriptor.ofVoid(ADDRESS));
-        rdma_connect = lib.bind("rdma_connect", intOfPtrPtr);
-        rdma_listen = lib.bind("rdma_listen", intOfPtrInt);
-        rdma_accept = lib.bind("rdma_accept", intOfPtrPtr);
-        rdma_reject = lib.bind("rdma_reject", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_BYTE));
-        rdma_disconnect = lib.bind("rdma_disconnect", intOfPtr);
-        rdma_get_cm_event = lib.bind("rdma_get_cm_event", intOfPtrPtr);
-        rdma_ack_cm_event = lib.bind("rdma_ack_cm_event", intOfPtr);
-        rdma_event_str = lib.bind("rdma_event_str", FunctionDescriptor.of(ADDRESS, JAVA_INT));
-        rdma_get_src_port = lib.bind("rdma_get_src_port", FunctionDescriptor.of(JAVA_SHORT, ADDRESS));
-        rdma_get_dst_port = lib.bind("rdma_get_dst_port", FunctionDescriptor.of(JAVA_SHORT, ADDRESS));
-        rdma_migrate_id = lib.bind("rdma_migrate_id", intOfPtrPtr);
-        rdma_init_qp_attr = lib.bind("rdma_init_qp_attr", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
-        rdma_establish = lib.bind("rdma_establish", intOfPtr);
-        rdma_notify = lib.bind("rdma_notify", intOfPtrInt);
+        rdma_resolve_route = lib.find("rdma_resolve_route", intOfPtrInt);
+        rdma_create_qp = lib.find("rdma_create_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+        rdma_destroy_qp = lib.find("rdma_destroy_qp", FunctionDescriptor.ofVoid(ADDRESS));
+        rdma_connect = lib.find("rdma_connect", intOfPtrPtr);
+        rdma_listen = lib.find("rdma_listen", intOfPtrInt);
+        rdma_accept = lib.find("rdma_accept", intOfPtrPtr);
+        rdma_reject = lib.find("rdma_reject", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_BYTE));
+        rdma_disconnect = lib.find("rdma_disconnect", intOfPtr);
+        rdma_get_cm_event = lib.find("rdma_get_cm_event", intOfPtrPtr);
+        rdma_ack_cm_event = lib.find("rdma_ack_cm_event", intOfPtr);
+        rdma_event_str = lib.find("rdma_event_str", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+        rdma_get_src_port = lib.find("rdma_get_src_port", FunctionDescriptor.of(JAVA_SHORT, ADDRESS));
+        rdma_get_dst_port = lib.find("rdma_get_dst_port", FunctionDescriptor.of(JAVA_SHORT, ADDRESS));
+        rdma_migrate_id = lib.find("rdma_migrate_id", intOfPtrPtr);
+        rdma_init_qp_attr = lib.find("rdma_init_qp_attr", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+        rdma_establish = lib.find("rdma_establish", intOfPtr);
+        rdma_notify = lib.find("rdma_notify", intOfPtrInt);
     }
 
     /**
-     * Loads {@link #LIBRARY} and binds every function, once per JVM. Call it only after checking
+     * Loads {@link #LIBRARY} and finds every function, once per JVM. Call it only after checking
      * {@link Module#isNativeAccessEnabled()}: it calls restricted methods.
      *
      * @return the bindings
@@ -182,7 +182,7 @@ public final class LibRdmacm {
     }
 
     /**
-     * Loads the library and binds every function, once per JVM: after the first success every call returns
+     * Loads the library and finds every function, once per JVM: after the first success every call returns
      * the same bindings, whatever the name. Call it only after checking {@link Module#isNativeAccessEnabled()}.
      *
      * @param library a soname the dynamic loader finds, or an absolute path
@@ -203,7 +203,7 @@ public final class LibRdmacm {
     public MemorySegment rdma_create_event_channel() {
         MemorySegment channel;
         try {
-            channel = (MemorySegment) rdma_create_event_channel.invokeExact(Errno.state());
+            channel = (MemorySegment) rdma_create_event_channel.handle().invokeExact(Errno.state());
         } catch (Throwable t) {
             throw LibIbverbs.unexpected(t);
         }
@@ -217,7 +217,7 @@ public final class LibRdmacm {
      */
     public void rdma_destroy_event_channel(MemorySegment channel) {
         try {
-            rdma_destroy_event_channel.invokeExact(Errno.state(), channel);
+            rdma_destroy_event_channel.handle().invokeExact(Errno.state(), channel);
         } catch (Throwable t) {
             throw LibIbverbs.unexpected(t);
         }
@@ -234,7 +234,7 @@ public final class LibRdmacm {
     public void rdma_create_id(MemorySegment channel, MemorySegment idOut, MemorySegment context, int portSpace) {
         int rc;
         try {
-            rc = (int) rdma_create_id.invokeExact(Errno.state(), channel, idOut, context, portSpace);
+            rc = (int) rdma_create_id.handle().invokeExact(Errno.state(), channel, idOut, context, portSpace);
         } catch (Throwable t) {
             throw LibIbverbs.unexpected(t);
         }
@@ -247,7 +247,7 @@ public final class LibRdmacm {
      * @param id an id without a QP
      */
     public void rdma_destroy_id(MemorySegment id) {
-        intCall("rdma_destroy_id", rdma_destroy_id, id);
+        intCall("rdma_destroy_id", rdma_destroy_id.handle(), id);
     }
 
     /**
@@ -257,7 +257,7 @@ public final class LibRdmacm {
      * @param addr a {@link SockaddrIn} or {@link SockaddrIn6}
      */
     public void rdma_bind_addr(MemorySegment id, MemorySegment addr) {
-        intCall("rdma_bind_addr", rdma_bind_addr, id, addr);
+        intCall("rdma_bind_addr", rdma_bind_addr.handle(), id, addr);
     }
 
     /**
@@ -271,7 +271,7 @@ public final class LibRdmacm {
     public void rdma_resolve_addr(MemorySegment id, MemorySegment src, MemorySegment dst, int timeoutMs) {
         int rc;
         try {
-            rc = (int) rdma_resolve_addr.invokeExact(Errno.state(), id, src, dst, timeoutMs);
+            rc = (int) rdma_resolve_addr.handle().invokeExact(Errno.state(), id, src, dst, timeoutMs);
         } catch (Throwable t) {
             throw LibIbverbs.unexpected(t);
         }
@@ -285,7 +285,7 @@ public final class LibRdmacm {
      * @param event {@code IBV_EVENT_COMM_EST}
      */
     public void rdma_notify(MemorySegment id, int event) {
-        intCall("rdma_notify", rdma_notify, id, event);
+        intCall("rdma_notify", rdma_notify.handle(), id, event);
     }
 
     /**
@@ -295,7 +295,7 @@ public final class LibRdmacm {
      * @param timeoutMs the resolution timeout
      */
     public void rdma_resolve_route(MemorySegment id, int timeoutMs) {
-        intCall("rdma_resolve_route", rdma_resolve_route, id, timeoutMs);
+        intCall("rdma_resolve_route", rdma_resolve_route.handle(), id, timeoutMs);
     }
 
     /**
@@ -309,7 +309,7 @@ public final class LibRdmacm {
         LibIbverbs.requireSize(initAttr, IbvQpInitAttr.SIZE);
         int rc;
         try {
-            rc = (int) rdma_create_qp.invokeExact(Errno.state(), id, pd, initAttr);
+            rc = (int) rdma_create_qp.handle().invokeExact(Errno.state(), id, pd, initAttr);
         } catch (Throwable t) {
             throw LibIbverbs.unexpected(t);
         }
@@ -323,7 +323,7 @@ public final class LibRdmacm {
      */
     public void rdma_destroy_qp(MemorySegment id) {
         try {
-            rdma_destroy_qp.invokeExact(Errno.state(), id);
+            rdma_destroy_qp.handle().invokeExact(Errno.state(), id);
         } catch (Throwable t) {
             throw LibIbverbs.unexpected(t);
         }
@@ -336,7 +336,7 @@ public final class LibRdmacm {
      * @param connParam an {@link RdmaConnParam}
      */
     public void rdma_connect(MemorySegment id, MemorySegment connParam) {
-        intCall("rdma_connect", rdma_connect, id, connParam);
+        intCall("rdma_connect", rdma_connect.handle(), id, connParam);
     }
 
     /**
@@ -346,7 +346,7 @@ public final class LibRdmacm {
      * @param backlog the pending connection limit
      */
     public void rdma_listen(MemorySegment id, int backlog) {
-        intCall("rdma_listen", rdma_listen, id, backlog);
+        intCall("rdma_listen", rdma_listen.handle(), id, backlog);
     }
 
     /**
@@ -356,7 +356,7 @@ public final class LibRdmacm {
      * @param connParam an {@link RdmaConnParam}
      */
     public void rdma_accept(MemorySegment id, MemorySegment connParam) {
-        intCall("rdma_accept", rdma_accept, id, connParam);
+        intCall("rdma_accept", rdma_accept.handle(), id, connParam);
     }
 
     /**
@@ -369,7 +369,7 @@ public final class LibRdmacm {
     public void rdma_reject(MemorySegment id, MemorySegment privateData, int length) {
         int rc;
         try {
-            rc = (int) rdma_reject.invokeExact(Errno.state(), id, privateData, (byte) length);
+            rc = (int) rdma_reject.handle().invokeExact(Errno.state(), id, privateData, (byte) length);
         } catch (Throwable t) {
             throw LibIbverbs.unexpected(t);
         }
@@ -382,7 +382,7 @@ public final class LibRdmacm {
      * @param id a connected id
      */
     public void rdma_disconnect(MemorySegment id) {
-        intCall("rdma_disconnect", rdma_disconnect, id);
+        intCall("rdma_disconnect", rdma_disconnect.handle(), id);
     }
 
     /**
@@ -392,7 +392,7 @@ public final class LibRdmacm {
      * @param eventOut a pointer segment that receives the {@code struct rdma_cm_event *}
      */
     public void rdma_get_cm_event(MemorySegment channel, MemorySegment eventOut) {
-        intCall("rdma_get_cm_event", rdma_get_cm_event, channel, eventOut);
+        intCall("rdma_get_cm_event", rdma_get_cm_event.handle(), channel, eventOut);
     }
 
     /**
@@ -401,7 +401,7 @@ public final class LibRdmacm {
      * @param event an event from {@link #rdma_get_cm_event}
      */
     public void rdma_ack_cm_event(MemorySegment event) {
-        intCall("rdma_ack_cm_event", rdma_ack_cm_event, event);
+        intCall("rdma_ack_cm_event", rdma_ack_cm_event.handle(), event);
     }
 
     /**
@@ -411,7 +411,7 @@ public final class LibRdmacm {
      */
     public String rdma_event_str(int event) {
         try {
-            MemorySegment s = (MemorySegment) rdma_event_str.invokeExact(Errno.state(), event);
+            MemorySegment s = (MemorySegment) rdma_event_str.handle().invokeExact(Errno.state(), event);
             return s.address() == 0 ? String.valueOf(event) : s.reinterpret(256).getString(0);
         } catch (Throwable t) {
             throw LibIbverbs.unexpected(t);
@@ -425,7 +425,7 @@ public final class LibRdmacm {
      */
     public int rdma_get_src_port(MemorySegment id) {
         try {
-            return ntohs((short) rdma_get_src_port.invokeExact(Errno.state(), id));
+            return ntohs((short) rdma_get_src_port.handle().invokeExact(Errno.state(), id));
         } catch (Throwable t) {
             throw LibIbverbs.unexpected(t);
         }
@@ -438,7 +438,7 @@ public final class LibRdmacm {
      */
     public int rdma_get_dst_port(MemorySegment id) {
         try {
-            return ntohs((short) rdma_get_dst_port.invokeExact(Errno.state(), id));
+            return ntohs((short) rdma_get_dst_port.handle().invokeExact(Errno.state(), id));
         } catch (Throwable t) {
             throw LibIbverbs.unexpected(t);
         }
@@ -451,7 +451,7 @@ public final class LibRdmacm {
      * @param channel its new event channel
      */
     public void rdma_migrate_id(MemorySegment id, MemorySegment channel) {
-        intCall("rdma_migrate_id", rdma_migrate_id, id, channel);
+        intCall("rdma_migrate_id", rdma_migrate_id.handle(), id, channel);
     }
 
     /** {@code ntohs}: a {@code __be16} as an unsigned host-order value. */
@@ -481,7 +481,7 @@ public final class LibRdmacm {
         LibIbverbs.requireSize(attr, IbvQpAttr.SIZE);
         int rc;
         try {
-            rc = (int) rdma_init_qp_attr.invokeExact(Errno.state(), id, attr, maskOut);
+            rc = (int) rdma_init_qp_attr.handle().invokeExact(Errno.state(), id, attr, maskOut);
         } catch (Throwable t) {
             throw LibIbverbs.unexpected(t);
         }
@@ -494,7 +494,7 @@ public final class LibRdmacm {
      * @param id an active id whose connect response arrived and whose QP is in RTS
      */
     public void rdma_establish(MemorySegment id) {
-        intCall("rdma_establish", rdma_establish, id);
+        intCall("rdma_establish", rdma_establish.handle(), id);
     }
 
     private static void intCall(String function, MethodHandle handle, MemorySegment a, MemorySegment b) {

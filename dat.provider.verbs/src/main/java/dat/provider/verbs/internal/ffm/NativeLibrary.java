@@ -6,7 +6,6 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
-import java.lang.invoke.MethodHandle;
 
 /** Loading a shared library and binding its functions, with failures turned into the provider's reason. */
 // Restricted methods on purpose: reached only after VerbsProvider checked Module.isNativeAccessEnabled().
@@ -42,16 +41,16 @@ final class NativeLibrary {
     }
 
     /**
-     * Binds a function with errno capture: the handle takes {@link Errno#state()} as its first argument.
+     * Finds a function, to be linked at its first call ({@link NativeFunction}).
      *
      * @param function the C function name; the dynamic loader picks its default symbol version
      * @param descriptor its C signature
-     * @return the downcall handle
+     * @return the function
      * @throws LibraryUnavailableException if the library does not export the function
      */
-    MethodHandle bind(String function, FunctionDescriptor descriptor) throws LibraryUnavailableException {
+    NativeFunction find(String function, FunctionDescriptor descriptor) throws LibraryUnavailableException {
         MemorySegment symbol = lookup.find(function).orElseThrow(() -> new LibraryUnavailableException(
                 name + " has no function " + function + ": " + INSTALL_HINT + " (rdma-core 17 or newer)", null));
-        return linker.downcallHandle(symbol, descriptor, Errno.CAPTURE);
+        return new NativeFunction(linker, symbol, descriptor);
     }
 }

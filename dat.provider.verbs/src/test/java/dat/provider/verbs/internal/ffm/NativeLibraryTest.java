@@ -2,10 +2,14 @@
 package dat.provider.verbs.internal.ffm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.ValueLayout;
+import java.lang.reflect.Field;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -30,7 +34,7 @@ class NativeLibraryTest {
             return;
         }
         LibraryUnavailableException e = assertThrows(LibraryUnavailableException.class,
-                () -> lib.bind("ibv_jdat_no_such_function", FunctionDescriptor.ofVoid()));
+                () -> lib.find("ibv_jdat_no_such_function", FunctionDescriptor.ofVoid()));
         assertTrue(e.getMessage().startsWith("libibverbs.so.1 has no function ibv_jdat_no_such_function: install"),
                 e.getMessage());
     }
@@ -44,15 +48,46 @@ class NativeLibraryTest {
     }
 
     @Test
-    void bothLibrariesBindEveryFunctionHere() throws LibraryUnavailableException {
+    void bothLibrariesBindEveryFunctionHere() throws Exception {
         try {
             NativeLibrary.open(LibRdmacm.LIBRARY);
         } catch (LibraryUnavailableException e) {
             Assumptions.abort(e.getMessage());
         }
-        LibIbverbs.load();
+        LibIbverbs verbs = LibIbverbs.load();
         LibRdmacm rdmacm = LibRdmacm.load();
         assertEquals("RDMA_CM_EVENT_ESTABLISHED", rdmacm.rdma_event_str(LibRdmacm.RDMA_CM_EVENT_ESTABLISHED));
-        assertEquals("success", LibIbverbs.load().ibv_wc_status_str(LibIbverbs.IBV_WC_SUCCESS));
+        assertEquals("success", verbs.ibv_wc_status_str(LibIbverbs.IBV_WC_SUCCESS));
+        // Linking is lazy (NativeFunction): link every function now, so a descriptor the linker refuses fails here
+        // and not at some rare call in a guest.
+        assertEquals(31, linkAll(verbs));
+        assertEquals(23, linkAll(rdmacm));
+    }
+
+    @Test
+    void aFunctionIsLinkedOnceAndThenServesItsHandle() throws Exception {
+        NativeLibrary lib;
+        try {
+            lib = NativeLibrary.open(LibIbverbs.LIBRARY);
+        } catch (LibraryUnavailableException e) {
+            Assumptions.abort(e.getMessage());
+            return;
+        }
+        NativeFunction f = lib.find("ibv_wc_status_str", FunctionDescriptor.of(ValueLayout.ADDRESS,
+                ValueLayout.JAVA_INT));
+        assertSame(f.handle(), f.handle());
+    }
+
+    /** Links every {@link NativeFunction} field of {@code bindings}; returns how many there are. */
+    private static int linkAll(Object bindings) throws IllegalAccessException {
+        int n = 0;
+        for (Field field : bindings.getClass().getDeclaredFields()) {
+            if (field.getType() == NativeFunction.class) {
+                field.setAccessible(true);
+                assertNotNull(((NativeFunction) field.get(bindings)).handle(), field.getName());
+                n++;
+            }
+        }
+        return n;
     }
 }
