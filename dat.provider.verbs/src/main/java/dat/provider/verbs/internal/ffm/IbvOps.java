@@ -19,7 +19,8 @@ import java.lang.invoke.MethodHandle;
  * the function pointer as their first argument, so an EP reads the slot once with {@link #function} when it
  * creates its QP and the data path does no pointer chasing. Data-path calls return the C result as is
  * (0 or an errno value; {@code ibv_poll_cq} a count or a negative value), never throw for it and never capture
- * errno: the providers report through the return value.
+ * errno: the providers report through the return value. They pass their segments' addresses, not the segments, so
+ * the caller must keep the memory alive across the call (native memory only; see the invokers' comment).
  *
  * <p>The invoker handles are {@code static final} so the JIT can inline them; this class is first touched only
  * after the provider has checked native access and loaded libibverbs.
@@ -30,16 +31,24 @@ public final class IbvOps {
 
     private static final Linker LINKER = Linker.nativeLinker();
 
+    // The data path's invokers take their pointer arguments as addresses (JAVA_LONG), not segments: a segment of a
+    // shared arena costs an acquire and a release of the arena per argument per call (about 2.5 ns each, measured
+    // by dat.bench's VerbsOverheadBenchmark), and on every ABI Java runs on a pointer and a 64-bit integer travel in
+    // the same register. Liveness is the callers' protocol instead: they post and poll under the lock that their
+    // free takes to mark the object closed, and close its arena only after that, so no call reaches freed memory.
+
     /** {@code int (*post_send)(struct ibv_qp *, struct ibv_send_wr *, struct ibv_send_wr **bad_wr)}. */
-    private static final MethodHandle POST_SEND = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    private static final MethodHandle POST_SEND = critical(FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG,
+            JAVA_LONG));
     /** {@code int (*post_recv)(struct ibv_qp *, struct ibv_recv_wr *, struct ibv_recv_wr **bad_wr)}. */
     private static final MethodHandle POST_RECV = POST_SEND;
     /** {@code int (*post_srq_recv)(struct ibv_srq *, struct ibv_recv_wr *, struct ibv_recv_wr **bad_wr)}. */
     private static final MethodHandle POST_SRQ_RECV = POST_SEND;
     /** {@code int (*poll_cq)(struct ibv_cq *, int num_entries, struct ibv_wc *)}. */
-    private static final MethodHandle POLL_CQ = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
+    private static final MethodHandle POLL_CQ = critical(FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT,
+            JAVA_LONG));
     /** {@code int (*req_notify_cq)(struct ibv_cq *, int solicited_only)}. */
-    private static final MethodHandle REQ_NOTIFY_CQ = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle REQ_NOTIFY_CQ = critical(FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT));
     /** {@code struct ibv_mw *(*alloc_mw)(struct ibv_pd *, enum ibv_mw_type)}: errno on failure. */
     private static final MethodHandle ALLOC_MW = LINKER.downcallHandle(
             FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT), Errno.CAPTURE);
@@ -53,6 +62,18 @@ public final class IbvOps {
 
     private static MethodHandle invoker(FunctionDescriptor descriptor) {
         return LINKER.downcallHandle(descriptor);
+    }
+
+    /**
+     * {@return an invoker for the data path's calls: post, poll, arm}. {@code Linker.Option.critical(false)} drops the
+     * thread's transition to native and back (two memory fences and a safepoint poll), which is most of what a
+     * downcall costs beside the driver's few nanoseconds. That is sound only for calls that are short, never call
+     * back into Java, never block and take no heap memory: verbs providers run these in user space over mapped
+     * queues, or make one short system call (rxe's doorbell), and every argument is native memory. What it gained is
+     * measured by dat.bench's VerbsOverheadBenchmark beside a plain invoker and a C loop.
+     */
+    private static MethodHandle critical(FunctionDescriptor descriptor) {
+        return LINKER.downcallHandle(descriptor, Linker.Option.critical(false));
     }
 
     /**
@@ -146,7 +167,7 @@ public final class IbvOps {
      */
     public static int post_send(MemorySegment fn, MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
         try {
-            return (int) POST_SEND.invokeExact(fn, qp, wr, badWr);
+            return (int) POST_SEND.invokeExact(fn, qp.address(), wr.address(), badWr.address());
         } catch (Throwable t) {
             throw LibIbverbs.unexpected(t);
         }
@@ -163,7 +184,7 @@ public final class IbvOps {
      */
     public static int post_recv(MemorySegment fn, MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
         try {
-            return (int) POST_RECV.invokeExact(fn, qp, wr, badWr);
+            return (int) POST_RECV.invokeExact(fn, qp.address(), wr.address(), badWr.address());
         } catch (Throwable t) {
             throw LibIbverbs.unexpected(t);
         }
@@ -180,7 +201,7 @@ public final class IbvOps {
      */
     public static int post_srq_recv(MemorySegment fn, MemorySegment srq, MemorySegment wr, MemorySegment badWr) {
         try {
-            return (int) POST_SRQ_RECV.invokeExact(fn, srq, wr, badWr);
+            return (int) POST_SRQ_RECV.invokeExact(fn, srq.address(), wr.address(), badWr.address());
         } catch (Throwable t) {
             throw LibIbverbs.unexpected(t);
         }
@@ -197,7 +218,7 @@ public final class IbvOps {
      */
     public static int poll_cq(MemorySegment fn, MemorySegment cq, int numEntries, MemorySegment wc) {
         try {
-            return (int) POLL_CQ.invokeExact(fn, cq, numEntries, wc);
+            return (int) POLL_CQ.invokeExact(fn, cq.address(), numEntries, wc.address());
         } catch (Throwable t) {
             throw LibIbverbs.unexpected(t);
         }
@@ -213,7 +234,7 @@ public final class IbvOps {
      */
     public static int req_notify_cq(MemorySegment fn, MemorySegment cq, int solicitedOnly) {
         try {
-            return (int) REQ_NOTIFY_CQ.invokeExact(fn, cq, solicitedOnly);
+            return (int) REQ_NOTIFY_CQ.invokeExact(fn, cq.address(), solicitedOnly);
         } catch (Throwable t) {
             throw LibIbverbs.unexpected(t);
         }
@@ -286,7 +307,7 @@ public final class IbvOps {
         }
         try {
             return (int) BIND_MW.invokeExact(function(window.get(ADDRESS, IbvMw.CONTEXT), IbvContextOps.BIND_MW),
-                    qp, mw, mwBind);
+                    qp.address(), mw.address(), mwBind.address());
         } catch (Throwable t) {
             throw LibIbverbs.unexpected(t);
         }
