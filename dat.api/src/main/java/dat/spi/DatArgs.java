@@ -71,6 +71,20 @@ public final class DatArgs {
     }
 
     /**
+     * {@code dat_evd_resize} against the EVD's state: never below the events it holds, so none is lost.
+     *
+     * @param evdMinQlen the requested queue length
+     * @param queued the events queued now
+     * @throws DatException {@code DAT_INVALID_STATE}
+     */
+    public static void evdResizeState(int evdMinQlen, int queued) {
+        if (evdMinQlen < queued) {
+            throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EVD_IN_USE,
+                    "dat_evd_resize: evd_min_qlen " + evdMinQlen + " is below the " + queued + " queued events");
+        }
+    }
+
+    /**
      * {@code dat_lmr_create} with {@code DAT_MEM_TYPE_VIRTUAL}: a native, alive, shared ({@link DatMemory}),
      * non-empty region within {@code max_lmr_block_size}, DAT privileges, no write privilege on read-only memory.
      *
@@ -242,6 +256,19 @@ public final class DatArgs {
     }
 
     /**
+     * {@code dat_srq_set_lw}: the low watermark within {@code 0..max_recv_dtos} (0 disarms it).
+     *
+     * @param lowWatermark the requested low watermark
+     * @param maxRecvDtos the SRQ's current size
+     */
+    public static void srqLowWatermark(int lowWatermark, int maxRecvDtos) {
+        if (lowWatermark < 0 || lowWatermark > maxRecvDtos) {
+            throw invalidParameter(DatReturnSubtype.INVALID_ARG2, "dat_srq_set_lw: low_watermark " + lowWatermark
+                    + " is outside 0..max_recv_dtos " + maxRecvDtos);
+        }
+    }
+
+    /**
      * {@code dat_ep_recv_query}: {@code which} is a non-empty combination of NBUFS_ALLOCATED and BUFS_ALLOC_SPAN.
      *
      * @param which the counts asked for
@@ -272,6 +299,17 @@ public final class DatArgs {
             case COMPLETION_PENDING -> DatReturnSubtype.INVALID_STATE_EP_COMPLPENDING;
             default -> DatReturnSubtype.INVALID_STATE_EP_NOTREADY;
         };
+    }
+
+    /**
+     * @param call the DAT call
+     * @param state the EP's state
+     * @param expected the state (or states) the call needs, for the message
+     * @return the {@code DAT_INVALID_STATE} exception of an EP in the wrong state, its subtype naming the state
+     */
+    public static DatException epState(String call, DatEpState state, String expected) {
+        return new DatException(DatReturn.INVALID_STATE, epStateSubtype(state),
+                call + ": ep_handle is " + state + ", not " + expected);
     }
 
     private static void checkRange(String call, String field, long value, long min, long max) {

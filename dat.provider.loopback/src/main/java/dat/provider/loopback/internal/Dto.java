@@ -3,6 +3,7 @@ package dat.provider.loopback.internal;
 
 import dat.api.DatReturn;
 import dat.api.Iov;
+import dat.spi.DtoArgs;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -55,11 +56,9 @@ final class Dto {
     }
 
     /**
-     * Copies and checks {@code iov[0..n)}, in the order the DAT post pages give: an unknown or freed
-     * {@code lmr_context} is {@code DAT_PRIVILEGES_VIOLATION} ("one of the LMRs used in local_iov was either
-     * invalid"), an LMR of another PZ {@code DAT_PROTECTION_VIOLATION}, a missing local privilege
-     * {@code DAT_PRIVILEGES_VIOLATION}, a segment outside its LMR {@code DAT_INVALID_PARAMETER}, and so is an IOV
-     * whose own memory cannot be read by this thread.
+     * Copies and checks {@code iov[0..n)}, each segment in the order the DAT post pages give
+     * ({@link DtoArgs#segment}); an IOV whose own memory cannot be read by this thread is
+     * {@code DAT_INVALID_PARAMETER}.
      * Caller checked {@code 0 <= n <= capacity()} and {@code n <= iov.capacity()}.
      *
      * @return a DAT status
@@ -78,20 +77,13 @@ final class Dto {
                 // The IOV's own memory is closed, or confined to another thread: a malformed argument (DatMemory).
                 return DatReturn.DAT_INVALID_PARAMETER;
             }
-            if (!(contexts.get(context) instanceof LoopbackLmr lmr) || lmr.isClosed()) {
-                return DatReturn.DAT_PRIVILEGES_VIOLATION;
-            }
-            if (lmr.pz != pz) {
-                return DatReturn.DAT_PROTECTION_VIOLATION;
-            }
-            if ((lmr.privileges & privilege) != privilege) {
-                return DatReturn.DAT_PRIVILEGES_VIOLATION;
-            }
-            if (!lmr.contains(address, length)) {
-                return DatReturn.DAT_INVALID_PARAMETER;
+            LoopbackLmr lmr = contexts.get(context) instanceof LoopbackLmr l ? l : null;
+            int status = DtoArgs.segment(lmr, pz, privilege, address, length);
+            if (status != DatReturn.DAT_SUCCESS) {
+                return status;
             }
             lmrs[i] = lmr;
-            offsets[i] = address - lmr.address;
+            offsets[i] = address - lmr.address();
             lengths[i] = length;
             // Each length is at most max_lmr_block_size (2^40) and n at most 16: the sum cannot overflow.
             sum += length;
@@ -141,8 +133,8 @@ final class Dto {
                     dof = 0;
                 }
                 long chunk = Math.min(from.lengths[si] - so, to.lengths[di] - dof);
-                MemorySegment.copy(from.lmrs[si].segment, from.offsets[si] + so,
-                        to.lmrs[di].segment, to.offsets[di] + dof, chunk);
+                MemorySegment.copy(from.lmrs[si].segment(), from.offsets[si] + so,
+                        to.lmrs[di].segment(), to.offsets[di] + dof, chunk);
                 so += chunk;
                 dof += chunk;
                 remaining -= chunk;
@@ -166,7 +158,7 @@ final class Dto {
         try {
             long at = dstOffset;
             for (int i = 0; i < count; i++) {
-                MemorySegment.copy(lmrs[i].segment, offsets[i], dst, at, lengths[i]);
+                MemorySegment.copy(lmrs[i].segment(), offsets[i], dst, at, lengths[i]);
                 at += lengths[i];
             }
             return true;
@@ -190,7 +182,7 @@ final class Dto {
             long remaining = length;
             for (int i = 0; i < count && remaining > 0; i++) {
                 long chunk = Math.min(lengths[i], remaining);
-                MemorySegment.copy(src, from, lmrs[i].segment, offsets[i], chunk);
+                MemorySegment.copy(src, from, lmrs[i].segment(), offsets[i], chunk);
                 from += chunk;
                 remaining -= chunk;
             }

@@ -11,6 +11,7 @@ import dat.api.DatException;
 import dat.api.DatQos;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
+import dat.spi.DatArgs;
 import java.net.InetAddress;
 import java.util.concurrent.Future;
 
@@ -159,7 +160,7 @@ final class LoopbackEpConnection {
             return null;
         }
         if (data.length > LoopbackConfig.MAX_PRIVATE_DATA_SIZE) {
-            throw LoopbackIa.invalidParameter(DatReturnSubtype.INVALID_ARG4, call + ": private_data of "
+            throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG4, call + ": private_data of "
                     + data.length + " bytes exceeds max_private_data_size " + LoopbackConfig.MAX_PRIVATE_DATA_SIZE);
         }
         return data.clone();
@@ -171,19 +172,19 @@ final class LoopbackEpConnection {
         String call = "dat_ep_connect";
         ep.requireOpen(call);
         if (timeoutMicros < 0 || timeoutMicros > Dat.DAT_TIMEOUT_INFINITE) {
-            throw LoopbackIa.invalidParameter(DatReturnSubtype.INVALID_ARG4,
+            throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG4,
                     call + ": timeout " + timeoutMicros + " is outside 0..DAT_TIMEOUT_INFINITE");
         }
         byte[] data = privateData(call, privateData);
         if (qos == null) {
-            throw LoopbackIa.invalidParameter(DatReturnSubtype.INVALID_ARG7, call + ": qos is null");
+            throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG7, call + ": qos is null");
         }
         if (qos != DatQos.BEST_EFFORT) {
             throw new DatException(DatReturn.MODEL_NOT_SUPPORTED,
                     call + ": qos " + qos + " is not supported (dat_qos_supported is BEST_EFFORT)");
         }
         if ((connectFlags & ~DatConnectFlags.MULTIPATH) != 0) {
-            throw LoopbackIa.invalidParameter(DatReturnSubtype.INVALID_ARG8,
+            throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG8,
                     call + ": connect_flags 0x" + Integer.toHexString(connectFlags) + " has unknown bits");
         }
         if (connectFlags == DatConnectFlags.MULTIPATH) {
@@ -338,7 +339,7 @@ final class LoopbackEpConnection {
         fabric.connLock.lock();
         try {
             if (d.state() != DatEpState.CONNECTED) {
-                throw new DatException(DatReturn.INVALID_STATE, LoopbackEp.stateSubtype(d.state()),
+                throw new DatException(DatReturn.INVALID_STATE, DatArgs.epStateSubtype(d.state()),
                         call + ": dup_ep_handle is " + d.state() + ", not CONNECTED");
             }
             address = d.connection.remoteAddress;
@@ -354,7 +355,7 @@ final class LoopbackEpConnection {
         String call = "dat_ep_disconnect";
         ep.requireOpen(call);
         if (flags == null) {
-            throw LoopbackIa.invalidParameter(DatReturnSubtype.INVALID_ARG2, call + ": disconnect_flags is null");
+            throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2, call + ": disconnect_flags is null");
         }
         LoopbackFabric fabric = LoopbackFabric.INSTANCE;
         fabric.connLock.lock();
