@@ -24,6 +24,7 @@ import dat.provider.verbs.internal.ffm.IbvSendWr;
 import dat.provider.verbs.internal.ffm.IbvSge;
 import dat.provider.verbs.internal.ffm.LibIbverbs;
 import dat.provider.verbs.internal.ffm.NativeCallException;
+import dat.spi.DtoArgs;
 import dat.spi.Rings;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -156,7 +157,7 @@ final class VerbsEpData {
         this.recvCq = ep.recvCq;
         this.hiddenRequestEvd = ep.hiddenRequestEvd;
         this.hiddenRecvEvd = ep.hiddenRecvEvd;
-        this.mayBind = ep.requestEvd == null || (ep.requestEvd.flags & DatEvdFlags.RMR_BIND) != 0;
+        this.mayBind = ep.requestEvd == null || (ep.requestEvd.flags() & DatEvdFlags.RMR_BIND) != 0;
         this.postSendFn = IbvOps.function(ia.context, IbvContextOps.POST_SEND);
         this.postRecvFn = IbvOps.function(ia.context, IbvContextOps.POST_RECV);
         this.sendWr = arena.allocate(IbvSendWr.LAYOUT);
@@ -222,8 +223,7 @@ final class VerbsEpData {
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }
-            if (numSegments < 0 || numSegments > ep.attr.maxRequestIov()
-                    || (numSegments > 0 && (localIov == null || numSegments > localIov.capacity()))) {
+            if (DtoArgs.iov(numSegments, localIov, ep.attr.maxRequestIov()) != DatReturn.DAT_SUCCESS) {
                 return DatReturn.DAT_INVALID_PARAMETER;
             }
             status = checkPostFlags(completionFlags, ia.solicitedSends
@@ -271,9 +271,7 @@ final class VerbsEpData {
                 return status;
             }
             int maxIov = write ? ep.attr.maxRdmaWriteIov() : ep.attr.maxRdmaReadIov();
-            if (numSegments < 0 || numSegments > maxIov
-                    || (numSegments > 0 && (localIov == null || numSegments > localIov.capacity()))
-                    || segmentLength < 0) {
+            if (DtoArgs.iov(numSegments, localIov, maxIov) != DatReturn.DAT_SUCCESS || segmentLength < 0) {
                 return DatReturn.DAT_INVALID_PARAMETER;
             }
             status = checkPostFlags(completionFlags, REQUEST_FLAGS);
@@ -383,12 +381,12 @@ final class VerbsEpData {
             }
             connection.promoteLocked();
             if (ep.state != DatEpState.CONNECTED
-                    || (ep.requestEvd != null && (ep.requestEvd.flags & DatEvdFlags.RMR_BIND) == 0)) {
+                    || (ep.requestEvd != null && (ep.requestEvd.flags() & DatEvdFlags.RMR_BIND) == 0)) {
                 return DatReturn.DAT_INVALID_STATE;
             }
             int status = checkPostFlags(flags, REQUEST_FLAGS);
             if (status == DatReturn.DAT_SUCCESS) {
-                status = rmr.check(lmr, offset, length, privileges, pz);
+                status = rmr.checkBind(lmr, offset, length, privileges, pz);
             }
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
@@ -599,8 +597,7 @@ final class VerbsEpData {
             // "The operation is valid for all states of the Endpoint": before a connection the QP is in INIT and
             // keeps the receive; while a graceful disconnect is pending it still runs; see below for DISCONNECTED.
             DatEpState s = ep.state;
-            if (numSegments < 0 || numSegments > ep.attr.maxRecvIov()
-                    || (numSegments > 0 && (localIov == null || numSegments > localIov.capacity()))
+            if (DtoArgs.iov(numSegments, localIov, ep.attr.maxRecvIov()) != DatReturn.DAT_SUCCESS
                     || (completionFlags & ~RECV_FLAGS) != 0) {
                 return DatReturn.DAT_INVALID_PARAMETER;
             }

@@ -98,7 +98,7 @@ final class VerbsProgress implements Runnable {
         this.contextOut = ia.arena.allocate(ADDRESS);
         this.eventOut = ia.arena.allocate(ADDRESS);
         this.asyncEvent = ia.arena.allocate(IbvAsyncEvent.LAYOUT);
-        this.thread = Thread.ofPlatform().daemon().name("dat-verbs-" + ia.name).unstarted(this);
+        this.thread = Thread.ofPlatform().daemon().name("dat-verbs-" + ia.name()).unstarted(this);
     }
 
     void start() {
@@ -150,11 +150,11 @@ final class VerbsProgress implements Runnable {
                 }
             } catch (NativeCallException e) {
                 if (e.errno() != LibC.EAGAIN) {
-                    LOG.log(System.Logger.Level.WARNING, "verbs progress thread of " + ia.name + ": " + e, e);
+                    LOG.log(System.Logger.Level.WARNING, "verbs progress thread of " + ia.name() + ": " + e, e);
                 }
             } catch (RuntimeException e) {
                 // One bad event must not stop connection management for the whole IA.
-                LOG.log(System.Logger.Level.WARNING, "verbs progress thread of " + ia.name + ": " + e, e);
+                LOG.log(System.Logger.Level.WARNING, "verbs progress thread of " + ia.name() + ": " + e, e);
             }
         }
     }
