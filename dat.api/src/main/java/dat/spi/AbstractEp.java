@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.spi;
 
+import dat.api.DatCloseFlags;
 import dat.api.DatEp;
 import dat.api.DatEpAttr;
 import dat.api.DatEpRecvInfo;
@@ -11,9 +12,10 @@ import dat.api.DatReturnSubtype;
 
 /**
  * The shell of an endpoint ({@code dat_ep_create}, {@code dat_ep_create_with_srq}, {@code dat_ep_free}): the return
- * codes of its handle, and the checks that open {@code dat_ep_modify}, {@code dat_ep_recv_query} and
- * {@code dat_ep_set_watermark}. Everything else is the provider's: its data path (posts must stay in the provider's
- * own final classes, where the JIT sees one receiver), its connection management and its state.
+ * codes of its handle, and the checks that open {@code dat_ep_disconnect}, {@code dat_ep_modify},
+ * {@code dat_ep_recv_query} and {@code dat_ep_set_watermark}. Everything else is the provider's: its data path
+ * (posts stay in the provider's own final classes, where the JIT sees one receiver; a post declared here would be
+ * one call site for every provider's EPs), its connection management and its state.
  *
  * @param <I> the provider's IA class
  */
@@ -50,6 +52,25 @@ public abstract class AbstractEp<I extends AbstractIa<I, ?, ?, ?, ?>> extends Ab
     protected final String freeCall() {
         return "dat_ep_free";
     }
+
+    /** {@code dat_ep_disconnect}: the flags must be given, then {@link #implDisconnect}. */
+    @Override
+    public final void disconnect(DatCloseFlags flags) {
+        String call = "dat_ep_disconnect";
+        requireOpen(call);
+        if (flags == null) {
+            throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2, call + ": disconnect_flags is null");
+        }
+        implDisconnect(flags);
+    }
+
+    /**
+     * Disconnects, no lock held: takes the EP's locks, checks it is still open, and ends or abandons the connection
+     * as DAT says for its state (GRACEFUL lets queued requests finish, ABRUPT flushes them).
+     *
+     * @param flags GRACEFUL or ABRUPT
+     */
+    protected abstract void implDisconnect(DatCloseFlags flags);
 
     /**
      * {@code dat_ep_modify}: the attributes checked as at create ({@link AbstractIa#checkEpAttr}), then

@@ -16,7 +16,8 @@ import dat.api.DatReturnSubtype;
 /**
  * The shell of an event dispatcher ({@code dat_evd_create}): what every provider's EVD does the same way. It holds
  * the event flags, the bound CNO and the enabled state, and implements {@code dat_evd_enable},
- * {@code dat_evd_disable}, {@code dat_evd_modify_cno}, {@code dat_evd_resize}'s argument checks and
+ * {@code dat_evd_disable}, {@code dat_evd_modify_cno}, {@code dat_evd_resize}'s argument checks, the open checks of
+ * {@code dat_evd_set_unwaitable} and {@code dat_evd_clear_unwaitable}, and
  * {@code dat_evd_free} (the async EVD refuses: {@code dat_ia_close} frees it). The queue itself, the wait, and the
  * data path are the provider's; its {@code dequeue}, {@code poll}, {@code await} and {@code postSoftwareEvent}
  * begin with the allocation-free checks here ({@link #checkDequeue} ...), and its producers call
@@ -145,6 +146,28 @@ public abstract class AbstractEvd<I extends AbstractIa<I, ?, ?, ?, ?>> extends A
             owner().lifecycle().unlock();
         }
     }
+
+    /** {@code dat_evd_set_unwaitable}: {@link #implSetUnwaitable} with {@code true}. */
+    @Override
+    public final void setUnwaitable() {
+        requireOpen("dat_evd_set_unwaitable");
+        implSetUnwaitable(true);
+    }
+
+    /** {@code dat_evd_clear_unwaitable}: {@link #implSetUnwaitable} with {@code false}. */
+    @Override
+    public final void clearUnwaitable() {
+        requireOpen("dat_evd_clear_unwaitable");
+        implSetUnwaitable(false);
+    }
+
+    /**
+     * Makes the EVD unwaitable or waitable again. Setting it aborts a thread in {@code dat_evd_wait}
+     * ({@code DAT_ABORT}) and refuses later waits ({@code DAT_INVALID_STATE}) until it is cleared.
+     *
+     * @param unwaitable {@code true} for {@code dat_evd_set_unwaitable}, {@code false} to clear it
+     */
+    protected abstract void implSetUnwaitable(boolean unwaitable);
 
     /**
      * Binds the EVD to {@code newCno}, under the IA's lifecycle lock: the default sets it ({@link #setCno}); an EVD

@@ -25,6 +25,7 @@ import dat.api.DatSrq;
 import dat.api.DatSrqAttr;
 import dat.api.Iov;
 import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -74,21 +75,27 @@ public abstract class AbstractIa<I extends AbstractIa<I, P, E, S, T>, P extends 
         DatHandleType.CNO, DatHandleType.PZ};
 
     private final String name;
+    private final InetAddress address;
     private final DatProviderAttr providerAttr;
     private final DatIaAttr iaAttr;
     private final ReentrantLock lifecycle;
     /** Guarded by {@link #lifecycle}; insertion order, for readable messages. */
     private final HandleSet objects;
+    /** Set once by the provider's constructor ({@link #initAsyncEvd}); volatile, as a final field would be safe. */
+    private volatile E asyncEvd;
 
     /**
      * @param name the IA's name, as {@code dat_ia_open} was given it
+     * @param address the IA's address, which other IAs connect to
      * @param providerAttr the provider attributes this IA reports
      * @param iaAttr the IA attributes, whose limits the create calls enforce
      * @param lifecycle the lock that serialises the creation and free of this IA's objects: a new one per IA, or a
      *     provider-wide lock every call of the provider takes
      */
-    protected AbstractIa(String name, DatProviderAttr providerAttr, DatIaAttr iaAttr, ReentrantLock lifecycle) {
+    protected AbstractIa(String name, InetAddress address, DatProviderAttr providerAttr, DatIaAttr iaAttr,
+                         ReentrantLock lifecycle) {
         this.name = name;
+        this.address = address;
         this.providerAttr = providerAttr;
         this.iaAttr = iaAttr;
         this.lifecycle = lifecycle;
@@ -126,6 +133,36 @@ public abstract class AbstractIa<I extends AbstractIa<I, P, E, S, T>, P extends 
     @Override
     public final String name() {
         return name;
+    }
+
+    /** {@return the IA's address ({@code ia_address_ptr})} */
+    @Override
+    public final InetAddress address() {
+        return address;
+    }
+
+    /**
+     * The IA's async EVD ({@code async_evd_handle} of {@code dat_ia_open}): not in the IA's handle set, so a graceful
+     * close does not count it, and only {@code dat_ia_close} frees it ({@link #implCloseLocked} or
+     * {@link #implClosed}).
+     *
+     * @return the async EVD
+     */
+    @Override
+    public final E asyncEvd() {
+        return asyncEvd;
+    }
+
+    /**
+     * Sets the async EVD, once, from the provider's constructor (the EVD needs the IA, so the shell cannot make it).
+     *
+     * @param evd the IA's async EVD, made with {@code isAsync} true
+     */
+    protected final void initAsyncEvd(E evd) {
+        if (asyncEvd != null) {
+            throw new IllegalStateException("the async EVD is set once");
+        }
+        asyncEvd = evd;
     }
 
     /** {@code dat_ia_query}: the IA attributes. */

@@ -9,7 +9,8 @@ import dat.api.Iov;
 
 /**
  * The shell of a shared receive queue ({@code dat_srq_create}, {@code dat_srq_free}): its PZ and IOV limit, the
- * checks that open {@code dat_srq_post_recv} ({@link #checkPostRecv}) and {@code dat_srq_resize}'s argument checks.
+ * checks that open {@code dat_srq_post_recv} ({@link #checkPostRecv}), {@code dat_srq_resize}'s argument checks and
+ * {@code dat_srq_set_lw}'s open check.
  * The queue, its accounting and the low watermark are the provider's.
  *
  * @param <I> the provider's IA class
@@ -88,6 +89,22 @@ public abstract class AbstractSrq<I extends AbstractIa<I, ?, ?, ?, ?>, P extends
         DatArgs.srqResize(owner().iaAttr(), srqMaxRecvDto);
         implResize(srqMaxRecvDto);
     }
+
+    /** {@code dat_srq_set_lw}: {@link #implSetLowWatermark}. */
+    @Override
+    public final void setLowWatermark(int lowWatermark) {
+        requireOpen("dat_srq_set_lw");
+        implSetLowWatermark(lowWatermark);
+    }
+
+    /**
+     * Arms the low watermark, no lock held: takes the SRQ's lock, checks it is still open
+     * ({@code requireOpen("dat_srq_set_lw")}) and the value against the SRQ's size ({@link DatArgs#srqLowWatermark}).
+     * A value above the buffers on the SRQ now fires the event at once; 0 disarms.
+     *
+     * @param lowWatermark the new low watermark
+     */
+    protected abstract void implSetLowWatermark(int lowWatermark);
 
     /**
      * Resizes the SRQ, no lock held; the argument is checked. Takes the SRQ's lock, checks it is still open

@@ -4,6 +4,7 @@ package dat.provider.loopback.internal;
 import dat.api.DatReturn;
 import dat.api.Iov;
 import dat.spi.DtoArgs;
+import dat.spi.LmrTriplet;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -45,6 +46,9 @@ final class Dto {
     /** The SRQ a receive buffer belongs to, {@code null} for an EP's own receive. */
     LoopbackSrq srq;
 
+    /** Where {@link #load} reads each triplet: the descriptor is held by one poster at a time. */
+    private final LmrTriplet triplet = new LmrTriplet();
+
     Dto(int maxSegments) {
         lmrs = new LoopbackLmr[maxSegments];
         offsets = new long[maxSegments];
@@ -56,9 +60,9 @@ final class Dto {
     }
 
     /**
-     * Copies and checks {@code iov[0..n)}, each segment in the order the DAT post pages give
-     * ({@link DtoArgs#segment}); an IOV whose own memory cannot be read by this thread is
-     * {@code DAT_INVALID_PARAMETER}.
+     * Copies and checks {@code iov[0..n)}: each triplet read ({@link LmrTriplet#read}: an IOV whose own memory this
+     * thread cannot read is {@code DAT_INVALID_PARAMETER}) and checked in the order the DAT post pages give
+     * ({@link DtoArgs#segment}).
      * Caller checked {@code 0 <= n <= capacity()} and {@code n <= iov.capacity()}.
      *
      * @return a DAT status
@@ -66,19 +70,14 @@ final class Dto {
     int load(ContextTable contexts, LoopbackPz pz, int n, Iov iov, int privilege) {
         long sum = 0;
         for (int i = 0; i < n; i++) {
-            int context;
-            long address;
-            long length;
-            try {
-                context = iov.lmrContext(i);
-                address = iov.virtualAddress(i);
-                length = iov.segmentLength(i);
-            } catch (IllegalStateException | WrongThreadException e) {
-                // The IOV's own memory is closed, or confined to another thread: a malformed argument (DatMemory).
-                return DatReturn.DAT_INVALID_PARAMETER;
+            int status = triplet.read(iov, i);
+            if (status != DatReturn.DAT_SUCCESS) {
+                return status;
             }
-            LoopbackLmr lmr = contexts.get(context) instanceof LoopbackLmr l ? l : null;
-            int status = DtoArgs.segment(lmr, pz, privilege, address, length);
+            long address = triplet.virtualAddress();
+            long length = triplet.segmentLength();
+            LoopbackLmr lmr = contexts.get(triplet.lmrContext()) instanceof LoopbackLmr l ? l : null;
+            status = DtoArgs.segment(lmr, pz, privilege, address, length);
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }

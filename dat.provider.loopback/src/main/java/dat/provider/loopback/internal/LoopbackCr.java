@@ -69,7 +69,7 @@ final class LoopbackCr extends AbstractCr<LoopbackIa, LoopbackEp> {
                             call + ": the reserved EP is " + passive.state() + ", not PASSIVE_CONNECTION_PENDING");
                 }
             } else if (passive.state() != DatEpState.UNCONNECTED) {
-                throw DatArgs.epState(call, passive.state(), "UNCONNECTED");
+                throw DatArgs.epState(call, "ep_handle", passive.state(), "UNCONNECTED");
             }
             consume();
             LoopbackEpConnection.accept(this, active, passive, data, sp.connQual());
@@ -122,7 +122,7 @@ final class LoopbackCr extends AbstractCr<LoopbackIa, LoopbackEp> {
         fabric.connLock.lock();
         try {
             requireOpen(call);
-            if (!(fabric.listener(owner().address, handoffConnQual) instanceof LoopbackPsp target)
+            if (!(fabric.listener(owner().address(), handoffConnQual) instanceof LoopbackPsp target)
                     || target.owner() != owner()) {
                 throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2, call + ": no PSP of this IA listens"
                         + " on handoff conn_qual " + handoffConnQual);

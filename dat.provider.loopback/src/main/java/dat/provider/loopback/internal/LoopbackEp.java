@@ -144,7 +144,7 @@ final class LoopbackEp extends AbstractEp<LoopbackIa> {
     }
 
     DatException wrongState(String call, String expected) {
-        return DatArgs.epState(call, state, expected);
+        return DatArgs.epState(call, "ep_handle", state, expected);
     }
 
     // ------------------------------------------------------------------ data path: LoopbackEpData
@@ -187,7 +187,7 @@ final class LoopbackEp extends AbstractEp<LoopbackIa> {
     }
 
     @Override
-    public void disconnect(DatCloseFlags flags) {
+    protected void implDisconnect(DatCloseFlags flags) {
         connection.disconnect(flags);
     }
 

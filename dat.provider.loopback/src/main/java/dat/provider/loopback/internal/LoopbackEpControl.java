@@ -41,7 +41,7 @@ final class LoopbackEpControl {
         fabric.connLock.lock();
         try {
             LoopbackEpConnection c = ep.connection;
-            return new DatEpParam(ep.owner(), ep.state(), ep.owner().address, c.localQual, c.remoteAddress,
+            return new DatEpParam(ep.owner(), ep.state(), ep.owner().address(), c.localQual, c.remoteAddress,
                     c.remoteQual, ep.pz, ep.recvEvd, ep.requestEvd, ep.connectEvd, ep.srq, ep.data.attr);
         } finally {
             fabric.connLock.unlock();

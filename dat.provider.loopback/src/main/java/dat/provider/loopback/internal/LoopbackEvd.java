@@ -130,7 +130,8 @@ final class LoopbackEvd extends AbstractEvd<LoopbackIa> {
             return false;
         }
         if (claim == EventRing.FULL_FIRST && !isAsync()) {
-            owner().async().postAsync(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, this, DatAsyncReason.EVD_OVERFLOW_ERROR);
+            owner().asyncEvd().postAsync(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, this,
+                    DatAsyncReason.EVD_OVERFLOW_ERROR);
         }
         return true;
     }
@@ -430,27 +431,19 @@ final class LoopbackEvd extends AbstractEvd<LoopbackIa> {
     // ---- control ----
 
     @Override
-    public void setUnwaitable() {
-        requireOpen("dat_evd_set_unwaitable");
+    protected void implSetUnwaitable(boolean value) {
         control.lock();
         try {
-            unwaitable = true;
-            abortGeneration++;
+            unwaitable = value;
+            if (value) {
+                abortGeneration++;
+            }
         } finally {
             control.unlock();
         }
-        // Read after the writes above (Dekker with await's register-then-check).
-        LockSupport.unpark(waiter);
-    }
-
-    @Override
-    public void clearUnwaitable() {
-        requireOpen("dat_evd_clear_unwaitable");
-        control.lock();
-        try {
-            unwaitable = false;
-        } finally {
-            control.unlock();
+        if (value) {
+            // Read after the writes above (Dekker with await's register-then-check).
+            LockSupport.unpark(waiter);
         }
     }
 

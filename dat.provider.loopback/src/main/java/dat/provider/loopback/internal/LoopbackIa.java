@@ -4,7 +4,6 @@ package dat.provider.loopback.internal;
 import dat.api.DatCno;
 import dat.api.DatEpAttr;
 import dat.api.DatEpState;
-import dat.api.DatEvd;
 import dat.api.DatEvdFlags;
 import dat.api.DatIaAttr;
 import dat.api.DatProviderAttr;
@@ -30,7 +29,6 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class LoopbackIa extends AbstractIa<LoopbackIa, LoopbackPz, LoopbackEvd, LoopbackSrq, LoopbackEp> {
 
-    final InetAddress address;
     /** lmr_context to LMR, for local IOVs. */
     final ContextTable lmrContexts = new ContextTable();
     /** rmr_context to LMR or RMR, for RDMA by a peer. */
@@ -38,27 +36,10 @@ final class LoopbackIa extends AbstractIa<LoopbackIa, LoopbackPz, LoopbackEvd, L
     /** Connection requests that arrived at this IA's listeners and are not yet consumed. */
     final Set<LoopbackCr> pendingCrs = ConcurrentHashMap.newKeySet();
 
-    private final LoopbackEvd asyncEvd;
-
     LoopbackIa(String name, InetAddress address, DatProviderAttr providerAttr, DatIaAttr iaAttr,
                int asyncEvdQlen) {
-        super(name, providerAttr, iaAttr, new ReentrantLock());
-        this.address = address;
-        this.asyncEvd = new LoopbackEvd(this, asyncEvdQlen, null, DatEvdFlags.ASYNC, true);
-    }
-
-    @Override
-    public DatEvd asyncEvd() {
-        return asyncEvd;
-    }
-
-    LoopbackEvd async() {
-        return asyncEvd;
-    }
-
-    @Override
-    public InetAddress address() {
-        return address;
+        super(name, address, providerAttr, iaAttr, new ReentrantLock());
+        initAsyncEvd(new LoopbackEvd(this, asyncEvdQlen, null, DatEvdFlags.ASYNC, true));
     }
 
     /** dat_ia_close(ABRUPT): requests nobody answered are rejected, then the async EVD goes. */
@@ -67,7 +48,7 @@ final class LoopbackIa extends AbstractIa<LoopbackIa, LoopbackPz, LoopbackEvd, L
         for (LoopbackCr cr : new ArrayList<>(pendingCrs)) {
             cr.rejectQuietly();
         }
-        asyncEvd.destroy();
+        asyncEvd().destroy();
     }
 
     @Override
@@ -138,7 +119,7 @@ final class LoopbackIa extends AbstractIa<LoopbackIa, LoopbackPz, LoopbackEvd, L
         LoopbackFabric fabric = LoopbackFabric.INSTANCE;
         fabric.connLock.lock();
         try {
-            long qual = any ? fabric.freeQualifier(address) : connQual;
+            long qual = any ? fabric.freeQualifier(address()) : connQual;
             LoopbackPsp psp = new LoopbackPsp(this, qual, crEvd, flags);
             fabric.listen(psp, call);
             return psp;

@@ -245,7 +245,7 @@ final class LoopbackSrq extends AbstractSrq<LoopbackIa, LoopbackPz> implements R
             lock.unlock();
         }
         if (fire) {
-            owner().async().postAsync(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK, this,
+            owner().asyncEvd().postAsync(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK, this,
                     DatAsyncReason.SRQ_LOW_WATERMARK_EVENT);
         }
         return d;
@@ -286,9 +286,8 @@ final class LoopbackSrq extends AbstractSrq<LoopbackIa, LoopbackPz> implements R
     }
 
     @Override
-    public void setLowWatermark(int lowWatermarkValue) {
+    protected void implSetLowWatermark(int lowWatermarkValue) {
         String call = "dat_srq_set_lw";
-        requireOpen(call);
         boolean fire;
         lock.lock();
         try {
@@ -301,7 +300,7 @@ final class LoopbackSrq extends AbstractSrq<LoopbackIa, LoopbackPz> implements R
             lock.unlock();
         }
         if (fire) {
-            owner().async().postAsync(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK, this,
+            owner().asyncEvd().postAsync(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK, this,
                     DatAsyncReason.SRQ_LOW_WATERMARK_EVENT);
         }
     }

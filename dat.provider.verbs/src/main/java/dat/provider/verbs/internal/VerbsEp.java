@@ -249,7 +249,7 @@ final class VerbsEp extends AbstractEp<VerbsIa> {
     }
 
     DatException wrongState(String call, String expected) {
-        return DatArgs.epState(call, state, expected);
+        return DatArgs.epState(call, "ep_handle", state, expected);
     }
 
     // ------------------------------------------------------------------ data path (VerbsEpData)
@@ -292,7 +292,7 @@ final class VerbsEp extends AbstractEp<VerbsIa> {
     }
 
     @Override
-    public void disconnect(DatCloseFlags flags) {
+    protected void implDisconnect(DatCloseFlags flags) {
         connection.disconnect(flags);
     }
 

@@ -41,7 +41,7 @@ final class VerbsEpControl {
         ep.requireOpen("dat_ep_query");
         lock.lock();
         try {
-            return new DatEpParam(ia, ep.state, ia.address, ep.connection.localQual, ep.connection.remoteAddress,
+            return new DatEpParam(ia, ep.state, ia.address(), ep.connection.localQual, ep.connection.remoteAddress,
                     ep.connection.remoteQual, ep.pz, ep.recvEvd, ep.requestEvd, ep.connectEvd, ep.srq, ep.attr);
         } finally {
             lock.unlock();

@@ -25,6 +25,7 @@ import dat.provider.verbs.internal.ffm.IbvSge;
 import dat.provider.verbs.internal.ffm.LibIbverbs;
 import dat.provider.verbs.internal.ffm.NativeCallException;
 import dat.spi.DtoArgs;
+import dat.spi.LmrTriplet;
 import dat.spi.Rings;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -98,6 +99,8 @@ final class VerbsEpData {
     final MemorySegment recvSges;
     private final MemorySegment badWr;
     private final MemorySegment bindArgs;
+    /** Where the posts read the consumer's triplets; used under {@link #lock}. */
+    private final LmrTriplet triplet = new LmrTriplet();
     /** The request EVD takes RMR_BIND events, so binds may be posted: every request is signalled. */
     private final boolean mayBind;
 
@@ -232,7 +235,8 @@ final class VerbsEpData {
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }
-            long total = WorkRequests.load(ia, pz, numSegments, localIov, DatMemPriv.LOCAL_READ, sendSges);
+            long total = WorkRequests.load(ia, pz, numSegments, localIov, DatMemPriv.LOCAL_READ, sendSges,
+                    triplet);
             if (total < 0) {
                 return (int) total;
             }
@@ -283,7 +287,7 @@ final class VerbsEpData {
                 return DatReturn.DAT_INVALID_STATE;
             }
             long total = WorkRequests.load(ia, pz, numSegments, localIov,
-                    write ? DatMemPriv.LOCAL_READ : DatMemPriv.LOCAL_WRITE, sendSges);
+                    write ? DatMemPriv.LOCAL_READ : DatMemPriv.LOCAL_WRITE, sendSges, triplet);
             if (total < 0) {
                 return (int) total;
             }
@@ -601,7 +605,8 @@ final class VerbsEpData {
                     || (completionFlags & ~RECV_FLAGS) != 0) {
                 return DatReturn.DAT_INVALID_PARAMETER;
             }
-            long total = WorkRequests.load(ia, pz, numSegments, localIov, DatMemPriv.LOCAL_WRITE, recvSges);
+            long total = WorkRequests.load(ia, pz, numSegments, localIov, DatMemPriv.LOCAL_WRITE, recvSges,
+                    triplet);
             if (total < 0) {
                 return (int) total;
             }

@@ -305,7 +305,7 @@ final class VerbsEvd extends AbstractEvd<VerbsIa> {
             lock.unlock();
         }
         if (overflow) {
-            ia.async().postAsync(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, this, DatAsyncReason.EVD_OVERFLOW_ERROR);
+            ia.asyncEvd().postAsync(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, this, DatAsyncReason.EVD_OVERFLOW_ERROR);
         } else {
             triggerCno();
         }
@@ -367,7 +367,7 @@ final class VerbsEvd extends AbstractEvd<VerbsIa> {
             lock.unlock();
         }
         if (overflow && !hidden) {
-            ia.async().postAsync(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, this, DatAsyncReason.EVD_OVERFLOW_ERROR);
+            ia.asyncEvd().postAsync(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, this, DatAsyncReason.EVD_OVERFLOW_ERROR);
         }
         if (trigger) {
             triggerCno();
@@ -743,24 +743,14 @@ final class VerbsEvd extends AbstractEvd<VerbsIa> {
     // ------------------------------------------------------------------ control
 
     @Override
-    public void setUnwaitable() {
-        requireOpen("dat_evd_set_unwaitable");
+    protected void implSetUnwaitable(boolean value) {
         lock.lock();
         try {
-            unwaitable = true;
-            abortGeneration++;
-            changed.signalAll();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    @Override
-    public void clearUnwaitable() {
-        requireOpen("dat_evd_clear_unwaitable");
-        lock.lock();
-        try {
-            unwaitable = false;
+            unwaitable = value;
+            if (value) {
+                abortGeneration++;
+                changed.signalAll();
+            }
         } finally {
             lock.unlock();
         }

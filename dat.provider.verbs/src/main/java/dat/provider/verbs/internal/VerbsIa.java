@@ -10,7 +10,6 @@ import dat.api.DatCno;
 import dat.api.DatCompletionFlags;
 import dat.api.DatEpAttr;
 import dat.api.DatEpState;
-import dat.api.DatEvd;
 import dat.api.DatException;
 import dat.api.DatHandleType;
 import dat.api.DatIaAttr;
@@ -64,7 +63,6 @@ import java.util.concurrent.locks.ReentrantLock;
 @SuppressWarnings("restricted")
 final class VerbsIa extends AbstractIa<VerbsIa, VerbsPz, VerbsEvd, VerbsSrq, VerbsEp> {
 
-    final InetAddress address;
     /** completion_flags_supported has SOLICITED_WAIT: sends may solicit. */
     final boolean solicitedSends;
     final VerbsPort port;
@@ -74,7 +72,7 @@ final class VerbsIa extends AbstractIa<VerbsIa, VerbsPz, VerbsEvd, VerbsSrq, Ver
     final Arena arena = Arena.ofShared();
     /** The rdma_cm event channel every id of this IA reports to. */
     final MemorySegment cmChannel;
-    /** The verbs context rdma_cm uses for {@link #address}. */
+    /** The verbs context rdma_cm uses for {@link #address()}. */
     final MemorySegment context;
     /** The completion channel of every CQ of this IA. */
     final MemorySegment compChannel;
@@ -91,15 +89,13 @@ final class VerbsIa extends AbstractIa<VerbsIa, VerbsPz, VerbsEvd, VerbsSrq, Ver
     private final AtomicLong keys = new AtomicLong();
 
     private final MemorySegment anchorId;
-    private final VerbsEvd asyncEvd;
     private final VerbsProgress progress;
     /** Guarded by the lifecycle lock. */
     private int nextSrqIndex;
 
     private VerbsIa(VerbsPort port, LibIbverbs verbs, LibRdmacm cm, DatProviderAttr providerAttr, DatIaAttr iaAttr,
                     int asyncQlen) {
-        super(port.iaName(), providerAttr, iaAttr, new ReentrantLock());
-        this.address = port.address();
+        super(port.iaName(), port.address(), providerAttr, iaAttr, new ReentrantLock());
         this.port = port;
         this.verbs = verbs;
         this.cm = cm;
@@ -112,11 +108,11 @@ final class VerbsIa extends AbstractIa<VerbsIa, VerbsPz, VerbsEvd, VerbsSrq, Ver
             MemorySegment idOut = arena.allocate(ADDRESS);
             cm.rdma_create_id(channel, idOut, MemorySegment.NULL, LibRdmacm.RDMA_PS_TCP);
             anchor = idOut.get(ADDRESS, 0).reinterpret(RdmaCmId.SIZE);
-            cm.rdma_bind_addr(anchor, sockaddr(arena, address, 0));
+            cm.rdma_bind_addr(anchor, sockaddr(arena, address(), 0));
             MemorySegment ctx = anchor.get(ADDRESS, RdmaCmId.VERBS);
             if (ctx.address() == 0) {
                 throw new DatException(DatReturn.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
-                        "dat_ia_open: " + name() + ": rdma_cm bound " + address.getHostAddress()
+                        "dat_ia_open: " + name() + ": rdma_cm bound " + address().getHostAddress()
                                 + " to no RDMA device; is the address on the device's netdev?");
             }
             this.context = ctx.reinterpret(IbvContext.SIZE);
@@ -135,7 +131,7 @@ final class VerbsIa extends AbstractIa<VerbsIa, VerbsPz, VerbsEvd, VerbsSrq, Ver
         this.cmChannel = channel;
         this.anchorId = anchor;
         this.compChannel = comp;
-        this.asyncEvd = VerbsEvd.async(this, asyncQlen);
+        initAsyncEvd(VerbsEvd.async(this, asyncQlen));
         this.progress = new VerbsProgress(this, channel.reinterpret(RdmaEventChannel.SIZE).get(JAVA_INT,
                 RdmaEventChannel.FD), comp.reinterpret(IbvCompChannel.SIZE).get(JAVA_INT, IbvCompChannel.FD),
                 context.get(JAVA_INT, IbvContext.ASYNC_FD));
@@ -196,20 +192,6 @@ final class VerbsIa extends AbstractIa<VerbsIa, VerbsPz, VerbsEvd, VerbsSrq, Ver
         return keys.incrementAndGet();
     }
 
-    @Override
-    public DatEvd asyncEvd() {
-        return asyncEvd;
-    }
-
-    VerbsEvd async() {
-        return asyncEvd;
-    }
-
-    @Override
-    public InetAddress address() {
-        return address;
-    }
-
     /**
      * {@code dat_ia_close}, after the shell destroyed the IA's objects (EPs first, so their flushes reach EVDs that
      * still exist): requests nobody answered are rejected under the lifecycle lock; then the progress thread stops
@@ -227,7 +209,7 @@ final class VerbsIa extends AbstractIa<VerbsIa, VerbsPz, VerbsEvd, VerbsSrq, Ver
     @Override
     protected void implClosed() {
         progress.stop();
-        asyncEvd.destroy();
+        asyncEvd().destroy();
         cm.rdma_destroy_id(anchorId);
         verbs.ibv_destroy_comp_channel(compChannel);
         cm.rdma_destroy_event_channel(cmChannel);

@@ -348,13 +348,13 @@ final class VerbsProgress implements Runnable {
         public void cqFailed(long cqKey) {
             VerbsEvd evd = ia.evdsByKey.get(cqKey);
             if (evd != null) {
-                ia.async().postAsync(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, evd, DatAsyncReason.EVD_OVERFLOW_ERROR);
+                ia.asyncEvd().postAsync(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, evd, DatAsyncReason.EVD_OVERFLOW_ERROR);
             }
         }
 
         @Override
         public void deviceFailed() {
-            ia.async().postAsync(DatEventType.ASYNC_ERROR_IA_CATASTROPHIC, ia, DatAsyncReason.IA_CATASTROPHIC_ERROR);
+            ia.asyncEvd().postAsync(DatEventType.ASYNC_ERROR_IA_CATASTROPHIC, ia, DatAsyncReason.IA_CATASTROPHIC_ERROR);
         }
     }
 }

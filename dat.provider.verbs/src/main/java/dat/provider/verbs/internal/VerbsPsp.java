@@ -66,7 +66,7 @@ final class VerbsPsp extends AbstractPsp<VerbsIa, VerbsEvd> {
             MemorySegment out = scratch.allocate(ADDRESS);
             ia.cm.rdma_create_id(ia.cmChannel, out, MemorySegment.ofAddress(key), LibRdmacm.RDMA_PS_TCP);
             listening = out.get(ADDRESS, 0).reinterpret(RdmaCmId.SIZE);
-            ia.cm.rdma_bind_addr(listening, VerbsIa.sockaddr(scratch, ia.address, (int) connQual));
+            ia.cm.rdma_bind_addr(listening, VerbsIa.sockaddr(scratch, ia.address(), (int) connQual));
             ia.cm.rdma_listen(listening, BACKLOG);
             return listening;
         } catch (NativeCallException e) {
@@ -74,8 +74,8 @@ final class VerbsPsp extends AbstractPsp<VerbsIa, VerbsEvd> {
                 ia.cm.rdma_destroy_id(listening);
             }
             if (e.errno() == EADDRINUSE) {
-                throw new DatException(DatReturn.CONN_QUAL_IN_USE,
-                        call + ": conn_qual " + connQual + " is already listened on at " + ia.address.getHostAddress());
+                throw new DatException(DatReturn.CONN_QUAL_IN_USE, call + ": conn_qual " + connQual
+                        + " is already listened on at " + ia.address().getHostAddress());
             }
             throw VerbsIa.resources(call, e);
         }

@@ -27,6 +27,7 @@ import dat.provider.verbs.internal.ffm.LibIbverbs;
 import dat.provider.verbs.internal.ffm.NativeCallException;
 import dat.spi.AbstractSrq;
 import dat.spi.DatArgs;
+import dat.spi.LmrTriplet;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -65,6 +66,8 @@ final class VerbsSrq extends AbstractSrq<VerbsIa, VerbsPz> {
     private final MemorySegment sges;
     private final MemorySegment badWr;
     private final MemorySegment attr;
+    /** Where posts read the consumer's triplets; used under {@link #lock}. */
+    private final LmrTriplet triplet = new LmrTriplet();
 
     // Guarded by lock.
     private long[] cookies;
@@ -136,7 +139,7 @@ final class VerbsSrq extends AbstractSrq<VerbsIa, VerbsPz> {
             if (isClosed()) {
                 return DatReturn.DAT_INVALID_HANDLE;
             }
-            long total = WorkRequests.load(ia, pz(), numSegments, localIov, DatMemPriv.LOCAL_WRITE, sges);
+            long total = WorkRequests.load(ia, pz(), numSegments, localIov, DatMemPriv.LOCAL_WRITE, sges, triplet);
             if (total < 0) {
                 return (int) total;
             }
@@ -236,9 +239,8 @@ final class VerbsSrq extends AbstractSrq<VerbsIa, VerbsPz> {
     }
 
     @Override
-    public void setLowWatermark(int lowWatermarkValue) {
+    protected void implSetLowWatermark(int lowWatermarkValue) {
         String call = "dat_srq_set_lw";
-        requireOpen(call);
         // Before the SRQ lock: a translation holds its EVD's lock and then takes this one.
         takeCompletions();
         boolean fire;
@@ -266,7 +268,7 @@ final class VerbsSrq extends AbstractSrq<VerbsIa, VerbsPz> {
             fire = belowWhileArmed();
         }
         if (fire) {
-            ia.async().postAsync(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK, this,
+            ia.asyncEvd().postAsync(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK, this,
                     DatAsyncReason.SRQ_LOW_WATERMARK_EVENT);
         }
     }
@@ -327,7 +329,7 @@ final class VerbsSrq extends AbstractSrq<VerbsIa, VerbsPz> {
             lock.unlock();
         }
         if (first) {
-            ia.async().postAsync(DatEventType.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, this,
+            ia.asyncEvd().postAsync(DatEventType.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, this,
                     DatAsyncReason.SRQ_TRANSFER_TO_ERROR);
         }
     }
@@ -344,7 +346,7 @@ final class VerbsSrq extends AbstractSrq<VerbsIa, VerbsPz> {
             lock.unlock();
         }
         if (fire) {
-            ia.async().postAsync(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK, this,
+            ia.asyncEvd().postAsync(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK, this,
                     DatAsyncReason.SRQ_LOW_WATERMARK_EVENT);
         }
     }

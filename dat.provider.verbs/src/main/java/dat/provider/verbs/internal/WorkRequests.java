@@ -8,6 +8,7 @@ import dat.api.DatReturn;
 import dat.api.Iov;
 import dat.provider.verbs.internal.ffm.IbvSge;
 import dat.spi.DtoArgs;
+import dat.spi.LmrTriplet;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -69,23 +70,21 @@ final class WorkRequests {
      * @param iov the triplets
      * @param privilege the local privilege the operation needs
      * @param sges where the {@code ibv_sge} array is written
+     * @param triplet the caller's holder, where each triplet is read ({@link LmrTriplet#read})
      * @return the total length, or a negative DAT return code
      */
-    static long load(VerbsIa ia, VerbsPz pz, int n, Iov iov, int privilege, MemorySegment sges) {
+    static long load(VerbsIa ia, VerbsPz pz, int n, Iov iov, int privilege, MemorySegment sges,
+                     LmrTriplet triplet) {
         long total = 0;
         for (int i = 0; i < n; i++) {
-            int context;
-            long address;
-            long length;
-            try {
-                context = iov.lmrContext(i);
-                address = iov.virtualAddress(i);
-                length = iov.segmentLength(i);
-            } catch (IllegalStateException | WrongThreadException e) {
-                // The IOV's own memory is closed, or confined to another thread: a malformed argument (DatMemory).
-                return DatReturn.DAT_INVALID_PARAMETER;
+            int status = triplet.read(iov, i);
+            if (status != DatReturn.DAT_SUCCESS) {
+                return status;
             }
-            int status = DtoArgs.segment(ia.lmrsByLkey.get(context), pz, privilege, address, length);
+            int context = triplet.lmrContext();
+            long address = triplet.virtualAddress();
+            long length = triplet.segmentLength();
+            status = DtoArgs.segment(ia.lmrsByLkey.get(context), pz, privilege, address, length);
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }
