@@ -49,9 +49,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link #implClosed()} release what the provider holds. {@code dat_lmr_sync_rdma_read} and
  * {@code dat_lmr_sync_rdma_write} check their segments against the LMRs {@link #lmrOf} finds.
  *
- * <p><b>Hooks.</b> The {@code impl*} hooks run with the lifecycle lock held, after every check above; they may
- * throw a {@link DatException} (a resource the device refused: {@code DAT_INSUFFICIENT_RESOURCES}), and nothing is
- * registered then. The {@code check*} hooks run before the lock with no lock held. The hooks of optional features
+ * <p><b>Hooks.</b> The {@code implCreate*} hooks run with the lifecycle lock held, after every check above; they
+ * may throw a {@link DatException} (a resource the device refused: {@code DAT_INSUFFICIENT_RESOURCES}), and nothing
+ * is registered then. The {@code check*} hooks run before the lock with no lock held. {@link #implCloseLocked()}
+ * runs under the lock, {@link #implClosed()} and {@link #implFreed} after it is released. The hooks of optional
+ * features
  * ({@link #implCreateCno}, {@link #implCreateRmr}, {@link #implCreateSrq}) answer {@code DAT_MODEL_NOT_SUPPORTED}
  * until a provider overrides them; a provider whose attributes deny the feature writes nothing.
  *
