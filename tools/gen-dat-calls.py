@@ -3,8 +3,10 @@
 """Writes docs/dat-calls.md: every DAT call, the API method that implements it, each provider's file, its TCK rules.
 
 Read from the sources, so it cannot drift: the API method is the one whose Javadoc opens with {@code dat_...}; a
-provider's file is its class implementing that API type, or the class that class hands the method to; a rule
-belongs to the longest call its name starts with (required_ep_post_send_... to dat_ep_post_send). Run from the
+provider's file is its class implementing that API type (directly, or through a dat.spi shell base it extends), or
+the class that class hands the method to; where the shell base implements the method, the base's file and the
+provider's file of each impl* hook the method calls; a rule belongs to the longest call its name starts with
+(required_ep_post_send_... to dat_ep_post_send). Run from the
 repository root after changing any of them: python3 tools/gen-dat-calls.py. An argument names another output file
 (dat.api's SourceTreeTest writes there and compares).
 """
@@ -17,6 +19,8 @@ OUT = sys.argv[1] if len(sys.argv) > 1 else "docs/dat-calls.md"
 API = ["dat.api/src/main/java/dat/api", "dat.api/src/main/java/dat/spi/DatProvider.java",
        "dat.registry/src/main/java/dat/registry/DatRegistry.java"]
 PROVIDERS = [("loopback", "dat.provider.loopback/src/main/java"), ("verbs", "dat.provider.verbs/src/main/java")]
+# The provider shell: the Abstract* bases a provider's classes extend.
+SPI = "dat.api/src/main/java/dat/spi"
 TCK = "dat.tck/src/main/java"
 
 # A Javadoc block, then the declaration it documents (annotations and modifiers skipped).
@@ -53,28 +57,73 @@ def api_methods():
     return calls
 
 
-def provider_files(root):
-    """{"DatEp": "dat.provider.../LoopbackEp.java"}: the class implementing each API type."""
+def shell_bases():
+    """{"AbstractPz": (path, ["DatPz"])}: the dat.spi bases and the API types each implements."""
+    bases = {}
+    for path in java_files(SPI):
+        m = re.search(r"abstract class (Abstract\w+)\b[^{]*?implements\s+([\w\s,<>]+)\{",
+                      open(path, encoding="utf-8").read(), re.S)
+        if m:
+            bases[m.group(1)] = (path, re.findall(r"\bDat\w+", m.group(2)))
+    return bases
+
+
+def provider_files(root, bases):
+    """{"DatEp": (".../LoopbackEp.java", ".../AbstractEp.java" or None)}: the class implementing each API type, and
+    the shell base it extends."""
     files = {}
     for path in java_files(root):
         text = open(path, encoding="utf-8").read()
-        for m in re.finditer(r"class\s+\w+(?:\s+extends\s+\w+)?\s+implements\s+([\w\s,<>]+)\{", text):
-            for api in re.findall(r"\bDat\w+", m.group(1)):
-                files.setdefault(api, path)
-        if re.search(r"abstract class \w+ extends ProviderHandle\b", text):
-            # Every handle's close (dat_*_free) runs through the provider's handle base, on dat.spi's ProviderHandle.
-            files.setdefault("DatHandle", path)
+        for m in re.finditer(r"class\s+\w+\s+(?:extends\s+(\w+)(?:<[^{]*?>)?\s*)?(?:implements\s+([^{]+))?\{", text):
+            base = bases.get(m.group(1))
+            apis = re.findall(r"\bDat\w+", m.group(2) or "") + (base[1] if base else [])
+            for api in apis:
+                files.setdefault(api, (path, base[0] if base else None))
+            if base:
+                # Every handle's close (dat_*_free) runs through dat.spi's AbstractHandle.
+                files.setdefault("DatHandle", (os.path.join(SPI, "AbstractHandle.java"), None))
     return files
 
 
-def delegate(path, method):
+def declares(path, method):
+    """Whether the file declares (not only calls) the method."""
+    return re.search(r"^\s+(?:@\w+\s+)*(?:(?:public|protected|private|static|final|synchronized)\s+)*"
+                     r"[\w<>\[\], ?.]+\s+%s\s*\([^;{]*\)\s*\{" % method,
+                     open(path, encoding="utf-8").read(), re.M) is not None
+
+
+def delegate(path, method, any_name=False):
     """The file that does a provider method's work: its own, or, when its body only hands the call to a field
-    (`return data.postSend(...)`), the file of that field's class beside it (an object split by job)."""
+    (`return data.postSend(...)`), the file of that field's class beside it (an object split by job). A hook may hand
+    it to a method of another name (`implModify` to `control.modify`)."""
     text = open(path, encoding="utf-8").read()
-    call = re.search(r"\b%s\s*\([^)]*\)\s*\{\s*(?:return\s+)?(\w+)\.%s\s*\(" % (method, method), text)
+    call = re.search(r"\b%s\s*\([^)]*\)\s*\{\s*(?:return\s+)?(\w+)\.%s\s*\("
+                     % (method, r"\w+" if any_name else method), text)
     field = call and re.search(r"\b(\w+)\s+%s\s*[;=]" % call.group(1), text)
     target = field and os.path.join(os.path.dirname(path), field.group(1) + ".java")
     return target if target and os.path.exists(target) else path
+
+
+def bodies(text, method):
+    """The bodies of every declaration of the method (its overloads) in a class's text."""
+    return [m.group(1) for m in re.finditer(r"\s%s\s*\([^;{]*\)\s*\{(.*?)\n    \}" % method, text, re.S)]
+
+
+def locate(path, base, method):
+    """The files of a provider method: the provider's own, or the shell base's and those of the impl* hooks its
+    final method calls (itself or through the base's private helpers)."""
+    if base is None or declares(path, method) or not declares(base, method):
+        return {delegate(path, method)}
+    text = open(base, encoding="utf-8").read()
+    code = bodies(text, method)
+    helpers = re.findall(r"private [\w<>, ]+ (\w+)\s*\(", text)
+    for helper in sorted({h for b in code for h in re.findall(r"\b(\w+)\s*\(", b) if h in helpers}):
+        code += bodies(text, helper)
+    found = {base}
+    for hook in sorted({h for b in code for h in re.findall(r"\b(impl\w+)\s*\(", b)}):
+        if declares(path, hook):
+            found.add(delegate(path, hook, any_name=True))
+    return found
 
 
 def tck_rules():
@@ -93,7 +142,8 @@ def link(path):
 
 def main():
     calls = api_methods()
-    impl = {name: provider_files(root) for name, root in PROVIDERS}
+    bases = shell_bases()
+    impl = {name: provider_files(root, bases) for name, root in PROVIDERS}
     by_call = {}
     known = sorted(calls, key=len, reverse=True)
     for rule, path in tck_rules():
@@ -121,8 +171,8 @@ def main():
         methods = calls[call]
         cells = []
         for name, _ in PROVIDERS:
-            found = sorted({delegate(impl[name][t], m) for t, m in (q.split(".") for q in methods)
-                            if t in impl[name]})
+            found = sorted({f for t, m in (q.split(".") for q in methods) if t in impl[name]
+                            for f in locate(*impl[name][t], m)})
             cells.append(", ".join(link(p) for p in found) or "-")
         rules = by_call.get(call, [])
         files = sorted({p for _, p in rules})

@@ -88,10 +88,7 @@ public final class CnoCore {
      */
     public DatEvd await(long timeoutMicros) {
         String call = "dat_cno_wait";
-        if (timeoutMicros < 0 || timeoutMicros > Dat.DAT_TIMEOUT_INFINITE) {
-            throw new DatException(DatReturn.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG2,
-                    call + ": timeout " + timeoutMicros + " is outside 0..DAT_TIMEOUT_INFINITE");
-        }
+        DatArgs.timeout(call, timeoutMicros, DatReturnSubtype.INVALID_ARG2);
         long deadline = timeoutMicros == Dat.DAT_TIMEOUT_INFINITE ? Long.MAX_VALUE
                 : System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
         lock.lock();

@@ -3,6 +3,7 @@ package dat.spi;
 
 import dat.api.Dat;
 import dat.api.DatCompletionFlags;
+import dat.api.DatConnectFlags;
 import dat.api.DatEpAttr;
 import dat.api.DatEpState;
 import dat.api.DatEvdFlags;
@@ -68,6 +69,20 @@ public final class DatArgs {
         if (evdMinQlen < 1 || evdMinQlen > ia.maxEvdQlen()) {
             throw invalidParameter(DatReturnSubtype.INVALID_ARG2, "dat_evd_resize: evd_min_qlen " + evdMinQlen
                     + " is outside 1..max_evd_qlen " + ia.maxEvdQlen());
+        }
+    }
+
+    /**
+     * {@code dat_evd_resize} against the EVD's state: never below the events it holds, so none is lost.
+     *
+     * @param evdMinQlen the requested queue length
+     * @param queued the events queued now
+     * @throws DatException {@code DAT_INVALID_STATE}
+     */
+    public static void evdResizeState(int evdMinQlen, int queued) {
+        if (evdMinQlen < queued) {
+            throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EVD_IN_USE,
+                    "dat_evd_resize: evd_min_qlen " + evdMinQlen + " is below the " + queued + " queued events");
         }
     }
 
@@ -243,6 +258,59 @@ public final class DatArgs {
     }
 
     /**
+     * {@code dat_srq_set_lw}: the low watermark within {@code 0..max_recv_dtos} (0 disarms it).
+     *
+     * @param lowWatermark the requested low watermark
+     * @param maxRecvDtos the SRQ's current size
+     */
+    public static void srqLowWatermark(int lowWatermark, int maxRecvDtos) {
+        if (lowWatermark < 0 || lowWatermark > maxRecvDtos) {
+            throw invalidParameter(DatReturnSubtype.INVALID_ARG2, "dat_srq_set_lw: low_watermark " + lowWatermark
+                    + " is outside 0..max_recv_dtos " + maxRecvDtos);
+        }
+    }
+
+    /**
+     * A timeout argument ({@code dat_ep_connect}, {@code dat_cno_wait}): within {@code 0..DAT_TIMEOUT_INFINITE}.
+     *
+     * @param call the DAT call
+     * @param timeoutMicros the timeout
+     * @param arg which argument it is
+     */
+    public static void timeout(String call, long timeoutMicros, DatReturnSubtype arg) {
+        if (timeoutMicros < 0 || timeoutMicros > Dat.DAT_TIMEOUT_INFINITE) {
+            throw invalidParameter(arg, call + ": timeout " + timeoutMicros + " is outside 0..DAT_TIMEOUT_INFINITE");
+        }
+    }
+
+    /**
+     * {@code dat_ep_connect} and {@code dat_ep_dup_connect} of a provider that offers best effort over one path
+     * ({@code dat_qos_supported} BEST_EFFORT, {@code supports_multipath} false): a missing qos or unknown flag bits
+     * are {@code DAT_INVALID_PARAMETER}, another qos or MULTIPATH {@code DAT_MODEL_NOT_SUPPORTED}.
+     *
+     * @param call the DAT call
+     * @param qos the requested quality of service
+     * @param connectFlags the connect flags
+     */
+    public static void connectQos(String call, DatQos qos, int connectFlags) {
+        if (qos == null) {
+            throw invalidParameter(DatReturnSubtype.INVALID_ARG7, call + ": qos is null");
+        }
+        if (qos != DatQos.BEST_EFFORT) {
+            throw new DatException(DatReturn.MODEL_NOT_SUPPORTED,
+                    call + ": qos " + qos + " is not supported (dat_qos_supported is BEST_EFFORT)");
+        }
+        if ((connectFlags & ~DatConnectFlags.MULTIPATH) != 0) {
+            throw invalidParameter(DatReturnSubtype.INVALID_ARG8,
+                    call + ": connect_flags 0x" + Integer.toHexString(connectFlags) + " has unknown bits");
+        }
+        if (connectFlags == DatConnectFlags.MULTIPATH) {
+            throw new DatException(DatReturn.MODEL_NOT_SUPPORTED,
+                    call + ": connect_flags MULTIPATH, but supports_multipath is false");
+        }
+    }
+
+    /**
      * {@code dat_ep_recv_query}: {@code which} is a non-empty combination of NBUFS_ALLOCATED and BUFS_ALLOC_SPAN.
      *
      * @param which the counts asked for
@@ -274,6 +342,19 @@ public final class DatArgs {
             case COMPLETION_PENDING -> DatReturnSubtype.INVALID_STATE_EP_COMPLPENDING;
             default -> DatReturnSubtype.INVALID_STATE_EP_NOTREADY;
         };
+    }
+
+    /**
+     * {@return the {@code DAT_INVALID_STATE} exception of an EP in the wrong state, its subtype naming the state}
+     *
+     * @param call the DAT call
+     * @param arg the EP argument, for the message ({@code ep_handle}, {@code dup_ep_handle})
+     * @param state the EP's state
+     * @param expected the state (or states) the call needs, for the message
+     */
+    public static DatException epState(String call, String arg, DatEpState state, String expected) {
+        return new DatException(DatReturn.INVALID_STATE, epStateSubtype(state),
+                call + ": " + arg + " is " + state + ", not " + expected);
     }
 
     private static void checkRange(String call, String field, long value, long min, long max) {

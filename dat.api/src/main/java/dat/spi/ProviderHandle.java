@@ -8,8 +8,10 @@ import dat.api.DatReturnSubtype;
 
 /**
  * What every provider object shares: the closed flag, the consumer context ({@code dat_set_consumer_context}) and
- * the hooks of the free protocol that {@link HandleSet} runs. A provider's objects extend it; its IA frees them
- * through its {@link HandleSet}, which refuses while another live object {@linkplain #dependsOn depends on} one.
+ * the hooks of the free protocol that {@link HandleSet} runs. A provider's objects extend it through the shell
+ * ({@link AbstractIa}, {@link AbstractHandle} and the base of each DAT object, which fill in the hooks DAT fixes for
+ * that kind); the IA frees them through its {@link HandleSet}, which refuses while another live object
+ * {@linkplain #dependsOn depends on} one.
  */
 public abstract class ProviderHandle implements DatHandle {
 

@@ -3,6 +3,8 @@ package dat.provider.loopback.internal;
 
 import dat.api.DatReturn;
 import dat.api.Iov;
+import dat.spi.DtoArgs;
+import dat.spi.LmrTriplet;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -44,6 +46,9 @@ final class Dto {
     /** The SRQ a receive buffer belongs to, {@code null} for an EP's own receive. */
     LoopbackSrq srq;
 
+    /** Where {@link #load} reads each triplet: the descriptor is held by one poster at a time. */
+    private final LmrTriplet triplet = new LmrTriplet();
+
     Dto(int maxSegments) {
         lmrs = new LoopbackLmr[maxSegments];
         offsets = new long[maxSegments];
@@ -55,11 +60,9 @@ final class Dto {
     }
 
     /**
-     * Copies and checks {@code iov[0..n)}, in the order the DAT post pages give: an unknown or freed
-     * {@code lmr_context} is {@code DAT_PRIVILEGES_VIOLATION} ("one of the LMRs used in local_iov was either
-     * invalid"), an LMR of another PZ {@code DAT_PROTECTION_VIOLATION}, a missing local privilege
-     * {@code DAT_PRIVILEGES_VIOLATION}, a segment outside its LMR {@code DAT_INVALID_PARAMETER}, and so is an IOV
-     * whose own memory cannot be read by this thread.
+     * Copies and checks {@code iov[0..n)}: each triplet read ({@link LmrTriplet#read}: an IOV whose own memory this
+     * thread cannot read is {@code DAT_INVALID_PARAMETER}) and checked in the order the DAT post pages give
+     * ({@link DtoArgs#segment}).
      * Caller checked {@code 0 <= n <= capacity()} and {@code n <= iov.capacity()}.
      *
      * @return a DAT status
@@ -67,31 +70,19 @@ final class Dto {
     int load(ContextTable contexts, LoopbackPz pz, int n, Iov iov, int privilege) {
         long sum = 0;
         for (int i = 0; i < n; i++) {
-            int context;
-            long address;
-            long length;
-            try {
-                context = iov.lmrContext(i);
-                address = iov.virtualAddress(i);
-                length = iov.segmentLength(i);
-            } catch (IllegalStateException | WrongThreadException e) {
-                // The IOV's own memory is closed, or confined to another thread: a malformed argument (DatMemory).
-                return DatReturn.DAT_INVALID_PARAMETER;
+            int status = triplet.read(iov, i);
+            if (status != DatReturn.DAT_SUCCESS) {
+                return status;
             }
-            if (!(contexts.get(context) instanceof LoopbackLmr lmr) || lmr.isClosed()) {
-                return DatReturn.DAT_PRIVILEGES_VIOLATION;
-            }
-            if (lmr.pz != pz) {
-                return DatReturn.DAT_PROTECTION_VIOLATION;
-            }
-            if ((lmr.privileges & privilege) != privilege) {
-                return DatReturn.DAT_PRIVILEGES_VIOLATION;
-            }
-            if (!lmr.contains(address, length)) {
-                return DatReturn.DAT_INVALID_PARAMETER;
+            long address = triplet.virtualAddress();
+            long length = triplet.segmentLength();
+            LoopbackLmr lmr = contexts.get(triplet.lmrContext()) instanceof LoopbackLmr l ? l : null;
+            status = DtoArgs.segment(lmr, pz, privilege, address, length);
+            if (status != DatReturn.DAT_SUCCESS) {
+                return status;
             }
             lmrs[i] = lmr;
-            offsets[i] = address - lmr.address;
+            offsets[i] = address - lmr.address();
             lengths[i] = length;
             // Each length is at most max_lmr_block_size (2^40) and n at most 16: the sum cannot overflow.
             sum += length;
@@ -141,8 +132,8 @@ final class Dto {
                     dof = 0;
                 }
                 long chunk = Math.min(from.lengths[si] - so, to.lengths[di] - dof);
-                MemorySegment.copy(from.lmrs[si].segment, from.offsets[si] + so,
-                        to.lmrs[di].segment, to.offsets[di] + dof, chunk);
+                MemorySegment.copy(from.lmrs[si].segment(), from.offsets[si] + so,
+                        to.lmrs[di].segment(), to.offsets[di] + dof, chunk);
                 so += chunk;
                 dof += chunk;
                 remaining -= chunk;
@@ -166,7 +157,7 @@ final class Dto {
         try {
             long at = dstOffset;
             for (int i = 0; i < count; i++) {
-                MemorySegment.copy(lmrs[i].segment, offsets[i], dst, at, lengths[i]);
+                MemorySegment.copy(lmrs[i].segment(), offsets[i], dst, at, lengths[i]);
                 at += lengths[i];
             }
             return true;
@@ -190,7 +181,7 @@ final class Dto {
             long remaining = length;
             for (int i = 0; i < count && remaining > 0; i++) {
                 long chunk = Math.min(lengths[i], remaining);
-                MemorySegment.copy(src, from, lmrs[i].segment, offsets[i], chunk);
+                MemorySegment.copy(src, from, lmrs[i].segment(), offsets[i], chunk);
                 from += chunk;
                 remaining -= chunk;
             }

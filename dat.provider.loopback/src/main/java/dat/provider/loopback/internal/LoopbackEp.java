@@ -9,11 +9,10 @@ import dat.api.DatEpRecvInfo;
 import dat.api.DatEpState;
 import dat.api.DatEpStatus;
 import dat.api.DatException;
-import dat.api.DatHandleType;
 import dat.api.DatQos;
-import dat.api.DatReturn;
-import dat.api.DatReturnSubtype;
 import dat.api.Iov;
+import dat.spi.AbstractEp;
+import dat.spi.DatArgs;
 import dat.spi.ProviderHandle;
 import java.net.InetAddress;
 import java.util.concurrent.atomic.AtomicLong;
@@ -45,7 +44,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * the data path. State changes take the fabric's connection lock, then both EPs' send locks (lower {@link #id}
  * first), then each recv lock.
  */
-final class LoopbackEp extends LoopbackHandle implements DatEp {
+final class LoopbackEp extends AbstractEp<LoopbackIa> {
 
     private static final AtomicLong IDS = new AtomicLong();
 
@@ -76,6 +75,7 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
 
     LoopbackEp(LoopbackPz pz, LoopbackEvd recvEvd, LoopbackEvd requestEvd, LoopbackEvd connectEvd, LoopbackSrq srq,
                DatEpAttr attr) {
+        super(pz.ia(), srq != null);
         this.pz = pz;
         this.recvEvd = recvEvd;
         this.requestEvd = requestEvd;
@@ -87,33 +87,8 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
     }
 
     @Override
-    LoopbackIa owner() {
-        return pz.ia();
-    }
-
-    @Override
-    protected DatReturnSubtype invalidHandleSubtype() {
-        return DatReturnSubtype.INVALID_HANDLE_EP;
-    }
-
-    @Override
-    protected DatReturnSubtype inUseSubtype() {
-        return DatReturnSubtype.INVALID_STATE_EP_RESERVED;
-    }
-
-    @Override
-    protected String freeCall() {
-        return "dat_ep_free";
-    }
-
-    @Override
     protected boolean dependsOn(ProviderHandle other) {
         return other == pz || other == recvEvd || other == requestEvd || other == connectEvd || other == srq;
-    }
-
-    @Override
-    public DatHandleType handleType() {
-        return DatHandleType.EP;
     }
 
     /** dat_ep_free: a connected or connecting EP is first disconnected abruptly, its work flushed. */
@@ -168,24 +143,8 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
         state = s;
     }
 
-    static DatReturnSubtype stateSubtype(DatEpState s) {
-        return switch (s) {
-            case UNCONNECTED -> DatReturnSubtype.INVALID_STATE_EP_UNCONNECTED;
-            case RESERVED -> DatReturnSubtype.INVALID_STATE_EP_RESERVED;
-            case PASSIVE_CONNECTION_PENDING -> DatReturnSubtype.INVALID_STATE_EP_PASSCONNPENDING;
-            case ACTIVE_CONNECTION_PENDING -> DatReturnSubtype.INVALID_STATE_EP_ACTCONNPENDING;
-            case TENTATIVE_CONNECTION_PENDING -> DatReturnSubtype.INVALID_STATE_EP_TENTCONNPENDING;
-            case CONNECTED -> DatReturnSubtype.INVALID_STATE_EP_CONNECTED;
-            case DISCONNECT_PENDING -> DatReturnSubtype.INVALID_STATE_EP_DISCPENDING;
-            case DISCONNECTED -> DatReturnSubtype.INVALID_STATE_EP_DISCONNECTED;
-            case COMPLETION_PENDING -> DatReturnSubtype.INVALID_STATE_EP_COMPLPENDING;
-            default -> DatReturnSubtype.INVALID_STATE_EP_NOTREADY;
-        };
-    }
-
     DatException wrongState(String call, String expected) {
-        return new DatException(DatReturn.INVALID_STATE, stateSubtype(state),
-                call + ": ep_handle is " + state + ", not " + expected);
+        return DatArgs.epState(call, "ep_handle", state, expected);
     }
 
     // ------------------------------------------------------------------ data path: LoopbackEpData
@@ -228,7 +187,7 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
     }
 
     @Override
-    public void disconnect(DatCloseFlags flags) {
+    protected void implDisconnect(DatCloseFlags flags) {
         connection.disconnect(flags);
     }
 
@@ -250,17 +209,12 @@ final class LoopbackEp extends LoopbackHandle implements DatEp {
     }
 
     @Override
-    public void modify(DatEpAttr newAttr) {
+    protected void implModify(DatEpAttr newAttr) {
         control.modify(newAttr);
     }
 
     @Override
-    public DatEpRecvInfo recvQuery(int which) {
+    protected DatEpRecvInfo implRecvQuery(int which) {
         return control.recvQuery(which);
-    }
-
-    @Override
-    public void setWatermark(int softHighWatermark, int hardHighWatermark) {
-        control.setWatermark(softHighWatermark, hardHighWatermark);
     }
 }

@@ -11,6 +11,7 @@ import dat.api.DatException;
 import dat.api.DatQos;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
+import dat.spi.DatArgs;
 import java.net.InetAddress;
 import java.util.concurrent.Future;
 
@@ -159,7 +160,7 @@ final class LoopbackEpConnection {
             return null;
         }
         if (data.length > LoopbackConfig.MAX_PRIVATE_DATA_SIZE) {
-            throw LoopbackIa.invalidParameter(DatReturnSubtype.INVALID_ARG4, call + ": private_data of "
+            throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG4, call + ": private_data of "
                     + data.length + " bytes exceeds max_private_data_size " + LoopbackConfig.MAX_PRIVATE_DATA_SIZE);
         }
         return data.clone();
@@ -170,26 +171,9 @@ final class LoopbackEpConnection {
                  DatQos qos, int connectFlags) {
         String call = "dat_ep_connect";
         ep.requireOpen(call);
-        if (timeoutMicros < 0 || timeoutMicros > Dat.DAT_TIMEOUT_INFINITE) {
-            throw LoopbackIa.invalidParameter(DatReturnSubtype.INVALID_ARG4,
-                    call + ": timeout " + timeoutMicros + " is outside 0..DAT_TIMEOUT_INFINITE");
-        }
+        DatArgs.timeout(call, timeoutMicros, DatReturnSubtype.INVALID_ARG4);
         byte[] data = privateData(call, privateData);
-        if (qos == null) {
-            throw LoopbackIa.invalidParameter(DatReturnSubtype.INVALID_ARG7, call + ": qos is null");
-        }
-        if (qos != DatQos.BEST_EFFORT) {
-            throw new DatException(DatReturn.MODEL_NOT_SUPPORTED,
-                    call + ": qos " + qos + " is not supported (dat_qos_supported is BEST_EFFORT)");
-        }
-        if ((connectFlags & ~DatConnectFlags.MULTIPATH) != 0) {
-            throw LoopbackIa.invalidParameter(DatReturnSubtype.INVALID_ARG8,
-                    call + ": connect_flags 0x" + Integer.toHexString(connectFlags) + " has unknown bits");
-        }
-        if (connectFlags == DatConnectFlags.MULTIPATH) {
-            throw new DatException(DatReturn.MODEL_NOT_SUPPORTED,
-                    call + ": connect_flags MULTIPATH, but supports_multipath is false");
-        }
+        DatArgs.connectQos(call, qos, connectFlags);
         LoopbackFabric fabric = LoopbackFabric.INSTANCE;
         if (remoteIaAddress == null || !fabric.isKnown(remoteIaAddress)) {
             throw new DatException(DatReturn.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNREACHABLE,
@@ -210,7 +194,7 @@ final class LoopbackEpConnection {
             remoteQual = remoteConnQual;
             ep.setState(DatEpState.ACTIVE_CONNECTION_PENDING);
             ServicePoint sp = fabric.listener(remoteIaAddress, remoteConnQual);
-            LoopbackCr cr = sp == null ? null : new LoopbackCr(sp, ep, data, ep.owner().address, localQual);
+            LoopbackCr cr = sp == null ? null : new LoopbackCr(sp, ep, data, ep.owner().address(), localQual);
             pendingCr = cr;
             if (cr == null || !sp.offer(cr)) {
                 cancelPending();
@@ -281,7 +265,7 @@ final class LoopbackEpConnection {
             passive.connGen = gen;
             active.peer = passive;
             passive.peer = active;
-            pc.remoteAddress = active.owner().address;
+            pc.remoteAddress = active.owner().address();
             pc.remoteQual = ac.localQual;
             pc.localQual = listenQual;
             active.broken = false;
@@ -338,8 +322,7 @@ final class LoopbackEpConnection {
         fabric.connLock.lock();
         try {
             if (d.state() != DatEpState.CONNECTED) {
-                throw new DatException(DatReturn.INVALID_STATE, LoopbackEp.stateSubtype(d.state()),
-                        call + ": dup_ep_handle is " + d.state() + ", not CONNECTED");
+                throw DatArgs.epState(call, "dup_ep_handle", d.state(), "CONNECTED");
             }
             address = d.connection.remoteAddress;
             qual = d.connection.remoteQual;
@@ -349,13 +332,9 @@ final class LoopbackEpConnection {
         connect(address, qual, timeoutMicros, privateData, qos, DatConnectFlags.DEFAULT);
     }
 
-    /** {@code dat_ep_disconnect}. */
+    /** {@code dat_ep_disconnect}, after the shell's checks ({@link dat.spi.AbstractEp#disconnect}). */
     void disconnect(DatCloseFlags flags) {
         String call = "dat_ep_disconnect";
-        ep.requireOpen(call);
-        if (flags == null) {
-            throw LoopbackIa.invalidParameter(DatReturnSubtype.INVALID_ARG2, call + ": disconnect_flags is null");
-        }
         LoopbackFabric fabric = LoopbackFabric.INSTANCE;
         fabric.connLock.lock();
         try {

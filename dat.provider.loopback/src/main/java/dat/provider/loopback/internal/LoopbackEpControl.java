@@ -7,15 +7,17 @@ import dat.api.DatEpParam;
 import dat.api.DatEpRecvInfo;
 import dat.api.DatEpState;
 import dat.api.DatEpStatus;
-import dat.api.DatException;
-import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.spi.DatArgs;
 
 /**
  * Query and modify of one {@link LoopbackEp}: {@code dat_ep_query}, {@code dat_ep_modify},
- * {@code dat_ep_recv_query}, {@code dat_ep_set_watermark} and {@code dat_ep_get_status}. Control path: it reads
- * the words {@link LoopbackEpData} keeps for it, and {@code dat_ep_modify} resizes the queues under the EP's locks.
+ * {@code dat_ep_recv_query} and {@code dat_ep_get_status}. Control path: it reads the words {@link LoopbackEpData}
+ * keeps for it, and {@code dat_ep_modify} resizes the queues under the EP's locks.
+ *
+ * <p>{@code dat_ep_set_watermark} is the shell's refusal ({@link dat.spi.AbstractEp#setWatermark}): messages arrive
+ * whole, an EP never holds SRQ buffers between calls, so a per-EP high watermark could never trigger;
+ * {@code srq_watermarks_supported} reports only the SRQ low watermark.
  */
 final class LoopbackEpControl {
 
@@ -39,21 +41,16 @@ final class LoopbackEpControl {
         fabric.connLock.lock();
         try {
             LoopbackEpConnection c = ep.connection;
-            return new DatEpParam(ep.owner(), ep.state(), ep.owner().address, c.localQual, c.remoteAddress,
+            return new DatEpParam(ep.owner(), ep.state(), ep.owner().address(), c.localQual, c.remoteAddress,
                     c.remoteQual, ep.pz, ep.recvEvd, ep.requestEvd, ep.connectEvd, ep.srq, ep.data.attr);
         } finally {
             fabric.connLock.unlock();
         }
     }
 
-    /** {@code dat_ep_modify}. */
+    /** {@code dat_ep_modify}, after the shell's checks ({@link dat.spi.AbstractEp#modify}). */
     void modify(DatEpAttr newAttr) {
         String call = "dat_ep_modify";
-        ep.requireOpen(call);
-        if (newAttr == null) {
-            throw LoopbackIa.invalidParameter(DatReturnSubtype.INVALID_ARG3, call + ": ep_attr is null");
-        }
-        ep.owner().validateEpAttr(call, newAttr, ep.srq != null);
         LoopbackFabric fabric = LoopbackFabric.INSTANCE;
         fabric.connLock.lock();
         try {
@@ -69,12 +66,12 @@ final class LoopbackEpControl {
                 if (old != null) {
                     int posted = old.allocated();
                     if (newAttr.maxRecvDtos() < posted) {
-                        throw LoopbackIa.invalidParameter(DatReturnSubtype.INVALID_ARG3, call + ": max_recv_dtos "
+                        throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG3, call + ": max_recv_dtos "
                                 + newAttr.maxRecvDtos() + " is below the " + posted + " receives already posted");
                     }
                     Dto wide = old.firstWiderThan(newAttr.maxRecvIov());
                     if (wide != null) {
-                        throw LoopbackIa.invalidParameter(DatReturnSubtype.INVALID_ARG3, call
+                        throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG3, call
                                 + ": max_recv_iov " + newAttr.maxRecvIov() + " is below the "
                                 + wide.count + " segments of a receive already posted");
                     }
@@ -105,22 +102,8 @@ final class LoopbackEpControl {
      * </ul>
      */
     DatEpRecvInfo recvQuery(int which) {
-        String call = "dat_ep_recv_query";
-        ep.requireOpen(call);
-        DatArgs.recvQueryWhich(which);
         int n = ep.data.recvAllocated();
         return new DatEpRecvInfo((which & Dat.DAT_EP_RECV_INFO_NBUFS_ALLOCATED) != 0 ? n : Dat.DAT_VALUE_UNKNOWN,
                 (which & Dat.DAT_EP_RECV_INFO_BUFS_ALLOC_SPAN) != 0 ? n : Dat.DAT_VALUE_UNKNOWN);
-    }
-
-    /**
-     * dat_ep_set_watermark is not supported: messages arrive whole, an EP never holds SRQ buffers between
-     * calls, so a per-EP high watermark could never trigger. {@code srq_watermarks_supported} reports only
-     * the SRQ low watermark.
-     */
-    void setWatermark(int softHighWatermark, int hardHighWatermark) {
-        ep.requireOpen("dat_ep_set_watermark");
-        throw new DatException(DatReturn.MODEL_NOT_SUPPORTED, "dat_ep_set_watermark: EP high watermarks are not"
-                + " supported (srq_watermarks_supported has neither SOFT_HIGH nor HARD_HIGH)");
     }
 }

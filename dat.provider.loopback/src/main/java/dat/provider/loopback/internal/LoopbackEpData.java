@@ -9,6 +9,7 @@ import dat.api.DatEvdFlags;
 import dat.api.DatMemPriv;
 import dat.api.DatReturn;
 import dat.api.Iov;
+import dat.spi.DtoArgs;
 import dat.spi.Rings;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
@@ -205,7 +206,7 @@ final class LoopbackEpData {
             this.maxRecvIov = a.maxRecvIov();
             this.recvRing = new RecvRing(a.maxRecvDtos(), maxRecvIov);
         } else {
-            this.maxRecvIov = srq.maxRecvIov;
+            this.maxRecvIov = srq.maxRecvIov();
             this.recvRing = null;
         }
     }
@@ -226,9 +227,7 @@ final class LoopbackEpData {
 
     /** Checks of the seed pages that need no LMR lookup; caller holds sendLock. */
     private int checkRequest(int numSegments, Iov iov, int flags, int maxIov, int allowed) {
-        if (numSegments < 0 || numSegments > maxIov
-                || (numSegments > 0 && (iov == null || numSegments > iov.capacity()))
-                || (flags & ~allowed) != 0) {
+        if (DtoArgs.iov(numSegments, iov, maxIov) != DatReturn.DAT_SUCCESS || (flags & ~allowed) != 0) {
             return DatReturn.DAT_INVALID_PARAMETER;
         }
         if ((flags & DatCompletionFlags.UNSIGNALLED) != 0
@@ -386,7 +385,7 @@ final class LoopbackEpData {
             if (ep.state() != DatEpState.CONNECTED) {
                 return DatReturn.DAT_INVALID_STATE;
             }
-            if (requestEvd != null && (requestEvd.flags & DatEvdFlags.RMR_BIND) == 0) {
+            if (requestEvd != null && (requestEvd.flags() & DatEvdFlags.RMR_BIND) == 0) {
                 // The bind completion could not be reported: the request EVD takes no RMR bind events.
                 return DatReturn.DAT_INVALID_STATE;
             }
@@ -459,8 +458,7 @@ final class LoopbackEpData {
             }
             // Receives may be posted in every state: before connecting, while connected, and (flushed at
             // once) when disconnected.
-            if (numSegments < 0 || numSegments > maxRecvIov
-                    || (numSegments > 0 && (localIov == null || numSegments > localIov.capacity()))
+            if (DtoArgs.iov(numSegments, localIov, maxRecvIov) != DatReturn.DAT_SUCCESS
                     || (completionFlags & ~RECV_FLAGS) != 0) {
                 return DatReturn.DAT_INVALID_PARAMETER;
             }
@@ -624,17 +622,17 @@ final class LoopbackEpData {
             if (l.isClosed()) {
                 return DatReturn.DAT_SUCCESS;
             }
-            if (l.pz != b.pz) {
+            if (l.pz() != b.pz) {
                 return DatReturn.DAT_PROTECTION_VIOLATION;
             }
-            return (l.privileges & privilege) == 0 ? DatReturn.DAT_PRIVILEGES_VIOLATION : DatReturn.DAT_SUCCESS;
+            return (l.privileges() & privilege) == 0 ? DatReturn.DAT_PRIVILEGES_VIOLATION : DatReturn.DAT_SUCCESS;
         }
         if (region instanceof LoopbackRmr r) {
             LoopbackRmr.Binding binding = r.binding;
             if (binding == null || r.isClosed()) {
                 return DatReturn.DAT_SUCCESS;
             }
-            if (r.pz != b.pz) {
+            if (r.pz() != b.pz) {
                 return DatReturn.DAT_PROTECTION_VIOLATION;
             }
             if (binding.ep() != b || binding.connGen() != ep.connGen) {
@@ -665,20 +663,20 @@ final class LoopbackEpData {
         long start;
         long windowLength;
         if (region instanceof LoopbackLmr l) {
-            if ((l.privileges & privilege) == 0 || l.pz != b.pz) {
+            if ((l.privileges() & privilege) == 0 || l.pz() != b.pz) {
                 return false;
             }
             lmr = l;
-            start = l.address;
-            windowLength = l.length;
+            start = l.address();
+            windowLength = l.length();
         } else if (region instanceof LoopbackRmr r) {
             LoopbackRmr.Binding binding = r.binding;
             if (binding == null || binding.ep() != b || binding.connGen() != b.connGen
-                    || (binding.privileges() & privilege) == 0 || r.pz != b.pz) {
+                    || (binding.privileges() & privilege) == 0 || r.pz() != b.pz) {
                 return false;
             }
             lmr = binding.lmr();
-            start = lmr.address + binding.offset();
+            start = lmr.address() + binding.offset();
             windowLength = binding.length();
         } else {
             return false;
@@ -687,8 +685,8 @@ final class LoopbackEpData {
         if (lmr.isClosed() || offset < 0 || offset > windowLength || length > windowLength - offset) {
             return false;
         }
-        remoteSegment = lmr.segment;
-        remoteOffset = target - lmr.address;
+        remoteSegment = lmr.segment();
+        remoteOffset = target - lmr.address();
         return true;
     }
 

@@ -3,20 +3,17 @@ package dat.provider.loopback.internal;
 
 import dat.api.Dat;
 import dat.api.DatAsyncReason;
-import dat.api.DatCno;
 import dat.api.DatDtoStatus;
-import dat.api.DatEvd;
 import dat.api.DatEvdFlags;
 import dat.api.DatEvdParam;
 import dat.api.DatEvent;
 import dat.api.DatEventHandler;
 import dat.api.DatEventType;
-import dat.api.DatException;
 import dat.api.DatHandle;
-import dat.api.DatHandleType;
 import dat.api.DatReturn;
-import dat.api.DatReturnSubtype;
-import dat.spi.ProviderHandle;
+import dat.spi.AbstractCno;
+import dat.spi.AbstractEvd;
+import dat.spi.DatArgs;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
@@ -59,7 +56,7 @@ import java.util.function.Consumer;
  * publishes that with a volatile write of {@link #ring}; data-path callers that meet a sealed ring spin until
  * then. Free seals the ring for good and reaps what is still queued.
  */
-final class LoopbackEvd extends LoopbackHandle implements DatEvd {
+final class LoopbackEvd extends AbstractEvd<LoopbackIa> {
 
     private static final VarHandle WAITER;
 
@@ -71,9 +68,6 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
         }
     }
 
-    final int flags;
-    final boolean isAsync;
-    private final LoopbackIa ia;
     /** Serialises resize, free and the unwaitable state; never taken on the data path. */
     private final ReentrantLock control = new ReentrantLock();
     /** Each polling thread's holder: poll may run on several threads at once. Allocated once per thread. */
@@ -88,49 +82,9 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
     /** Bumped (under {@link #control}) by set_unwaitable and free: a waiter that sees it move aborts. */
     private volatile long abortGeneration;
 
-    private volatile boolean enabled = true;
-    private volatile LoopbackCno cno;
-
-    LoopbackEvd(LoopbackIa ia, int qlen, LoopbackCno cno, int flags, boolean isAsync) {
-        this.ia = ia;
-        this.flags = flags;
-        this.isAsync = isAsync;
-        this.cno = cno;
+    LoopbackEvd(LoopbackIa ia, int qlen, AbstractCno<LoopbackIa> cno, int flags, boolean isAsync) {
+        super(ia, flags, cno, isAsync);
         this.ring = new EventRing(this, qlen);
-    }
-
-    @Override
-    LoopbackIa owner() {
-        return ia;
-    }
-
-    @Override
-    protected DatReturnSubtype invalidHandleSubtype() {
-        return isAsync ? DatReturnSubtype.INVALID_HANDLE_EVD_ASYNC : DatReturnSubtype.INVALID_HANDLE1;
-    }
-
-    @Override
-    protected DatReturnSubtype inUseSubtype() {
-        return DatReturnSubtype.INVALID_STATE_EVD_IN_USE;
-    }
-
-    @Override
-    protected String freeCall() {
-        return "dat_evd_free";
-    }
-
-    @Override
-    protected boolean dependsOn(ProviderHandle other) {
-        return other == cno;
-    }
-
-    @Override
-    public void close() {
-        if (isAsync && !isClosed()) {
-            throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EVD_ASYNC,
-                    "dat_evd_free: the async EVD is freed by dat_ia_close");
-        }
-        super.close();
     }
 
     @Override
@@ -151,11 +105,6 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
         LockSupport.unpark(waiter);
         // Sealed for good: no take can commit any more, so these events are reaped here and only here.
         r.reapAll();
-    }
-
-    @Override
-    public DatHandleType handleType() {
-        return DatHandleType.EVD;
     }
 
     /** Spins while {@code r} is sealed by a resize that has not yet installed its new ring. */
@@ -181,8 +130,9 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
             awaitResize(r);
             return false;
         }
-        if (claim == EventRing.FULL_FIRST && !isAsync) {
-            ia.async().postAsync(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, this, DatAsyncReason.EVD_OVERFLOW_ERROR);
+        if (claim == EventRing.FULL_FIRST && !isAsync()) {
+            owner().asyncEvd().postAsync(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, this,
+                    DatAsyncReason.EVD_OVERFLOW_ERROR);
         }
         return true;
     }
@@ -198,10 +148,7 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
             }
         }
         if (sig) {
-            LoopbackCno c = cno;
-            if (c != null && enabled) {
-                c.trigger(this);
-            }
+            triggerCno();
         }
     }
 
@@ -281,11 +228,9 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
 
     @Override
     public int postSoftwareEvent(long pointer) {
-        if (isClosed()) {
-            return DatReturn.DAT_INVALID_HANDLE;
-        }
-        if ((flags & DatEvdFlags.SOFTWARE) == 0) {
-            return DatReturn.DAT_INVALID_PARAMETER;
+        int check = checkPostSoftwareEvent();
+        if (check != DatReturn.DAT_SUCCESS) {
+            return check;
         }
         while (true) {
             EventRing r = ring;
@@ -317,11 +262,9 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
      */
     @Override
     public int dequeue(DatEvent event) {
-        if (isClosed()) {
-            return DatReturn.DAT_INVALID_HANDLE;
-        }
-        if (event == null) {
-            return DatReturn.DAT_INVALID_PARAMETER;
+        int check = checkDequeue(event);
+        if (check != DatReturn.DAT_SUCCESS) {
+            return check;
         }
         if (waiter != null) {
             return DatReturn.DAT_INVALID_STATE;
@@ -347,11 +290,9 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
 
     @Override
     public int poll(DatEventHandler handler, int limit) {
-        if (isClosed()) {
-            return DatReturn.DAT_INVALID_HANDLE;
-        }
-        if (handler == null || limit < 1) {
-            return DatReturn.DAT_INVALID_PARAMETER;
+        int check = checkPoll(handler, limit);
+        if (check != DatReturn.DAT_SUCCESS) {
+            return check;
         }
         DatEvent holder = pollEvent.get();
         int handled = 0;
@@ -383,16 +324,14 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
 
     @Override
     public int await(long timeoutMicros, int threshold, DatEvent event) {
-        if (isClosed()) {
-            return DatReturn.DAT_INVALID_HANDLE;
-        }
-        if (event == null || timeoutMicros < 0 || timeoutMicros > Dat.DAT_TIMEOUT_INFINITE) {
-            return DatReturn.DAT_INVALID_PARAMETER;
+        int check = checkAwait(timeoutMicros, event);
+        if (check != DatReturn.DAT_SUCCESS) {
+            return check;
         }
         if (threshold < 1 || threshold > ring.capacity()) {
             return DatReturn.DAT_INVALID_PARAMETER;
         }
-        if (unwaitable || cno != null) {
+        if (unwaitable || cno() != null) {
             return DatReturn.DAT_INVALID_STATE;
         }
         Thread me = Thread.currentThread();
@@ -400,7 +339,7 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
             return DatReturn.DAT_INVALID_STATE;
         }
         // dat_evd_wait: the threshold counts DTO completions; other EVDs wake on any event.
-        int effective = (flags & DatEvdFlags.DTO) != 0 ? threshold : 1;
+        int effective = (flags() & DatEvdFlags.DTO) != 0 ? threshold : 1;
         waitThreshold = effective;
         Reaper reaper;
         try {
@@ -493,52 +432,26 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
     // ---- control ----
 
     @Override
-    public void enable() {
-        requireOpen("dat_evd_enable");
-        enabled = true;
-    }
-
-    @Override
-    public void disable() {
-        requireOpen("dat_evd_disable");
-        enabled = false;
-    }
-
-    @Override
     @SuppressWarnings("NonAtomicVolatileUpdate") // abortGeneration is only written under control
-    public void setUnwaitable() {
-        requireOpen("dat_evd_set_unwaitable");
+    protected void implSetUnwaitable(boolean value) {
         control.lock();
         try {
-            unwaitable = true;
-            abortGeneration++;
+            unwaitable = value;
+            if (value) {
+                abortGeneration++;
+            }
         } finally {
             control.unlock();
         }
-        // Read after the writes above (Dekker with await's register-then-check).
-        LockSupport.unpark(waiter);
-    }
-
-    @Override
-    public void clearUnwaitable() {
-        requireOpen("dat_evd_clear_unwaitable");
-        control.lock();
-        try {
-            unwaitable = false;
-        } finally {
-            control.unlock();
+        if (value) {
+            // Read after the writes above (Dekker with await's register-then-check).
+            LockSupport.unpark(waiter);
         }
     }
 
     @Override
-    public void resize(int evdMinQlen) {
+    protected void implResize(int evdMinQlen) {
         String call = "dat_evd_resize";
-        requireOpen(call);
-        int max = ia.iaAttr.maxEvdQlen();
-        if (evdMinQlen < 1 || evdMinQlen > max) {
-            throw LoopbackIa.invalidParameter(DatReturnSubtype.INVALID_ARG2,
-                    call + ": evd_min_qlen " + evdMinQlen + " is outside 1..max_evd_qlen " + max);
-        }
         // Allocated before sealing, so producers and consumers are held up only by the copy.
         EventRing fresh = new EventRing(this, evdMinQlen);
         control.lock();
@@ -549,8 +462,7 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
             int count = old.sealedCount();
             if (evdMinQlen < count) {
                 old.unseal();
-                throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EVD_IN_USE,
-                        call + ": evd_min_qlen " + evdMinQlen + " is below the " + count + " queued events");
+                DatArgs.evdResizeState(evdMinQlen, count);
             }
             old.moveTo(fresh);
             // Volatile write: whoever reads the new ring sees it filled (moveTo's plain stores come first).
@@ -563,28 +475,11 @@ final class LoopbackEvd extends LoopbackHandle implements DatEvd {
     }
 
     @Override
-    public void modifyCno(DatCno newCno) {
-        String call = "dat_evd_modify_cno";
-        requireOpen(call);
-        ia.lifecycle.lock();
-        try {
-            LoopbackCno c = newCno == null ? null
-                    : ia.own(newCno, LoopbackCno.class, DatReturnSubtype.INVALID_HANDLE_CNO, call, "cno_handle");
-            requireOpen(call);
-            this.cno = c;
-        } finally {
-            ia.lifecycle.unlock();
-        }
-    }
-
-    @Override
     public DatEvdParam query() {
         requireOpen("dat_evd_query");
         control.lock();
         try {
-            int state = (enabled ? DatEvdParam.STATE_ENABLED : DatEvdParam.STATE_DISABLED)
-                    | (unwaitable ? DatEvdParam.STATE_UNWAITABLE : DatEvdParam.STATE_WAITABLE);
-            return new DatEvdParam(ia, ring.capacity(), state, cno, flags);
+            return param(ring.capacity(), unwaitable);
         } finally {
             control.unlock();
         }

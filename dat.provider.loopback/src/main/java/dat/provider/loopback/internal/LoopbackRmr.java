@@ -3,25 +3,20 @@ package dat.provider.loopback.internal;
 
 import dat.api.DatDtoStatus;
 import dat.api.DatEp;
-import dat.api.DatHandleType;
 import dat.api.DatLmr;
-import dat.api.DatMemPriv;
 import dat.api.DatReturn;
-import dat.api.DatReturnSubtype;
-import dat.api.DatRmr;
 import dat.api.DatRmrParam;
-import dat.spi.ProviderHandle;
+import dat.spi.AbstractRmr;
 
 /**
  * A remote memory region ({@code dat_rmr_create}): a window onto part of an LMR that the peer of one EP
- * reaches by RDMA. {@code dat_rmr_bind}: the arguments are checked here ({@link #checkBind}), the bind is posted on
+ * reaches by RDMA. {@code dat_rmr_bind}: the arguments are checked by the shell ({@link #checkBind}), the bind is
+ * posted on
  * that EP's request queue ({@link LoopbackEpData#postBind}) and carried out here ({@link #execute}) when it reaches
  * the queue's head; each bind and unbind draws a new random {@code rmr_context}, so an old context stops working
  * at once.
  */
-final class LoopbackRmr extends LoopbackHandle implements DatRmr {
-
-    private static final int REMOTE_PRIVILEGES = DatMemPriv.REMOTE_READ | DatMemPriv.REMOTE_WRITE;
+final class LoopbackRmr extends AbstractRmr<LoopbackIa, LoopbackPz> {
 
     /**
      * What a bind established; replaced whole, so a reader never sees half a binding. {@code connGen} pins it
@@ -30,39 +25,13 @@ final class LoopbackRmr extends LoopbackHandle implements DatRmr {
     record Binding(LoopbackLmr lmr, long offset, long length, int privileges, LoopbackEp ep, long connGen) {
     }
 
-    final LoopbackPz pz;
     private volatile int rmrContext;
     /** Read by the peer's RDMA without a lock: volatile publication of the immutable binding. */
     volatile Binding binding;
 
     LoopbackRmr(LoopbackPz pz) {
-        this.pz = pz;
+        super(pz);
         this.rmrContext = pz.ia().rmrContexts.register(this);
-    }
-
-    @Override
-    LoopbackIa owner() {
-        return pz.ia();
-    }
-
-    @Override
-    protected DatReturnSubtype invalidHandleSubtype() {
-        return DatReturnSubtype.INVALID_HANDLE_RMR;
-    }
-
-    @Override
-    protected DatReturnSubtype inUseSubtype() {
-        return DatReturnSubtype.NO_SUBTYPE;
-    }
-
-    @Override
-    protected String freeCall() {
-        return "dat_rmr_free";
-    }
-
-    @Override
-    protected boolean dependsOn(ProviderHandle other) {
-        return other == pz;
     }
 
     @Override
@@ -77,25 +46,15 @@ final class LoopbackRmr extends LoopbackHandle implements DatRmr {
     }
 
     @Override
-    public DatHandleType handleType() {
-        return DatHandleType.RMR;
-    }
-
-    @Override
     public int rmrContext() {
         return rmrContext;
     }
 
     @Override
-    public LoopbackPz pz() {
-        return pz;
-    }
-
-    @Override
     public int bind(DatLmr lmr, long offset, long length, int memPrivileges, DatEp ep, long userCookie,
                     int completionFlags) {
-        if (isClosed() || !(ep instanceof LoopbackEp e) || e.owner() != owner() || e.isClosed()
-                || !(lmr instanceof LoopbackLmr l) || l.owner() != owner() || l.isClosed()) {
+        if (isClosed() || !(ep instanceof LoopbackEp e) || !sibling(e) || !(lmr instanceof LoopbackLmr l)
+                || !sibling(l)) {
             return DatReturn.DAT_INVALID_HANDLE;
         }
         return e.data.postBind(this, l, offset, length, memPrivileges, userCookie, completionFlags);
@@ -103,38 +62,10 @@ final class LoopbackRmr extends LoopbackHandle implements DatRmr {
 
     @Override
     public int unbind(DatEp ep, long userCookie, int completionFlags) {
-        if (isClosed() || !(ep instanceof LoopbackEp e) || e.owner() != owner() || e.isClosed()) {
+        if (isClosed() || !(ep instanceof LoopbackEp e) || !sibling(e)) {
             return DatReturn.DAT_INVALID_HANDLE;
         }
         return e.data.postBind(this, null, 0, 0, 0, userCookie, completionFlags);
-    }
-
-    /**
-     * dat_rmr_bind's checks of the window against its LMR and the EP, made at post time, after the EP's own
-     * checks (state, request EVD, completion flags), so a post with several faults returns what it always did. It
-     * runs on the data path, under the EP's send lock: a status, no exception, no allocation.
-     *
-     * @param lmr the LMR of a bind, or {@code null} for an unbind (a bind of length 0 unbinds too)
-     * @param epPz the PZ of the EP the bind is posted on
-     * @return {@code DAT_SUCCESS}, or the return value of the post
-     */
-    int checkBind(LoopbackLmr lmr, long offset, long length, int privileges, LoopbackPz epPz) {
-        if (lmr != null) {
-            if (privileges == 0 || (privileges & ~REMOTE_PRIVILEGES) != 0 || offset < 0
-                    || !lmr.contains(lmr.address + offset, length)) {
-                return DatReturn.DAT_INVALID_PARAMETER;
-            }
-            if ((lmr.privileges & privileges) != privileges) {
-                return DatReturn.DAT_PRIVILEGES_VIOLATION;
-            }
-            if (lmr.pz != pz) {
-                return DatReturn.DAT_PROTECTION_VIOLATION;
-            }
-        }
-        if (pz != epPz) {
-            return DatReturn.DAT_PROTECTION_VIOLATION;
-        }
-        return DatReturn.DAT_SUCCESS;
     }
 
     /**
@@ -163,9 +94,9 @@ final class LoopbackRmr extends LoopbackHandle implements DatRmr {
         requireOpen("dat_rmr_query");
         Binding b = binding;
         if (b == null) {
-            return new DatRmrParam(owner(), pz, 0, 0, 0, 0, rmrContext);
+            return new DatRmrParam(owner(), pz(), 0, 0, 0, 0, rmrContext);
         }
-        return new DatRmrParam(owner(), pz, b.lmr().lmrContext(), b.lmr().address + b.offset(), b.length(),
+        return new DatRmrParam(owner(), pz(), b.lmr().lmrContext(), b.lmr().address() + b.offset(), b.length(),
                 b.privileges(), rmrContext);
     }
 }

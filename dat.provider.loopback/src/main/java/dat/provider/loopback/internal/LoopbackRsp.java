@@ -1,56 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.provider.loopback.internal;
 
-import dat.api.DatHandleType;
-import dat.api.DatReturnSubtype;
-import dat.api.DatRsp;
-import dat.api.DatRspParam;
-import dat.spi.ProviderHandle;
+import dat.spi.AbstractRsp;
 
 /**
  * A reserved service point ({@code dat_rsp_create}): listens for one request for its reserved EP and stops
  * listening when it arrives.
  */
-final class LoopbackRsp extends LoopbackHandle implements DatRsp, ServicePoint {
+final class LoopbackRsp extends AbstractRsp<LoopbackIa, LoopbackEvd, LoopbackEp> implements ServicePoint {
 
-    private final LoopbackIa ia;
-    private final long connQual;
-    final LoopbackEp ep;
-    private final LoopbackEvd crEvd;
     /** The one request taken, if any; guarded by the fabric's connection lock. */
     private LoopbackCr taken;
 
     LoopbackRsp(LoopbackIa ia, long connQual, LoopbackEp ep, LoopbackEvd crEvd) {
-        this.ia = ia;
-        this.connQual = connQual;
-        this.ep = ep;
-        this.crEvd = crEvd;
+        super(ia, connQual, ep, crEvd);
     }
 
     @Override
-    public LoopbackIa owner() {
-        return ia;
-    }
-
-    @Override
-    protected DatReturnSubtype invalidHandleSubtype() {
-        return DatReturnSubtype.INVALID_HANDLE_RSP;
-    }
-
-    @Override
-    protected DatReturnSubtype inUseSubtype() {
-        return DatReturnSubtype.NO_SUBTYPE;
-    }
-
-    @Override
-    protected String freeCall() {
-        return "dat_rsp_free";
-    }
-
-    /** The CR EVD always; the EP while it is still reserved for this RSP. */
-    @Override
-    protected boolean dependsOn(ProviderHandle other) {
-        return other == crEvd || (other == ep && ep.connection.isReservedBy(this));
+    protected boolean reservesEp() {
+        return ep().connection.isReservedBy(this);
     }
 
     /** Stops listening; a reserved EP goes back to UNCONNECTED and a request not yet answered is rejected. */
@@ -64,7 +32,7 @@ final class LoopbackRsp extends LoopbackHandle implements DatRsp, ServicePoint {
             if (taken != null && !taken.isClosed()) {
                 taken.rejectQuietly();
             }
-            ep.connection.unreserve(this);
+            ep().connection.unreserve(this);
         } finally {
             fabric.connLock.unlock();
         }
@@ -72,6 +40,7 @@ final class LoopbackRsp extends LoopbackHandle implements DatRsp, ServicePoint {
 
     @Override
     public boolean offer(LoopbackCr cr) {
+        LoopbackEp ep = ep();
         if (isClosed() || taken != null || ep.isClosed()) {
             return false;
         }
@@ -79,28 +48,12 @@ final class LoopbackRsp extends LoopbackHandle implements DatRsp, ServicePoint {
         taken = cr;
         LoopbackFabric.INSTANCE.unlisten(this);
         ep.connection.passivePending();
-        ia.pendingCrs.add(cr);
-        if (!crEvd.postConnectionRequest(this, connQual, cr)) {
-            ia.pendingCrs.remove(cr);
+        owner().pendingCrs.add(cr);
+        if (!crEvd().postConnectionRequest(this, connQual(), cr)) {
+            owner().pendingCrs.remove(cr);
             ep.connection.unreserve(this);
             return false;
         }
         return true;
-    }
-
-    @Override
-    public DatHandleType handleType() {
-        return DatHandleType.RSP;
-    }
-
-    @Override
-    public long connQual() {
-        return connQual;
-    }
-
-    @Override
-    public DatRspParam query() {
-        requireOpen("dat_rsp_query");
-        return new DatRspParam(ia, connQual, crEvd, ep);
     }
 }

@@ -4,16 +4,14 @@ package dat.provider.loopback.internal;
 import dat.api.DatAsyncReason;
 import dat.api.DatEventType;
 import dat.api.DatException;
-import dat.api.DatHandleType;
 import dat.api.DatMemPriv;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
-import dat.api.DatSrq;
 import dat.api.DatSrqParam;
 import dat.api.DatSrqState;
 import dat.api.Iov;
+import dat.spi.AbstractSrq;
 import dat.spi.DatArgs;
-import dat.spi.ProviderHandle;
 import dat.spi.Rings;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -45,7 +43,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * them, and a later successful claim clears an EP's mark in the same way. Posts that no sender waits for skip
  * the scan, which costs a look at every EP.
  */
-final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
+final class LoopbackSrq extends AbstractSrq<LoopbackIa, LoopbackPz> implements Reaper {
 
     private static final VarHandle REAPS;
 
@@ -57,8 +55,6 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
         }
     }
 
-    final LoopbackPz pz;
-    final int maxRecvIov;
     private final ContextTable lmrContexts;
     private final ReentrantLock lock = new ReentrantLock();
 
@@ -86,8 +82,7 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
     private int rotation;
 
     LoopbackSrq(LoopbackPz pz, int maxRecvDtos, int maxRecvIov) {
-        this.pz = pz;
-        this.maxRecvIov = maxRecvIov;
+        super(pz, maxRecvIov);
         this.lmrContexts = pz.ia().lmrContexts;
         this.max = maxRecvDtos;
         this.fifo = descriptors(new Dto[0], maxRecvDtos);
@@ -104,44 +99,19 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
         int n = Math.min(from.length, to.length);
         System.arraycopy(from, 0, to, 0, n);
         for (int i = n; i < to.length; i++) {
-            to[i] = new Dto(maxRecvIov);
+            to[i] = new Dto(maxRecvIov());
         }
         return to;
     }
 
     /** {@return a descriptor for a new EP on this SRQ: its first exchange descriptor} */
     Dto exchangeDescriptor() {
-        return new Dto(maxRecvIov);
+        return new Dto(maxRecvIov());
     }
 
     /** {@return posted buffers not yet reaped; caller holds the lock (the value can then only go down)} */
     private int outstanding() {
         return (int) (posts - (long) REAPS.getAcquire(this));
-    }
-
-    @Override
-    LoopbackIa owner() {
-        return pz.ia();
-    }
-
-    @Override
-    protected DatReturnSubtype invalidHandleSubtype() {
-        return DatReturnSubtype.INVALID_HANDLE_SRQ;
-    }
-
-    @Override
-    protected DatReturnSubtype inUseSubtype() {
-        return DatReturnSubtype.INVALID_STATE_SRQ_IN_USE;
-    }
-
-    @Override
-    protected String freeCall() {
-        return "dat_srq_free";
-    }
-
-    @Override
-    protected boolean dependsOn(ProviderHandle other) {
-        return other == pz;
     }
 
     @Override
@@ -154,15 +124,10 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
         }
     }
 
-    @Override
-    public DatHandleType handleType() {
-        return DatHandleType.SRQ;
-    }
-
     /** Adds an EP; caller holds the IA lifecycle lock. */
     void attach(LoopbackEp ep, String call) {
         LoopbackEp[] now = eps;
-        int limit = owner().iaAttr.maxEpPerSrq();
+        int limit = owner().iaAttr().maxEpPerSrq();
         if (now.length >= limit) {
             throw new DatException(DatReturn.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_SRQ,
                     call + ": the SRQ already has max_ep_per_srq " + limit + " EPs");
@@ -187,12 +152,9 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
 
     @Override
     public int postRecv(int numSegments, Iov localIov, long userCookie) {
-        if (isClosed()) {
-            return DatReturn.DAT_INVALID_HANDLE;
-        }
-        if (numSegments < 0 || numSegments > maxRecvIov
-                || (numSegments > 0 && (localIov == null || numSegments > localIov.capacity()))) {
-            return DatReturn.DAT_INVALID_PARAMETER;
+        int check = checkPostRecv(numSegments, localIov);
+        if (check != DatReturn.DAT_SUCCESS) {
+            return check;
         }
         boolean wake;
         lock.lock();
@@ -204,7 +166,7 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
             boolean room = outstanding() < max;
             int tail = (head + queued) & mask;
             Dto d = room ? fifo[tail] : spare;
-            int status = d.load(lmrContexts, pz, numSegments, localIov, DatMemPriv.LOCAL_WRITE);
+            int status = d.load(lmrContexts, pz(), numSegments, localIov, DatMemPriv.LOCAL_WRITE);
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }
@@ -283,7 +245,7 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
             lock.unlock();
         }
         if (fire) {
-            owner().async().postAsync(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK, this,
+            owner().asyncEvd().postAsync(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK, this,
                     DatAsyncReason.SRQ_LOW_WATERMARK_EVENT);
         }
         return d;
@@ -297,19 +259,8 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
     }
 
     @Override
-    public void resize(int srqMaxRecvDto) {
+    protected void implResize(int srqMaxRecvDto) {
         String call = "dat_srq_resize";
-        requireOpen(call);
-        int limit = owner().iaAttr.maxRecvPerSrq();
-        if (srqMaxRecvDto < 1) {
-            throw LoopbackIa.invalidParameter(DatReturnSubtype.INVALID_ARG2, call + ": srq_max_recv_dto "
-                    + srqMaxRecvDto + " is below 1");
-        }
-        if (srqMaxRecvDto > limit) {
-            // A size the IA cannot give is a resource limit, not a malformed argument (DatSrq#resize).
-            throw new DatException(DatReturn.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_SRQ, call
-                    + ": srq_max_recv_dto " + srqMaxRecvDto + " is above max_recv_per_srq " + limit);
-        }
         lock.lock();
         try {
             requireOpen(call);
@@ -335,17 +286,13 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
     }
 
     @Override
-    public void setLowWatermark(int lowWatermarkValue) {
+    protected void implSetLowWatermark(int lowWatermarkValue) {
         String call = "dat_srq_set_lw";
-        requireOpen(call);
         boolean fire;
         lock.lock();
         try {
             requireOpen(call);
-            if (lowWatermarkValue < 0 || lowWatermarkValue > max) {
-                throw LoopbackIa.invalidParameter(DatReturnSubtype.INVALID_ARG2, call + ": low_watermark "
-                        + lowWatermarkValue + " is outside 0..max_recv_dtos " + max);
-            }
+            DatArgs.srqLowWatermark(lowWatermarkValue, max);
             fire = lowWatermarkValue > 0 && queued < lowWatermarkValue;
             lowWatermark = lowWatermarkValue;
             lowWatermarkArmed = lowWatermarkValue > 0 && !fire;
@@ -353,7 +300,7 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
             lock.unlock();
         }
         if (fire) {
-            owner().async().postAsync(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK, this,
+            owner().asyncEvd().postAsync(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK, this,
                     DatAsyncReason.SRQ_LOW_WATERMARK_EVENT);
         }
     }
@@ -363,7 +310,7 @@ final class LoopbackSrq extends LoopbackHandle implements DatSrq, Reaper {
         requireOpen("dat_srq_query");
         lock.lock();
         try {
-            return new DatSrqParam(owner(), DatSrqState.OPERATIONAL, pz, max, maxRecvIov, lowWatermark, queued,
+            return new DatSrqParam(owner(), DatSrqState.OPERATIONAL, pz(), max, maxRecvIov(), lowWatermark, queued,
                     outstanding());
         } finally {
             lock.unlock();

@@ -5,11 +5,9 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
-import dat.api.DatCr;
 import dat.api.DatCrParam;
 import dat.api.DatEp;
 import dat.api.DatException;
-import dat.api.DatHandleType;
 import dat.api.DatReturnSubtype;
 import dat.provider.verbs.internal.ffm.LibRdmacm;
 import dat.provider.verbs.internal.ffm.NativeCallException;
@@ -18,6 +16,7 @@ import dat.provider.verbs.internal.ffm.RdmaCmId;
 import dat.provider.verbs.internal.ffm.RdmaRoute;
 import dat.provider.verbs.internal.ffm.SockaddrIn;
 import dat.provider.verbs.internal.ffm.SockaddrIn6;
+import dat.spi.AbstractCr;
 import dat.spi.DatArgs;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -33,7 +32,7 @@ import java.net.UnknownHostException;
  * verbs provider therefore sends one length byte before the consumer's bytes, and {@code max_private_data_size} is
  * 55: the REQ's 56 bytes, less that byte. Accept data is framed the same way (DAT 1.2 gives a reject none).
  */
-final class VerbsCr extends VerbsHandle implements DatCr {
+final class VerbsCr extends AbstractCr<VerbsIa, VerbsEp> {
 
     /** The REQ's private data after rdma_cm's header, less jDAT's length byte. */
     static final int MAX_PRIVATE_DATA = VerbsAttributes.MAX_PRIVATE_DATA_SIZE;
@@ -51,6 +50,7 @@ final class VerbsCr extends VerbsHandle implements DatCr {
 
     /** Built by the progress thread from a connect request; the id's context becomes this CR's key. */
     VerbsCr(VerbsIa ia, VerbsRsp rsp, long localQual, VerbsProgress.CmEvent e) {
+        super(ia);
         this.ia = ia;
         this.rsp = rsp;
         this.localQual = localQual;
@@ -182,44 +182,9 @@ final class VerbsCr extends VerbsHandle implements DatCr {
     }
 
     @Override
-    VerbsIa owner() {
-        return ia;
-    }
-
-    @Override
-    protected DatReturnSubtype invalidHandleSubtype() {
-        return DatReturnSubtype.INVALID_HANDLE_CR;
-    }
-
-    @Override
-    protected DatReturnSubtype inUseSubtype() {
-        return DatReturnSubtype.NO_SUBTYPE;
-    }
-
-    @Override
-    protected String freeCall() {
-        return "dat_cr_reject";
-    }
-
-    @Override
-    protected void destroy() {
-        rejectQuietly();
-    }
-
-    @Override
-    public void close() {
-        rejectQuietly();
-    }
-
-    @Override
-    public DatHandleType handleType() {
-        return DatHandleType.CR;
-    }
-
-    @Override
     public DatCrParam query() {
         requireOpen("dat_cr_query");
-        return new DatCrParam(remoteAddress, remotePort, privateData, rsp != null ? rsp.ep : null);
+        return new DatCrParam(remoteAddress, remotePort, privateData, rsp != null ? rsp.ep() : null);
     }
 
     @Override
@@ -228,20 +193,7 @@ final class VerbsCr extends VerbsHandle implements DatCr {
         requireOpen(call);
         byte[] data = checkPrivateData(call, acceptData);
         ia.requireOpen(call);
-        VerbsEp passive;
-        if (rsp != null) {
-            if (ep != null && ep != rsp.ep) {
-                throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2,
-                        call + ": ep_handle must be null or the RSP's reserved EP");
-            }
-            passive = rsp.ep;
-        } else {
-            if (ep == null) {
-                throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2,
-                        call + ": ep_handle is null; ep_creator is NEVER, so the consumer supplies the EP");
-            }
-            passive = ia.own(ep, VerbsEp.class, DatReturnSubtype.INVALID_HANDLE_EP, call, "ep_handle");
-        }
+        VerbsEp passive = acceptingEp(call, ep, rsp != null ? rsp.ep() : null);
         passive.connection.accept(this, data);
         // dat_cr_accept consumes the request; the id now belongs to the EP (or was refused by the device).
         markClosed();
@@ -255,7 +207,8 @@ final class VerbsCr extends VerbsHandle implements DatCr {
     }
 
     /** Rejects if still pending; used by close, RSP free and IA close. */
-    synchronized void rejectQuietly() {
+    @Override
+    protected synchronized void rejectQuietly() {
         if (isClosed()) {
             return;
         }
@@ -263,7 +216,7 @@ final class VerbsCr extends VerbsHandle implements DatCr {
         ia.cmOwners.remove(key);
         refuse(ia, id);
         if (rsp != null) {
-            rsp.ep.connection.unreserve(rsp);
+            rsp.ep().connection.unreserve(rsp);
         }
     }
 
@@ -293,7 +246,7 @@ final class VerbsCr extends VerbsHandle implements DatCr {
         markClosed();
         ia.cmOwners.remove(key);
         if (rsp != null) {
-            rsp.ep.connection.unreserve(rsp);
+            rsp.ep().connection.unreserve(rsp);
         }
         target.connectionRequest(new VerbsProgress.CmEvent(LibRdmacm.RDMA_CM_EVENT_CONNECT_REQUEST, 0, id, 0, 0,
                 privateData, responderResources, initiatorDepth));

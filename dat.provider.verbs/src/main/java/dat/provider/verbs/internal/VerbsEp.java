@@ -14,9 +14,7 @@ import dat.api.DatEpRecvInfo;
 import dat.api.DatEpState;
 import dat.api.DatEpStatus;
 import dat.api.DatException;
-import dat.api.DatHandleType;
 import dat.api.DatQos;
-import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.api.Iov;
 import dat.provider.verbs.internal.ffm.IbvQp;
@@ -25,6 +23,7 @@ import dat.provider.verbs.internal.ffm.IbvQpCap;
 import dat.provider.verbs.internal.ffm.IbvQpInitAttr;
 import dat.provider.verbs.internal.ffm.LibIbverbs;
 import dat.provider.verbs.internal.ffm.NativeCallException;
+import dat.spi.AbstractEp;
 import dat.spi.DatArgs;
 import dat.spi.ProviderHandle;
 import java.lang.foreign.Arena;
@@ -54,7 +53,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * completions, translated under their EVD's lock, see the slots, and {@link VerbsEpConnection} for the rdma_cm calls
  * made under this lock).
  */
-final class VerbsEp extends VerbsHandle implements DatEp {
+final class VerbsEp extends AbstractEp<VerbsIa> {
 
     private static final int ACK_TIMEOUT = VerbsConfig.ackTimeout();
 
@@ -92,6 +91,7 @@ final class VerbsEp extends VerbsHandle implements DatEp {
     volatile boolean solicitedWait;
 
     VerbsEp(VerbsPz pz, VerbsEvd recvEvd, VerbsEvd requestEvd, VerbsEvd connectEvd, VerbsSrq srq, DatEpAttr attr) {
+        super(pz.ia(), srq != null);
         this.pz = pz;
         this.ia = pz.ia();
         this.recvEvd = recvEvd;
@@ -144,33 +144,13 @@ final class VerbsEp extends VerbsHandle implements DatEp {
     }
 
     @Override
-    VerbsIa owner() {
-        return ia;
-    }
-
-    @Override
-    protected DatReturnSubtype invalidHandleSubtype() {
-        return DatReturnSubtype.INVALID_HANDLE_EP;
-    }
-
-    @Override
     protected DatReturnSubtype inUseSubtype() {
         return DatReturnSubtype.INVALID_STATE_EP_NOTREADY;
     }
 
     @Override
-    protected String freeCall() {
-        return "dat_ep_free";
-    }
-
-    @Override
     protected boolean dependsOn(ProviderHandle other) {
         return other == pz || other == recvEvd || other == requestEvd || other == connectEvd || other == srq;
-    }
-
-    @Override
-    public DatHandleType handleType() {
-        return DatHandleType.EP;
     }
 
     /** dat_ep_free: a connected or connecting EP is first disconnected abruptly, its work flushed. */
@@ -268,13 +248,8 @@ final class VerbsEp extends VerbsHandle implements DatEp {
         }
     }
 
-    static DatReturnSubtype stateSubtype(DatEpState s) {
-        return DatArgs.epStateSubtype(s);
-    }
-
     DatException wrongState(String call, String expected) {
-        return new DatException(DatReturn.INVALID_STATE, stateSubtype(state),
-                call + ": ep_handle is " + state + ", not " + expected);
+        return DatArgs.epState(call, "ep_handle", state, expected);
     }
 
     // ------------------------------------------------------------------ data path (VerbsEpData)
@@ -317,7 +292,7 @@ final class VerbsEp extends VerbsHandle implements DatEp {
     }
 
     @Override
-    public void disconnect(DatCloseFlags flags) {
+    protected void implDisconnect(DatCloseFlags flags) {
         connection.disconnect(flags);
     }
 
@@ -339,17 +314,12 @@ final class VerbsEp extends VerbsHandle implements DatEp {
     }
 
     @Override
-    public void modify(DatEpAttr newAttr) {
+    protected void implModify(DatEpAttr newAttr) {
         control.modify(newAttr);
     }
 
     @Override
-    public DatEpRecvInfo recvQuery(int which) {
+    protected DatEpRecvInfo implRecvQuery(int which) {
         return control.recvQuery(which);
-    }
-
-    @Override
-    public void setWatermark(int softHighWatermark, int hardHighWatermark) {
-        control.setWatermark(softHighWatermark, hardHighWatermark);
     }
 }

@@ -114,26 +114,9 @@ final class VerbsEpConnection {
                     call + ": remote_ia_address is null");
         }
         VerbsPsp.checkQualifier(call, remoteConnQual);
-        if (timeoutMicros < 0 || timeoutMicros > Dat.DAT_TIMEOUT_INFINITE) {
-            throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG4,
-                    call + ": timeout " + timeoutMicros + " is outside 0..DAT_TIMEOUT_INFINITE");
-        }
+        DatArgs.timeout(call, timeoutMicros, DatReturnSubtype.INVALID_ARG4);
         byte[] data = VerbsCr.checkPrivateData(call, privateData);
-        if (qos == null) {
-            throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG7, call + ": qos is null");
-        }
-        if (qos != DatQos.BEST_EFFORT) {
-            throw new DatException(DatReturn.MODEL_NOT_SUPPORTED,
-                    call + ": qos " + qos + " is not supported (dat_qos_supported is BEST_EFFORT)");
-        }
-        if ((connectFlags & ~DatConnectFlags.MULTIPATH) != 0) {
-            throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG8,
-                    call + ": connect_flags 0x" + Integer.toHexString(connectFlags) + " has unknown bits");
-        }
-        if (connectFlags == DatConnectFlags.MULTIPATH) {
-            throw new DatException(DatReturn.MODEL_NOT_SUPPORTED,
-                    call + ": connect_flags MULTIPATH, but supports_multipath is false");
-        }
+        DatArgs.connectQos(call, qos, connectFlags);
         lock.lock();
         try {
             ep.requireOpen(call);
@@ -147,7 +130,7 @@ final class VerbsEpConnection {
             try (Arena addresses = Arena.ofConfined()) {
                 ia.cm.rdma_create_id(ia.cmChannel, idOut, MemorySegment.ofAddress(ep.key), LibRdmacm.RDMA_PS_TCP);
                 cmId = idOut.get(ADDRESS, 0).reinterpret(RdmaCmId.SIZE);
-                ia.cm.rdma_resolve_addr(cmId, VerbsIa.sockaddr(addresses, ia.address, 0),
+                ia.cm.rdma_resolve_addr(cmId, VerbsIa.sockaddr(addresses, ia.address(), 0),
                         VerbsIa.sockaddr(addresses, remoteIaAddress, (int) remoteConnQual), RESOLVE_MILLIS);
             } catch (NativeCallException e) {
                 dropIdLocked();
@@ -507,8 +490,7 @@ final class VerbsEpConnection {
         d.lock.lock();
         try {
             if (d.state != DatEpState.CONNECTED) {
-                throw new DatException(DatReturn.INVALID_STATE, DatArgs.epStateSubtype(d.state),
-                        call + ": dup_ep_handle is " + d.state + ", not CONNECTED");
+                throw DatArgs.epState(call, "dup_ep_handle", d.state, "CONNECTED");
             }
             address = d.connection.remoteAddress;
             qual = d.connection.remoteQual;
@@ -520,10 +502,6 @@ final class VerbsEpConnection {
 
     void disconnect(DatCloseFlags flags) {
         String call = "dat_ep_disconnect";
-        ep.requireOpen(call);
-        if (flags == null) {
-            throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2, call + ": disconnect_flags is null");
-        }
         lock.lock();
         try {
             ep.requireOpen(call);

@@ -11,12 +11,12 @@ import dat.api.DatException;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.provider.verbs.internal.ffm.IbvSge;
-import dat.spi.DatArgs;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Query and modify of a {@link VerbsEp}: {@code dat_ep_query}, {@code dat_ep_modify}, {@code dat_ep_get_status},
- * {@code dat_ep_recv_query} and {@code dat_ep_set_watermark}.
+ * Query and modify of a {@link VerbsEp}: {@code dat_ep_query}, {@code dat_ep_modify}, {@code dat_ep_get_status} and
+ * {@code dat_ep_recv_query}. {@code dat_ep_set_watermark} is the shell's refusal
+ * ({@link dat.spi.AbstractEp#setWatermark}): {@code srq_watermarks_supported} has only the SRQ low watermark.
  */
 final class VerbsEpControl {
 
@@ -41,7 +41,7 @@ final class VerbsEpControl {
         ep.requireOpen("dat_ep_query");
         lock.lock();
         try {
-            return new DatEpParam(ia, ep.state, ia.address, ep.connection.localQual, ep.connection.remoteAddress,
+            return new DatEpParam(ia, ep.state, ia.address(), ep.connection.localQual, ep.connection.remoteAddress,
                     ep.connection.remoteQual, ep.pz, ep.recvEvd, ep.requestEvd, ep.connectEvd, ep.srq, ep.attr);
         } finally {
             lock.unlock();
@@ -49,16 +49,12 @@ final class VerbsEpControl {
     }
 
     /**
-     * dat_ep_modify: the QP's queues are fixed at creation, so only attributes that fit the QP as created may
-     * change, and only in UNCONNECTED with nothing posted.
+     * dat_ep_modify, after the shell's checks ({@link dat.spi.AbstractEp#modify}): the QP's queues are fixed at
+     * creation, so only attributes that fit the QP as created may change, and only in UNCONNECTED with nothing
+     * posted.
      */
     void modify(DatEpAttr newAttr) {
         String call = "dat_ep_modify";
-        ep.requireOpen(call);
-        if (newAttr == null) {
-            throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG3, call + ": ep_attr is null");
-        }
-        DatArgs.epAttr(call, ia.iaAttr, ia.providerAttr, newAttr, ep.srq != null);
         lock.lock();
         try {
             ep.requireOpen(call);
@@ -98,18 +94,9 @@ final class VerbsEpControl {
      * message still arriving is invisible. Claiming the counts for the EPs with their own queues (whose counts the
      * consumer knows anyway) would select this provider for exactly the use it cannot serve.
      */
+    @SuppressWarnings("DoNotCallSuggester") // it is dat_ep_recv_query's answer on verbs, reached through DatEp
     DatEpRecvInfo recvQuery(int which) {
-        String call = "dat_ep_recv_query";
-        ep.requireOpen(call);
-        DatArgs.recvQueryWhich(which);
-        throw new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": verbs does not report which SRQ buffer a QP"
-                + " is filling, so the provider supports neither count (ep_recv_info_supported 0)");
-    }
-
-    /** dat_ep_set_watermark is not supported: {@code srq_watermarks_supported} has only the SRQ low watermark. */
-    void setWatermark(int softHighWatermark, int hardHighWatermark) {
-        ep.requireOpen("dat_ep_set_watermark");
-        throw new DatException(DatReturn.MODEL_NOT_SUPPORTED, "dat_ep_set_watermark: EP high watermarks are not"
-                + " supported (srq_watermarks_supported has neither SOFT_HIGH nor HARD_HIGH)");
+        throw new DatException(DatReturn.MODEL_NOT_SUPPORTED, "dat_ep_recv_query: verbs does not report which SRQ"
+                + " buffer a QP is filling, so the provider supports neither count (ep_recv_info_supported 0)");
     }
 }

@@ -24,6 +24,8 @@ import dat.provider.verbs.internal.ffm.IbvSendWr;
 import dat.provider.verbs.internal.ffm.IbvSge;
 import dat.provider.verbs.internal.ffm.LibIbverbs;
 import dat.provider.verbs.internal.ffm.NativeCallException;
+import dat.spi.DtoArgs;
+import dat.spi.LmrTriplet;
 import dat.spi.Rings;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -97,6 +99,8 @@ final class VerbsEpData {
     final MemorySegment recvSges;
     private final MemorySegment badWr;
     private final MemorySegment bindArgs;
+    /** Where the posts read the consumer's triplets; used under {@link #lock}. */
+    private final LmrTriplet triplet = new LmrTriplet();
     /** The request EVD takes RMR_BIND events, so binds may be posted: every request is signalled. */
     private final boolean mayBind;
 
@@ -156,7 +160,7 @@ final class VerbsEpData {
         this.recvCq = ep.recvCq;
         this.hiddenRequestEvd = ep.hiddenRequestEvd;
         this.hiddenRecvEvd = ep.hiddenRecvEvd;
-        this.mayBind = ep.requestEvd == null || (ep.requestEvd.flags & DatEvdFlags.RMR_BIND) != 0;
+        this.mayBind = ep.requestEvd == null || (ep.requestEvd.flags() & DatEvdFlags.RMR_BIND) != 0;
         this.postSendFn = IbvOps.function(ia.context, IbvContextOps.POST_SEND);
         this.postRecvFn = IbvOps.function(ia.context, IbvContextOps.POST_RECV);
         this.sendWr = arena.allocate(IbvSendWr.LAYOUT);
@@ -222,8 +226,7 @@ final class VerbsEpData {
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }
-            if (numSegments < 0 || numSegments > ep.attr.maxRequestIov()
-                    || (numSegments > 0 && (localIov == null || numSegments > localIov.capacity()))) {
+            if (DtoArgs.iov(numSegments, localIov, ep.attr.maxRequestIov()) != DatReturn.DAT_SUCCESS) {
                 return DatReturn.DAT_INVALID_PARAMETER;
             }
             status = checkPostFlags(completionFlags, ia.solicitedSends
@@ -232,7 +235,8 @@ final class VerbsEpData {
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }
-            long total = WorkRequests.load(ia, pz, numSegments, localIov, DatMemPriv.LOCAL_READ, sendSges);
+            long total = WorkRequests.load(ia, pz, numSegments, localIov, DatMemPriv.LOCAL_READ, sendSges,
+                    triplet);
             if (total < 0) {
                 return (int) total;
             }
@@ -271,9 +275,7 @@ final class VerbsEpData {
                 return status;
             }
             int maxIov = write ? ep.attr.maxRdmaWriteIov() : ep.attr.maxRdmaReadIov();
-            if (numSegments < 0 || numSegments > maxIov
-                    || (numSegments > 0 && (localIov == null || numSegments > localIov.capacity()))
-                    || segmentLength < 0) {
+            if (DtoArgs.iov(numSegments, localIov, maxIov) != DatReturn.DAT_SUCCESS || segmentLength < 0) {
                 return DatReturn.DAT_INVALID_PARAMETER;
             }
             status = checkPostFlags(completionFlags, REQUEST_FLAGS);
@@ -285,7 +287,7 @@ final class VerbsEpData {
                 return DatReturn.DAT_INVALID_STATE;
             }
             long total = WorkRequests.load(ia, pz, numSegments, localIov,
-                    write ? DatMemPriv.LOCAL_READ : DatMemPriv.LOCAL_WRITE, sendSges);
+                    write ? DatMemPriv.LOCAL_READ : DatMemPriv.LOCAL_WRITE, sendSges, triplet);
             if (total < 0) {
                 return (int) total;
             }
@@ -383,12 +385,12 @@ final class VerbsEpData {
             }
             connection.promoteLocked();
             if (ep.state != DatEpState.CONNECTED
-                    || (ep.requestEvd != null && (ep.requestEvd.flags & DatEvdFlags.RMR_BIND) == 0)) {
+                    || (ep.requestEvd != null && (ep.requestEvd.flags() & DatEvdFlags.RMR_BIND) == 0)) {
                 return DatReturn.DAT_INVALID_STATE;
             }
             int status = checkPostFlags(flags, REQUEST_FLAGS);
             if (status == DatReturn.DAT_SUCCESS) {
-                status = rmr.check(lmr, offset, length, privileges, pz);
+                status = rmr.checkBind(lmr, offset, length, privileges, pz);
             }
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
@@ -600,12 +602,12 @@ final class VerbsEpData {
             // "The operation is valid for all states of the Endpoint": before a connection the QP is in INIT and
             // keeps the receive; while a graceful disconnect is pending it still runs; see below for DISCONNECTED.
             DatEpState s = ep.state;
-            if (numSegments < 0 || numSegments > ep.attr.maxRecvIov()
-                    || (numSegments > 0 && (localIov == null || numSegments > localIov.capacity()))
+            if (DtoArgs.iov(numSegments, localIov, ep.attr.maxRecvIov()) != DatReturn.DAT_SUCCESS
                     || (completionFlags & ~RECV_FLAGS) != 0) {
                 return DatReturn.DAT_INVALID_PARAMETER;
             }
-            long total = WorkRequests.load(ia, pz, numSegments, localIov, DatMemPriv.LOCAL_WRITE, recvSges);
+            long total = WorkRequests.load(ia, pz, numSegments, localIov, DatMemPriv.LOCAL_WRITE, recvSges,
+                    triplet);
             if (total < 0) {
                 return (int) total;
             }

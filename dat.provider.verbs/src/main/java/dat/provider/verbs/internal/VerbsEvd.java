@@ -6,9 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dat.api.Dat;
 import dat.api.DatAsyncReason;
-import dat.api.DatCno;
 import dat.api.DatDtoStatus;
-import dat.api.DatEvd;
 import dat.api.DatEvdFlags;
 import dat.api.DatEvdParam;
 import dat.api.DatEvent;
@@ -16,7 +14,6 @@ import dat.api.DatEventHandler;
 import dat.api.DatEventType;
 import dat.api.DatException;
 import dat.api.DatHandle;
-import dat.api.DatHandleType;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.provider.verbs.internal.ffm.IbvContextOps;
@@ -24,8 +21,9 @@ import dat.provider.verbs.internal.ffm.IbvOps;
 import dat.provider.verbs.internal.ffm.IbvWc;
 import dat.provider.verbs.internal.ffm.LibIbverbs;
 import dat.provider.verbs.internal.ffm.NativeCallException;
+import dat.spi.AbstractCno;
+import dat.spi.AbstractEvd;
 import dat.spi.DatArgs;
-import dat.spi.ProviderHandle;
 import dat.spi.Rings;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -69,15 +67,13 @@ import java.util.function.Consumer;
  * <p>One lock guards the ring and the CQ: consumers on several threads (is_thread_safe) and the progress thread
  * meet here, and a lock nobody contends costs one CAS.
  */
-final class VerbsEvd extends VerbsHandle implements DatEvd {
+final class VerbsEvd extends AbstractEvd<VerbsIa> {
 
     /** How many work completions one {@code ibv_poll_cq} takes at most. */
     private static final int BATCH = 16;
     /** The immediate data of a solicited send: "DSOL", as the wire carries it. */
     static final int SOLICITED = 0x4c4f5344;
 
-    final int flags;
-    final boolean isAsync;
     /** Made for an EP given no EVD: its completions are dropped, and its overflow is nobody's business. */
     private final boolean hidden;
     final long key;
@@ -119,16 +115,12 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
     private boolean unwaitable;
     /** Work requests of the EP queues completing here: the CQ must hold them all. */
     private int attachedDepth;
-    private volatile boolean enabled = true;
-    private volatile VerbsCno cno;
 
     @SuppressWarnings("MustBeClosedChecker") // the arena belongs to the EVD: destroy() closes it with the CQ
-    private VerbsEvd(VerbsIa ia, int qlen, VerbsCno cno, int flags, boolean isAsync, boolean hidden) {
+    private VerbsEvd(VerbsIa ia, int qlen, AbstractCno<VerbsIa> cno, int flags, boolean isAsync, boolean hidden) {
+        super(ia, flags, cno, isAsync);
         this.ia = ia;
         this.hidden = hidden;
-        this.flags = flags;
-        this.isAsync = isAsync;
-        this.cno = cno;
         this.key = ia.newKey();
         this.qlen = qlen;
         this.slots = newSlots(Rings.size(qlen));
@@ -166,7 +158,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
     }
 
     /** {@code dat_evd_create}; the caller checked the arguments and holds the IA lifecycle lock. */
-    static VerbsEvd create(VerbsIa ia, int qlen, VerbsCno cno, int flags) {
+    static VerbsEvd create(VerbsIa ia, int qlen, AbstractCno<VerbsIa> cno, int flags) {
         return armed(new VerbsEvd(ia, qlen, cno, flags, false, false));
     }
 
@@ -247,45 +239,6 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
     }
 
     @Override
-    VerbsIa owner() {
-        return ia;
-    }
-
-    @Override
-    protected DatReturnSubtype invalidHandleSubtype() {
-        return isAsync ? DatReturnSubtype.INVALID_HANDLE_EVD_ASYNC : DatReturnSubtype.INVALID_HANDLE1;
-    }
-
-    @Override
-    protected DatReturnSubtype inUseSubtype() {
-        return DatReturnSubtype.INVALID_STATE_EVD_IN_USE;
-    }
-
-    @Override
-    protected String freeCall() {
-        return "dat_evd_free";
-    }
-
-    @Override
-    protected boolean dependsOn(ProviderHandle other) {
-        return other == cno;
-    }
-
-    @Override
-    public DatHandleType handleType() {
-        return DatHandleType.EVD;
-    }
-
-    @Override
-    public void close() {
-        if (isAsync && !isClosed()) {
-            throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EVD_ASYNC,
-                    "dat_evd_free: the async EVD is freed by dat_ia_close");
-        }
-        super.close();
-    }
-
-    @Override
     protected void destroy() {
         lock.lock();
         try {
@@ -339,7 +292,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
                 return;
             }
             if (count == qlen) {
-                overflow = !overflowing && !isAsync;
+                overflow = !overflowing && !isAsync();
                 overflowing = true;
             } else {
                 int i = (head + count) & mask;
@@ -353,7 +306,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
             lock.unlock();
         }
         if (overflow) {
-            ia.async().postAsync(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, this, DatAsyncReason.EVD_OVERFLOW_ERROR);
+            ia.asyncEvd().postAsync(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, this, DatAsyncReason.EVD_OVERFLOW_ERROR);
         } else {
             triggerCno();
         }
@@ -361,11 +314,9 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
 
     @Override
     public int postSoftwareEvent(long pointer) {
-        if (isClosed()) {
-            return DatReturn.DAT_INVALID_HANDLE;
-        }
-        if ((flags & DatEvdFlags.SOFTWARE) == 0) {
-            return DatReturn.DAT_INVALID_PARAMETER;
+        int check = checkPostSoftwareEvent();
+        if (check != DatReturn.DAT_SUCCESS) {
+            return check;
         }
         lock.lock();
         try {
@@ -387,13 +338,6 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
         }
         triggerCno();
         return DatReturn.DAT_SUCCESS;
-    }
-
-    private void triggerCno() {
-        VerbsCno c = cno;
-        if (c != null && enabled) {
-            c.trigger(this);
-        }
     }
 
     /**
@@ -419,12 +363,12 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
             if (count != before) {
                 changed.signalAll();
             }
-            trigger = cno != null && enabled && count != before;
+            trigger = cno() != null && enabled() && count != before;
         } finally {
             lock.unlock();
         }
         if (overflow && !hidden) {
-            ia.async().postAsync(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, this, DatAsyncReason.EVD_OVERFLOW_ERROR);
+            ia.asyncEvd().postAsync(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, this, DatAsyncReason.EVD_OVERFLOW_ERROR);
         }
         if (trigger) {
             triggerCno();
@@ -461,7 +405,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
      */
     private void arm() {
         if (cq.address() != 0 && !armed && !isClosed()) {
-            boolean solicitedOnly = eagerQueues == 0 && solicitedQueues > 0 && cno == null;
+            boolean solicitedOnly = eagerQueues == 0 && solicitedQueues > 0 && cno() == null;
             int rc = IbvOps.req_notify_cq(notifyFn, cq, solicitedOnly ? 1 : 0);
             armed = rc == 0;
         }
@@ -682,11 +626,9 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
 
     @Override
     public int dequeue(DatEvent event) {
-        if (isClosed()) {
-            return DatReturn.DAT_INVALID_HANDLE;
-        }
-        if (event == null) {
-            return DatReturn.DAT_INVALID_PARAMETER;
+        int check = checkDequeue(event);
+        if (check != DatReturn.DAT_SUCCESS) {
+            return check;
         }
         long token;
         lock.lock();
@@ -713,11 +655,9 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
 
     @Override
     public int poll(DatEventHandler handler, int limit) {
-        if (isClosed()) {
-            return DatReturn.DAT_INVALID_HANDLE;
-        }
-        if (handler == null || limit < 1) {
-            return DatReturn.DAT_INVALID_PARAMETER;
+        int check = checkPoll(handler, limit);
+        if (check != DatReturn.DAT_SUCCESS) {
+            return check;
         }
         DatEvent holder = pollEvent.get();
         int handled = 0;
@@ -738,11 +678,9 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
 
     @Override
     public int await(long timeoutMicros, int threshold, DatEvent event) {
-        if (isClosed()) {
-            return DatReturn.DAT_INVALID_HANDLE;
-        }
-        if (event == null || timeoutMicros < 0 || timeoutMicros > Dat.DAT_TIMEOUT_INFINITE) {
-            return DatReturn.DAT_INVALID_PARAMETER;
+        int check = checkAwait(timeoutMicros, event);
+        if (check != DatReturn.DAT_SUCCESS) {
+            return check;
         }
         long token;
         lock.lock();
@@ -753,11 +691,11 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
             if (threshold < 1 || threshold > qlen) {
                 return DatReturn.DAT_INVALID_PARAMETER;
             }
-            if (unwaitable || cno != null || waiter != null) {
+            if (unwaitable || cno() != null || waiter != null) {
                 return DatReturn.DAT_INVALID_STATE;
             }
             // dat_evd_wait: the threshold counts DTO completions; other EVDs wake on any event.
-            int effective = (flags & DatEvdFlags.DTO) != 0 ? threshold : 1;
+            int effective = (flags() & DatEvdFlags.DTO) != 0 ? threshold : 1;
             long generation = abortGeneration;
             long deadline = timeoutMicros == Dat.DAT_TIMEOUT_INFINITE ? Long.MAX_VALUE
                     : System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
@@ -806,53 +744,26 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
     // ------------------------------------------------------------------ control
 
     @Override
-    public void enable() {
-        requireOpen("dat_evd_enable");
-        enabled = true;
-    }
-
-    @Override
-    public void disable() {
-        requireOpen("dat_evd_disable");
-        enabled = false;
-    }
-
-    @Override
-    public void setUnwaitable() {
-        requireOpen("dat_evd_set_unwaitable");
+    protected void implSetUnwaitable(boolean value) {
         lock.lock();
         try {
-            unwaitable = true;
-            abortGeneration++;
-            changed.signalAll();
+            unwaitable = value;
+            if (value) {
+                abortGeneration++;
+                changed.signalAll();
+            }
         } finally {
             lock.unlock();
         }
     }
 
     @Override
-    public void clearUnwaitable() {
-        requireOpen("dat_evd_clear_unwaitable");
-        lock.lock();
-        try {
-            unwaitable = false;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    @Override
-    public void resize(int evdMinQlen) {
+    protected void implResize(int evdMinQlen) {
         String call = "dat_evd_resize";
-        requireOpen(call);
-        DatArgs.evdResize(ia.iaAttr, evdMinQlen);
         lock.lock();
         try {
             requireOpen(call);
-            if (evdMinQlen < count) {
-                throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EVD_IN_USE,
-                        call + ": evd_min_qlen " + evdMinQlen + " is below the " + count + " queued events");
-            }
+            DatArgs.evdResizeState(evdMinQlen, count);
             if (cq.address() != 0 && evdMinQlen > cqCapacity) {
                 try {
                     ia.verbs.ibv_resize_cq(cq, evdMinQlen);
@@ -882,26 +793,17 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
         }
     }
 
+    /** Bound under this EVD's lock, and the CQ armed at once: every completion must reach the CNO. */
     @Override
-    public void modifyCno(DatCno newCno) {
-        String call = "dat_evd_modify_cno";
-        requireOpen(call);
-        ia.lifecycle.lock();
+    protected void implModifyCno(AbstractCno<VerbsIa> newCno) {
+        lock.lock();
         try {
-            VerbsCno c = newCno == null ? null
-                    : ia.own(newCno, VerbsCno.class, DatReturnSubtype.INVALID_HANDLE_CNO, call, "cno_handle");
-            requireOpen(call);
-            lock.lock();
-            try {
-                this.cno = c;
-                if (c != null) {
-                    arm();
-                }
-            } finally {
-                lock.unlock();
+            setCno(newCno);
+            if (newCno != null) {
+                arm();
             }
         } finally {
-            ia.lifecycle.unlock();
+            lock.unlock();
         }
     }
 
@@ -910,9 +812,7 @@ final class VerbsEvd extends VerbsHandle implements DatEvd {
         requireOpen("dat_evd_query");
         lock.lock();
         try {
-            int state = (enabled ? DatEvdParam.STATE_ENABLED : DatEvdParam.STATE_DISABLED)
-                    | (unwaitable ? DatEvdParam.STATE_UNWAITABLE : DatEvdParam.STATE_WAITABLE);
-            return new DatEvdParam(ia, qlen, state, cno, flags);
+            return param(qlen, unwaitable);
         } finally {
             lock.unlock();
         }

@@ -6,30 +6,18 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
-import dat.api.DatCloseFlags;
 import dat.api.DatCno;
 import dat.api.DatCompletionFlags;
-import dat.api.DatEp;
 import dat.api.DatEpAttr;
 import dat.api.DatEpState;
-import dat.api.DatEvd;
-import dat.api.DatEvdFlags;
 import dat.api.DatException;
 import dat.api.DatHandleType;
-import dat.api.DatIa;
 import dat.api.DatIaAttr;
-import dat.api.DatLmr;
 import dat.api.DatProviderAttr;
-import dat.api.DatPsp;
 import dat.api.DatPspFlags;
-import dat.api.DatPz;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
-import dat.api.DatRmr;
-import dat.api.DatRsp;
-import dat.api.DatSrq;
 import dat.api.DatSrqAttr;
-import dat.api.Iov;
 import dat.provider.verbs.internal.ffm.IbvCompChannel;
 import dat.provider.verbs.internal.ffm.IbvContext;
 import dat.provider.verbs.internal.ffm.LibIbverbs;
@@ -39,8 +27,9 @@ import dat.provider.verbs.internal.ffm.RdmaCmId;
 import dat.provider.verbs.internal.ffm.RdmaEventChannel;
 import dat.provider.verbs.internal.ffm.SockaddrIn;
 import dat.provider.verbs.internal.ffm.SockaddrIn6;
+import dat.spi.AbstractCno;
+import dat.spi.AbstractIa;
 import dat.spi.DatArgs;
-import dat.spi.HandleSet;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
@@ -65,29 +54,25 @@ import java.util.concurrent.locks.ReentrantLock;
  * notifications into wake-ups of EVD waiters and CNOs. It never polls a CQ: completions are taken by the
  * consumer's dequeue or wait, on the consumer's thread, so the data path has no hand-off.
  *
- * <p><b>Lifecycle.</b> Creation and free of every object of the IA are serialised by {@link #lifecycle}, which also
- * guards the dependency checks of {@link #free}. Connection-manager ids are named to the progress thread by a
- * key, never by a Java reference: an event for an object freed meanwhile finds no owner and is dropped.
+ * <p><b>Lifecycle.</b> The DAT calls, their checks and the free protocol are {@link AbstractIa}'s: creation and free
+ * of every object of the IA are serialised by its lifecycle lock, which also guards the dependency checks of a free.
+ * Connection-manager ids are named to the progress thread by a key, never by a Java reference: an event for an
+ * object freed meanwhile finds no owner and is dropped.
  */
 // Restricted methods on purpose: reached only after VerbsProvider checked Module.isNativeAccessEnabled().
 @SuppressWarnings("restricted")
-final class VerbsIa extends VerbsHandle implements DatIa {
+final class VerbsIa extends AbstractIa<VerbsIa, VerbsPz, VerbsEvd, VerbsSrq, VerbsEp> {
 
-    final String name;
-    final InetAddress address;
-    final DatProviderAttr providerAttr;
-    final DatIaAttr iaAttr;
     /** completion_flags_supported has SOLICITED_WAIT: sends may solicit. */
     final boolean solicitedSends;
     final VerbsPort port;
     final LibIbverbs verbs;
     final LibRdmacm cm;
-    final ReentrantLock lifecycle = new ReentrantLock();
     /** IA-lifetime native memory: the anchor id's address, the progress thread's buffers. */
     final Arena arena = Arena.ofShared();
     /** The rdma_cm event channel every id of this IA reports to. */
     final MemorySegment cmChannel;
-    /** The verbs context rdma_cm uses for {@link #address}. */
+    /** The verbs context rdma_cm uses for {@link #address()}. */
     final MemorySegment context;
     /** The completion channel of every CQ of this IA. */
     final MemorySegment compChannel;
@@ -104,21 +89,16 @@ final class VerbsIa extends VerbsHandle implements DatIa {
     private final AtomicLong keys = new AtomicLong();
 
     private final MemorySegment anchorId;
-    private final VerbsEvd asyncEvd;
     private final VerbsProgress progress;
-    private final HandleSet objects;
+    /** Guarded by the lifecycle lock. */
     private int nextSrqIndex;
 
     private VerbsIa(VerbsPort port, LibIbverbs verbs, LibRdmacm cm, DatProviderAttr providerAttr, DatIaAttr iaAttr,
                     int asyncQlen) {
-        this.name = port.iaName();
-        this.objects = new HandleSet(name);
-        this.address = port.address();
+        super(port.iaName(), port.address(), providerAttr, iaAttr, new ReentrantLock());
         this.port = port;
         this.verbs = verbs;
         this.cm = cm;
-        this.providerAttr = providerAttr;
-        this.iaAttr = iaAttr;
         this.solicitedSends = (providerAttr.completionFlagsSupported() & DatCompletionFlags.SOLICITED_WAIT) != 0;
         MemorySegment channel = MemorySegment.NULL;
         MemorySegment anchor = MemorySegment.NULL;
@@ -128,11 +108,11 @@ final class VerbsIa extends VerbsHandle implements DatIa {
             MemorySegment idOut = arena.allocate(ADDRESS);
             cm.rdma_create_id(channel, idOut, MemorySegment.NULL, LibRdmacm.RDMA_PS_TCP);
             anchor = idOut.get(ADDRESS, 0).reinterpret(RdmaCmId.SIZE);
-            cm.rdma_bind_addr(anchor, sockaddr(arena, address, 0));
+            cm.rdma_bind_addr(anchor, sockaddr(arena, address(), 0));
             MemorySegment ctx = anchor.get(ADDRESS, RdmaCmId.VERBS);
             if (ctx.address() == 0) {
                 throw new DatException(DatReturn.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
-                        "dat_ia_open: " + name + ": rdma_cm bound " + address.getHostAddress()
+                        "dat_ia_open: " + name() + ": rdma_cm bound " + address().getHostAddress()
                                 + " to no RDMA device; is the address on the device's netdev?");
             }
             this.context = ctx.reinterpret(IbvContext.SIZE);
@@ -146,12 +126,12 @@ final class VerbsIa extends VerbsHandle implements DatIa {
             }
             arena.close();
             throw new DatException(DatReturn.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
-                    "dat_ia_open: " + name + ": " + e.getMessage(), e);
+                    "dat_ia_open: " + name() + ": " + e.getMessage(), e);
         }
         this.cmChannel = channel;
         this.anchorId = anchor;
         this.compChannel = comp;
-        this.asyncEvd = VerbsEvd.async(this, asyncQlen);
+        initAsyncEvd(VerbsEvd.async(this, asyncQlen));
         this.progress = new VerbsProgress(this, channel.reinterpret(RdmaEventChannel.SIZE).get(JAVA_INT,
                 RdmaEventChannel.FD), comp.reinterpret(IbvCompChannel.SIZE).get(JAVA_INT, IbvCompChannel.FD),
                 context.get(JAVA_INT, IbvContext.ASYNC_FD));
@@ -213,178 +193,28 @@ final class VerbsIa extends VerbsHandle implements DatIa {
         return keys.incrementAndGet();
     }
 
-    @Override
-    VerbsIa owner() {
-        return this;
-    }
-
-    @Override
-    protected DatReturnSubtype invalidHandleSubtype() {
-        return DatReturnSubtype.INVALID_HANDLE_IA;
-    }
-
-    @Override
-    protected DatReturnSubtype inUseSubtype() {
-        return DatReturnSubtype.INVALID_STATE_IA_IN_USE;
-    }
-
-    @Override
-    protected String freeCall() {
-        return "dat_ia_close";
-    }
-
-    @Override
-    protected void destroy() {
-        throw new AssertionError("an IA is closed with close(flags)");
-    }
-
-    @Override
-    public DatHandleType handleType() {
-        return DatHandleType.IA;
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public DatIaAttr query() {
-        requireOpen("dat_ia_query");
-        return iaAttr;
-    }
-
-    @Override
-    public DatProviderAttr providerAttr() {
-        requireOpen("dat_ia_query");
-        return providerAttr;
-    }
-
-    @Override
-    public DatEvd asyncEvd() {
-        return asyncEvd;
-    }
-
-    VerbsEvd async() {
-        return asyncEvd;
-    }
-
-    @Override
-    public InetAddress address() {
-        return address;
-    }
-
-    @Override
-    public void close() {
-        close(DatCloseFlags.GRACEFUL);
-    }
-
     /**
-     * {@code dat_ia_close}. GRACEFUL refuses while objects live; ABRUPT frees them in dependency order (EPs first,
-     * so their flushes reach EVDs that still exist), then stops the progress thread and releases the anchor, the
-     * channels and the IA's native memory.
+     * {@code dat_ia_close}, after the shell destroyed the IA's objects (EPs first, so their flushes reach EVDs that
+     * still exist): requests nobody answered are rejected under the lifecycle lock; then the progress thread stops
+     * and the anchor, the channels and the IA's native memory are released.
      */
     @Override
-    public void close(DatCloseFlags flags) {
-        if (flags == null) {
-            throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2, "dat_ia_close: ia_flags is null");
+    protected void implCloseLocked() {
+        for (Object owner : new ArrayList<>(cmOwners.values())) {
+            if (owner instanceof VerbsCr cr) {
+                cr.rejectQuietly();
+            }
         }
-        lifecycle.lock();
-        try {
-            if (isClosed()) {
-                return;
-            }
-            if (flags == DatCloseFlags.GRACEFUL) {
-                objects.requireEmptyForGracefulClose();
-            }
-            objects.destroyAll(DatHandleType.CR, DatHandleType.RSP, DatHandleType.PSP, DatHandleType.EP,
-                    DatHandleType.RMR, DatHandleType.LMR, DatHandleType.SRQ, DatHandleType.EVD, DatHandleType.CNO,
-                    DatHandleType.PZ);
-            for (Object owner : new ArrayList<>(cmOwners.values())) {
-                if (owner instanceof VerbsCr cr) {
-                    cr.rejectQuietly();
-                }
-            }
-            markClosed();
-        } finally {
-            lifecycle.unlock();
-        }
+    }
+
+    @Override
+    protected void implClosed() {
         progress.stop();
-        asyncEvd.destroy();
+        asyncEvd().destroy();
         cm.rdma_destroy_id(anchorId);
         verbs.ibv_destroy_comp_channel(compChannel);
         cm.rdma_destroy_event_channel(cmChannel);
         arena.close();
-    }
-
-    /** {@code dat_*_free} of a child: refuses while another live object uses it. */
-    void free(VerbsHandle h) {
-        lifecycle.lock();
-        try {
-            objects.free(h);
-        } finally {
-            lifecycle.unlock();
-        }
-    }
-
-    /** Adds a new object; caller holds {@link #lifecycle} and checked {@link #requireRoom}. */
-    <T extends VerbsHandle> T register(T h) {
-        return objects.register(h);
-    }
-
-    void requireRoom(DatHandleType type, int max, String call, String limit) {
-        objects.requireRoom(type, max, call, limit);
-    }
-
-    /** Opens the lifecycle section of a create call: the IA must still be open. */
-    void beginCreate(String call) {
-        lifecycle.lock();
-        if (isClosed()) {
-            lifecycle.unlock();
-            requireOpen(call);
-        }
-    }
-
-    /**
-     * Resolves a handle argument to this IA's open object of the given class.
-     *
-     * @param handle the consumer's handle
-     * @param type the verbs class expected
-     * @param subtype the DAT_INVALID_HANDLE subtype
-     * @param call the DAT call
-     * @param arg the argument name
-     * @return the object
-     */
-    <T extends VerbsHandle> T own(Object handle, Class<T> type, DatReturnSubtype subtype, String call, String arg) {
-        String why;
-        if (handle == null) {
-            why = "is null";
-        } else if (!type.isInstance(handle) || type.cast(handle).owner() != this) {
-            why = "belongs to another IA or provider";
-        } else if (type.cast(handle).isClosed()) {
-            why = "is closed";
-        } else {
-            return type.cast(handle);
-        }
-        throw new DatException(DatReturn.INVALID_HANDLE, subtype, call + ": " + arg + " " + why);
-    }
-
-    VerbsEvd ownEvd(DatEvd evd, int flag, DatReturnSubtype subtype, String call, String arg) {
-        VerbsEvd e = own(evd, VerbsEvd.class, subtype, call, arg);
-        if ((e.flags & flag) == 0) {
-            throw new DatException(DatReturn.INVALID_HANDLE, subtype, call + ": " + arg + " lacks the "
-                    + flagName(flag) + " flag (evd_flags 0x" + Integer.toHexString(e.flags) + ")");
-        }
-        return e;
-    }
-
-    private static String flagName(int flag) {
-        return switch (flag) {
-            case DatEvdFlags.DTO -> "DAT_EVD_DTO_FLAG";
-            case DatEvdFlags.CONNECTION -> "DAT_EVD_CONNECTION_FLAG";
-            case DatEvdFlags.CR -> "DAT_EVD_CR_FLAG";
-            default -> "0x" + Integer.toHexString(flag);
-        };
     }
 
     /** A failed verbs call of a create: the resource it could not get. */
@@ -394,253 +224,103 @@ final class VerbsIa extends VerbsHandle implements DatIa {
     }
 
     @Override
-    public DatPz createPz() {
-        String call = "dat_pz_create";
-        beginCreate(call);
-        try {
-            requireRoom(DatHandleType.PZ, iaAttr.maxPzs(), call, "max_pzs");
-            return register(new VerbsPz(this));
-        } finally {
-            lifecycle.unlock();
-        }
+    protected DatException unsupported(String call, DatHandleType kind) {
+        return switch (kind) {
+            case RMR -> new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": device " + port.device()
+                    + " has no type 1 memory windows (max_rmrs 0); give the peer the LMR's rmr_context instead");
+            case SRQ -> new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": device " + port.device()
+                    + " has no SRQ (max_srq 0)");
+            default -> super.unsupported(call, kind);
+        };
     }
 
     @Override
-    public DatEvd createEvd(int evdMinQlen, DatCno cno, int evdFlags) {
-        String call = "dat_evd_create";
-        requireOpen(call);
-        DatArgs.evdCreate(iaAttr, evdMinQlen, evdFlags);
-        beginCreate(call);
-        try {
-            VerbsCno c = cno == null ? null
-                    : own(cno, VerbsCno.class, DatReturnSubtype.INVALID_HANDLE_CNO, call, "cno_handle");
-            requireRoom(DatHandleType.EVD, iaAttr.maxEvds(), call, "max_evds");
-            return register(VerbsEvd.create(this, evdMinQlen, c, evdFlags));
-        } finally {
-            lifecycle.unlock();
-        }
+    protected VerbsPz implCreatePz() {
+        return new VerbsPz(this);
     }
 
     @Override
-    public DatCno createCno(DatCno.Agent agent) {
-        beginCreate("dat_cno_create");
-        try {
-            return register(new VerbsCno(this, agent));
-        } finally {
-            lifecycle.unlock();
-        }
+    protected VerbsEvd implCreateEvd(int evdMinQlen, AbstractCno<VerbsIa> cno, int evdFlags) {
+        return VerbsEvd.create(this, evdMinQlen, cno, evdFlags);
     }
 
     @Override
-    public DatLmr createLmr(DatPz pz, MemorySegment region, int privileges) {
-        String call = "dat_lmr_create";
-        requireOpen(call);
-        DatArgs.lmrCreate(iaAttr, region, privileges);
-        beginCreate(call);
-        try {
-            VerbsPz p = own(pz, VerbsPz.class, DatReturnSubtype.INVALID_HANDLE_PZ, call, "pz_handle");
-            requireRoom(DatHandleType.LMR, iaAttr.maxLmrs(), call, "max_lmrs");
-            VerbsLmr lmr = new VerbsLmr(p, region, privileges);
-            lmrsByLkey.put(lmr.lmrContext(), lmr);
-            return register(lmr);
-        } finally {
-            lifecycle.unlock();
-        }
+    protected VerbsCno implCreateCno(DatCno.Agent agent) {
+        return new VerbsCno(this, agent);
+    }
+
+    @Override
+    protected VerbsLmr implCreateLmr(VerbsPz pz, MemorySegment region, int privileges) {
+        VerbsLmr lmr = new VerbsLmr(pz, region, privileges);
+        lmrsByLkey.put(lmr.lmrContext(), lmr);
+        return lmr;
     }
 
     /**
      * {@code dat_rmr_create}: a type 1 memory window ({@link VerbsRmr}) where the device has them
-     * ({@code max_rmrs} > 0); otherwise {@code DAT_MODEL_NOT_SUPPORTED}, and a peer reaches an LMR through its own
-     * {@code rmr_context}, the MR's rkey.
+     * ({@code max_rmrs} > 0); otherwise the shell answers {@code DAT_MODEL_NOT_SUPPORTED}, and a peer reaches an LMR
+     * through its own {@code rmr_context}, the MR's rkey.
      */
-    DatRmr createRmr(VerbsPz pz) {
-        String call = "dat_rmr_create";
-        requireOpen(call);
-        beginCreate(call);
-        try {
-            VerbsPz p = own(pz, VerbsPz.class, DatReturnSubtype.INVALID_HANDLE_PZ, call, "pz_handle");
-            if (iaAttr.maxRmrs() == 0) {
-                throw new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": device " + port.device()
-                        + " has no type 1 memory windows (max_rmrs 0); give the peer the LMR's rmr_context instead");
-            }
-            requireRoom(DatHandleType.RMR, iaAttr.maxRmrs(), call, "max_rmrs");
-            return register(new VerbsRmr(p));
-        } finally {
-            lifecycle.unlock();
-        }
+    @Override
+    protected VerbsRmr implCreateRmr(VerbsPz pz) {
+        return new VerbsRmr(pz);
     }
 
     @Override
-    public int lmrSyncRdmaRead(Iov localSegments, int numSegments) {
-        return lmrSync(localSegments, numSegments);
+    protected VerbsLmr lmrOf(int lmrContext) {
+        return lmrsByLkey.get(lmrContext);
     }
 
     @Override
-    public int lmrSyncRdmaWrite(Iov localSegments, int numSegments) {
-        return lmrSync(localSegments, numSegments);
-    }
-
-    /** lmr_sync_req is false: the HCA's DMA is coherent with the CPU caches, so only the arguments are checked. */
-    private int lmrSync(Iov iov, int numSegments) {
-        if (isClosed()) {
-            return DatReturn.DAT_INVALID_HANDLE;
-        }
-        if (numSegments < 0 || (numSegments > 0 && (iov == null || numSegments > iov.capacity()))) {
-            return DatReturn.DAT_INVALID_PARAMETER;
-        }
-        try {
-            for (int i = 0; i < numSegments; i++) {
-                VerbsLmr lmr = lmrsByLkey.get(iov.lmrContext(i));
-                if (lmr == null || lmr.isClosed() || !lmr.contains(iov.virtualAddress(i), iov.segmentLength(i))) {
-                    return DatReturn.DAT_INVALID_PARAMETER;
-                }
-            }
-        } catch (IllegalStateException | WrongThreadException e) {
-            // The IOV's own memory is closed or confined to another thread (DatMemory).
-            return DatReturn.DAT_INVALID_PARAMETER;
-        }
-        return DatReturn.DAT_SUCCESS;
+    protected VerbsEp implCreateEp(String call, VerbsPz pz, VerbsEvd recvEvd, VerbsEvd requestEvd,
+                                   VerbsEvd connectEvd, VerbsSrq srq, DatEpAttr attr) {
+        VerbsEp ep = new VerbsEp(pz, recvEvd, requestEvd, connectEvd, srq, attr);
+        epsByQpn.put(ep.qpNum, ep);
+        return ep;
     }
 
     @Override
-    public DatEp createEp(DatPz pz, DatEvd recvEvd, DatEvd requestEvd, DatEvd connectEvd, DatEpAttr attr) {
-        return newEp("dat_ep_create", pz, recvEvd, requestEvd, connectEvd, null, attr);
-    }
-
-    @Override
-    public DatEp createEpWithSrq(DatPz pz, DatEvd recvEvd, DatEvd requestEvd, DatEvd connectEvd, DatSrq srq,
-                                 DatEpAttr attr) {
-        if (srq == null) {
-            throw new DatException(DatReturn.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_SRQ,
-                    "dat_ep_create_with_srq: srq_handle is null");
-        }
-        return newEp("dat_ep_create_with_srq", pz, recvEvd, requestEvd, connectEvd, srq, attr);
-    }
-
-    private DatEp newEp(String call, DatPz pz, DatEvd recvEvd, DatEvd requestEvd, DatEvd connectEvd, DatSrq srq,
-                        DatEpAttr attr) {
-        requireOpen(call);
-        DatEpAttr a = attr != null ? attr : defaultEpAttr(srq != null);
-        DatArgs.epAttr(call, iaAttr, providerAttr, a, srq != null);
-        beginCreate(call);
-        try {
-            VerbsPz p = own(pz, VerbsPz.class, DatReturnSubtype.INVALID_HANDLE_PZ, call, "pz_handle");
-            VerbsEvd recv = recvEvd == null ? null
-                    : ownEvd(recvEvd, DatEvdFlags.DTO, DatReturnSubtype.INVALID_HANDLE_EVD_RECV, call,
-                    "recv_evd_handle");
-            VerbsEvd request = requestEvd == null ? null
-                    : ownEvd(requestEvd, DatEvdFlags.DTO, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST, call,
-                    "request_evd_handle");
-            VerbsEvd connect = connectEvd == null ? null
-                    : ownEvd(connectEvd, DatEvdFlags.CONNECTION, DatReturnSubtype.INVALID_HANDLE_EVD_CONN, call,
-                    "connect_evd_handle");
-            VerbsSrq s = srq == null ? null
-                    : own(srq, VerbsSrq.class, DatReturnSubtype.INVALID_HANDLE_SRQ, call, "srq_handle");
-            if (s != null && s.pz != p && !providerAttr.srqEpPzDifferenceSupported()) {
-                throw new DatException(DatReturn.MODEL_NOT_SUPPORTED, call
-                        + ": the SRQ is on another PZ than the EP; srq_ep_pz_difference_supported is false");
-            }
-            requireRoom(DatHandleType.EP, iaAttr.maxEps(), call, "max_eps");
-            VerbsEp ep = new VerbsEp(p, recv, request, connect, s, a);
-            epsByQpn.put(ep.qpNum, ep);
-            return register(ep);
-        } finally {
-            lifecycle.unlock();
-        }
-    }
-
-    /** The attributes of {@code createEp(..., null)}: the builder's portable values. */
-    static DatEpAttr defaultEpAttr(boolean withSrq) {
-        DatEpAttr.Builder b = DatEpAttr.builder();
-        if (withSrq) {
-            b.recvCompletionFlags(DatCompletionFlags.UNSIGNALLED);
-        }
-        return b.build();
-    }
-
-    @Override
-    public DatSrq createSrq(DatPz pz, DatSrqAttr attr) {
-        String call = "dat_srq_create";
-        requireOpen(call);
-        if (!providerAttr.srqSupported()) {
-            throw new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": device " + port.device()
-                    + " has no SRQ (max_srq 0)");
-        }
-        DatArgs.srqCreate(iaAttr, attr);
+    protected void checkSrqCreate(DatSrqAttr attr) {
+        super.checkSrqCreate(attr);
         int maxSrqSge = port.deviceLimits().maxSrqSge();
         if (attr.maxRecvIov() > maxSrqSge) {
             // max_iov_segments_per_dto is the device's max_sge; its SRQs may take fewer (rxe: 32 and 27). Asking
             // past that is an attribute this IA cannot give, not a shortage that may pass.
-            throw new DatException(DatReturn.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG3, call
+            throw new DatException(DatReturn.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG3, "dat_srq_create"
                     + ": srq_attr.max_recv_iov " + attr.maxRecvIov() + " exceeds the " + maxSrqSge
                     + " segments device " + port.device() + " gives an SRQ receive (max_srq_sge)");
         }
-        beginCreate(call);
-        try {
-            VerbsPz p = own(pz, VerbsPz.class, DatReturnSubtype.INVALID_HANDLE_PZ, call, "pz_handle");
-            requireRoom(DatHandleType.SRQ, iaAttr.maxSrqs(), call, "max_srqs");
-            int index = ++nextSrqIndex;
-            VerbsSrq s = new VerbsSrq(p, index, attr.maxRecvDtos(), attr.maxRecvIov());
-            srqsByIndex.put(index, s);
-            return register(s);
-        } finally {
-            lifecycle.unlock();
-        }
     }
 
     @Override
-    public DatPsp createPsp(long connQual, DatEvd crEvd, DatPspFlags flags) {
-        return newPsp("dat_psp_create", false, connQual, crEvd, flags);
+    protected VerbsSrq implCreateSrq(VerbsPz pz, DatSrqAttr attr) {
+        int index = ++nextSrqIndex;
+        VerbsSrq s = new VerbsSrq(pz, index, attr.maxRecvDtos(), attr.maxRecvIov());
+        srqsByIndex.put(index, s);
+        return s;
     }
 
+    /** The verbs provider's qualifiers are rdma_cm TCP ports. */
     @Override
-    public DatPsp createPspAny(DatEvd crEvd, DatPspFlags flags) {
-        return newPsp("dat_psp_create_any", true, 0, crEvd, flags);
-    }
-
-    private DatPsp newPsp(String call, boolean any, long connQual, DatEvd crEvd, DatPspFlags flags) {
-        requireOpen(call);
-        if (flags == null) {
-            throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG4, call + ": psp_flags is null");
-        }
-        if (flags == DatPspFlags.PROVIDER) {
-            throw new DatException(DatReturn.MODEL_NOT_SUPPORTED, call
-                    + ": psp_flags PROVIDER needs a provider-created EP; ep_creator is NEVER");
-        }
-        if (!any) {
-            VerbsPsp.checkQualifier(call, connQual);
-        }
-        beginCreate(call);
-        try {
-            VerbsEvd evd = ownEvd(crEvd, DatEvdFlags.CR, DatReturnSubtype.INVALID_HANDLE_EVD_CR, call,
-                    "evd_handle");
-            return register(new VerbsPsp(this, call, any ? 0 : connQual, evd, flags));
-        } finally {
-            lifecycle.unlock();
-        }
-    }
-
-    @Override
-    public DatRsp createRsp(long connQual, DatEp ep, DatEvd crEvd) {
-        String call = "dat_rsp_create";
-        requireOpen(call);
+    protected void checkConnQual(String call, long connQual) {
         VerbsPsp.checkQualifier(call, connQual);
-        beginCreate(call);
-        try {
-            VerbsEp e = own(ep, VerbsEp.class, DatReturnSubtype.INVALID_HANDLE_EP, call, "ep_handle");
-            VerbsEvd evd = ownEvd(crEvd, DatEvdFlags.CR, DatReturnSubtype.INVALID_HANDLE_EVD_CR, call,
-                    "evd_handle");
-            if (e.state() != DatEpState.UNCONNECTED || e.connection.reservedBy() != null) {
-                throw new DatException(DatReturn.INVALID_STATE, VerbsEp.stateSubtype(e.state()),
-                        call + ": ep_handle is " + e.state()
-                                + (e.connection.reservedBy() != null ? " and reserved by an RSP" : "")
-                                + ", not UNCONNECTED");
-            }
-            VerbsRsp rsp = new VerbsRsp(this, connQual, e, evd);
-            e.connection.reserve(rsp);
-            return register(rsp);
-        } finally {
-            lifecycle.unlock();
+    }
+
+    @Override
+    protected VerbsPsp implCreatePsp(String call, boolean any, long connQual, VerbsEvd crEvd, DatPspFlags flags) {
+        return new VerbsPsp(this, call, any ? 0 : connQual, crEvd, flags);
+    }
+
+    @Override
+    protected VerbsRsp implCreateRsp(String call, long connQual, VerbsEp ep, VerbsEvd crEvd) {
+        if (ep.state() != DatEpState.UNCONNECTED || ep.connection.reservedBy() != null) {
+            throw new DatException(DatReturn.INVALID_STATE, DatArgs.epStateSubtype(ep.state()),
+                    call + ": ep_handle is " + ep.state()
+                            + (ep.connection.reservedBy() != null ? " and reserved by an RSP" : "")
+                            + ", not UNCONNECTED");
         }
+        VerbsRsp rsp = new VerbsRsp(this, connQual, ep, crEvd);
+        ep.connection.reserve(rsp);
+        return rsp;
     }
 }

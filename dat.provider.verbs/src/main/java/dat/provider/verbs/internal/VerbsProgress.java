@@ -98,7 +98,7 @@ final class VerbsProgress implements Runnable {
         this.contextOut = ia.arena.allocate(ADDRESS);
         this.eventOut = ia.arena.allocate(ADDRESS);
         this.asyncEvent = ia.arena.allocate(IbvAsyncEvent.LAYOUT);
-        this.thread = Thread.ofPlatform().daemon().name("dat-verbs-" + ia.name).unstarted(this);
+        this.thread = Thread.ofPlatform().daemon().name("dat-verbs-" + ia.name()).unstarted(this);
     }
 
     void start() {
@@ -150,11 +150,11 @@ final class VerbsProgress implements Runnable {
                 }
             } catch (NativeCallException e) {
                 if (e.errno() != LibC.EAGAIN) {
-                    LOG.log(System.Logger.Level.WARNING, "verbs progress thread of " + ia.name + ": " + e, e);
+                    LOG.log(System.Logger.Level.WARNING, "verbs progress thread of " + ia.name() + ": " + e, e);
                 }
             } catch (RuntimeException e) {
                 // One bad event must not stop connection management for the whole IA.
-                LOG.log(System.Logger.Level.WARNING, "verbs progress thread of " + ia.name + ": " + e, e);
+                LOG.log(System.Logger.Level.WARNING, "verbs progress thread of " + ia.name() + ": " + e, e);
             }
         }
     }
@@ -348,13 +348,13 @@ final class VerbsProgress implements Runnable {
         public void cqFailed(long cqKey) {
             VerbsEvd evd = ia.evdsByKey.get(cqKey);
             if (evd != null) {
-                ia.async().postAsync(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, evd, DatAsyncReason.EVD_OVERFLOW_ERROR);
+                ia.asyncEvd().postAsync(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, evd, DatAsyncReason.EVD_OVERFLOW_ERROR);
             }
         }
 
         @Override
         public void deviceFailed() {
-            ia.async().postAsync(DatEventType.ASYNC_ERROR_IA_CATASTROPHIC, ia, DatAsyncReason.IA_CATASTROPHIC_ERROR);
+            ia.asyncEvd().postAsync(DatEventType.ASYNC_ERROR_IA_CATASTROPHIC, ia, DatAsyncReason.IA_CATASTROPHIC_ERROR);
         }
     }
 }

@@ -4,17 +4,14 @@ package dat.provider.verbs.internal;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import dat.api.DatException;
-import dat.api.DatHandleType;
-import dat.api.DatPsp;
 import dat.api.DatPspFlags;
-import dat.api.DatPspParam;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.provider.verbs.internal.ffm.LibRdmacm;
 import dat.provider.verbs.internal.ffm.NativeCallException;
 import dat.provider.verbs.internal.ffm.RdmaCmId;
+import dat.spi.AbstractPsp;
 import dat.spi.DatArgs;
-import dat.spi.ProviderHandle;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -24,7 +21,7 @@ import java.lang.foreign.MemorySegment;
  */
 // Restricted methods on purpose: reached only after VerbsProvider checked Module.isNativeAccessEnabled().
 @SuppressWarnings("restricted")
-final class VerbsPsp extends VerbsHandle implements DatPsp {
+final class VerbsPsp extends AbstractPsp<VerbsIa, VerbsEvd> {
 
     /** rdma_cm ports are 16 bits wide. */
     static final long MAX_QUALIFIER = 0xFFFF;
@@ -35,13 +32,10 @@ final class VerbsPsp extends VerbsHandle implements DatPsp {
     private final long key;
     private final MemorySegment id;
     private final long connQual;
-    private final VerbsEvd evd;
-    private final DatPspFlags flags;
 
     VerbsPsp(VerbsIa ia, String call, long connQual, VerbsEvd evd, DatPspFlags flags) {
+        super(ia, evd, flags);
         this.ia = ia;
-        this.evd = evd;
-        this.flags = flags;
         this.key = ia.newKey();
         this.id = listen(ia, call, key, connQual);
         this.connQual = connQual != 0 ? connQual : ia.cm.rdma_get_src_port(id);
@@ -72,7 +66,7 @@ final class VerbsPsp extends VerbsHandle implements DatPsp {
             MemorySegment out = scratch.allocate(ADDRESS);
             ia.cm.rdma_create_id(ia.cmChannel, out, MemorySegment.ofAddress(key), LibRdmacm.RDMA_PS_TCP);
             listening = out.get(ADDRESS, 0).reinterpret(RdmaCmId.SIZE);
-            ia.cm.rdma_bind_addr(listening, VerbsIa.sockaddr(scratch, ia.address, (int) connQual));
+            ia.cm.rdma_bind_addr(listening, VerbsIa.sockaddr(scratch, ia.address(), (int) connQual));
             ia.cm.rdma_listen(listening, BACKLOG);
             return listening;
         } catch (NativeCallException e) {
@@ -80,36 +74,11 @@ final class VerbsPsp extends VerbsHandle implements DatPsp {
                 ia.cm.rdma_destroy_id(listening);
             }
             if (e.errno() == EADDRINUSE) {
-                throw new DatException(DatReturn.CONN_QUAL_IN_USE,
-                        call + ": conn_qual " + connQual + " is already listened on at " + ia.address.getHostAddress());
+                throw new DatException(DatReturn.CONN_QUAL_IN_USE, call + ": conn_qual " + connQual
+                        + " is already listened on at " + ia.address().getHostAddress());
             }
             throw VerbsIa.resources(call, e);
         }
-    }
-
-    @Override
-    VerbsIa owner() {
-        return ia;
-    }
-
-    @Override
-    protected DatReturnSubtype invalidHandleSubtype() {
-        return DatReturnSubtype.INVALID_HANDLE_PSP;
-    }
-
-    @Override
-    protected DatReturnSubtype inUseSubtype() {
-        return DatReturnSubtype.NO_SUBTYPE;
-    }
-
-    @Override
-    protected String freeCall() {
-        return "dat_psp_free";
-    }
-
-    @Override
-    protected boolean dependsOn(ProviderHandle other) {
-        return other == evd;
     }
 
     /** Stops listening; requests already delivered stay valid. */
@@ -123,22 +92,11 @@ final class VerbsPsp extends VerbsHandle implements DatPsp {
     /** A connection request arrived (progress thread). */
     void connectionRequest(VerbsProgress.CmEvent e) {
         VerbsCr cr = new VerbsCr(ia, null, connQual, e);
-        evd.postConnectionRequest(this, connQual, cr);
-    }
-
-    @Override
-    public DatHandleType handleType() {
-        return DatHandleType.PSP;
+        crEvd().postConnectionRequest(this, connQual, cr);
     }
 
     @Override
     public long connQual() {
         return connQual;
-    }
-
-    @Override
-    public DatPspParam query() {
-        requireOpen("dat_psp_query");
-        return new DatPspParam(ia, connQual, evd, flags);
     }
 }

@@ -1,20 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.provider.verbs.internal;
 
-import dat.api.DatHandleType;
-import dat.api.DatPz;
-import dat.api.DatPzParam;
-import dat.api.DatReturnSubtype;
-import dat.api.DatRmr;
 import dat.provider.verbs.internal.ffm.LibIbverbs;
 import dat.provider.verbs.internal.ffm.NativeCallException;
+import dat.spi.AbstractPz;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /** A protection zone ({@code dat_pz_create}): an {@code ibv_pd}. */
-final class VerbsPz extends VerbsHandle implements DatPz {
+final class VerbsPz extends AbstractPz<VerbsIa> {
 
-    private final VerbsIa ia;
     /** The {@code struct ibv_pd *}. */
     final MemorySegment pd;
     /** A tiny region with bind rights that unbinds name (see {@link #windowAnchor}); guarded by this. */
@@ -22,7 +17,7 @@ final class VerbsPz extends VerbsHandle implements DatPz {
     private MemorySegment anchorMr;
 
     VerbsPz(VerbsIa ia) {
-        this.ia = ia;
+        super(ia);
         try {
             this.pd = ia.verbs.ibv_alloc_pd(ia.context);
         } catch (NativeCallException e) {
@@ -31,33 +26,13 @@ final class VerbsPz extends VerbsHandle implements DatPz {
     }
 
     @Override
-    VerbsIa owner() {
-        return ia;
-    }
-
-    @Override
-    protected DatReturnSubtype invalidHandleSubtype() {
-        return DatReturnSubtype.INVALID_HANDLE_PZ;
-    }
-
-    @Override
-    protected DatReturnSubtype inUseSubtype() {
-        return DatReturnSubtype.INVALID_STATE_PZ_IN_USE;
-    }
-
-    @Override
-    protected String freeCall() {
-        return "dat_pz_free";
-    }
-
-    @Override
     protected synchronized void destroy() {
         markClosed();
         if (anchorMr != null) {
-            ia.verbs.ibv_dereg_mr(anchorMr);
+            owner().verbs.ibv_dereg_mr(anchorMr);
             anchorArena.close();
         }
-        ia.verbs.ibv_dealloc_pd(pd);
+        owner().verbs.ibv_dealloc_pd(pd);
     }
 
     /**
@@ -72,7 +47,7 @@ final class VerbsPz extends VerbsHandle implements DatPz {
         if (anchorMr == null) {
             Arena arena = Arena.ofShared();
             try {
-                anchorMr = ia.verbs.ibv_reg_mr(pd, arena.allocate(64, 64), 64,
+                anchorMr = owner().verbs.ibv_reg_mr(pd, arena.allocate(64, 64), 64,
                         LibIbverbs.IBV_ACCESS_LOCAL_WRITE | LibIbverbs.IBV_ACCESS_MW_BIND);
             } catch (NativeCallException e) {
                 arena.close();
@@ -81,28 +56,5 @@ final class VerbsPz extends VerbsHandle implements DatPz {
             anchorArena = arena;
         }
         return anchorMr;
-    }
-
-    @Override
-    public DatHandleType handleType() {
-        return DatHandleType.PZ;
-    }
-
-    @Override
-    public VerbsIa ia() {
-        return ia;
-    }
-
-    @Override
-    public DatPzParam query() {
-        requireOpen("dat_pz_query");
-        return new DatPzParam(ia);
-    }
-
-    /** {@code dat_rmr_create}: a memory window, or {@code DAT_MODEL_NOT_SUPPORTED} where {@code max_rmrs} is 0. */
-    @Override
-    public DatRmr createRmr() {
-        requireOpen("dat_rmr_create");
-        return ia.createRmr(this);
     }
 }

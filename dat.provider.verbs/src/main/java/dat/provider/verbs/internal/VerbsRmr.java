@@ -6,12 +6,9 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dat.api.DatEp;
-import dat.api.DatHandleType;
 import dat.api.DatLmr;
 import dat.api.DatMemPriv;
 import dat.api.DatReturn;
-import dat.api.DatReturnSubtype;
-import dat.api.DatRmr;
 import dat.api.DatRmrParam;
 import dat.provider.verbs.internal.ffm.Errno;
 import dat.provider.verbs.internal.ffm.IbvMw;
@@ -20,6 +17,7 @@ import dat.provider.verbs.internal.ffm.IbvMwBindInfo;
 import dat.provider.verbs.internal.ffm.IbvOps;
 import dat.provider.verbs.internal.ffm.LibIbverbs;
 import dat.provider.verbs.internal.ffm.NativeCallException;
+import dat.spi.AbstractRmr;
 import dat.spi.ProviderHandle;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
@@ -59,9 +57,7 @@ import java.util.ArrayDeque;
  * This object's monitor guards the window and its bookkeeping. It is taken under an EP's lock (posting) and under
  * an EVD's lock (translating a completion), and nothing is locked while it is held.
  */
-final class VerbsRmr extends VerbsHandle implements DatRmr {
-
-    private static final int REMOTE = DatMemPriv.REMOTE_READ | DatMemPriv.REMOTE_WRITE;
+final class VerbsRmr extends AbstractRmr<VerbsIa, VerbsPz> {
 
     /**
      * What one bind asks the HCA to expose: {@code [address, address + length)} of {@code lmr} with
@@ -77,7 +73,6 @@ final class VerbsRmr extends VerbsHandle implements DatRmr {
         }
     }
 
-    final VerbsPz pz;
     /** The {@code struct ibv_mw *}; {@code NULL} once freed, or when a replacement could not be allocated. */
     private MemorySegment mw;
     /** The rkey of the last bind posted: what the consumer gives the peer. */
@@ -93,7 +88,7 @@ final class VerbsRmr extends VerbsHandle implements DatRmr {
     private boolean chainFailed;
 
     VerbsRmr(VerbsPz pz) {
-        this.pz = pz;
+        super(pz);
         pz.windowAnchor();
         try {
             this.mw = IbvOps.ibv_alloc_mw(pz.pd, LibIbverbs.IBV_MW_TYPE_1);
@@ -103,30 +98,10 @@ final class VerbsRmr extends VerbsHandle implements DatRmr {
         this.context = mw.get(JAVA_INT, IbvMw.RKEY);
     }
 
-    @Override
-    VerbsIa owner() {
-        return pz.ia();
-    }
-
-    @Override
-    protected DatReturnSubtype invalidHandleSubtype() {
-        return DatReturnSubtype.INVALID_HANDLE_RMR;
-    }
-
-    @Override
-    protected DatReturnSubtype inUseSubtype() {
-        return DatReturnSubtype.NO_SUBTYPE;
-    }
-
-    @Override
-    protected String freeCall() {
-        return "dat_rmr_free";
-    }
-
     /** The PZ, and every LMR a bind posted or applied may have tied the window to (dat_lmr_free waits for them). */
     @Override
     protected synchronized boolean dependsOn(ProviderHandle other) {
-        if (other == pz || (applied != null && applied.lmr() == other)) {
+        if (other == pz() || (applied != null && applied.lmr() == other)) {
             return true;
         }
         for (Binding b : inFlight) {
@@ -159,25 +134,14 @@ final class VerbsRmr extends VerbsHandle implements DatRmr {
     }
 
     @Override
-    public DatHandleType handleType() {
-        return DatHandleType.RMR;
-    }
-
-    @Override
     public int rmrContext() {
         return context;
     }
 
     @Override
-    public VerbsPz pz() {
-        return pz;
-    }
-
-    @Override
     public int bind(DatLmr lmr, long offset, long length, int memPrivileges, DatEp ep, long userCookie,
                     int completionFlags) {
-        if (isClosed() || !(ep instanceof VerbsEp e) || e.owner() != owner() || e.isClosed()
-                || !(lmr instanceof VerbsLmr l) || l.owner() != owner() || l.isClosed()) {
+        if (isClosed() || !(ep instanceof VerbsEp e) || !sibling(e) || !(lmr instanceof VerbsLmr l) || !sibling(l)) {
             return DatReturn.DAT_INVALID_HANDLE;
         }
         return e.data.postBind(this, length == 0 ? null : l, offset, length, memPrivileges, userCookie,
@@ -186,32 +150,10 @@ final class VerbsRmr extends VerbsHandle implements DatRmr {
 
     @Override
     public int unbind(DatEp ep, long userCookie, int completionFlags) {
-        if (isClosed() || !(ep instanceof VerbsEp e) || e.owner() != owner() || e.isClosed()) {
+        if (isClosed() || !(ep instanceof VerbsEp e) || !sibling(e)) {
             return DatReturn.DAT_INVALID_HANDLE;
         }
         return e.data.postBind(this, null, 0, 0, 0, userCookie, completionFlags);
-    }
-
-    /**
-     * The dat_rmr_bind page's argument checks, in loopback's order: a window outside the LMR or bad privileges,
-     * then a privilege the LMR lacks, then a PZ mismatch ({@code lmr == null}: an unbind, only the PZs count).
-     *
-     * @return a DAT return code
-     */
-    int check(VerbsLmr lmr, long offset, long length, int privileges, VerbsPz epPz) {
-        if (lmr != null) {
-            if (privileges == 0 || (privileges & ~REMOTE) != 0 || offset < 0
-                    || !lmr.contains(lmr.address + offset, length)) {
-                return DatReturn.DAT_INVALID_PARAMETER;
-            }
-            if ((lmr.privileges & privileges) != privileges) {
-                return DatReturn.DAT_PRIVILEGES_VIOLATION;
-            }
-            if (lmr.pz != pz) {
-                return DatReturn.DAT_PROTECTION_VIOLATION;
-            }
-        }
-        return pz != epPz ? DatReturn.DAT_PROTECTION_VIOLATION : DatReturn.DAT_SUCCESS;
     }
 
     /** {@return the EP whose binds of this window are in flight, if it is not {@code ep}; else {@code null}} */
@@ -240,14 +182,14 @@ final class VerbsRmr extends VerbsHandle implements DatRmr {
         if (chained() && chainEp != ep) {
             return DatReturn.DAT_INVALID_STATE;
         }
-        long address = lmr == null ? 0 : lmr.address + offset;
+        long address = lmr == null ? 0 : lmr.address() + offset;
         MemorySegment region = MemorySegment.NULL;
         if (lmr != null) {
             // C10-74: a writable window needs local write on its region (the LMR has it: it grants remote write).
             int access = LibIbverbs.IBV_ACCESS_MW_BIND
                     | ((privileges & DatMemPriv.REMOTE_WRITE) != 0 ? LibIbverbs.IBV_ACCESS_LOCAL_WRITE : 0);
             try {
-                region = owner().verbs.ibv_reg_mr(pz.pd, MemorySegment.ofAddress(address), length, access);
+                region = owner().verbs.ibv_reg_mr(pz().pd, MemorySegment.ofAddress(address), length, access);
             } catch (NativeCallException e) {
                 return DatReturn.DAT_INSUFFICIENT_RESOURCES;
             }
@@ -282,7 +224,7 @@ final class VerbsRmr extends VerbsHandle implements DatRmr {
         } else {
             long info = IbvMwBind.BIND_INFO;
             // An unbind names the PZ's anchor region: rxe's provider reads the region's lkey even for length 0.
-            args.set(ADDRESS, info + IbvMwBindInfo.MR, b.lmr() == null ? pz.windowAnchor() : b.region());
+            args.set(ADDRESS, info + IbvMwBindInfo.MR, b.lmr() == null ? pz().windowAnchor() : b.region());
             args.set(JAVA_LONG, info + IbvMwBindInfo.ADDR, b.address());
             args.set(JAVA_LONG, info + IbvMwBindInfo.LENGTH, b.length());
             args.set(JAVA_INT, info + IbvMwBindInfo.MW_ACCESS_FLAGS, b.lmr() == null ? 0 : access(b.privileges()));
@@ -376,7 +318,7 @@ final class VerbsRmr extends VerbsHandle implements DatRmr {
             applied = null;
         }
         try {
-            mw = IbvOps.ibv_alloc_mw(pz.pd, LibIbverbs.IBV_MW_TYPE_1);
+            mw = IbvOps.ibv_alloc_mw(pz().pd, LibIbverbs.IBV_MW_TYPE_1);
             context = mw.get(JAVA_INT, IbvMw.RKEY);
         } catch (NativeCallException e) {
             // Later binds answer DAT_INSUFFICIENT_RESOURCES; the old contexts reach nothing.
@@ -438,8 +380,9 @@ final class VerbsRmr extends VerbsHandle implements DatRmr {
             b = applied;
         }
         if (b == null) {
-            return new DatRmrParam(owner(), pz, 0, 0, 0, 0, context);
+            return new DatRmrParam(owner(), pz(), 0, 0, 0, 0, context);
         }
-        return new DatRmrParam(owner(), pz, b.lmr().lmrContext(), b.address(), b.length(), b.privileges(), context);
+        return new DatRmrParam(owner(), pz(), b.lmr().lmrContext(), b.address(), b.length(), b.privileges(),
+                context);
     }
 }

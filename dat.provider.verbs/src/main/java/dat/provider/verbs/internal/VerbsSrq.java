@@ -11,11 +11,9 @@ import dat.api.DatDtoStatus;
 import dat.api.DatEvent;
 import dat.api.DatEventType;
 import dat.api.DatException;
-import dat.api.DatHandleType;
 import dat.api.DatMemPriv;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
-import dat.api.DatSrq;
 import dat.api.DatSrqParam;
 import dat.api.DatSrqState;
 import dat.api.Iov;
@@ -27,8 +25,9 @@ import dat.provider.verbs.internal.ffm.IbvSrqAttr;
 import dat.provider.verbs.internal.ffm.IbvSrqInitAttr;
 import dat.provider.verbs.internal.ffm.LibIbverbs;
 import dat.provider.verbs.internal.ffm.NativeCallException;
+import dat.spi.AbstractSrq;
 import dat.spi.DatArgs;
-import dat.spi.ProviderHandle;
+import dat.spi.LmrTriplet;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -54,11 +53,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * that cannot resize answers {@code DAT_INSUFFICIENT_RESOURCES}. Shrinking only lowers the limit posts are checked
  * against: the HCA's queue stays as large as it was.
  */
-final class VerbsSrq extends VerbsHandle implements DatSrq {
+final class VerbsSrq extends AbstractSrq<VerbsIa, VerbsPz> {
 
-    final VerbsPz pz;
     final int index;
-    final int maxRecvIov;
     /** The {@code struct ibv_srq *}. */
     final MemorySegment srq;
     private final VerbsIa ia;
@@ -69,6 +66,8 @@ final class VerbsSrq extends VerbsHandle implements DatSrq {
     private final MemorySegment sges;
     private final MemorySegment badWr;
     private final MemorySegment attr;
+    /** Where posts read the consumer's triplets; used under {@link #lock}. */
+    private final LmrTriplet triplet = new LmrTriplet();
 
     // Guarded by lock.
     private long[] cookies;
@@ -86,10 +85,9 @@ final class VerbsSrq extends VerbsHandle implements DatSrq {
     private final CopyOnWriteArrayList<VerbsEvd> cqs = new CopyOnWriteArrayList<>();
 
     VerbsSrq(VerbsPz pz, int index, int maxRecvDtos, int maxRecvIov) {
-        this.pz = pz;
+        super(pz, maxRecvIov);
         this.ia = pz.ia();
         this.index = index;
-        this.maxRecvIov = maxRecvIov;
         this.max = maxRecvDtos;
         try {
             MemorySegment init = arena.allocate(IbvSrqInitAttr.LAYOUT);
@@ -118,31 +116,6 @@ final class VerbsSrq extends VerbsHandle implements DatSrq {
     }
 
     @Override
-    VerbsIa owner() {
-        return ia;
-    }
-
-    @Override
-    protected DatReturnSubtype invalidHandleSubtype() {
-        return DatReturnSubtype.INVALID_HANDLE_SRQ;
-    }
-
-    @Override
-    protected DatReturnSubtype inUseSubtype() {
-        return DatReturnSubtype.INVALID_STATE_SRQ_IN_USE;
-    }
-
-    @Override
-    protected String freeCall() {
-        return "dat_srq_free";
-    }
-
-    @Override
-    protected boolean dependsOn(ProviderHandle other) {
-        return other == pz;
-    }
-
-    @Override
     protected void destroy() {
         lock.lock();
         try {
@@ -156,25 +129,17 @@ final class VerbsSrq extends VerbsHandle implements DatSrq {
     }
 
     @Override
-    public DatHandleType handleType() {
-        return DatHandleType.SRQ;
-    }
-
-    @Override
     public int postRecv(int numSegments, Iov localIov, long userCookie) {
-        if (isClosed()) {
-            return DatReturn.DAT_INVALID_HANDLE;
-        }
-        if (numSegments < 0 || numSegments > maxRecvIov
-                || (numSegments > 0 && (localIov == null || numSegments > localIov.capacity()))) {
-            return DatReturn.DAT_INVALID_PARAMETER;
+        int check = checkPostRecv(numSegments, localIov);
+        if (check != DatReturn.DAT_SUCCESS) {
+            return check;
         }
         lock.lock();
         try {
             if (isClosed()) {
                 return DatReturn.DAT_INVALID_HANDLE;
             }
-            long total = WorkRequests.load(ia, pz, numSegments, localIov, DatMemPriv.LOCAL_WRITE, sges);
+            long total = WorkRequests.load(ia, pz(), numSegments, localIov, DatMemPriv.LOCAL_WRITE, sges, triplet);
             if (total < 0) {
                 return (int) total;
             }
@@ -240,10 +205,8 @@ final class VerbsSrq extends VerbsHandle implements DatSrq {
     }
 
     @Override
-    public void resize(int srqMaxRecvDto) {
+    protected void implResize(int srqMaxRecvDto) {
         String call = "dat_srq_resize";
-        requireOpen(call);
-        DatArgs.srqResize(ia.iaAttr, srqMaxRecvDto);
         lock.lock();
         try {
             requireOpen(call);
@@ -276,19 +239,15 @@ final class VerbsSrq extends VerbsHandle implements DatSrq {
     }
 
     @Override
-    public void setLowWatermark(int lowWatermarkValue) {
+    protected void implSetLowWatermark(int lowWatermarkValue) {
         String call = "dat_srq_set_lw";
-        requireOpen(call);
         // Before the SRQ lock: a translation holds its EVD's lock and then takes this one.
         takeCompletions();
         boolean fire;
         lock.lock();
         try {
             requireOpen(call);
-            if (lowWatermarkValue < 0 || lowWatermarkValue > max) {
-                throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2, call + ": low_watermark "
-                        + lowWatermarkValue + " is outside 0..max_recv_dtos " + max);
-            }
+            DatArgs.srqLowWatermark(lowWatermarkValue, max);
             fire = lowWatermarkValue > 0 && available < lowWatermarkValue;
             boolean arm = lowWatermarkValue > 0 && !fire;
             // IBV_SRQ_LIMIT 0 disarms; otherwise the HCA reports the first drop below the limit, once.
@@ -309,7 +268,7 @@ final class VerbsSrq extends VerbsHandle implements DatSrq {
             fire = belowWhileArmed();
         }
         if (fire) {
-            ia.async().postAsync(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK, this,
+            ia.asyncEvd().postAsync(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK, this,
                     DatAsyncReason.SRQ_LOW_WATERMARK_EVENT);
         }
     }
@@ -370,7 +329,7 @@ final class VerbsSrq extends VerbsHandle implements DatSrq {
             lock.unlock();
         }
         if (first) {
-            ia.async().postAsync(DatEventType.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, this,
+            ia.asyncEvd().postAsync(DatEventType.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, this,
                     DatAsyncReason.SRQ_TRANSFER_TO_ERROR);
         }
     }
@@ -387,7 +346,7 @@ final class VerbsSrq extends VerbsHandle implements DatSrq {
             lock.unlock();
         }
         if (fire) {
-            ia.async().postAsync(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK, this,
+            ia.asyncEvd().postAsync(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK, this,
                     DatAsyncReason.SRQ_LOW_WATERMARK_EVENT);
         }
     }
@@ -398,7 +357,7 @@ final class VerbsSrq extends VerbsHandle implements DatSrq {
         lock.lock();
         try {
             DatSrqState state = inError ? DatSrqState.ERROR : DatSrqState.OPERATIONAL;
-            return new DatSrqParam(ia, state, pz, max, maxRecvIov, lowWatermark,
+            return new DatSrqParam(ia, state, pz(), max, maxRecvIov(), lowWatermark,
                     Dat.DAT_VALUE_UNKNOWN, outstanding);
         } finally {
             lock.unlock();

@@ -7,6 +7,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import dat.api.DatReturn;
 import dat.api.Iov;
 import dat.provider.verbs.internal.ffm.IbvSge;
+import dat.spi.DtoArgs;
+import dat.spi.LmrTriplet;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -58,10 +60,9 @@ final class WorkRequests {
 
     /**
      * Checks DAT triplets against the registered regions and writes them as {@code ibv_sge}s. The checks are the
-     * post-time ones of dat_ep_post_send / _recv / _rdma_write / _rdma_read and dat_srq_post_recv: an unknown or
-     * freed {@code lmr_context} or a region lacking {@code privilege} is {@code DAT_PRIVILEGES_VIOLATION}, a
-     * region of another PZ {@code DAT_PROTECTION_VIOLATION}, a segment outside its region
-     * {@code DAT_INVALID_PARAMETER}, and so is an IOV whose own memory this thread cannot read.
+     * post-time ones of dat_ep_post_send / _recv / _rdma_write / _rdma_read and dat_srq_post_recv
+     * ({@link DtoArgs#segment}); a segment longer than an {@code ibv_sge} holds is {@code DAT_INVALID_PARAMETER}, and
+     * so is an IOV whose own memory this thread cannot read.
      *
      * @param ia the IA whose regions the contexts name
      * @param pz the PZ the segments must belong to
@@ -69,33 +70,26 @@ final class WorkRequests {
      * @param iov the triplets
      * @param privilege the local privilege the operation needs
      * @param sges where the {@code ibv_sge} array is written
+     * @param triplet the caller's holder, where each triplet is read ({@link LmrTriplet#read})
      * @return the total length, or a negative DAT return code
      */
-    static long load(VerbsIa ia, VerbsPz pz, int n, Iov iov, int privilege, MemorySegment sges) {
+    static long load(VerbsIa ia, VerbsPz pz, int n, Iov iov, int privilege, MemorySegment sges,
+                     LmrTriplet triplet) {
         long total = 0;
         for (int i = 0; i < n; i++) {
-            int context;
-            long address;
-            long length;
-            try {
-                context = iov.lmrContext(i);
-                address = iov.virtualAddress(i);
-                length = iov.segmentLength(i);
-            } catch (IllegalStateException | WrongThreadException e) {
-                // The IOV's own memory is closed, or confined to another thread: a malformed argument (DatMemory).
-                return DatReturn.DAT_INVALID_PARAMETER;
+            int status = triplet.read(iov, i);
+            if (status != DatReturn.DAT_SUCCESS) {
+                return status;
             }
-            VerbsLmr lmr = ia.lmrsByLkey.get(context);
-            if (lmr == null || lmr.isClosed()) {
-                return DatReturn.DAT_PRIVILEGES_VIOLATION;
+            int context = triplet.lmrContext();
+            long address = triplet.virtualAddress();
+            long length = triplet.segmentLength();
+            status = DtoArgs.segment(ia.lmrsByLkey.get(context), pz, privilege, address, length);
+            if (status != DatReturn.DAT_SUCCESS) {
+                return status;
             }
-            if (lmr.pz != pz) {
-                return DatReturn.DAT_PROTECTION_VIOLATION;
-            }
-            if ((lmr.privileges & privilege) != privilege) {
-                return DatReturn.DAT_PRIVILEGES_VIOLATION;
-            }
-            if (!lmr.contains(address, length) || length > 0xFFFF_FFFFL) {
+            if (length > 0xFFFF_FFFFL) {
+                // An ibv_sge's length is 32 bits.
                 return DatReturn.DAT_INVALID_PARAMETER;
             }
             long sge = i * IbvSge.SIZE;

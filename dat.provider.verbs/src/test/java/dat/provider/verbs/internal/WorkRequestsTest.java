@@ -14,6 +14,7 @@ import dat.api.DatReturn;
 import dat.api.Iov;
 import dat.provider.verbs.internal.ffm.IbvSge;
 import dat.provider.verbs.internal.ffm.LibIbverbs;
+import dat.spi.LmrTriplet;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -79,11 +80,12 @@ class WorkRequestsTest {
         try (Arena arena = Arena.ofShared()) {
             dead = Iov.allocate(arena, 2).set(0, 1, 0x1000, 8);
         }
-        assertEquals(DatReturn.DAT_INVALID_PARAMETER, WorkRequests.load(null, null, 1, dead, 0, sges));
+        assertEquals(DatReturn.DAT_INVALID_PARAMETER,
+                WorkRequests.load(null, null, 1, dead, 0, sges, new LmrTriplet()));
         try (Arena confined = Arena.ofConfined()) {
             Iov mine = Iov.allocate(confined, 2).set(0, 1, 0x1000, 8);
             assertEquals(DatReturn.DAT_INVALID_PARAMETER, CompletableFuture.supplyAsync(
-                    () -> WorkRequests.load(null, null, 1, mine, 0, sges)).get().longValue());
+                    () -> WorkRequests.load(null, null, 1, mine, 0, sges, new LmrTriplet())).get().longValue());
         }
     }
 

@@ -1,22 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 package com.example.dat.internal;
 
-import dat.api.DatCr;
 import dat.api.DatCrParam;
 import dat.api.DatEp;
 import dat.api.DatEventType;
 import dat.api.DatException;
-import dat.api.DatHandleType;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
+import dat.spi.AbstractCr;
 import dat.spi.DatArgs;
 
 /**
  * A connection request on the passive side: created by {@code dat_ep_connect}, consumed by {@code dat_cr_accept}
  * or {@code dat_cr_reject}, moved by {@code dat_cr_handoff}. Not in the IA's handle set: it lives only until it is
- * answered, and freeing it unanswered rejects it.
+ * answered, and freeing it unanswered rejects it (the shell's {@code close()} calls {@link #rejectQuietly()}).
  */
-final class ExampleCr extends ExampleHandle implements DatCr {
+final class ExampleCr extends AbstractCr<ExampleIa, ExampleEp> {
 
     private final ExampleEp requester;
     /** The requester's port qualifier, {@code remote_port_qual} of the request. */
@@ -25,7 +24,7 @@ final class ExampleCr extends ExampleHandle implements DatCr {
     private Fabric.Listener listener;
 
     ExampleCr(Fabric.Listener listener, ExampleEp requester, long requesterQual, byte[] privateData) {
-        super(((ExampleHandle) listener.handle()).ia);
+        super(listener.owner());
         this.listener = listener;
         this.requester = requester;
         this.requesterQual = requesterQual;
@@ -65,9 +64,9 @@ final class ExampleCr extends ExampleHandle implements DatCr {
         Fabric.LOCK.lock();
         try {
             requireOpen(call);
-            ExampleEp passive = ia.own(ep, ExampleEp.class, DatReturnSubtype.INVALID_HANDLE_EP, call, "ep_handle");
+            ExampleEp passive = acceptingEp(call, ep, listener.reservedEp());
             ExampleEp.checkPrivateData(call, acceptData, DatReturnSubtype.INVALID_ARG4);
-            passive.requireAcceptable(call, listener.reservedEp());
+            passive.requireAcceptable(call, listener.reservedEp() != null);
             markClosed();
             if (!requester.awaits(this)) {
                 throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.NO_SUBTYPE, call
@@ -100,9 +99,9 @@ final class ExampleCr extends ExampleHandle implements DatCr {
         try {
             requireOpen(call);
             Fabric.Listener to = Fabric.listener(handoffConnQual);
-            if (!(to instanceof ExamplePsp) || ((ExampleHandle) to.handle()).ia != ia) {
-                throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2, call + ": no PSP of IA " + ia.name()
-                        + " listens on conn_qual " + handoffConnQual);
+            if (!(to instanceof ExamplePsp) || to.owner() != owner()) {
+                throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2, call + ": no PSP of IA "
+                        + owner().name() + " listens on conn_qual " + handoffConnQual);
             }
             if (!arrive(to, handoffConnQual)) {
                 markClosed();
@@ -117,7 +116,7 @@ final class ExampleCr extends ExampleHandle implements DatCr {
 
     /** Freeing a request nobody answered rejects it, so the requester is not left waiting. */
     @Override
-    public void close() {
+    protected void rejectQuietly() {
         Fabric.LOCK.lock();
         try {
             if (!isClosed()) {
@@ -126,25 +125,5 @@ final class ExampleCr extends ExampleHandle implements DatCr {
         } finally {
             Fabric.LOCK.unlock();
         }
-    }
-
-    @Override
-    public DatHandleType handleType() {
-        return DatHandleType.CR;
-    }
-
-    @Override
-    protected DatReturnSubtype invalidHandleSubtype() {
-        return DatReturnSubtype.INVALID_HANDLE_CR;
-    }
-
-    @Override
-    protected String freeCall() {
-        return "dat_cr_reject";
-    }
-
-    @Override
-    protected void destroy() {
-        markClosed();
     }
 }

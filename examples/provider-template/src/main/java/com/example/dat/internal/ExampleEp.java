@@ -9,18 +9,19 @@ import dat.api.DatDtoStatus;
 import dat.api.DatEp;
 import dat.api.DatEpAttr;
 import dat.api.DatEpParam;
-import dat.api.DatEpRecvInfo;
 import dat.api.DatEpState;
 import dat.api.DatEpStatus;
 import dat.api.DatEventType;
 import dat.api.DatException;
-import dat.api.DatHandleType;
 import dat.api.DatMemPriv;
 import dat.api.DatQos;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.api.Iov;
+import dat.spi.AbstractEp;
 import dat.spi.DatArgs;
+import dat.spi.DtoArgs;
+import dat.spi.LmrTriplet;
 import dat.spi.ProviderHandle;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -35,8 +36,13 @@ import java.util.concurrent.TimeUnit;
  * of the request queue, a send when the peer has a receive posted. Requests complete in posting order; a send
  * waiting for a receive holds back the requests behind it, as on an RC queue pair. A work request keeps its slot
  * until its completion is dequeued.
+ *
+ * <p>The shell ({@link AbstractEp}) answers the handle's return codes and opens {@code dat_ep_disconnect},
+ * {@code dat_ep_modify}, {@code dat_ep_recv_query} and {@code dat_ep_set_watermark} with their checks (the last two
+ * refuse, as {@code ep_recv_info_supported} 0 and {@code srq_watermarks_supported} 0 say). The posts are written
+ * here, and call the shell's allocation-free checks ({@link DtoArgs}).
  */
-final class ExampleEp extends ExampleHandle implements DatEp {
+final class ExampleEp extends AbstractEp<ExampleIa> {
 
     private static final byte SEND = 1;
     private static final byte WRITE = 2;
@@ -62,10 +68,12 @@ final class ExampleEp extends ExampleHandle implements DatEp {
     /** Posted and not yet reaped: the counts {@code max_request_dtos} and {@code max_recv_dtos} bound. */
     private int requestsOutstanding;
     private int recvsOutstanding;
+    /** Where the posts read the consumer's triplets, under {@link Fabric#LOCK}. */
+    private final LmrTriplet triplet = new LmrTriplet();
 
     ExampleEp(ExampleIa ia, ExamplePz pz, ExampleEvd recvEvd, ExampleEvd requestEvd, ExampleEvd connectEvd,
               DatEpAttr attr) {
-        super(ia);
+        super(ia, false);
         this.pz = pz;
         this.recvEvd = recvEvd;
         this.requestEvd = requestEvd;
@@ -257,7 +265,7 @@ final class ExampleEp extends ExampleHandle implements DatEp {
 
     /** The checks every post makes before its segments: their count and the completion flags. */
     private static int checkPost(int n, Iov iov, int maxIov, int flags, int epFlags) {
-        if (n < 0 || n > maxIov || n > 0 && (iov == null || n > iov.capacity())) {
+        if (DtoArgs.iov(n, iov, maxIov) != DatReturn.DAT_SUCCESS) {
             return DatReturn.DAT_INVALID_PARAMETER;
         }
         if ((flags & ~DatCompletionFlags.POST_FLAGS) != 0
@@ -273,28 +281,25 @@ final class ExampleEp extends ExampleHandle implements DatEp {
     }
 
     /**
-     * Checks each triplet against the LMR its context names and copies it into the slot.
+     * Checks each triplet against the LMR its context names, in the post pages' order ({@link DtoArgs#segment}), and
+     * copies it into the slot.
      *
      * @param needed the local privilege the operation needs: LOCAL_READ to send or write from, LOCAL_WRITE to
      *     receive or read into
      */
     private int copySegments(Queue q, int slot, int n, Iov iov, int needed) {
         for (int s = 0; s < n; s++) {
-            ExampleLmr lmr = Fabric.memory(iov.lmrContext(s));
-            long address = iov.virtualAddress(s);
-            long length = iov.segmentLength(s);
-            if (lmr == null || lmr.ia != ia) {
-                // An unknown or freed context: the memory is not the consumer's to use.
-                return DatReturn.DAT_PRIVILEGES_VIOLATION;
+            int rc = triplet.read(iov, s);
+            if (rc != DatReturn.DAT_SUCCESS) {
+                return rc;
             }
-            if (!lmr.covers(address, length)) {
-                return DatReturn.DAT_INVALID_PARAMETER;
-            }
-            if (lmr.pz != pz) {
-                return DatReturn.DAT_PROTECTION_VIOLATION;
-            }
-            if (!lmr.allows(needed)) {
-                return DatReturn.DAT_PRIVILEGES_VIOLATION;
+            long address = triplet.virtualAddress();
+            long length = triplet.segmentLength();
+            // An unknown or freed context, or another IA's, names no memory of the consumer's.
+            ExampleLmr lmr = owner().lmrOf(triplet.lmrContext());
+            rc = DtoArgs.segment(lmr, pz, needed, address, length);
+            if (rc != DatReturn.DAT_SUCCESS) {
+                return rc;
             }
             q.lmr[slot * q.maxIov + s] = lmr;
             q.address[slot * q.maxIov + s] = address;
@@ -388,8 +393,8 @@ final class ExampleEp extends ExampleHandle implements DatEp {
         long address = requests.remoteAddress[slot];
         long length = write ? requests.total(slot) : requests.remoteLength[slot];
         // The responder's checks, which an HCA makes on the remote key: same PZ, privilege, bounds.
-        if (remote == null || remote.pz != peer.pz || !remote.allows(write ? DatMemPriv.REMOTE_WRITE
-                : DatMemPriv.REMOTE_READ) || !remote.covers(address, length)
+        if (remote == null || remote.pz() != peer.pz || !remote.allows(write ? DatMemPriv.REMOTE_WRITE
+                : DatMemPriv.REMOTE_READ) || !remote.contains(address, length)
                 || remote.slice(address, 0) == null) {
             return DatDtoStatus.REMOTE_ACCESS_ERR;
         }
@@ -540,13 +545,9 @@ final class ExampleEp extends ExampleHandle implements DatEp {
         }
     }
 
-    /** Checks and claims this EP for {@code dat_cr_accept}: unconnected, or reserved by the RSP it came through. */
-    void requireAcceptable(String call, ExampleEp reserved) {
-        if (reserved != null && reserved != this) {
-            throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2, call
-                    + ": a request through an RSP is accepted on the EP the RSP reserved");
-        }
-        requireState(call, reserved != null ? DatEpState.RESERVED : DatEpState.UNCONNECTED);
+    /** Checks this EP may take {@code dat_cr_accept}: unconnected, or reserved by the RSP the request came through. */
+    void requireAcceptable(String call, boolean reserved) {
+        requireState(call, reserved ? DatEpState.RESERVED : DatEpState.UNCONNECTED);
     }
 
     void reserve(String call) {
@@ -562,8 +563,7 @@ final class ExampleEp extends ExampleHandle implements DatEp {
 
     private void requireState(String call, DatEpState wanted) {
         if (state != wanted) {
-            throw new DatException(DatReturn.INVALID_STATE, DatArgs.epStateSubtype(state), call + ": the EP is "
-                    + state + ", not " + wanted);
+            throw DatArgs.epState(call, "ep_handle", state, wanted.toString());
         }
     }
 
@@ -581,11 +581,10 @@ final class ExampleEp extends ExampleHandle implements DatEp {
         Fabric.LOCK.lock();
         try {
             requireOpen("dat_ep_dup_connect");
-            ExampleEp dup = ia.own(dupEp, ExampleEp.class, DatReturnSubtype.INVALID_HANDLE_EP, "dat_ep_dup_connect",
+            ExampleEp dup = own(dupEp, ExampleEp.class, DatReturnSubtype.INVALID_HANDLE_EP, "dat_ep_dup_connect",
                     "dup_ep_handle");
             if (dup.state != DatEpState.CONNECTED) {
-                throw new DatException(DatReturn.INVALID_STATE, DatArgs.epStateSubtype(dup.state),
-                        "dat_ep_dup_connect: dup_ep_handle is " + dup.state + ", not CONNECTED");
+                throw DatArgs.epState("dat_ep_dup_connect", "dup_ep_handle", dup.state, "CONNECTED");
             }
             address = dup.remoteAddress;
             qual = dup.remotePortQual;
@@ -595,14 +594,12 @@ final class ExampleEp extends ExampleHandle implements DatEp {
         connect(address, qual, timeoutMicros, privateData, qos, DatConnectFlags.DEFAULT);
     }
 
+    /** Both disconnects end the connection at once: nothing here runs asynchronously that GRACEFUL could wait for. */
     @Override
-    public void disconnect(DatCloseFlags flags) {
+    protected void implDisconnect(DatCloseFlags flags) {
         Fabric.LOCK.lock();
         try {
             requireOpen("dat_ep_disconnect");
-            if (flags == null) {
-                throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2, "dat_ep_disconnect: flags is null");
-            }
             switch (state) {
                 case CONNECTED -> breakConnection(true, DatEventType.CONNECTION_EVENT_DISCONNECTED);
                 case ACTIVE_CONNECTION_PENDING -> {
@@ -686,7 +683,7 @@ final class ExampleEp extends ExampleHandle implements DatEp {
         Fabric.LOCK.lock();
         try {
             requireOpen("dat_ep_query");
-            return new DatEpParam(ia, state, Fabric.ADDRESS, localPortQual, remoteAddress, remotePortQual, pz,
+            return new DatEpParam(owner(), state, Fabric.ADDRESS, localPortQual, remoteAddress, remotePortQual, pz,
                     recvEvd, requestEvd, connectEvd, null, attr);
         } finally {
             Fabric.LOCK.unlock();
@@ -694,15 +691,11 @@ final class ExampleEp extends ExampleHandle implements DatEp {
     }
 
     @Override
-    public void modify(DatEpAttr newAttr) {
+    protected void implModify(DatEpAttr newAttr) {
         Fabric.LOCK.lock();
         try {
             String call = "dat_ep_modify";
             requireOpen(call);
-            if (newAttr == null) {
-                throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG3, call + ": ep_attr is null");
-            }
-            DatArgs.epAttr(call, ia.query(), ia.providerAttr(), newAttr, false);
             requireState(call, DatEpState.UNCONNECTED);
             if (requestsOutstanding > 0 || recvsOutstanding > 0) {
                 throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_NOTREADY,
@@ -712,35 +705,6 @@ final class ExampleEp extends ExampleHandle implements DatEp {
         } finally {
             Fabric.LOCK.unlock();
         }
-    }
-
-    @Override
-    public DatEpRecvInfo recvQuery(int which) {
-        requireOpen("dat_ep_recv_query");
-        DatArgs.recvQueryWhich(which);
-        throw new DatException(DatReturn.MODEL_NOT_SUPPORTED, "dat_ep_recv_query: ep_recv_info_supported is 0;"
-                + " provider " + ExampleProvider.NAME + " counts no receive buffers");
-    }
-
-    @Override
-    public void setWatermark(int softHighWatermark, int hardHighWatermark) {
-        requireOpen("dat_ep_set_watermark");
-        throw new DatException(DatReturn.MODEL_NOT_SUPPORTED, "dat_ep_set_watermark: srq_watermarks_supported is 0");
-    }
-
-    @Override
-    public DatHandleType handleType() {
-        return DatHandleType.EP;
-    }
-
-    @Override
-    protected DatReturnSubtype invalidHandleSubtype() {
-        return DatReturnSubtype.INVALID_HANDLE_EP;
-    }
-
-    @Override
-    protected String freeCall() {
-        return "dat_ep_free";
     }
 
     @Override

@@ -2,20 +2,16 @@
 package com.example.dat.internal;
 
 import dat.api.Dat;
-import dat.api.DatCno;
 import dat.api.DatCr;
 import dat.api.DatDtoStatus;
-import dat.api.DatEvd;
 import dat.api.DatEvdFlags;
 import dat.api.DatEvdParam;
 import dat.api.DatEvent;
 import dat.api.DatEventHandler;
 import dat.api.DatEventType;
-import dat.api.DatException;
 import dat.api.DatHandle;
-import dat.api.DatHandleType;
 import dat.api.DatReturn;
-import dat.api.DatReturnSubtype;
+import dat.spi.AbstractEvd;
 import dat.spi.DatArgs;
 import java.util.concurrent.TimeUnit;
 
@@ -23,20 +19,22 @@ import java.util.concurrent.TimeUnit;
  * An event dispatcher ({@code dat_evd_create}): a ring of preallocated {@link DatEvent}s, so queuing and dequeuing
  * allocate nothing. A DTO completion holds its EP's queue slot until the consumer dequeues it, as DAT counts an
  * unreaped completion as outstanding. A full EVD loses the event and says so on the IA's async EVD.
+ *
+ * <p>The shell ({@link AbstractEvd}) holds the flags and the enabled state, answers {@code dat_evd_enable},
+ * {@code dat_evd_disable}, {@code dat_evd_modify_cno} and the free of the async EVD, and opens each call here with
+ * its checks; this class keeps the queue and the wait.
  */
-final class ExampleEvd extends ExampleHandle implements DatEvd {
+final class ExampleEvd extends AbstractEvd<ExampleIa> {
 
     /** What a queued event releases when dequeued: nothing, a request slot or a receive slot of its EP. */
     static final byte PLAIN = 0;
     static final byte REQUEST = 1;
     static final byte RECV = 2;
 
-    private final int flags;
     private DatEvent[] ring;
     private byte[] kinds;
     private int head;
     private int count;
-    private boolean enabled = true;
     private boolean waitable = true;
     private boolean waiting;
     /** Bumped by {@link #setUnwaitable} and {@link #destroy}: a waiter that sees it move returns DAT_ABORT. */
@@ -45,8 +43,7 @@ final class ExampleEvd extends ExampleHandle implements DatEvd {
     private final DatEvent polled = new DatEvent();
 
     ExampleEvd(ExampleIa ia, int qlen, int flags) {
-        super(ia);
-        this.flags = flags;
+        super(ia, flags, null, (flags & DatEvdFlags.ASYNC) != 0);
         allocate(qlen);
     }
 
@@ -58,17 +55,13 @@ final class ExampleEvd extends ExampleHandle implements DatEvd {
         }
     }
 
-    int flags() {
-        return flags;
-    }
-
     /** {@return the next free slot to fill, or {@code null} when the EVD is full (the overflow is then reported)} */
     private DatEvent reserve(byte kind) {
         if (isClosed()) {
             return null;
         }
         if (count == ring.length) {
-            ExampleEvd async = ia.asyncEvdInternal();
+            ExampleEvd async = owner().asyncEvd();
             if (async != this) {
                 async.async(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, this);
             }
@@ -142,11 +135,9 @@ final class ExampleEvd extends ExampleHandle implements DatEvd {
     public int dequeue(DatEvent event) {
         Fabric.LOCK.lock();
         try {
-            if (isClosed()) {
-                return DatReturn.DAT_INVALID_HANDLE;
-            }
-            if (event == null) {
-                return DatReturn.DAT_INVALID_PARAMETER;
+            int check = checkDequeue(event);
+            if (check != DatReturn.DAT_SUCCESS) {
+                return check;
             }
             if (waiting) {
                 return DatReturn.DAT_INVALID_STATE;
@@ -163,8 +154,9 @@ final class ExampleEvd extends ExampleHandle implements DatEvd {
 
     @Override
     public int poll(DatEventHandler handler, int limit) {
-        if (handler == null || limit < 1) {
-            return DatReturn.DAT_INVALID_PARAMETER;
+        int check = checkPoll(handler, limit);
+        if (check != DatReturn.DAT_SUCCESS) {
+            return check;
         }
         int handled = 0;
         while (handled < limit) {
@@ -186,10 +178,11 @@ final class ExampleEvd extends ExampleHandle implements DatEvd {
     public int await(long timeoutMicros, int threshold, DatEvent event) {
         Fabric.LOCK.lock();
         try {
-            if (isClosed()) {
-                return DatReturn.DAT_INVALID_HANDLE;
+            int check = checkAwait(timeoutMicros, event);
+            if (check != DatReturn.DAT_SUCCESS) {
+                return check;
             }
-            if (event == null || timeoutMicros < 0 || threshold < 1 || threshold > ring.length) {
+            if (threshold < 1 || threshold > ring.length) {
                 return DatReturn.DAT_INVALID_PARAMETER;
             }
             if (!waitable || waiting) {
@@ -228,11 +221,9 @@ final class ExampleEvd extends ExampleHandle implements DatEvd {
     public int postSoftwareEvent(long pointer) {
         Fabric.LOCK.lock();
         try {
-            if (isClosed()) {
-                return DatReturn.DAT_INVALID_HANDLE;
-            }
-            if ((flags & DatEvdFlags.SOFTWARE) == 0) {
-                return DatReturn.DAT_INVALID_PARAMETER;
+            int check = checkPostSoftwareEvent();
+            if (check != DatReturn.DAT_SUCCESS) {
+                return check;
             }
             if (count == ring.length) {
                 return DatReturn.DAT_QUEUE_FULL;
@@ -247,59 +238,25 @@ final class ExampleEvd extends ExampleHandle implements DatEvd {
     }
 
     @Override
-    public void enable() {
-        setEnabled("dat_evd_enable", true);
-    }
-
-    @Override
-    public void disable() {
-        setEnabled("dat_evd_disable", false);
-    }
-
-    private void setEnabled(String call, boolean value) {
+    protected void implSetUnwaitable(boolean unwaitable) {
         Fabric.LOCK.lock();
         try {
-            requireOpen(call);
-            enabled = value;
+            waitable = !unwaitable;
+            if (unwaitable) {
+                aborts++;
+                Fabric.CHANGED.signalAll();
+            }
         } finally {
             Fabric.LOCK.unlock();
         }
     }
 
     @Override
-    public void setUnwaitable() {
-        Fabric.LOCK.lock();
-        try {
-            requireOpen("dat_evd_set_unwaitable");
-            waitable = false;
-            aborts++;
-            Fabric.CHANGED.signalAll();
-        } finally {
-            Fabric.LOCK.unlock();
-        }
-    }
-
-    @Override
-    public void clearUnwaitable() {
-        Fabric.LOCK.lock();
-        try {
-            requireOpen("dat_evd_clear_unwaitable");
-            waitable = true;
-        } finally {
-            Fabric.LOCK.unlock();
-        }
-    }
-
-    @Override
-    public void resize(int evdMinQlen) {
+    protected void implResize(int evdMinQlen) {
         Fabric.LOCK.lock();
         try {
             requireOpen("dat_evd_resize");
-            DatArgs.evdResize(ia.query(), evdMinQlen);
-            if (evdMinQlen < count) {
-                throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EVD_IN_USE,
-                        "dat_evd_resize: evd_qlen " + evdMinQlen + " is below the " + count + " queued events");
-            }
+            DatArgs.evdResizeState(evdMinQlen, count);
             DatEvent[] oldRing = ring;
             byte[] oldKinds = kinds;
             int oldHead = head;
@@ -316,54 +273,13 @@ final class ExampleEvd extends ExampleHandle implements DatEvd {
     }
 
     @Override
-    public void modifyCno(DatCno cno) {
-        requireOpen("dat_evd_modify_cno");
-        if (cno != null) {
-            throw new DatException(DatReturn.MODEL_NOT_SUPPORTED, "dat_evd_modify_cno: provider "
-                    + ExampleProvider.NAME + " has no CNOs");
-        }
-    }
-
-    @Override
     public DatEvdParam query() {
         Fabric.LOCK.lock();
         try {
             requireOpen("dat_evd_query");
-            int state = (enabled ? DatEvdParam.STATE_ENABLED : DatEvdParam.STATE_DISABLED)
-                    | (waitable ? DatEvdParam.STATE_WAITABLE : DatEvdParam.STATE_UNWAITABLE);
-            return new DatEvdParam(ia, ring.length, state, null, flags);
+            return param(ring.length, !waitable);
         } finally {
             Fabric.LOCK.unlock();
-        }
-    }
-
-    @Override
-    public DatHandleType handleType() {
-        return DatHandleType.EVD;
-    }
-
-    @Override
-    protected DatReturnSubtype invalidHandleSubtype() {
-        return (flags & DatEvdFlags.ASYNC) != 0 ? DatReturnSubtype.INVALID_HANDLE_EVD_ASYNC
-                : DatReturnSubtype.NO_SUBTYPE;
-    }
-
-    @Override
-    protected DatReturnSubtype inUseSubtype() {
-        return DatReturnSubtype.INVALID_STATE_EVD_IN_USE;
-    }
-
-    @Override
-    protected String freeCall() {
-        return "dat_evd_free";
-    }
-
-    /** The async EVD lives as long as its IA: {@code dat_ia_close} frees it. */
-    @Override
-    protected void checkFree() {
-        if ((flags & DatEvdFlags.ASYNC) != 0) {
-            throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EVD_IN_USE,
-                    "dat_evd_free: the async EVD belongs to IA " + ia.name() + "; dat_ia_close frees it");
         }
     }
 

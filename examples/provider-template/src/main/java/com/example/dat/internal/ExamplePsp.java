@@ -1,20 +1,36 @@
 // SPDX-License-Identifier: Apache-2.0
 package com.example.dat.internal;
 
-import dat.api.DatHandleType;
-import dat.api.DatPsp;
+import dat.api.DatHandle;
 import dat.api.DatPspFlags;
-import dat.api.DatPspParam;
-import dat.api.DatReturnSubtype;
+import dat.spi.AbstractPsp;
 
-/** A public service point ({@code dat_psp_create}): every connect to its qualifier becomes a request on its EVD. */
-final class ExamplePsp extends ExampleServicePoint implements DatPsp {
+/**
+ * A public service point ({@code dat_psp_create}): every connect to its qualifier becomes a request on its EVD. It
+ * holds the qualifier on the fabric from creation to free; the query and the free protocol are the shell's.
+ */
+final class ExamplePsp extends AbstractPsp<ExampleIa, ExampleEvd> implements Fabric.Listener {
 
-    private final DatPspFlags flags;
+    private final long connQual;
 
     ExamplePsp(ExampleIa ia, long connQual, ExampleEvd crEvd, DatPspFlags flags) {
-        super(ia, connQual, crEvd);
-        this.flags = flags;
+        super(ia, crEvd, flags);
+        this.connQual = connQual;
+    }
+
+    @Override
+    public long connQual() {
+        return connQual;
+    }
+
+    @Override
+    public long qualifier() {
+        return connQual;
+    }
+
+    @Override
+    public DatHandle handle() {
+        return this;
     }
 
     @Override
@@ -22,24 +38,10 @@ final class ExamplePsp extends ExampleServicePoint implements DatPsp {
         return null;
     }
 
+    /** Stops listening; requests already queued stay answerable. */
     @Override
-    public DatPspParam query() {
-        requireOpen("dat_psp_query");
-        return new DatPspParam(ia, connQual(), crEvd(), flags);
-    }
-
-    @Override
-    public DatHandleType handleType() {
-        return DatHandleType.PSP;
-    }
-
-    @Override
-    protected DatReturnSubtype invalidHandleSubtype() {
-        return DatReturnSubtype.INVALID_HANDLE_PSP;
-    }
-
-    @Override
-    protected String freeCall() {
-        return "dat_psp_free";
+    protected void destroy() {
+        Fabric.unlisten(connQual, this);
+        markClosed();
     }
 }

@@ -1,23 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 package com.example.dat.internal;
 
-import dat.api.DatHandleType;
-import dat.api.DatRsp;
-import dat.api.DatRspParam;
-import dat.api.DatReturnSubtype;
-import dat.spi.ProviderHandle;
+import dat.api.DatHandle;
+import dat.spi.AbstractRsp;
 
 /**
  * A reserved service point ({@code dat_rsp_create}): one connection request to its qualifier, for the EP it
- * reserved.
+ * reserved. The query and the free protocol are the shell's.
  */
-final class ExampleRsp extends ExampleServicePoint implements DatRsp {
-
-    private final ExampleEp ep;
+final class ExampleRsp extends AbstractRsp<ExampleIa, ExampleEvd, ExampleEp> implements Fabric.Listener {
 
     ExampleRsp(ExampleIa ia, long connQual, ExampleEp ep, ExampleEvd crEvd) {
-        super(ia, connQual, crEvd);
-        this.ep = ep;
+        super(ia, connQual, ep, crEvd);
     }
 
     /** The one request arrived: the qualifier is free again. */
@@ -25,40 +19,32 @@ final class ExampleRsp extends ExampleServicePoint implements DatRsp {
         Fabric.unlisten(connQual(), this);
     }
 
+    /** The EP stays reserved until the RSP is freed, so it cannot be freed first. */
+    @Override
+    protected boolean reservesEp() {
+        return true;
+    }
+
+    @Override
+    public long qualifier() {
+        return connQual();
+    }
+
+    @Override
+    public DatHandle handle() {
+        return this;
+    }
+
     @Override
     public ExampleEp reservedEp() {
-        return ep;
+        return ep();
     }
 
-    @Override
-    public DatRspParam query() {
-        requireOpen("dat_rsp_query");
-        return new DatRspParam(ia, connQual(), crEvd(), ep);
-    }
-
-    @Override
-    public DatHandleType handleType() {
-        return DatHandleType.RSP;
-    }
-
-    @Override
-    protected DatReturnSubtype invalidHandleSubtype() {
-        return DatReturnSubtype.INVALID_HANDLE_RSP;
-    }
-
-    @Override
-    protected String freeCall() {
-        return "dat_rsp_free";
-    }
-
-    @Override
-    protected boolean dependsOn(ProviderHandle other) {
-        return other == ep || super.dependsOn(other);
-    }
-
+    /** Stops listening and gives the EP back. */
     @Override
     protected void destroy() {
-        super.destroy();
-        ep.unreserve();
+        Fabric.unlisten(connQual(), this);
+        markClosed();
+        ep().unreserve();
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package com.example.dat.internal;
 
+import dat.api.DatHandle;
 import java.net.InetAddress;
 import java.security.SecureRandom;
 import java.util.HashMap;
@@ -44,8 +45,11 @@ final class Fabric {
 
     /** A PSP or an RSP: where connection requests for one qualifier go. */
     interface Listener {
+        /** {@return the IA listening} */
+        ExampleIa owner();
+
         /** {@return the handle the request event names as {@code sp_handle}} */
-        dat.api.DatHandle handle();
+        DatHandle handle();
 
         /** {@return the EVD the request events go to} */
         ExampleEvd crEvd();

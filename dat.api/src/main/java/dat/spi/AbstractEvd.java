@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: Apache-2.0
+package dat.spi;
+
+import dat.api.Dat;
+import dat.api.DatCno;
+import dat.api.DatEvd;
+import dat.api.DatEvdFlags;
+import dat.api.DatEvdParam;
+import dat.api.DatEvent;
+import dat.api.DatEventHandler;
+import dat.api.DatException;
+import dat.api.DatHandleType;
+import dat.api.DatReturn;
+import dat.api.DatReturnSubtype;
+
+/**
+ * The shell of an event dispatcher ({@code dat_evd_create}): what every provider's EVD does the same way. It holds
+ * the event flags, the bound CNO and the enabled state, and implements {@code dat_evd_enable},
+ * {@code dat_evd_disable}, {@code dat_evd_modify_cno}, {@code dat_evd_resize}'s argument checks, the open checks of
+ * {@code dat_evd_set_unwaitable} and {@code dat_evd_clear_unwaitable}, and
+ * {@code dat_evd_free} (the async EVD refuses: {@code dat_ia_close} frees it). The queue itself, the wait, and the
+ * data path are the provider's; its {@code dequeue}, {@code poll}, {@code await} and {@code postSoftwareEvent}
+ * begin with the allocation-free checks here ({@link #checkDequeue} ...), and its producers call
+ * {@link #triggerCno()} after queuing a signalled event.
+ *
+ * @param <I> the provider's IA class
+ */
+public abstract class AbstractEvd<I extends AbstractIa<I, ?, ?, ?, ?>> extends AbstractHandle<I> implements DatEvd {
+
+    private final int flags;
+    private final boolean isAsync;
+    private volatile AbstractCno<I> cno;
+    private volatile boolean enabled = true;
+
+    /**
+     * @param ia the IA creating the EVD
+     * @param flags the event kinds ({@link DatEvdFlags})
+     * @param cno the CNO to trigger, or {@code null}
+     * @param isAsync whether this is the IA's async EVD, which {@code dat_ia_open} created and only
+     *     {@code dat_ia_close} frees
+     */
+    protected AbstractEvd(I ia, int flags, AbstractCno<I> cno, boolean isAsync) {
+        super(ia);
+        this.flags = flags;
+        this.cno = cno;
+        this.isAsync = isAsync;
+    }
+
+    @Override
+    public final DatHandleType handleType() {
+        return DatHandleType.EVD;
+    }
+
+    @Override
+    protected final DatReturnSubtype invalidHandleSubtype() {
+        return isAsync ? DatReturnSubtype.INVALID_HANDLE_EVD_ASYNC : DatReturnSubtype.INVALID_HANDLE1;
+    }
+
+    @Override
+    protected final DatReturnSubtype inUseSubtype() {
+        return DatReturnSubtype.INVALID_STATE_EVD_IN_USE;
+    }
+
+    @Override
+    protected final String freeCall() {
+        return "dat_evd_free";
+    }
+
+    /** The bound CNO: a CNO cannot be freed while an EVD triggers it. */
+    @Override
+    protected final boolean dependsOn(ProviderHandle other) {
+        return other == cno;
+    }
+
+    /**
+     * {@code dat_evd_free}.
+     *
+     * @throws DatException {@code DAT_INVALID_STATE} for the async EVD, which {@code dat_ia_close} frees
+     */
+    @Override
+    public final void close() {
+        if (isAsync && !isClosed()) {
+            throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EVD_ASYNC,
+                    "dat_evd_free: the async EVD is freed by dat_ia_close");
+        }
+        super.close();
+    }
+
+    /** {@return the event kinds ({@code evd_flags})} */
+    public final int flags() {
+        return flags;
+    }
+
+    /** {@return whether this is the IA's async EVD} */
+    protected final boolean isAsync() {
+        return isAsync;
+    }
+
+    /** {@return the bound CNO, or {@code null}} */
+    protected final AbstractCno<I> cno() {
+        return cno;
+    }
+
+    /** {@return whether the EVD is enabled: only an enabled EVD triggers its CNO} */
+    protected final boolean enabled() {
+        return enabled;
+    }
+
+    /** Triggers the bound CNO if the EVD is enabled; call after queuing a signalled event, outside the EVD's locks. */
+    protected final void triggerCno() {
+        AbstractCno<I> c = cno;
+        if (c != null && enabled) {
+            c.trigger(this);
+        }
+    }
+
+    /** {@code dat_evd_enable}. */
+    @Override
+    public final void enable() {
+        requireOpen("dat_evd_enable");
+        enabled = true;
+    }
+
+    /** {@code dat_evd_disable}. */
+    @Override
+    public final void disable() {
+        requireOpen("dat_evd_disable");
+        enabled = false;
+    }
+
+    /**
+     * {@code dat_evd_modify_cno}: under the IA's lifecycle lock, so the CNO cannot be freed meanwhile, the new CNO
+     * resolved to an open CNO of this IA, then {@link #implModifyCno}.
+     */
+    @Override
+    public final void modifyCno(DatCno newCno) {
+        String call = "dat_evd_modify_cno";
+        requireOpen(call);
+        owner().lifecycle().lock();
+        try {
+            AbstractCno<I> c = newCno == null ? null : owner().resolve(newCno, DatHandleType.CNO,
+                    DatReturnSubtype.INVALID_HANDLE_CNO, call, "cno_handle");
+            requireOpen(call);
+            implModifyCno(c);
+        } finally {
+            owner().lifecycle().unlock();
+        }
+    }
+
+    /** {@code dat_evd_set_unwaitable}: {@link #implSetUnwaitable} with {@code true}. */
+    @Override
+    public final void setUnwaitable() {
+        requireOpen("dat_evd_set_unwaitable");
+        implSetUnwaitable(true);
+    }
+
+    /** {@code dat_evd_clear_unwaitable}: {@link #implSetUnwaitable} with {@code false}. */
+    @Override
+    public final void clearUnwaitable() {
+        requireOpen("dat_evd_clear_unwaitable");
+        implSetUnwaitable(false);
+    }
+
+    /**
+     * Makes the EVD unwaitable or waitable again. Setting it aborts a thread in {@code dat_evd_wait}
+     * ({@code DAT_ABORT}) and refuses later waits ({@code DAT_INVALID_STATE}) until it is cleared.
+     *
+     * @param unwaitable {@code true} for {@code dat_evd_set_unwaitable}, {@code false} to clear it
+     */
+    protected abstract void implSetUnwaitable(boolean unwaitable);
+
+    /**
+     * Binds the EVD to {@code newCno}, under the IA's lifecycle lock: the default sets it ({@link #setCno}); an EVD
+     * whose wait depends on the CNO sets it under its own lock.
+     *
+     * @param newCno an open CNO of this IA, or {@code null}
+     */
+    protected void implModifyCno(AbstractCno<I> newCno) {
+        setCno(newCno);
+    }
+
+    /**
+     * Sets the CNO this EVD triggers.
+     *
+     * @param newCno the CNO to trigger from now on, or {@code null}
+     */
+    protected final void setCno(AbstractCno<I> newCno) {
+        this.cno = newCno;
+    }
+
+    /**
+     * {@code dat_evd_resize}: {@link DatArgs#evdResize}, then {@link #implResize}.
+     */
+    @Override
+    public final void resize(int evdMinQlen) {
+        String call = "dat_evd_resize";
+        requireOpen(call);
+        DatArgs.evdResize(owner().iaAttr(), evdMinQlen);
+        implResize(evdMinQlen);
+    }
+
+    /**
+     * Resizes the queue, no lock held; the argument is checked. Takes the EVD's lock, checks the EVD is still open
+     * ({@code requireOpen("dat_evd_resize")}) and refuses a size below the queued events
+     * ({@link DatArgs#evdResizeState}).
+     *
+     * @param evdMinQlen the new queue length, within {@code 1..max_evd_qlen}
+     */
+    protected abstract void implResize(int evdMinQlen);
+
+    /**
+     * The {@code dat_evd_query} answer.
+     *
+     * @param qlen the queue length
+     * @param unwaitable whether {@code dat_evd_set_unwaitable} is in force
+     * @return the parameters
+     */
+    protected final DatEvdParam param(int qlen, boolean unwaitable) {
+        int state = (enabled ? DatEvdParam.STATE_ENABLED : DatEvdParam.STATE_DISABLED)
+                | (unwaitable ? DatEvdParam.STATE_UNWAITABLE : DatEvdParam.STATE_WAITABLE);
+        return new DatEvdParam(owner(), qlen, state, cno, flags);
+    }
+
+    // ------------------------------------------------------------------ data-path checks (allocation-free)
+
+    /**
+     * The checks that open {@code dat_evd_dequeue}.
+     *
+     * @param event the consumer's holder
+     * @return {@code DAT_SUCCESS}, {@code DAT_INVALID_HANDLE} when freed, {@code DAT_INVALID_PARAMETER}
+     */
+    protected final int checkDequeue(DatEvent event) {
+        if (isClosed()) {
+            return DatReturn.DAT_INVALID_HANDLE;
+        }
+        return event == null ? DatReturn.DAT_INVALID_PARAMETER : DatReturn.DAT_SUCCESS;
+    }
+
+    /**
+     * The checks that open {@link DatEvd#poll}.
+     *
+     * @param handler the consumer's handler
+     * @param limit how many events at most
+     * @return {@code DAT_SUCCESS}, {@code DAT_INVALID_HANDLE} when freed, {@code DAT_INVALID_PARAMETER}
+     */
+    protected final int checkPoll(DatEventHandler handler, int limit) {
+        if (isClosed()) {
+            return DatReturn.DAT_INVALID_HANDLE;
+        }
+        return handler == null || limit < 1 ? DatReturn.DAT_INVALID_PARAMETER : DatReturn.DAT_SUCCESS;
+    }
+
+    /**
+     * The checks that open {@code dat_evd_wait} before the threshold (whose bound is the queue length).
+     *
+     * @param timeoutMicros the timeout, up to {@link Dat#DAT_TIMEOUT_INFINITE}
+     * @param event the consumer's holder
+     * @return {@code DAT_SUCCESS}, {@code DAT_INVALID_HANDLE} when freed, {@code DAT_INVALID_PARAMETER}
+     */
+    protected final int checkAwait(long timeoutMicros, DatEvent event) {
+        if (isClosed()) {
+            return DatReturn.DAT_INVALID_HANDLE;
+        }
+        if (event == null || timeoutMicros < 0 || timeoutMicros > Dat.DAT_TIMEOUT_INFINITE) {
+            return DatReturn.DAT_INVALID_PARAMETER;
+        }
+        return DatReturn.DAT_SUCCESS;
+    }
+
+    /**
+     * The checks that open {@code dat_evd_post_se}.
+     *
+     * @return {@code DAT_SUCCESS}, {@code DAT_INVALID_HANDLE} when freed, {@code DAT_INVALID_PARAMETER} without
+     *     the SOFTWARE flag
+     */
+    protected final int checkPostSoftwareEvent() {
+        if (isClosed()) {
+            return DatReturn.DAT_INVALID_HANDLE;
+        }
+        return (flags & DatEvdFlags.SOFTWARE) == 0 ? DatReturn.DAT_INVALID_PARAMETER : DatReturn.DAT_SUCCESS;
+    }
+}
