@@ -26,13 +26,7 @@ class NativeLibraryTest {
 
     @Test
     void aMissingFunctionNamesItselfAndTheFix() {
-        NativeLibrary lib;
-        try {
-            lib = NativeLibrary.open(LibIbverbs.LIBRARY);
-        } catch (LibraryUnavailableException e) {
-            Assumptions.abort(e.getMessage());
-            return;
-        }
+        NativeLibrary lib = openOrSkip(LibIbverbs.LIBRARY);
         LibraryUnavailableException e = assertThrows(LibraryUnavailableException.class,
                 () -> lib.find("ibv_jdat_no_such_function", FunctionDescriptor.ofVoid()));
         assertTrue(e.getMessage().startsWith("libibverbs.so.1 has no function ibv_jdat_no_such_function: install"),
@@ -49,11 +43,7 @@ class NativeLibraryTest {
 
     @Test
     void bothLibrariesBindEveryFunctionHere() throws Exception {
-        try {
-            NativeLibrary.open(LibRdmacm.LIBRARY);
-        } catch (LibraryUnavailableException e) {
-            Assumptions.abort(e.getMessage());
-        }
+        openOrSkip(LibRdmacm.LIBRARY);
         LibIbverbs verbs = LibIbverbs.load();
         LibRdmacm rdmacm = LibRdmacm.load();
         assertEquals("RDMA_CM_EVENT_ESTABLISHED", rdmacm.rdma_event_str(LibRdmacm.RDMA_CM_EVENT_ESTABLISHED));
@@ -66,16 +56,20 @@ class NativeLibraryTest {
 
     @Test
     void aFunctionIsLinkedOnceAndThenServesItsHandle() throws Exception {
-        NativeLibrary lib;
-        try {
-            lib = NativeLibrary.open(LibIbverbs.LIBRARY);
-        } catch (LibraryUnavailableException e) {
-            Assumptions.abort(e.getMessage());
-            return;
-        }
+        NativeLibrary lib = openOrSkip(LibIbverbs.LIBRARY);
         NativeFunction f = lib.find("ibv_wc_status_str", FunctionDescriptor.of(ValueLayout.ADDRESS,
                 ValueLayout.JAVA_INT));
         assertSame(f.handle(), f.handle());
+    }
+
+    /** Opens a library, or skips the test where it is not installed. */
+    private static NativeLibrary openOrSkip(String soname) {
+        try {
+            return NativeLibrary.open(soname);
+        } catch (LibraryUnavailableException e) {
+            Assumptions.abort(e.getMessage());
+            throw new AssertionError("not reached", e);
+        }
     }
 
     /** Links every {@link NativeFunction} field of {@code bindings}; returns how many there are. */
