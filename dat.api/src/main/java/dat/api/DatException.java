@@ -14,10 +14,14 @@ public class DatException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The return type: what class of failure, with its DAT code. */
     private final DatReturn type;
+    /** What exactly, {@link DatReturnSubtype#NO_SUBTYPE} when the return type has none. */
     private final DatReturnSubtype subtype;
 
     /**
+     * Creates the exception of a failed control-path call.
+     *
      * @param type the return type; not {@link DatReturn#SUCCESS}
      * @param subtype the subtype, {@link DatReturnSubtype#NO_SUBTYPE} when none applies
      * @param message what was wrong, naming the argument
@@ -27,6 +31,8 @@ public class DatException extends RuntimeException {
     }
 
     /**
+     * Creates the exception of a failed control-path call whose return type has no subtype.
+     *
      * @param type the return type
      * @param message what was wrong, naming the argument
      */
@@ -35,6 +41,8 @@ public class DatException extends RuntimeException {
     }
 
     /**
+     * Creates the exception of a call that failed because another did (a native call, a parse).
+     *
      * @param type the return type
      * @param subtype the subtype
      * @param message what was wrong

@@ -20,6 +20,8 @@ public abstract class AbstractCno<I extends AbstractIa<I, ?, ?, ?, ?>> extends A
     private final CnoCore core;
 
     /**
+     * Creates the shell's part of a CNO ({@code dat_cno_create}).
+     *
      * @param ia the IA creating the CNO
      * @param agent the agent, or {@code null} to queue triggers for {@link #await}
      */

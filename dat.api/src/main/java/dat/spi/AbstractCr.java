@@ -19,6 +19,8 @@ public abstract class AbstractCr<I extends AbstractIa<I, ?, ?, ?, ?>, T extends 
         extends AbstractHandle<I> implements DatCr {
 
     /**
+     * Creates the shell's part of a connection request, as it arrives.
+     *
      * @param ia the IA the request arrived at
      */
     protected AbstractCr(I ia) {

@@ -24,6 +24,8 @@ public abstract class AbstractEp<I extends AbstractIa<I, ?, ?, ?, ?>> extends Ab
     private final boolean withSrq;
 
     /**
+     * Creates the shell's part of an EP ({@code dat_ep_create}, {@code dat_ep_create_with_srq}).
+     *
      * @param ia the IA creating the EP
      * @param withSrq whether the EP receives from an SRQ ({@code dat_ep_create_with_srq})
      */

@@ -33,6 +33,8 @@ public abstract class AbstractEvd<I extends AbstractIa<I, ?, ?, ?, ?>> extends A
     private volatile boolean enabled = true;
 
     /**
+     * Creates the shell's part of an EVD ({@code dat_evd_create}, or the IA's async EVD).
+     *
      * @param ia the IA creating the EVD
      * @param flags the event kinds ({@link DatEvdFlags})
      * @param cno the CNO to trigger, or {@code null}

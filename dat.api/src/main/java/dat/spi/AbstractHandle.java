@@ -20,6 +20,8 @@ public abstract class AbstractHandle<I extends AbstractIa<I, ?, ?, ?, ?>> extend
     private final I ia;
 
     /**
+     * Ties the object to the IA that frees it.
+     *
      * @param ia the IA the object belongs to
      */
     protected AbstractHandle(I ia) {

@@ -87,6 +87,8 @@ public abstract class AbstractIa<I extends AbstractIa<I, P, E, S, T>, P extends 
     private volatile E asyncEvd;
 
     /**
+     * Creates the shell's part of an IA ({@code dat_ia_open}).
+     *
      * @param name the IA's name, as {@code dat_ia_open} was given it
      * @param address the IA's address, which other IAs connect to
      * @param providerAttr the provider attributes this IA reports

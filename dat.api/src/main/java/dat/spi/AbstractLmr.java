@@ -27,6 +27,8 @@ public abstract class AbstractLmr<I extends AbstractIa<I, ?, ?, ?, ?>, P extends
     private final int privileges;
 
     /**
+     * Creates the shell's part of an LMR ({@code dat_lmr_create}).
+     *
      * @param pz the PZ the region belongs to
      * @param segment the consumer's memory, checked by {@link DatArgs#lmrCreate}
      * @param privileges the DAT privileges

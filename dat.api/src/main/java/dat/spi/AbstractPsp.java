@@ -22,6 +22,8 @@ public abstract class AbstractPsp<I extends AbstractIa<I, ?, ?, ?, ?>, E extends
     private final DatPspFlags flags;
 
     /**
+     * Creates the shell's part of a PSP ({@code dat_psp_create}).
+     *
      * @param ia the IA creating the PSP
      * @param crEvd the EVD connection requests go to
      * @param flags the PSP flags

@@ -17,6 +17,8 @@ import dat.api.DatRmr;
 public abstract class AbstractPz<I extends AbstractIa<I, ?, ?, ?, ?>> extends AbstractHandle<I> implements DatPz {
 
     /**
+     * Creates the shell's part of a PZ ({@code dat_pz_create}).
+     *
      * @param ia the IA creating the PZ
      */
     protected AbstractPz(I ia) {

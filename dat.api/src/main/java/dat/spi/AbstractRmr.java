@@ -24,6 +24,8 @@ public abstract class AbstractRmr<I extends AbstractIa<I, ?, ?, ?, ?>, P extends
     private final P pz;
 
     /**
+     * Creates the shell's part of an RMR ({@code dat_rmr_create}).
+     *
      * @param pz the PZ the RMR belongs to
      */
     protected AbstractRmr(P pz) {

@@ -23,6 +23,8 @@ public abstract class AbstractRsp<I extends AbstractIa<I, ?, ?, ?, ?>, E extends
     private final E crEvd;
 
     /**
+     * Creates the shell's part of an RSP ({@code dat_rsp_create}).
+     *
      * @param ia the IA creating the RSP
      * @param connQual the qualifier it listens on
      * @param ep the EP it reserves

@@ -23,6 +23,8 @@ public abstract class AbstractSrq<I extends AbstractIa<I, ?, ?, ?, ?>, P extends
     private final int maxRecvIov;
 
     /**
+     * Creates the shell's part of an SRQ ({@code dat_srq_create}).
+     *
      * @param pz the PZ posted buffers must belong to
      * @param maxRecvIov the most segments a posted buffer may have
      */

@@ -26,7 +26,11 @@ public final class CnoCore {
     /** Guarded by {@link #lock}. */
     private boolean closed;
 
-    /** @param agent the agent called on each trigger, or {@code null} to queue triggers for {@link #await} */
+    /**
+     * Creates the core of one CNO.
+     *
+     * @param agent the agent called on each trigger, or {@code null} to queue triggers for {@link #await}
+     */
     public CnoCore(DatCno.Agent agent) {
         this.agent = agent;
     }

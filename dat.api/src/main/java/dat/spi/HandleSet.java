@@ -22,7 +22,11 @@ public final class HandleSet {
     private final Set<ProviderHandle> objects = new LinkedHashSet<>();
     private final int[] live = new int[DatHandleType.values().length];
 
-    /** @param iaName the IA's name, for messages */
+    /**
+     * Creates the empty set of one IA's objects.
+     *
+     * @param iaName the IA's name, for messages
+     */
     public HandleSet(String iaName) {
         this.iaName = iaName;
     }
@@ -30,6 +34,7 @@ public final class HandleSet {
     /**
      * Adds a new object, after {@link #requireRoom}.
      *
+     * @param <T> the object's class
      * @param h the object
      * @return {@code h}
      */
@@ -55,7 +60,11 @@ public final class HandleSet {
         }
     }
 
-    /** {@code dat_*_free} of a child: refuses while another live object uses it, else destroys and forgets it. */
+    /**
+     * {@code dat_*_free} of a child: refuses while another live object uses it, else destroys and forgets it.
+     *
+     * @param h the object to free
+     */
     public void free(ProviderHandle h) {
         if (h.isClosed()) {
             return;
@@ -75,7 +84,11 @@ public final class HandleSet {
         forget(h);
     }
 
-    /** Drops an object destroyed outside {@link #free}. */
+    /**
+     * Drops an object destroyed outside {@link #free}.
+     *
+     * @param h the object
+     */
     public void forget(ProviderHandle h) {
         if (objects.remove(h)) {
             live[h.handleType().ordinal()]--;

@@ -34,6 +34,8 @@ public final class DatQuerySyntaxException extends DatException {
     private final String reason;
 
     /**
+     * Creates the exception of a query that does not parse.
+     *
      * @param query the query text, or the rendering of a query built through the Java API
      * @param column the 1-based column of the fault, or 0 when it has no position
      * @param reason what is wrong and what was expected, starting with {@code column N: } when there is a column

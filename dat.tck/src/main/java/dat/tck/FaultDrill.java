@@ -218,7 +218,18 @@ public final class FaultDrill {
 
     // ------------------------------------------------------------------------------------------------ survivor
 
-    /** What one fault produced at the survivor. */
+    /**
+     * What one fault produced at the survivor.
+     *
+     * @param fault the fault the victim suffered
+     * @param event the connection event the survivor got, or what it got instead
+     * @param millisToEvent milliseconds until that event
+     * @param completions the survivor's request completions, counted by status
+     * @param receives messages the survivor received in the phase
+     * @param held this process's objects on the device before the free ({@code rdma resource}), or why not checked
+     * @param resources what was left of them after the free
+     * @param violations the DAT promises that did not hold; empty when the phase passed
+     */
     public record Phase(Fault fault, String event, long millisToEvent, Map<DatDtoStatus, Integer> completions,
                         long receives, String held, String resources, List<String> violations) {
 

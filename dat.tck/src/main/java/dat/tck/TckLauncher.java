@@ -184,6 +184,10 @@ public final class TckLauncher {
         private int failed;
         private int skipped;
 
+        /** Creates an empty summary. */
+        public CallSummary() {
+        }
+
         /** {@return rules that passed} */
         public int passed() {
             return passed;

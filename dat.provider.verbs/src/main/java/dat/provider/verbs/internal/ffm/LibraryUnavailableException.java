@@ -10,6 +10,8 @@ public final class LibraryUnavailableException extends Exception {
     private static final long serialVersionUID = 1L;
 
     /**
+     * Creates the exception of a library that cannot be used.
+     *
      * @param message what is missing and the fix
      * @param cause the loader's failure, or {@code null}
      */

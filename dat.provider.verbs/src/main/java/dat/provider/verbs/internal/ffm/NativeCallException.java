@@ -10,10 +10,14 @@ public final class NativeCallException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The C function that failed. */
     private final String function;
+    /** Its errno value, 0 when the library gave none. */
     private final int errno;
 
     /**
+     * Creates the exception of a failed verbs or rdma_cm call.
+     *
      * @param function the C function that failed
      * @param errno its errno value (0 when the library gave none)
      */
