@@ -81,18 +81,37 @@ final class Dto {
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }
-            lmrs[i] = lmr;
-            offsets[i] = address - lmr.address();
-            lengths[i] = length;
+            setSegment(i, lmr, address - lmr.address(), length);
             // Each length is at most max_lmr_block_size (2^40) and n at most 16: the sum cannot overflow.
             sum += length;
         }
         count = n;
         total = sum;
-        srq = null;
-        rmr = null;
-        bindLmr = null;
+        if (srq != null || rmr != null || bindLmr != null) {
+            srq = null;
+            rmr = null;
+            bindLmr = null;
+        }
         return DatReturn.DAT_SUCCESS;
+    }
+
+    /**
+     * Stores segment {@code i}, skipping each store of the value already there. A receive descriptor is written by
+     * its poster and read by the peer's delivering thread, and consumers mostly re-post the same buffers: a store
+     * that changes nothing would still take the line into the poster's cache as modified, and the next delivery
+     * would have to fetch it back from that core, one line for each of the three arrays. Skipped, the lines stay
+     * shared in both caches. (A reference store also costs a GC write barrier.)
+     */
+    private void setSegment(int i, LoopbackLmr lmr, long offset, long length) {
+        if (lmrs[i] != lmr) {
+            lmrs[i] = lmr;
+        }
+        if (offsets[i] != offset) {
+            offsets[i] = offset;
+        }
+        if (lengths[i] != length) {
+            lengths[i] = length;
+        }
     }
 
     /** {@return whether every LMR this descriptor names is still registered} */

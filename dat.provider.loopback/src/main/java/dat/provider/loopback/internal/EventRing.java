@@ -26,15 +26,14 @@ import java.lang.invoke.VarHandle;
  *          +--------------------------------+--------+----------+
  *          | next position to take           | SEALED | OVERFLOW |
  *          +--------------------------------+--------+----------+
- *   seqs[p &amp; mask] == p + 1  once the event at position p is published (0 in a fresh ring)
+ *   seq of slot p &amp; mask == p + 1  once the event at position p is published (0 in a fresh ring)
  * </pre>
  *
  * <h2>Slots</h2>
- * Slot {@code i} (of position {@code p}, {@code i = p & mask}) is spread over three arrays, so taking an event
- * touches three cache lines (two when neighbouring slots share them):
+ * Slot {@code i} (of position {@code p}, {@code i = p & mask}) is spread over three arrays:
  * <pre>
  *   words[4i ..]   +-----------------+-----------------+--------------------------------------+--------+
- *                  | cookie          | length          | flags: 63..8 status ordinal,         | unused |
+ *                  | cookie          | length          | flags: 63..8 status ordinal,         | seq    |
  *                  |                 |                 |        1 SIGNALLED, 0 DTO            |        |
  *                  +-----------------+-----------------+--------------------------------------+--------+
  *   refs[2i ..]    | EP (DTO completion) | reaper      |
@@ -46,11 +45,17 @@ import java.lang.invoke.VarHandle;
  * preallocated {@link DatEvent} ({@link #slot}) and copied out whole. Either way the slot's fields are plain
  * stores ordered by the publishing store below.
  *
+ * <p>The sequence sits in the slot's own 32 bytes, beside the completion it publishes: a consumer polling an
+ * empty ring reads one cache line, and when the producer publishes, that one line carries both the sequence and
+ * the completion to the consumer's core (a separate sequence array cost a second line per event, moved between
+ * cores on every cross-thread completion). The references rarely change ({@link #fillDto} and {@link #publish}
+ * skip a store of the value already there), so their line stays shared in both caches.
+ *
  * <h2>Producers ({@link #claim}, {@link #publish})</h2>
  * A producer claims position {@code p} with a CAS of the tail from {@code p} to {@code p + 1}, after checking
  * that fewer than {@code capacity} positions lie between head and tail. It then writes the slot's fields with
- * plain stores and publishes them with a <em>release</em> store of {@code seqs[slot] = p + 1}. A consumer
- * reads {@code seqs[slot]} with an <em>acquire</em> load; seeing {@code p + 1} means the release store
+ * plain stores and publishes them with a <em>release</em> store of the slot's sequence, {@code p + 1}. A consumer
+ * reads the sequence with an <em>acquire</em> load; seeing {@code p + 1} means the release store
  * synchronises-with that load, so every plain store the producer made to the slot before publishing
  * happens-before the consumer's reads of it. Nothing weaker would do (a plain store could become visible
  * before the fields), nothing stronger is needed: the consumer reads the fields only after it saw the
@@ -58,7 +63,7 @@ import java.lang.invoke.VarHandle;
  * simply sees the ring empty until {@code p} is published.
  *
  * <h2>Consumers ({@link #take})</h2>
- * A consumer reads head {@code h} (position {@code p}), checks that {@code seqs[slot] == p + 1} (acquire),
+ * A consumer reads head {@code h} (position {@code p}), checks that the slot's sequence is {@code p + 1} (acquire),
  * copies the slot out, and only then commits with a CAS of the head from {@code h} to {@code p + 1}. If the
  * CAS fails another consumer took {@code p} (or a flag changed) and the copy is thrown away. The copy is never
  * torn when the CAS succeeds: a producer may refill slot {@code p & mask} only for a position
@@ -113,6 +118,7 @@ final class EventRing extends EventRingHead {
     private static final VarHandle HEAD;
     private static final VarHandle TAIL;
     private static final VarHandle HEAD_CACHE;
+    /** The slot sequences, at {@code words[i * WORDS + SEQ_WORD]}. */
     private static final VarHandle SEQ = MethodHandles.arrayElementVarHandle(long[].class);
 
     static {
@@ -214,9 +220,9 @@ final class EventRing extends EventRingHead {
         if ((claimed & WAITER) != 0) {
             // A waiter is registered: the store must be ordered before the producer's later loads of tail and
             // head (the Dekker pattern in LoopbackEvd), which a release store does not give.
-            SEQ.setVolatile(seqs, i, p + 1);
+            SEQ.setVolatile(words, i * WORDS + SEQ_WORD, p + 1);
         } else {
-            SEQ.setRelease(seqs, i, p + 1);
+            SEQ.setRelease(words, i * WORDS + SEQ_WORD, p + 1);
         }
     }
 
@@ -236,7 +242,7 @@ final class EventRing extends EventRingHead {
             }
             long p = h >>> SHIFT;
             int i = (int) p & mask;
-            long seq = (long) SEQ.getAcquire(seqs, i);
+            long seq = (long) SEQ.getAcquire(words, i * WORDS + SEQ_WORD);
             if (seq != p + 1) {
                 if (seq < p + 1) {
                     return EMPTY;
@@ -282,7 +288,7 @@ final class EventRing extends EventRingHead {
         boolean signal = false;
         for (int n = 0; n < capacity; n++) {
             int i = (int) (p + n) & mask;
-            if ((long) SEQ.getVolatile(seqs, i) != p + n + 1) {
+            if ((long) SEQ.getVolatile(words, i * WORDS + SEQ_WORD) != p + n + 1) {
                 return false;
             }
             signal |= (words[i * WORDS + FLAGS] & SIGNALLED) != 0;
@@ -329,7 +335,7 @@ final class EventRing extends EventRingHead {
         long end = tailWord >>> SHIFT;
         for (long p = (long) HEAD.getVolatile(this) >>> SHIFT; p < end; p++) {
             int i = (int) p & mask;
-            for (int spins = 0; (long) SEQ.getAcquire(seqs, i) < p + 1; spins++) {
+            for (int spins = 0; (long) SEQ.getAcquire(words, i * WORDS + SEQ_WORD) < p + 1; spins++) {
                 backoff(spins);
             }
         }
@@ -371,10 +377,10 @@ final class EventRing extends EventRingHead {
         int n = (int) ((t >>> SHIFT) - (h >>> SHIFT));
         for (int k = 0; k < n; k++) {
             int from = (int) ((h >>> SHIFT) + k) & mask;
-            System.arraycopy(words, from * WORDS, to.words, k * WORDS, WORDS);
+            System.arraycopy(words, from * WORDS, to.words, k * WORDS, SEQ_WORD);
             System.arraycopy(refs, from * REFS, to.refs, k * REFS, REFS);
             to.events[k].copyFrom(events[from]);
-            to.seqs[k] = k + 1L;
+            to.words[k * WORDS + SEQ_WORD] = k + 1L;
         }
         to.tail = ((long) n << SHIFT) | (t & WAITER);
         to.head = n == to.capacity ? h & OVERFLOW : 0;
@@ -421,6 +427,8 @@ abstract class EventRingConfig {
     static final int COOKIE = 0;
     static final int LENGTH = 1;
     static final int FLAGS = 2;
+    /** The slot's sequence: written last, with release semantics, through EventRing's SEQ VarHandle. */
+    static final int SEQ_WORD = 3;
     /** In a slot's flags: it holds a DTO completion (else the event is in {@link #events}). */
     static final long DTO = 1;
     /** In a slot's flags: the event is signalled. */
@@ -443,7 +451,6 @@ abstract class EventRingConfig {
     final long[] words;
     final Object[] refs;
     final DatEvent[] events;
-    final long[] seqs;
 
     EventRingConfig(DatEvd evd, int capacity) {
         int size = Rings.size(capacity);
@@ -456,7 +463,6 @@ abstract class EventRingConfig {
         for (int i = 0; i < size; i++) {
             events[i] = new DatEvent();
         }
-        this.seqs = new long[size];
     }
 }
 

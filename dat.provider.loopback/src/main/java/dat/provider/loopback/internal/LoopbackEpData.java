@@ -63,7 +63,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * The posts copy triplets into preallocated {@link Dto}s and events into preallocated EVD slots; nothing on
  * the data path allocates, boxes, iterates with an iterator or captures a lambda.
  */
-final class LoopbackEpData {
+final class LoopbackEpData extends LoopbackEpDataPad1 {
 
     /** Drain results: nothing to do, break the connection, finish a graceful disconnect. */
     private static final int NONE = 0;
@@ -87,8 +87,8 @@ final class LoopbackEpData {
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
-            REQ_COUNT = lookup.findVarHandle(LoopbackEpData.class, "reqCount", int.class);
-            SLOTS_FREED = lookup.findVarHandle(LoopbackEpData.class, "slotsFreed", long.class);
+            REQ_COUNT = lookup.findVarHandle(LoopbackEpDataHot.class, "reqCount", int.class);
+            SLOTS_FREED = lookup.findVarHandle(LoopbackEpDataHot.class, "slotsFreed", long.class);
             SRQ_HELD = lookup.findVarHandle(LoopbackEpData.class, "srqHeld", int.class);
             RECV_WANTED = lookup.findVarHandle(LoopbackEpData.class, "recvWanted", boolean.class);
         } catch (ReflectiveOperationException e) {
@@ -118,24 +118,13 @@ final class LoopbackEpData {
     private int recvFlags;
     private int requestFlags;
 
-    // Request queue, guarded by sendLock: [reqHead, reqHead + reqCount) waits or runs, in order. A post
-    // validates straight into the slot at the tail (reqSpare when the queue is full).
+    // Request queue, guarded by sendLock: [reqHead, reqHead + reqCount) waits or runs, in order (the two words
+    // are in LoopbackEpDataHot). A post validates straight into the slot at the tail (reqSpare when the queue is
+    // full).
     private Dto[] reqRing;
     private int reqMask;
     private int reqCapacity;
-    private int reqHead;
-    /** Written under sendLock through {@link #REQ_COUNT} (release), read without the lock by dat_ep_get_status. */
-    private int reqCount;
     private Dto reqSpare;
-    /**
-     * Requests posted whose completion has not been reaped hold their max_request_dtos slot until then (DatEp's
-     * queue-depth contract, as a verbs send-queue slot frees only when its completion is polled): that is
-     * {@code slotsTaken - slotsFreed}. {@link #slotsTaken} is counted under sendLock, {@link #slotsFreed} by
-     * whichever thread reaps, with one atomic add; reaps only free slots, so a check under sendLock stays true.
-     */
-    private long slotsTaken;
-    /** Through {@link #SLOTS_FREED}. */
-    private volatile long slotsFreed;
     /** Frees one request slot when a request completion is reaped. */
     private final Reaper requestSlot = this::freeRequestSlot;
     /** Guarded by sendLock: a graceful disconnect waits for the request queue to empty. */
@@ -165,9 +154,6 @@ final class LoopbackEpData {
      */
     private Dto srqExchange;
 
-    // Where resolveRemote found the peer's memory; guarded by sendLock.
-    private MemorySegment remoteSegment;
-    private long remoteOffset;
 
     LoopbackEpData(LoopbackEp ep, DatEpAttr attr) {
         this.ep = ep;
@@ -863,4 +849,39 @@ final class LoopbackEpData {
             recvLock.unlock();
         }
     }
+}
+
+/*
+ * Padding by inheritance (EventRing's way): the JVM lays out superclass fields first, so the words this EP's own
+ * threads write on every request (queue position and count, slot counters, the remote target of an RDMA) sit on
+ * cache lines of their own. The fields the peer's delivering thread reads on every message it delivers here
+ * (receive queue, receive EVD, flags) are LoopbackEpData's own, after the padding: a post on this EP does not take
+ * into its core a line that the peer's core is about to read again.
+ */
+
+abstract class LoopbackEpDataPad0 {
+    long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p0a, p0b, p0c, p0d, p0e, p0f;
+}
+
+/** The words written on every request by this EP's posting thread (under sendLock) and reaping threads. */
+abstract class LoopbackEpDataHot extends LoopbackEpDataPad0 {
+    int reqHead;
+    /** Written under sendLock through LoopbackEpData's REQ_COUNT (release), read lock-free by dat_ep_get_status. */
+    int reqCount;
+    /**
+     * Requests posted whose completion has not been reaped hold their max_request_dtos slot until then (DatEp's
+     * queue-depth contract, as a verbs send-queue slot frees only when its completion is polled): that is
+     * {@code slotsTaken - slotsFreed}. {@link #slotsTaken} is counted under sendLock, {@link #slotsFreed} by
+     * whichever thread reaps, with one atomic add; reaps only free slots, so a check under sendLock stays true.
+     */
+    long slotsTaken;
+    /** Through LoopbackEpData's SLOTS_FREED. */
+    volatile long slotsFreed;
+    // Where resolveRemote found the peer's memory; guarded by sendLock.
+    MemorySegment remoteSegment;
+    long remoteOffset;
+}
+
+abstract class LoopbackEpDataPad1 extends LoopbackEpDataHot {
+    long p10, p11, p12, p13, p14, p15, p16, p17, p18, p19, p1a, p1b, p1c, p1d, p1e, p1f;
 }
