@@ -5,11 +5,24 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dat.api.DatCloseFlags;
+import dat.api.DatEp;
+import dat.api.DatEpAttr;
+import dat.api.DatEvd;
+import dat.api.DatEvdFlags;
+import dat.api.DatEvent;
+import dat.api.DatEventType;
 import dat.api.DatIa;
+import dat.api.DatPsp;
+import dat.api.DatPspFlags;
+import dat.api.DatReturn;
 import dat.registry.DatRegistry;
+import dat.tck.PeerAddress;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -129,6 +142,77 @@ class PerfPeerTest {
         assertNull(PerfPeer.Request.decode(new byte[8]));
         assertEquals(65536 + 0L, PerfPeer.bufferBytes(65536, 3));
         assertEquals(16 + 16 * 10, PerfPeer.bufferBytes(8, 10));
+    }
+
+    @ParameterizedTest(name = "version {0}, largest size {1}")
+    @CsvSource({"2, 8, 3, 7491, 'its protocol version is 2, not 1'",
+        "1, 9223372036854775807, 2, 7492, 'its largest size, 9223372036854775807 bytes, is above '"})
+    void theServerRefusesAPlanItCannotRunAndSaysWhy(int version, long maxSize, int status, String connQual,
+                                                   String why) throws Exception {
+        Server server = new Server("perf", "serve", "--ia", "loopback0", "--conn-qual", connQual, "--timeout", "30");
+        PeerAddress address = PeerAddress.parse(server.address());
+        try (DatIa ia = DatRegistry.load().open("loopback0")) {
+            DatEvd connect = ia.createEvd(4, null, DatEvdFlags.CONNECTION);
+            DatEvd dto = ia.createEvd(4, null, DatEvdFlags.DTO);
+            DatEp ep = ia.createEp(ia.createPz(), dto, dto, connect, DatEpAttr.builder().maxMessageSize(64)
+                    .maxRdmaSize(0).maxRecvDtos(1).maxRequestDtos(1).maxRecvIov(1).maxRequestIov(1).build());
+            DatEvent event = new DatEvent();
+            byte[] request = new PerfPeer.Request(version, PerfPlan.Test.PINGPONG, PerfPlan.Op.SEND, 1, maxSize, 0,
+                    0).encode();
+            assertTrue(address.connect(ep, connect, event, request, System.nanoTime() + TimeUnit.SECONDS.toNanos(20),
+                    new EnumMap<>(DatEventType.class)), "connected");
+            ByteBuffer accept = ByteBuffer.wrap(event.privateData());
+            assertEquals(PerfPeer.MAGIC, accept.getInt(0));
+            assertEquals(status, accept.getInt(4));
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+        assertEquals(DatCommand.EXIT_USAGE, server.await(), server.both());
+        assertTrue(server.err.toString().contains(": refused the plan: " + why), server.both());
+    }
+
+    /** A server that accepts the first request with the given status and value, as a refusing dat perf serve. */
+    private static String refusingServer(long connQual, int status, long value, CompletableFuture<Void> done)
+            throws Exception {
+        DatIa ia = DatRegistry.load().open("loopback0");
+        DatEvd cr = ia.createEvd(4, null, DatEvdFlags.CR);
+        DatPsp psp = ia.createPsp(connQual, cr, DatPspFlags.CONSUMER);
+        Thread.ofPlatform().daemon().name("refusing-server").start(() -> {
+            try {
+                DatEvent event = new DatEvent();
+                if (cr.await(TimeUnit.SECONDS.toMicros(30), 1, event) == DatReturn.DAT_SUCCESS) {
+                    DatEvd connect = ia.createEvd(4, null, DatEvdFlags.CONNECTION);
+                    DatEvd dto = ia.createEvd(4, null, DatEvdFlags.DTO);
+                    DatEp ep = ia.createEp(ia.createPz(), dto, dto, connect, DatEpAttr.builder().maxMessageSize(64)
+                            .maxRdmaSize(0).maxRecvDtos(1).maxRequestDtos(1).maxRecvIov(1).maxRequestIov(1)
+                            .build());
+                    event.cr().accept(ep, ByteBuffer.allocate(PerfPeer.ACCEPT_BYTES).putInt(PerfPeer.MAGIC)
+                            .putInt(status).putInt(0).putInt(0).putLong(value).array());
+                    connect.await(TimeUnit.SECONDS.toMicros(10), 1, event);
+                }
+                done.complete(null);
+            } catch (RuntimeException e) {
+                done.completeExceptionally(e);
+            } finally {
+                psp.close();
+                ia.close(DatCloseFlags.ABRUPT);
+            }
+        });
+        return new PeerAddress(ia.address(), connQual).toString();
+    }
+
+    @ParameterizedTest(name = "status {0}")
+    @CsvSource({"1, 0, 7493, 'cannot run op send: its IA does not support it'",
+        "2, 1024, 7494, 'size 4k is above what the peer at ADDRESS takes for op send: at most 1024 bytes'",
+        "3, 0, 7495, 'speaks another version of the dat perf protocol'"})
+    void theClientSaysWhyTheServerRefusedThePlan(int status, long value, long connQual, String why)
+            throws Exception {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        String address = refusingServer(connQual, status, value, done);
+        PerfCommandTest.Run r = PerfCommandTest.dat("perf", "pingpong", "--sizes", "8,4k", "--iters", "10",
+                "--peer", address, "--timeout", "20");
+        assertEquals(DatCommand.EXIT_USAGE, r.exit(), r.both());
+        assertTrue(r.err().contains(why.replace("ADDRESS", address)), r.both());
+        done.get(30, TimeUnit.SECONDS);
     }
 
     @Test
