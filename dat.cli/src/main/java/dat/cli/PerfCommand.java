@@ -85,8 +85,8 @@ final class PerfCommand implements Callable<Integer> {
     Integer warmup;
 
     @Option(names = "--peer", paramLabel = "HOST:CONN_QUAL",
-            description = {"Measure against `dat perf serve` listening there (an IPv6 address in",
-                "brackets), instead of between two endpoints of this process."})
+            description = "Measure against `dat perf serve` listening there (an IPv6 address in brackets),"
+                + " instead of between two endpoints of this process.")
     String peer;
 
     @Option(names = "--conn-qual", paramLabel = "N",
@@ -94,8 +94,8 @@ final class PerfCommand implements Callable<Integer> {
     Long connQual;
 
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",
-            description = {"Abort when one size takes longer than this; with --peer, also how long to",
-                "try to connect; serve: how long to wait for the client (default: ${DEFAULT-VALUE})."})
+            description = "Abort when one size takes longer than this; with --peer, also how long to try to"
+                + " connect; serve: how long to wait for the client (default: ${DEFAULT-VALUE}).")
     long timeoutSeconds;
 
     @Option(names = "--json", description = "Print one JSON object instead of the table.")

@@ -80,8 +80,10 @@ final class PerfEngine {
     }
 
     /**
-     * Pre-posts receives, starts the workers and watches them until the client is done or the run is aborted,
-     * then stops the responder. Every worker is joined, for at most {@link #STOP_GRACE} each.
+     * Pre-posts receives, starts the workers of the session's sides and watches them until the client is done or
+     * the run is aborted, then stops the responder. On the serving node of a two-node run there is no client: the
+     * watchdog follows the responder, and a one-sided test (nothing to answer) returns at once. Every worker is
+     * joined, for at most {@link #STOP_GRACE} each.
      *
      * @param onRow called on this thread with each size's result, in order, as soon as it is measured
      * @return whether both workers have ended; when not, the caller must close the IA before the memory
@@ -97,7 +99,6 @@ final class PerfEngine {
                     .unstarted(new PerfResponder(plan, this, session));
             responder.start();
         }
-        // The watchdog follows the client; on the serving node of a two-node run, the responder.
         Thread watched = client != null ? client : responder;
         if (watched == null) {
             return true;
