@@ -303,9 +303,10 @@ ldd_paths() {
 rdma_bin=$(readlink -f "$(command -v rdma)")
 ip_bin=$(readlink -f /usr/bin/ip 2>/dev/null || readlink -f "$(command -v ip)")
 # Optional diagnostics from ibverbs-utils, copied when the host has them: ibv_devinfo (printed at set-up) and
-# ibv_rc_pingpong (RC traffic between two guests without any Java, see the self-test's pair case).
+# ibv_rc_pingpong (RC traffic between two guests without any Java, see the self-test's pair case). Likewise
+# perftest's ib_send_lat and ib_write_lat, the C yardstick of bench/verbs-guests.sh; no guest suite needs them.
 optional_tools=()
-for t in ibv_devinfo ibv_rc_pingpong; do
+for t in ibv_devinfo ibv_rc_pingpong ib_send_lat ib_write_lat; do
     p=$(command -v "$t" || true)
     [[ -z $p ]] || optional_tools+=("$(readlink -f "$p")")
 done

@@ -51,8 +51,8 @@ final class PerfClient implements Runnable {
         this.ia = session.ia;
         this.lmrSync = session.provider.lmrSyncReq();
         this.side = session.client;
-        this.peerRmrContext = session.server.rxLmr.rmrContext();
-        this.peerAddress = session.server.rxLmr.address();
+        this.peerRmrContext = side.peerRmrContext;
+        this.peerAddress = side.peerAddress;
         this.samples = plan.test() == PerfPlan.Test.PINGPONG ? new long[plan.maxIters()] : new long[0];
     }
 

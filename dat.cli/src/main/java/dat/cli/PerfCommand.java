@@ -1,24 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.cli;
 
+import dat.api.DatCloseFlags;
 import dat.api.DatEpAttr;
 import dat.api.DatException;
 import dat.api.DatIa;
 import dat.api.DatIaAttr;
-import dat.api.DatMemPriv;
 import dat.api.DatReturn;
 import dat.registry.DatRegistry;
 import dat.registry.IaEntry;
 import dat.registry.ProviderEntry;
+import dat.tck.PeerAddress;
 import java.io.PrintWriter;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -28,15 +31,18 @@ import picocli.CommandLine.Spec;
 /**
  * {@code dat perf}, in the manner of fi_pingpong and dapltest's performance tests: latency, bandwidth and message
  * rate between two endpoints of one IA of any provider the registry finds, connected through a PSP with DAT's own
- * calls. See {@link PerfEngine} for the threads, {@link PerfClient} for what is timed and how.
+ * calls; or, with {@code --peer HOST:CONN_QUAL}, between this node and {@code dat perf serve} on another
+ * ({@link PerfPeer}). See {@link PerfEngine} for the threads, {@link PerfClient} for what is timed and how.
  */
 @Command(name = "perf", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Measure a DAT provider: pingpong latency, streaming bandwidth, message rate.",
-            "Two endpoints of one IA are connected through a PSP; a responder thread answers the client."},
+            "Two endpoints of one IA are connected through a PSP; a responder thread answers the client.",
+            "Across two nodes: dat perf serve --conn-qual N on one, dat perf TEST --peer HOST:N on the other."},
         footer = {"", "Columns as fi_pingpong's; MB/sec is 10^6 bytes per second. For a send or write",
             "pingpong, total counts both directions and usec/xfer, p50 and p99 are one-way",
             "latencies (RTT/2); a read pingpong reports whole RDMA read latencies.",
-            "Exit status: 0 measured, 2 usage error or failure."})
+            "serve answers one client, which chooses the test, op, sizes and iterations.",
+            "Exit status: 0 measured (or served), 2 usage error or failure."})
 final class PerfCommand implements Callable<Integer> {
 
     /** Provider used when neither {@code --provider} nor {@code --ia} is given. */
@@ -45,7 +51,11 @@ final class PerfCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "TEST", description = "pingpong, bw or rate.")
+    /** The {@code TEST} that serves a client on another node instead of measuring. */
+    static final String SERVE = "serve";
+
+    @Parameters(index = "0", paramLabel = "TEST",
+            description = "pingpong, bw or rate; serve to answer a client on another node.")
     String test;
 
     @Option(names = "--provider", paramLabel = "NAME",
@@ -74,8 +84,18 @@ final class PerfCommand implements Callable<Integer> {
             description = "Untimed iterations before each size (default: 10%% of the iterations).")
     Integer warmup;
 
+    @Option(names = "--peer", paramLabel = "HOST:CONN_QUAL",
+            description = "Measure against `dat perf serve` listening there (an IPv6 address in brackets),"
+                + " instead of between two endpoints of this process.")
+    String peer;
+
+    @Option(names = "--conn-qual", paramLabel = "N",
+            description = "serve: the connection qualifier to listen on (the client gives --peer HOST:N).")
+    Long connQual;
+
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",
-            description = "Abort when one size takes longer than this (default: ${DEFAULT-VALUE}).")
+            description = "Abort when one size takes longer than this; with --peer, also how long to try to"
+                + " connect; serve: how long to wait for the client (default: ${DEFAULT-VALUE}).")
     long timeoutSeconds;
 
     @Option(names = "--json", description = "Print one JSON object instead of the table.")
@@ -109,9 +129,23 @@ final class PerfCommand implements Callable<Integer> {
     }
 
     private int measure(PrintWriter out) {
+        if (SERVE.equals(test)) {
+            return serve(out);
+        }
         PerfPlan.Test t = PerfPlan.Test.parse(test);
         if (t == null) {
-            throw new PerfException("unknown test '" + test + "': expected pingpong, bw or rate");
+            throw new PerfException("unknown test '" + test + "': expected pingpong, bw, rate or serve");
+        }
+        if (connQual != null) {
+            throw new PerfException("--conn-qual is for dat perf serve; a client gives --peer HOST:CONN_QUAL");
+        }
+        PeerAddress peerAddress = null;
+        if (peer != null) {
+            try {
+                peerAddress = PeerAddress.parse(peer);
+            } catch (IllegalArgumentException e) {
+                throw new PerfException("--peer: " + e.getMessage());
+            }
         }
         PerfPlan.Op o = PerfPlan.Op.parse(op);
         if (o == null) {
@@ -136,18 +170,12 @@ final class PerfCommand implements Callable<Integer> {
             throw new PerfException("--timeout " + timeoutSeconds + " must be at least 1 second");
         }
         DatRegistry registry = DatRegistry.load();
-        IaEntry entry = iaName != null ? iaByName(registry, iaName)
-                : iaOfProvider(registry, providerName == null ? PROVIDER_DEFAULT : providerName);
-        DatIa ia;
-        try {
-            ia = registry.open(entry.name());
-        } catch (DatException e) {
-            throw new PerfException("cannot open IA " + entry.name() + ": " + e.getMessage());
-        }
+        IaEntry entry = entry(registry);
+        DatIa ia = open(registry, entry);
         long timeoutNanos = TimeUnit.SECONDS.toNanos(timeoutSeconds);
         PerfSession session;
         try {
-            session = new PerfSession(ia, o);
+            session = new PerfSession(ia, o, true, peerAddress == null);
         } catch (DatException e) {
             throw new PerfException("creating endpoints on IA " + entry.name() + ": " + e.getMessage());
         }
@@ -156,19 +184,21 @@ final class PerfCommand implements Callable<Integer> {
             requireOp(o, session.limits, entry);
             DatEpAttr attr = session.epAttr();
             long bufferBytes = checkSizes(sizeList, o, attr, session.limits, entry);
-            session.connect(timeoutNanos);
-            session.allocate(Math.max(bufferBytes, Long.BYTES), switch (o) {
-                case SEND -> 0;
-                case WRITE -> DatMemPriv.REMOTE_WRITE;
-                case READ -> DatMemPriv.REMOTE_READ;
-            });
             PerfPlan plan = plan(t, o, sizeList, window(o, attr, session.limits), timeoutNanos);
+            if (peerAddress == null) {
+                session.connect(timeoutNanos);
+                session.allocate(Math.max(bufferBytes, Long.BYTES), PerfPeer.remotePrivileges(o));
+            } else {
+                session.allocate(PerfPeer.bufferBytes(bufferBytes, sizeList.length), PerfPeer.remotePrivileges(o));
+                PerfPeer.connect(session, peerAddress, plan, timeoutNanos);
+            }
             engine = new PerfEngine(plan, session);
             List<PerfResult> rows = new ArrayList<>();
             if (!json) {
-                out.printf(Locale.ROOT, "# dat perf %s: op %s, provider %s, IA %s, window %d%n", t.cliName(),
+                out.printf(Locale.ROOT, "# dat perf %s: op %s, provider %s, IA %s, window %d%s%n", t.cliName(),
                         o.cliName(), entry.providerName(), entry.name(),
-                        t == PerfPlan.Test.PINGPONG ? 1 : plan.window());
+                        t == PerfPlan.Test.PINGPONG ? 1 : plan.window(),
+                        peerAddress == null ? "" : ", peer " + peerAddress);
                 out.println(header(t));
                 out.flush();
             }
@@ -183,8 +213,12 @@ final class PerfCommand implements Callable<Integer> {
                 throw new PerfException(engine.failure()
                         + (workersEnded ? "" : "; a worker thread did not stop and was left behind"));
             }
+            if (peerAddress != null) {
+                PerfPeer.disconnect(session);
+            }
             if (json) {
-                out.println(PerfJson.report(entry.providerName(), entry.name(), t.cliName(), o.cliName(), rows));
+                out.println(PerfJson.report(entry.providerName(), entry.name(),
+                        peerAddress == null ? null : peerAddress.toString(), t.cliName(), o.cliName(), rows));
             }
             out.flush();
             return 0;
@@ -204,7 +238,7 @@ final class PerfCommand implements Callable<Integer> {
      * worker stuck in a provider call is cut off by the IA close; if it still does not end, the arena is left open
      * (leaked) rather than pulled from under it.
      */
-    private static void release(PerfSession session, PerfEngine engine) {
+    static void release(PerfSession session, PerfEngine engine) {
         boolean ended = true;
         if (engine != null) {
             if (engine.state == PerfEngine.RUNNING) {
@@ -217,6 +251,72 @@ final class PerfCommand implements Callable<Integer> {
             }
         }
         session.close(ended);
+    }
+
+    /**
+     * {@code dat perf serve}: listens on {@code --conn-qual} and answers one client on another node, which
+     * chooses what is measured; the options that would choose it here are refused.
+     */
+    private int serve(PrintWriter out) {
+        CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
+        for (String option : List.of("--op", "--sizes", "--iters", "--warmup", "--json", "--peer")) {
+            if (parsed.hasMatchedOption(option)) {
+                throw new PerfException(option + " is for the client: dat perf serve runs what the client"
+                        + " (dat perf TEST --peer HOST:CONN_QUAL) asks for");
+            }
+        }
+        if (connQual == null) {
+            throw new PerfException("dat perf serve needs --conn-qual N, the qualifier the client connects to");
+        }
+        if (connQual < 0) {
+            throw new PerfException("--conn-qual " + connQual + " must not be negative");
+        }
+        if (providerName != null && iaName != null) {
+            throw new PerfException("give --provider or --ia, not both");
+        }
+        if (timeoutSeconds < 1) {
+            throw new PerfException("--timeout " + timeoutSeconds + " must be at least 1 second");
+        }
+        DatRegistry registry = DatRegistry.load();
+        IaEntry entry = entry(registry);
+        DatIa ia = open(registry, entry);
+        try {
+            PerfPeer.Served served = PerfPeer.serve(ia, connQual, TimeUnit.SECONDS.toNanos(timeoutSeconds),
+                    address -> {
+                        out.println("dat perf serve: listening on " + address + " (IA " + entry.name()
+                                + ", provider " + entry.providerName() + ") for " + timeoutSeconds + " s");
+                        out.flush();
+                    },
+                    refused -> {
+                        out.println("dat perf serve: refused a connection from " + refused);
+                        out.flush();
+                    });
+            PerfPlan plan = served.plan();
+            out.println("dat perf serve: served " + plan.test().cliName() + ", op " + plan.op().cliName()
+                    + ", sizes " + Arrays.stream(plan.sizes()).mapToObj(PerfPlan::sizeName)
+                            .collect(Collectors.joining(",")) + ", to " + served.client());
+            out.flush();
+            return 0;
+        } catch (DatException e) {
+            throw new PerfException("on IA " + entry.name() + ": " + e.getMessage());
+        } finally {
+            if (!ia.isClosed()) {
+                ia.close(DatCloseFlags.ABRUPT);
+            }
+        }
+    }
+
+    private IaEntry entry(DatRegistry registry) {
+        return iaName != null ? iaByName(registry, iaName)
+                : iaOfProvider(registry, providerName == null ? PROVIDER_DEFAULT : providerName);
+    }
+
+    private static DatIa open(DatRegistry registry, IaEntry entry) {
+        try {
+            return registry.open(entry.name());
+        } catch (DatException e) {
+            throw new PerfException("cannot open IA " + entry.name() + ": " + e.getMessage());
+        }
     }
 
     private static IaEntry iaByName(DatRegistry registry, String name) {

@@ -65,6 +65,7 @@ final class PerfEngine {
     private final PerfSession session;
     private Thread client;
     private Thread responder;
+    private boolean preposted;
 
     PerfEngine(PerfPlan plan, PerfSession session) {
         this.plan = plan;
@@ -79,26 +80,36 @@ final class PerfEngine {
     }
 
     /**
-     * Pre-posts receives, starts the workers and watches them until the client is done or the run is aborted,
-     * then stops the responder. Every worker is joined, for at most {@link #STOP_GRACE} each.
+     * Pre-posts receives, starts the workers of the session's sides and watches them until the client is done or
+     * the run is aborted, then stops the responder. On the serving node of a two-node run there is no client: the
+     * watchdog follows the responder, and a one-sided test (nothing to answer) returns at once. Every worker is
+     * joined, for at most {@link #STOP_GRACE} each.
      *
      * @param onRow called on this thread with each size's result, in order, as soon as it is measured
      * @return whether both workers have ended; when not, the caller must close the IA before the memory
      */
     boolean run(Consumer<PerfResult> onRow) {
         prepost();
-        client = Thread.ofPlatform().name("dat-perf-client").daemon(true)
-                .unstarted(new PerfClient(plan, this, session));
-        if (needsResponder()) {
+        if (session.client != null) {
+            client = Thread.ofPlatform().name("dat-perf-client").daemon(true)
+                    .unstarted(new PerfClient(plan, this, session));
+        }
+        if (needsResponder() && session.server != null) {
             responder = Thread.ofPlatform().name("dat-perf-responder").daemon(true)
                     .unstarted(new PerfResponder(plan, this, session));
             responder.start();
         }
-        client.start();
+        Thread watched = client != null ? client : responder;
+        if (watched == null) {
+            return true;
+        }
+        if (client != null) {
+            client.start();
+        }
         int reported = 0;
         try {
-            while (client.isAlive()) {
-                client.join(WATCH_INTERVAL);
+            while (watched.isAlive()) {
+                watched.join(WATCH_INTERVAL);
                 reported = forward(reported, onRow);
                 int index = sizeIndex;
                 if (state == RUNNING && index >= 0 && System.nanoTime() - sizeStartNanos > plan.timeoutNanos()) {
@@ -149,16 +160,23 @@ final class PerfEngine {
 
     /**
      * Receives must be waiting before the first message: the client keeps one posted for echoes and
-     * acknowledgements, the server one for a pingpong echo or {@link PerfSession#RECV_DEPTH} for a stream.
+     * acknowledgements, the server one for a pingpong echo or {@link PerfSession#RECV_DEPTH} for a stream. Done
+     * once, by {@link #run} or before it by the serving node of a two-node run, which must have its receives posted
+     * before it tells the client to start.
      */
-    private void prepost() {
-        if (plan.op() != PerfPlan.Op.SEND) {
+    void prepost() {
+        if (preposted || plan.op() != PerfPlan.Op.SEND) {
             return;
         }
-        post(session.client, 1);
-        int depth = plan.test() == PerfPlan.Test.PINGPONG ? 1
-                : Math.min(PerfSession.RECV_DEPTH, session.server.ep.query().epAttr().maxRecvDtos());
-        post(session.server, depth);
+        preposted = true;
+        if (session.client != null) {
+            post(session.client, 1);
+        }
+        if (session.server != null) {
+            int depth = plan.test() == PerfPlan.Test.PINGPONG ? 1
+                    : Math.min(PerfSession.RECV_DEPTH, session.server.ep.query().epAttr().maxRecvDtos());
+            post(session.server, depth);
+        }
     }
 
     private static void post(PerfSession.Side side, int count) {

@@ -24,16 +24,22 @@ final class PerfJson {
      *
      * @param provider the provider name
      * @param ia the IA name
+     * @param peer the peer's {@code HOST:CONN_QUAL} of a two-node run, or {@code null} (then not written)
      * @param test the test name
      * @param op the operation name
      * @param results one per size, in order
      */
-    static String report(String provider, String ia, String test, String op, List<PerfResult> results) {
+    static String report(String provider, String ia, String peer, String test, String op,
+                         List<PerfResult> results) {
         StringBuilder sb = new StringBuilder(256 + 256 * results.size());
         sb.append("{\n  \"provider\": ");
         string(sb, provider);
         sb.append(",\n  \"ia\": ");
         string(sb, ia);
+        if (peer != null) {
+            sb.append(",\n  \"peer\": ");
+            string(sb, peer);
+        }
         sb.append(",\n  \"test\": ");
         string(sb, test);
         sb.append(",\n  \"op\": ");

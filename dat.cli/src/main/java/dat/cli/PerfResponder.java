@@ -13,7 +13,8 @@ import java.lang.foreign.ValueLayout;
  * The server side of {@code dat perf}, on its own platform thread: echoes pingpong messages (send: receive, re-post,
  * send back as many bytes as arrived; write: spin on the flag byte, RDMA-write the same tag back), or counts a
  * stream of sends and acknowledges each phase with an 8-byte count. Like the client, it allocates nothing in its
- * loops and busy-polls; it leaves them when the run stops or aborts.
+ * loops and busy-polls; it leaves them once it answered every iteration of the plan, or when the run aborts. On the
+ * serving node of a two-node run, where no client runs beside it, it restarts the watchdog's clock per size.
  */
 final class PerfResponder implements Runnable {
 
@@ -30,6 +31,8 @@ final class PerfResponder implements Runnable {
     private final PerfSession.Side side;
     private final int peerRmrContext;
     private final long peerAddress;
+    /** Whether this worker times the sizes for the watchdog: when no client runs in this process. */
+    private final boolean timesSizes;
 
     PerfResponder(PerfPlan plan, PerfEngine engine, PerfSession session) {
         this.plan = plan;
@@ -38,8 +41,9 @@ final class PerfResponder implements Runnable {
         this.ia = session.ia;
         this.lmrSync = session.provider.lmrSyncReq();
         this.side = session.server;
-        this.peerRmrContext = session.client.rxLmr.rmrContext();
-        this.peerAddress = session.client.rxLmr.address();
+        this.peerRmrContext = side.peerRmrContext;
+        this.peerAddress = side.peerAddress;
+        this.timesSizes = session.client == null;
     }
 
     @Override
@@ -57,7 +61,10 @@ final class PerfResponder implements Runnable {
         }
     }
 
-    /** Until stopped: wait for a message, re-post the receive, send the same number of bytes back. */
+    /**
+     * As many times as the client sends (warm-up and timed, per size): wait for a message, re-post the receive,
+     * send the same number of bytes back.
+     */
     private void sendEcho() {
         DatEp ep = side.ep;
         DatEvd recvEvd = side.recvEvd;
@@ -65,15 +72,28 @@ final class PerfResponder implements Runnable {
         Iov txIov = side.txIov;
         Iov rxIov = side.rxIov;
         long cookie = 0;
-        while (poller.await(recvEvd, RECV)) {
-            long length = poller.event.transferredLength();
-            txIov.set(0, side.txLmr, 0, length);
-            if (!poller.posted(ep.postRecv(1, rxIov, cookie, DatCompletionFlags.DEFAULT), RECV)
-                    || !poller.posted(ep.postSend(1, txIov, cookie, DatCompletionFlags.DEFAULT), SEND)
-                    || !poller.await(requestEvd, SEND)) {
-                return;
+        for (int s = 0; s < plan.sizes().length; s++) {
+            beginSize(s);
+            int count = plan.warmups()[s] + plan.iters()[s];
+            for (int i = 0; i < count; i++) {
+                if (!poller.await(recvEvd, RECV)) {
+                    return;
+                }
+                long length = poller.event.transferredLength();
+                txIov.set(0, side.txLmr, 0, length);
+                if (!poller.posted(ep.postRecv(1, rxIov, cookie, DatCompletionFlags.DEFAULT), RECV)
+                        || !poller.posted(ep.postSend(1, txIov, cookie, DatCompletionFlags.DEFAULT), SEND)
+                        || !poller.await(requestEvd, SEND)) {
+                    return;
+                }
+                cookie++;
             }
-            cookie++;
+        }
+    }
+
+    private void beginSize(int s) {
+        if (timesSizes) {
+            engine.beginSize(s);
         }
     }
 
@@ -87,6 +107,7 @@ final class PerfResponder implements Runnable {
         int rmrContext = peerRmrContext;
         long target = peerAddress;
         for (int s = 0; s < plan.sizes().length; s++) {
+            beginSize(s);
             long size = plan.sizes()[s];
             long flagAt = size - 1;
             int count = plan.warmups()[s] + plan.iters()[s];
@@ -117,6 +138,7 @@ final class PerfResponder implements Runnable {
     private void sink() {
         side.txIov.set(0, side.txLmr, 0, Long.BYTES);
         for (int s = 0; s < plan.sizes().length; s++) {
+            beginSize(s);
             if (!sinkPhase(plan.warmups()[s], s) || !sinkPhase(plan.iters()[s], s)) {
                 return;
             }

@@ -3,6 +3,7 @@ package dat.cli;
 
 import dat.api.DatCloseFlags;
 import dat.api.DatConnectFlags;
+import dat.api.DatDtoStatus;
 import dat.api.DatEp;
 import dat.api.DatEpAttr;
 import dat.api.DatEvd;
@@ -27,7 +28,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The DAT objects of one {@code dat perf} run, all on one IA: a PZ, two endpoints connected to each other through
  * a PSP (connect, connection request, accept) exactly as two processes would, and per endpoint a transmit and a
- * receive buffer, registered once and sized for the largest message. Everything is set up before any thread is
+ * receive buffer, registered once and sized for the largest message. In a two-node run ({@link PerfPeer}) a session
+ * holds one of the two sides and the other is on the peer's node. Everything is set up before any thread is
  * started and released by {@link #close()}: an abrupt {@code dat_ia_close} (which frees every object of the IA,
  * flushing outstanding DTOs), then the arena that owns the registered memory.
  */
@@ -44,9 +46,9 @@ final class PerfSession implements AutoCloseable {
     /** Owns the registered buffers and IOVs; shared, as the client and the responder run on their own threads. */
     final Arena arena = Arena.ofShared();
     private final DatPz pz;
-    /** The side that posts and measures. */
+    /** The side that posts and measures; {@code null} on the serving node of a two-node run. */
     final Side client;
-    /** The side that echoes, counts or is read from. */
+    /** The side that echoes, counts or is read from; {@code null} on the measuring node of a two-node run. */
     final Side server;
     private boolean closed;
 
@@ -62,6 +64,10 @@ final class PerfSession implements AutoCloseable {
         MemorySegment rx;
         Iov txIov;
         Iov rxIov;
+        /** The other side's receive buffer, the target of RDMA writes and reads: its RMR context. */
+        int peerRmrContext;
+        /** The other side's receive buffer: its address. */
+        long peerAddress;
 
         Side(DatEp ep, DatEvd requestEvd, DatEvd recvEvd, DatEvd connectEvd) {
             this.ep = ep;
@@ -78,14 +84,26 @@ final class PerfSession implements AutoCloseable {
      * @param op the operation, which decides the RDMA read depth asked for
      */
     PerfSession(DatIa ia, PerfPlan.Op op) {
+        this(ia, op, true, true);
+    }
+
+    /**
+     * Creates the PZ and the sides asked for, unconnected. On failure the IA is closed.
+     *
+     * @param ia the open IA; this session closes it
+     * @param op the operation, which decides the RDMA read depth asked for
+     * @param withClient whether to create the measuring side
+     * @param withServer whether to create the answering side
+     */
+    PerfSession(DatIa ia, PerfPlan.Op op, boolean withClient, boolean withServer) {
         this.ia = ia;
         try {
             this.limits = ia.query();
             this.provider = ia.providerAttr();
             this.pz = ia.createPz();
             DatEpAttr attr = requestedAttr(op);
-            this.client = side(attr);
-            this.server = side(attr);
+            this.client = withClient ? side(attr) : null;
+            this.server = withServer ? side(attr) : null;
         } catch (RuntimeException e) {
             close();
             throw e;
@@ -120,9 +138,9 @@ final class PerfSession implements AutoCloseable {
         return new Side(ia.createEp(pz, recv, request, connect, attr), request, recv, connect);
     }
 
-    /** {@return the attributes the client endpoint actually got ({@code dat_ep_query})} */
+    /** {@return the attributes this session's first endpoint actually got ({@code dat_ep_query})} */
     DatEpAttr epAttr() {
-        return client.ep.query().epAttr();
+        return (client != null ? client : server).ep.query().epAttr();
     }
 
     /**
@@ -147,24 +165,41 @@ final class PerfSession implements AutoCloseable {
     }
 
     private static DatEvent expect(DatEvd evd, DatEventType type, String where, long timeoutNanos) {
+        return expect(evd, type, "connecting the two endpoints", where, timeoutNanos);
+    }
+
+    /**
+     * Waits for the next event of {@code evd}, which must be of {@code type} (a DTO completion must also have
+     * succeeded). Not for the timed loops: it allocates.
+     *
+     * @param evd the EVD
+     * @param type the event type expected
+     * @param doing what the caller is doing, to begin the failure message
+     * @param where which EVD, for the message
+     * @param timeoutNanos how long to wait
+     * @return the event
+     * @throws PerfCommand.PerfException when no event comes in time or it is not the one expected
+     */
+    static DatEvent expect(DatEvd evd, DatEventType type, String doing, String where, long timeoutNanos) {
         DatEvent event = new DatEvent();
         long deadline = System.nanoTime() + timeoutNanos;
         while (true) {
             int rc = evd.dequeue(event);
             if (rc == DatReturn.DAT_SUCCESS) {
-                if (event.type() != type) {
-                    throw new PerfCommand.PerfException("connecting the two endpoints: expected " + type + " on "
-                            + where + ", got " + event);
+                if (event.type() != type || (type == DatEventType.DTO_COMPLETION
+                        && event.dtoStatus() != DatDtoStatus.SUCCESS)) {
+                    throw new PerfCommand.PerfException(doing + ": expected " + type + " on " + where + ", got "
+                            + event);
                 }
                 return event;
             }
             if (rc != DatReturn.DAT_QUEUE_EMPTY) {
-                throw new PerfCommand.PerfException("connecting the two endpoints: dat_evd_dequeue on " + where
-                        + " returned " + DatReturn.toString(rc));
+                throw new PerfCommand.PerfException(doing + ": dat_evd_dequeue on " + where + " returned "
+                        + DatReturn.toString(rc));
             }
             if (System.nanoTime() - deadline > 0) {
-                throw new PerfCommand.PerfException("connecting the two endpoints: no " + type + " on " + where
-                        + " within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
+                throw new PerfCommand.PerfException(doing + ": no " + type + " on " + where + " within "
+                        + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
             }
             Thread.onSpinWait();
             Thread.yield();
@@ -182,12 +217,21 @@ final class PerfSession implements AutoCloseable {
         // Page alignment at least: large buffers then start on a page, as verbs HCAs prefer.
         long align = Math.max(4096, provider.optimalBufferAlignment());
         for (Side s : new Side[] {client, server}) {
+            if (s == null) {
+                continue;
+            }
             s.tx = arena.allocate(bytes, align);
             s.rx = arena.allocate(bytes, align);
             s.txLmr = ia.createLmr(pz, s.tx, DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE);
             s.rxLmr = ia.createLmr(pz, s.rx, DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE | remotePrivileges);
             s.txIov = Iov.allocate(arena, 1).set(0, s.txLmr, 0, bytes);
             s.rxIov = Iov.allocate(arena, 1).set(0, s.rxLmr, 0, bytes);
+        }
+        if (client != null && server != null) {
+            client.peerRmrContext = server.rxLmr.rmrContext();
+            client.peerAddress = server.rxLmr.address();
+            server.peerRmrContext = client.rxLmr.rmrContext();
+            server.peerAddress = client.rxLmr.address();
         }
     }
 

@@ -191,7 +191,7 @@ class PerfCommandTest {
     @CsvSource(delimiter = '|', value = {
         "pingpong --provider nosuch | unknown provider 'nosuch'; providers: loopback (available)",
         "pingpong --ia nosuch       | unknown IA 'nosuch'; IAs: loopback0 (provider loopback, available)",
-        "latency                    | unknown test 'latency': expected pingpong, bw or rate",
+        "latency                    | unknown test 'latency': expected pingpong, bw, rate or serve",
         "pingpong --op atomic       | unknown op 'atomic': expected send, write or read",
         "pingpong --provider loopback --ia loopback0 | give --provider or --ia, not both",
         "pingpong --iters 0         | --iters 0 must be at least 1",
@@ -257,7 +257,7 @@ class PerfCommandTest {
 
     @Test
     void jsonWriterEscapesAndWritesNullForMissingFigures() {
-        String text = PerfJson.report("p\"q", "ia\\0", "bw", "send",
+        String text = PerfJson.report("p\"q", "ia\\0", null, "bw", "send",
                 List.of(new PerfResult(8, 10, 10, 10, 80, 1_000, 10, -1, -1)));
         Map<?, ?> root = assertInstanceOf(Map.class, new MiniJson(text).parse(), text);
         assertEquals("p\"q", root.get("provider"));

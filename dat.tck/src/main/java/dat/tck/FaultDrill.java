@@ -20,7 +20,6 @@ import dat.api.DatMemPriv;
 import dat.api.DatPsp;
 import dat.api.DatPspFlags;
 import dat.api.DatPz;
-import dat.api.DatQos;
 import dat.api.DatReturn;
 import dat.api.DatSrq;
 import dat.api.DatSrqAttr;
@@ -96,7 +95,6 @@ public final class FaultDrill {
     private static final int RECEIVES = 32;
     /** Messages the victim takes before it says traffic flows. */
     private static final int FLOWING = 200;
-    private static final long CONNECT_RETRY_MILLIS = 500;
 
     private FaultDrill() {
     }
@@ -418,23 +416,14 @@ public final class FaultDrill {
     private static ByteBuffer connect(DatEp ep, DatEvd connectEvd, DatEvent event, InetAddress host, long connQual,
                                       long deadline, Map<DatEventType, Integer> attempts)
             throws InterruptedException {
-        while (System.nanoTime() < deadline) {
-            ep.connect(host, connQual, TimeUnit.SECONDS.toMicros(5), null, DatQos.BEST_EFFORT, 0);
-            if (!await(connectEvd, event, deadline)) {
-                return null;
-            }
-            attempts.merge(event.type(), 1, Integer::sum);
-            if (event.type() == DatEventType.CONNECTION_EVENT_ESTABLISHED) {
-                ByteBuffer data = ByteBuffer.wrap(event.privateData());
-                if (data.remaining() < 24 || data.getInt(0) != MAGIC) {
-                    throw new DatException(DatReturn.INVALID_PARAMETER, "the accept is not a victim's");
-                }
-                return data;
-            }
-            ep.reset();
-            Thread.sleep(CONNECT_RETRY_MILLIS);
+        if (!new PeerAddress(host, connQual).connect(ep, connectEvd, event, null, deadline, attempts)) {
+            return null;
         }
-        return null;
+        ByteBuffer data = ByteBuffer.wrap(event.privateData());
+        if (data.remaining() < 24 || data.getInt(0) != MAGIC) {
+            throw new DatException(DatReturn.INVALID_PARAMETER, "the accept is not a victim's");
+        }
+        return data;
     }
 
     private static final Pattern PID = Pattern.compile("\"pid\":(\\d+)");

@@ -1,9 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.tck;
 
+import dat.api.DatEp;
+import dat.api.DatEvd;
+import dat.api.DatEvent;
+import dat.api.DatEventType;
+import dat.api.DatQos;
+import dat.api.DatReturn;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Where a {@link TckPeer} listens: the IA address of its node and its connection qualifier, as the configuration
@@ -61,6 +69,44 @@ public record PeerAddress(InetAddress host, long connQual) {
         } catch (UnknownHostException e) {
             throw new IllegalArgumentException("peer '" + text + "': unknown host '" + host + "'", e);
         }
+    }
+
+    /** Pause between two connection attempts while the peer is not listening yet. */
+    static final long CONNECT_RETRY_MILLIS = 500;
+    /** How long one connection attempt may take ({@code dat_ep_connect}'s timeout). */
+    static final long CONNECT_ATTEMPT_MICROS = TimeUnit.SECONDS.toMicros(5);
+
+    /**
+     * Connects {@code ep} to this address, again and again while the peer is not listening yet (any connection
+     * event other than ESTABLISHED ends an attempt: rejected, unreachable, timed out), until the deadline. The peer
+     * of a two-node run is started on the other node at about the same time, so the first attempts may come too
+     * early.
+     *
+     * @param ep an unconnected endpoint; reset between attempts
+     * @param connectEvd its connection EVD
+     * @param event receives the ESTABLISHED event (its private data is the accept's)
+     * @param privateData sent with each request, or {@code null}
+     * @param deadlineNanos {@link System#nanoTime()} after which no attempt starts and none is waited for
+     * @param attempts counts how the attempts ended, by event type
+     * @return {@code true} once connected; {@code false} at the deadline
+     * @throws InterruptedException when interrupted between attempts
+     */
+    public boolean connect(DatEp ep, DatEvd connectEvd, DatEvent event, byte[] privateData, long deadlineNanos,
+                           Map<DatEventType, Integer> attempts) throws InterruptedException {
+        while (System.nanoTime() - deadlineNanos < 0) {
+            ep.connect(host, connQual, CONNECT_ATTEMPT_MICROS, privateData, DatQos.BEST_EFFORT, 0);
+            long left = TimeUnit.NANOSECONDS.toMicros(deadlineNanos - System.nanoTime());
+            if (left <= 0 || connectEvd.await(left, 1, event) != DatReturn.DAT_SUCCESS) {
+                return false;
+            }
+            attempts.merge(event.type(), 1, Integer::sum);
+            if (event.type() == DatEventType.CONNECTION_EVENT_ESTABLISHED) {
+                return true;
+            }
+            ep.reset();
+            Thread.sleep(CONNECT_RETRY_MILLIS);
+        }
+        return false;
     }
 
     /** {@return {@code HOST:CONN_QUAL}, as {@link #parse} reads it} */
