@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # jDAT's verbs provider beside perftest (C) between the two soft-RoCE guests: one-way latency of send and RDMA write.
 #
-#   bench/verbs-guests.sh [--out DIR] [--image DIR] [--sizes "8 64 1024 4096"] [--iters N] [--conn-qual N]
-#                         [--timeout SECONDS] [--report-only] [-- RXE_VM_OPTIONS...]
+#   bench/verbs-guests.sh [--single] [--out DIR] [--image DIR] [--sizes "8 64 1024 4096"] [--iters N]
+#                         [--conn-qual N] [--timeout SECONDS] [--report-only] [-- RXE_VM_OPTIONS...]
 #
 # Boots the guest pair of dat.provider.verbs/src/test/vm/rxe-vm.sh once (a is 192.0.2.1, b 192.0.2.2, rxe0 on
 # each) and runs in it, server on a and client on b:
@@ -11,11 +11,15 @@
 #              RoCE v2 GID of the guest's address), -n ITERS, -F; connection data over TCP (perftest's default)
 #   jDAT       dat perf pingpong --provider verbs --op send, then --op write, --iters ITERS (warm-up 10%), each
 #              against a dat perf serve on a (--conn-qual N, then N+1)
-# and writes DIR/results.md: per op and size, perftest's t_typical (its median) and t_avg, dat perf's p50 and
+# With --single, one guest runs both ends, server and client as two processes on rxe0 and the client connecting to
+# the guest's own address: rxe then hands each packet to itself without the emulated wire, whose retransmissions
+# (see the test bed's known facts) weigh on every round trip of the pair.
+# Either way it writes DIR/results.md: per op and size, perftest's t_typical (its median) and t_avg, dat perf's p50 and
 # mean (usec/xfer), all one-way latencies in microseconds (RTT/2), the ratios jDAT/C and whether both meet the
 # goal, within 1.2x of C; then each guest's rxe0 counters (retransmissions weigh on every round trip under TCG).
 #
 # Options:
+#   --single         one guest, both ends in it (see above), instead of the pair
 #   --out DIR        output directory (target/verbs-guests); cleared first. Raw outputs in DIR/perftest/ and
 #                    DIR/dat/, the guests' logs in DIR/vm-a/ and DIR/vm-b/, the load average in DIR/load.txt
 #   --image DIR      jDAT runtime image (jlink-image/target/maven-jlink/default)
@@ -51,6 +55,7 @@ conn_qual=7480
 timeout=2400
 vm_args=()
 report_only=0
+single=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --out) out="${2:?--out needs a directory}"; shift ;;
@@ -60,6 +65,7 @@ while [ $# -gt 0 ]; do
         --conn-qual) conn_qual="${2:?--conn-qual needs a number}"; shift ;;
         --timeout) timeout="${2:?--timeout needs seconds}"; shift ;;
         --report-only) report_only=1 ;;
+        --single) single=1 ;;
         -h|--help) usage; exit 0 ;;
         --) shift; vm_args=("$@"); break ;;
         *) die_usage "unknown option $1 (see --help)" ;;
@@ -136,11 +142,46 @@ dat perf pingpong --provider verbs --op write --sizes $dat_sizes --iters $iters 
 exit \$rc
 EOF
 
+    # One guest, both ends: each server in the background, its client against the guest's own address.
+    cat > "$out/guest-single.sh" <<EOF
+# One guest (192.0.2.1): server and client of each measure, two processes each.
+rc=0
+for op in send write; do
+    for s in $sizes; do
+        ib_\${op}_lat -d rxe0 -x "\$DAT_VM_GID_INDEX" -s "\$s" -n $iters -F > "perftest/a-\$op-\$s.txt" 2>&1 &
+        pid=\$!
+        try=1
+        sleep 1
+        until ib_\${op}_lat -d rxe0 -x "\$DAT_VM_GID_INDEX" -s "\$s" -n $iters -F "\$DAT_VM_IP" \\
+                > "perftest/b-\$op-\$s.txt" 2>&1; do
+            if [ \$try -ge 10 ]; then echo "ib_\${op}_lat client, \$s B: failed \$try times"; rc=1; break; fi
+            try=\$((try + 1))
+            sleep 2
+        done
+        wait "\$pid" || { echo "ib_\${op}_lat server, \$s B: exit \$?"; rc=1; }
+    done
+done
+for op in send write; do
+    if [ \$op = send ]; then q=$qual_send; else q=$qual_write; fi
+    dat perf serve --provider verbs --conn-qual \$q --timeout 900 > "dat/a-serve-\$op.txt" 2>&1 &
+    pid=\$!
+    dat perf pingpong --provider verbs --op \$op --sizes $dat_sizes --iters $iters --warmup $warmup --timeout 900 \\
+        --peer "\$DAT_VM_IP:\$q" > "dat/b-\$op.txt" 2>&1 || { echo "dat perf pingpong \$op failed"; rc=1; }
+    wait "\$pid" || { echo "dat perf serve (\$op) failed"; rc=1; }
+done
+exit \$rc
+EOF
+
     load() { printf '%s %s\n' "$1" "$(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/load.txt"; }
     load before
     set +e
-    "$root/dat.provider.verbs/src/test/vm/rxe-vm.sh" --pair --image "$image" --out "$out" --timeout "$timeout" \
-        --cmd-a 'sh ./guest-a.sh' --cmd-b 'sh ./guest-b.sh' "${vm_args[@]}"
+    if [[ $single -eq 1 ]]; then
+        "$root/dat.provider.verbs/src/test/vm/rxe-vm.sh" --image "$image" --out "$out" --timeout "$timeout" \
+            --cmd 'sh ./guest-single.sh' "${vm_args[@]}"
+    else
+        "$root/dat.provider.verbs/src/test/vm/rxe-vm.sh" --pair --image "$image" --out "$out" --timeout "$timeout" \
+            --cmd-a 'sh ./guest-a.sh' --cmd-b 'sh ./guest-b.sh' "${vm_args[@]}"
+    fi
     vm_rc=$?
     set -e
     load after
@@ -178,10 +219,18 @@ goal() { # RATIO RATIO
 
 missing=0
 {
-    echo "# jDAT verbs beside perftest, soft-RoCE guest pair"
-    echo
-    echo "One-way latency in microseconds (RTT/2) between two qemu (TCG) guests on one virtual wire, server on a,"
-    echo "client on b; $iters timed round trips per size. perftest: ib_send_lat / ib_write_lat -d rxe0 -x GID -F;"
+    if [[ -d $out/vm ]]; then
+        echo "# jDAT verbs beside perftest, one soft-RoCE guest"
+        echo
+        echo "One-way latency in microseconds (RTT/2) in one qemu (TCG) guest, server and client as two processes on"
+        echo "rxe0, the client connecting to the guest's own address; $iters timed round trips per size."
+    else
+        echo "# jDAT verbs beside perftest, soft-RoCE guest pair"
+        echo
+        echo "One-way latency in microseconds (RTT/2) between two qemu (TCG) guests on one virtual wire, server on"
+        echo "a, client on b; $iters timed round trips per size."
+    fi
+    echo "perftest: ib_send_lat / ib_write_lat -d rxe0 -x GID -F;"
     echo "jDAT: dat perf pingpong --provider verbs --peer (warm-up $warmup). Goal: jDAT within 1.2x of C (ratio <= 1.2)."
     echo
     echo "Load average (1, 5, 15 min): $(sed -n 's/^before //p' "$out/load.txt") before,"\
@@ -204,11 +253,12 @@ missing=0
         done
     done
     echo
-    for g in a b; do
-        echo "rxe0 counters of guest $g after the run: $(cat "$out/vm-$g/rxe-counters.txt" 2>/dev/null || echo none)"
+    for g in vm vm-a vm-b; do
+        [[ -d $out/$g ]] || continue
+        echo "rxe0 counters of $g after the run: $(cat "$out/$g/rxe-counters.txt" 2>/dev/null || echo none)"
         echo
     done
-    echo "Raw outputs: perftest/ (a-* server, b-* client), dat/ (a-serve-*, b-*); guests: vm-a/, vm-b/."
+    echo "Raw outputs: perftest/ (a-* server, b-* client), dat/ (a-serve-*, b-*); guests: vm/ or vm-a/, vm-b/."
 } > "$out/results.md"
 cat "$out/results.md"
 if [[ $vm_rc -ne 0 || $missing -ne 0 ]]; then

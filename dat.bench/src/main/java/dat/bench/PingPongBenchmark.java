@@ -112,7 +112,9 @@ public class PingPongBenchmark {
                         clientRx.lmr().rmrContext(), clientRx.lmr().address(), flagOffset, lmrSync ? session : null);
             } else {
                 Spin.check(client.ep().postRecv(1, rxIov, 0, DatCompletionFlags.DEFAULT), RECV);
+                // Two on the server: it answers before it re-posts the receive a message consumed (SendEcho).
                 Spin.check(server.ep().postRecv(1, serverRxIov, 0, DatCompletionFlags.DEFAULT), RECV);
+                Spin.check(server.ep().postRecv(1, serverRxIov, 1, DatCompletionFlags.DEFAULT), RECV);
                 responder = new SendEcho(server, serverTxIov, serverRxIov);
             }
             responder.start("dat-bench-responder");
@@ -175,7 +177,10 @@ public class PingPongBenchmark {
         return (byte) (previous == 127 ? 1 : previous + 1);
     }
 
-    /** Send echo: receive, re-post the receive, send as many bytes back, reap the send. */
+    /**
+     * Send echo: receive, send as many bytes back, then re-post the receive (two are posted, so one always waits):
+     * re-posting first would put the stall of taking back the lines the client last read into the round trip.
+     */
     private static final class SendEcho extends Responder {
         private final BenchSession.Side side;
         private final Iov txIov;
@@ -196,8 +201,8 @@ public class PingPongBenchmark {
                 if (length < 0) {
                     return;
                 }
-                Spin.check(side.ep().postRecv(1, rxIov, cookie, DatCompletionFlags.DEFAULT), RECV);
                 Spin.check(side.ep().postSend(1, txIov, cookie, DatCompletionFlags.DEFAULT), SEND);
+                Spin.check(side.ep().postRecv(1, rxIov, cookie, DatCompletionFlags.DEFAULT), RECV);
                 if (completion(side.requestEvd(), event, SEND) < 0) {
                     return;
                 }

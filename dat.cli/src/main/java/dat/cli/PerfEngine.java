@@ -44,6 +44,8 @@ final class PerfEngine {
      * worker whose peer was descheduled hands its core over instead of burning its time slice.
      */
     static final int SPINS_BEFORE_YIELD = 1 << 10;
+    /** Receives the pingpong server keeps posted: it answers before it re-posts the one a message consumed. */
+    static final int PINGPONG_SERVER_RECEIVES = 2;
     /** How long a stopped worker gets to leave its loop before the caller closes the IA under it. */
     static final Duration STOP_GRACE = Duration.ofSeconds(2);
 
@@ -160,7 +162,8 @@ final class PerfEngine {
 
     /**
      * Receives must be waiting before the first message: the client keeps one posted for echoes and
-     * acknowledgements, the server one for a pingpong echo or {@link PerfSession#RECV_DEPTH} for a stream. Done
+     * acknowledgements, the server {@link #PINGPONG_SERVER_RECEIVES} for a pingpong echo or
+     * {@link PerfSession#RECV_DEPTH} for a stream. Done
      * once, by {@link #run} or before it by the serving node of a two-node run, which must have its receives posted
      * before it tells the client to start.
      */
@@ -173,8 +176,9 @@ final class PerfEngine {
             post(session.client, 1);
         }
         if (session.server != null) {
-            int depth = plan.test() == PerfPlan.Test.PINGPONG ? 1
-                    : Math.min(PerfSession.RECV_DEPTH, session.server.ep.query().epAttr().maxRecvDtos());
+            int wanted = plan.test() == PerfPlan.Test.PINGPONG ? PINGPONG_SERVER_RECEIVES : PerfSession.RECV_DEPTH;
+            // An EP that holds one receive still works: the client's next message then waits for the re-post.
+            int depth = Math.min(wanted, session.server.ep.query().epAttr().maxRecvDtos());
             post(session.server, depth);
         }
     }

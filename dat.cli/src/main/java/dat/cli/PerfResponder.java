@@ -62,8 +62,11 @@ final class PerfResponder implements Runnable {
     }
 
     /**
-     * As many times as the client sends (warm-up and timed, per size): wait for a message, re-post the receive,
-     * send the same number of bytes back.
+     * As many times as the client sends (warm-up and timed, per size): wait for a message, send the same number of
+     * bytes back, re-post the receive. The echo goes first: re-posting writes lines the client's delivery last read,
+     * and the post's release would wait for them to come back to this core, inside the client's round trip. Two
+     * receives are posted ({@link PerfEngine#prepost}), so one waits for the next message while the other is
+     * re-posted.
      */
     private void sendEcho() {
         DatEp ep = side.ep;
@@ -81,8 +84,8 @@ final class PerfResponder implements Runnable {
                 }
                 long length = poller.event.transferredLength();
                 txIov.set(0, side.txLmr, 0, length);
-                if (!poller.posted(ep.postRecv(1, rxIov, cookie, DatCompletionFlags.DEFAULT), RECV)
-                        || !poller.posted(ep.postSend(1, txIov, cookie, DatCompletionFlags.DEFAULT), SEND)
+                if (!poller.posted(ep.postSend(1, txIov, cookie, DatCompletionFlags.DEFAULT), SEND)
+                        || !poller.posted(ep.postRecv(1, rxIov, cookie, DatCompletionFlags.DEFAULT), RECV)
                         || !poller.await(requestEvd, SEND)) {
                     return;
                 }

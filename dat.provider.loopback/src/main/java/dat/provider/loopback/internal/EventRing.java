@@ -45,10 +45,10 @@ import java.lang.invoke.VarHandle;
  * preallocated {@link DatEvent} ({@link #slot}) and copied out whole. Either way the slot's fields are plain
  * stores ordered by the publishing store below.
  *
- * <p>The sequence sits in the slot's own 32 bytes, beside the completion it publishes: a consumer polling an
- * empty ring reads one cache line, and when the producer publishes, that one line carries both the sequence and
- * the completion to the consumer's core (a separate sequence array cost a second line per event, moved between
- * cores on every cross-thread completion). The references rarely change ({@link #fillDto} and {@link #publish}
+ * <p>The sequence sits in the slot's own 32 bytes, beside the completion it publishes, so the line a consumer polls
+ * is the line that brings it the completion: a separate sequence array cost one more line per event, moved between
+ * cores on every cross-thread completion. (The JVM aligns an array to 8 bytes, not 64, so some slots straddle two
+ * lines; none needs the extra one any more.) The references rarely change ({@link #fillDto} and {@link #publish}
  * skip a store of the value already there), so their line stays shared in both caches.
  *
  * <h2>Producers ({@link #claim}, {@link #publish})</h2>
