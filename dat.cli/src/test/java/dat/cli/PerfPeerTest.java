@@ -18,16 +18,12 @@ import dat.api.DatPspFlags;
 import dat.api.DatReturn;
 import dat.registry.DatRegistry;
 import dat.tck.PeerAddress;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -39,41 +35,6 @@ import org.junit.jupiter.params.provider.CsvSource;
  * the client in the test thread.
  */
 class PerfPeerTest {
-
-    private static final Pattern LISTENING = Pattern.compile("listening on (\\S+) \\(IA (\\S+), provider (\\S+)\\)");
-
-    /** A {@code dat perf serve} running on its own thread. */
-    private static final class Server {
-        final StringWriter out = new StringWriter();
-        final StringWriter err = new StringWriter();
-        final CompletableFuture<Integer> exit = new CompletableFuture<>();
-
-        Server(String... args) {
-            Thread.ofPlatform().daemon().name("perf-serve-test").start(() -> exit.complete(DatCommand.execute(
-                    new PrintWriter(out, true), new PrintWriter(err, true), args)));
-        }
-
-        /** {@return the {@code HOST:CONN_QUAL} the server printed it listens on} */
-        String address() throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (System.nanoTime() < deadline && !exit.isDone()) {
-                Matcher m = LISTENING.matcher(out.toString());
-                if (m.find()) {
-                    return m.group(1);
-                }
-                Thread.sleep(10);
-            }
-            throw new AssertionError("dat perf serve did not start listening: " + out + err);
-        }
-
-        int await() throws Exception {
-            return exit.get(60, TimeUnit.SECONDS);
-        }
-
-        String both() {
-            return "server out:\n" + out + "\nserver err:\n" + err;
-        }
-    }
 
     @AfterEach
     void noWorkerLeftBehind() throws InterruptedException {
@@ -92,7 +53,7 @@ class PerfPeerTest {
     @CsvSource({"pingpong, send, 7481", "pingpong, write, 7482", "pingpong, read, 7483", "bw, send, 7484",
         "bw, write, 7485", "rate, send, 7486", "rate, read, 7487"})
     void theClientMeasuresAgainstTheServer(String test, String op, String connQual) throws Exception {
-        Server server = new Server("perf", "serve", "--provider", "loopback", "--conn-qual", connQual,
+        var server = new BackgroundCommand("perf", "serve", "--provider", "loopback", "--conn-qual", connQual,
                 "--timeout", "30");
         String address = server.address();
         PerfCommandTest.Run r = PerfCommandTest.dat("perf", test, "--op", op, "--sizes", "8,64,4k", "--iters",
@@ -117,7 +78,7 @@ class PerfPeerTest {
 
     @Test
     void jsonNamesThePeer() throws Exception {
-        Server server = new Server("perf", "serve", "--ia", "loopback0", "--conn-qual", "7488");
+        var server = new BackgroundCommand("perf", "serve", "--ia", "loopback0", "--conn-qual", "7488");
         String address = server.address();
         PerfCommandTest.Run r = PerfCommandTest.dat("perf", "pingpong", "--sizes", "8", "--iters", "50", "--json",
                 "--peer", address);
@@ -149,7 +110,8 @@ class PerfPeerTest {
         "1, 9223372036854775807, 2, 7492, 'its largest size, 9223372036854775807 bytes, is above '"})
     void theServerRefusesAPlanItCannotRunAndSaysWhy(int version, long maxSize, int status, String connQual,
                                                    String why) throws Exception {
-        Server server = new Server("perf", "serve", "--ia", "loopback0", "--conn-qual", connQual, "--timeout", "30");
+        var server = new BackgroundCommand("perf", "serve", "--ia", "loopback0", "--conn-qual", connQual,
+                "--timeout", "30");
         PeerAddress address = PeerAddress.parse(server.address());
         try (DatIa ia = DatRegistry.load().open("loopback0")) {
             DatEvd connect = ia.createEvd(4, null, DatEvdFlags.CONNECTION);
@@ -229,7 +191,7 @@ class PerfPeerTest {
 
     @Test
     void aServerWithoutClientGivesUpAfterItsTimeout() throws Exception {
-        Server server = new Server("perf", "serve", "--conn-qual", "7489", "--timeout", "1");
+        var server = new BackgroundCommand("perf", "serve", "--conn-qual", "7489", "--timeout", "1");
         assertEquals(DatCommand.EXIT_USAGE, server.await(), server.both());
         assertTrue(server.out.toString().startsWith("dat perf serve: listening on "), server.both());
         assertTrue(server.err.toString().contains("dat perf: no client connected within 1 s"), server.both());
@@ -251,7 +213,7 @@ class PerfPeerTest {
             assertUsage(option[0] + " is for the client: dat perf serve runs what the client", args);
         }
         assertUsage("unknown test 'nosuch': expected pingpong, bw, rate or serve", "perf", "nosuch");
-        Server first = new Server("perf", "serve", "--conn-qual", "7490", "--timeout", "5");
+        var first = new BackgroundCommand("perf", "serve", "--conn-qual", "7490", "--timeout", "5");
         first.address();
         assertUsage("cannot listen on conn_qual 7490", "perf", "serve", "--conn-qual", "7490");
         assertEquals(DatCommand.EXIT_USAGE, first.await(), first.both());

@@ -22,16 +22,11 @@ import dat.tck.PeerAddress;
 import dat.tck.RulesIndex;
 import dat.tck.TckRule;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,37 +35,6 @@ import org.junit.jupiter.api.io.TempDir;
  * loopback: the peer command on its own thread, the kit's run in the test thread.
  */
 class TckPeerCommandTest {
-
-    private static final Pattern LISTENING = Pattern.compile("listening on (\\S+) \\(IA (\\S+), provider (\\S+)\\)");
-
-    /** A {@code dat tck-peer} running on its own thread. */
-    private static final class PeerCommand {
-        final StringWriter out = new StringWriter();
-        final StringWriter err = new StringWriter();
-        final CompletableFuture<Integer> exit = new CompletableFuture<>();
-
-        PeerCommand(String... args) {
-            Thread.ofPlatform().daemon().name("dat-tck-peer-test").start(() -> exit.complete(DatCommand.execute(
-                    new PrintWriter(out, true), new PrintWriter(err, true), args)));
-        }
-
-        /** {@return the {@code HOST:CONN_QUAL} the command printed it listens on} */
-        String address() throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (System.nanoTime() < deadline && !exit.isDone()) {
-                Matcher m = LISTENING.matcher(out.toString());
-                if (m.find()) {
-                    return m.group(1);
-                }
-                Thread.sleep(10);
-            }
-            throw new AssertionError("dat tck-peer did not start listening: " + out + err);
-        }
-
-        int await() throws Exception {
-            return exit.get(60, TimeUnit.SECONDS);
-        }
-    }
 
     /** An exclude file that leaves only the rules whose names contain {@code keep}. */
     private static Path onlyRules(Path dir, String keep) throws IOException {
@@ -82,7 +46,7 @@ class TckPeerCommandTest {
 
     @Test
     void theKitRunsAcrossToThePeerAndEndsItWithBye(@TempDir Path dir) throws Exception {
-        PeerCommand peer = new PeerCommand("tck-peer", "--provider", "loopback", "--conn-qual", "7471",
+        var peer = new BackgroundCommand("tck-peer", "--provider", "loopback", "--conn-qual", "7471",
                 "--timeout", "120");
         String address = peer.address();
         assertTrue(peer.out.toString().startsWith("dat tck-peer: listening on " + address
@@ -105,7 +69,7 @@ class TckPeerCommandTest {
 
     @Test
     void aFailedSessionMakesThePeerExitOne(@TempDir Path dir) throws Exception {
-        PeerCommand peer = new PeerCommand("tck-peer", "--ia", "loopback0", "--conn-qual", "7472");
+        var peer = new BackgroundCommand("tck-peer", "--ia", "loopback0", "--conn-qual", "7472");
         PeerAddress address = PeerAddress.parse(peer.address());
         try (DatIa ia = DatRegistry.load().open("loopback0")) {
             DatEvd connect = ia.createEvd(4, null, DatEvdFlags.CONNECTION);
@@ -134,7 +98,7 @@ class TckPeerCommandTest {
 
     @Test
     void withoutByeThePeerTimesOutAndExitsOne() throws Exception {
-        PeerCommand peer = new PeerCommand("tck-peer", "--conn-qual", "7473", "--timeout", "1");
+        var peer = new BackgroundCommand("tck-peer", "--conn-qual", "7473", "--timeout", "1");
         assertEquals(DatCommand.EXIT_NO, peer.await(), peer.out.toString() + peer.err);
         assertTrue(peer.out.toString().contains("dat tck-peer: no bye within 1 s; 0 sessions, 0 failed"),
                 peer.out.toString());
@@ -150,7 +114,7 @@ class TckPeerCommandTest {
                 "1");
         assertUsage("dat tck: --peer: peer 'loopback0' is not HOST:CONN_QUAL", "tck", "--peer", "loopback0",
                 "--reports", "target/unused");
-        PeerCommand first = new PeerCommand("tck-peer", "--conn-qual", "7475", "--timeout", "5");
+        var first = new BackgroundCommand("tck-peer", "--conn-qual", "7475", "--timeout", "5");
         first.address();
         assertUsage("cannot listen on conn_qual 7475 of IA loopback0", "tck-peer", "--conn-qual", "7475");
         assertEquals(DatCommand.EXIT_NO, first.await());
