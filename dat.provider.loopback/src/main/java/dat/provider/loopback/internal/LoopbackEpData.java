@@ -243,8 +243,7 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
         if (ep.isClosed()) {
             return DatReturn.DAT_INVALID_HANDLE;
         }
-        int action;
-        long gen;
+        long outcome;
         sendLock.lock();
         try {
             int status = postableLocked();
@@ -267,16 +266,11 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
             d.op = Dto.SEND;
             d.cookie = userCookie;
             d.flags = completionFlags;
-            action = enqueueLocked(d);
-            if (action < 0) {
-                return action;
-            }
-            gen = ep.connGen;
+            outcome = enqueueLocked(d);
         } finally {
             sendLock.unlock();
         }
-        afterDrain(action, gen);
-        return DatReturn.DAT_SUCCESS;
+        return afterUnlock(outcome);
     }
 
     /** {@code dat_ep_post_rdma_write}. */
@@ -299,8 +293,7 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
             return DatReturn.DAT_INVALID_HANDLE;
         }
         boolean write = op == Dto.RDMA_WRITE;
-        int action;
-        long gen;
+        long outcome;
         sendLock.lock();
         try {
             int status = postableLocked();
@@ -343,16 +336,11 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
             d.rmrContext = rmrContext;
             d.target = targetAddress;
             d.segmentLength = segmentLength;
-            action = enqueueLocked(d);
-            if (action < 0) {
-                return action;
-            }
-            gen = ep.connGen;
+            outcome = enqueueLocked(d);
         } finally {
             sendLock.unlock();
         }
-        afterDrain(action, gen);
-        return DatReturn.DAT_SUCCESS;
+        return afterUnlock(outcome);
     }
 
     /**
@@ -361,8 +349,7 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
      */
     int postBind(LoopbackRmr rmr, LoopbackLmr lmr, long offset, long length, int privileges, long userCookie,
                  int completionFlags) {
-        int action;
-        long gen;
+        long outcome;
         sendLock.lock();
         try {
             if (ep.isClosed()) {
@@ -396,25 +383,20 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
             d.bindOffset = binding ? offset : 0;
             d.bindLength = binding ? length : 0;
             d.bindPrivileges = binding ? privileges : 0;
-            action = enqueueLocked(d);
-            if (action < 0) {
-                return action;
-            }
-            gen = ep.connGen;
+            outcome = enqueueLocked(d);
         } finally {
             sendLock.unlock();
         }
-        afterDrain(action, gen);
-        return DatReturn.DAT_SUCCESS;
+        return afterUnlock(outcome);
     }
 
     /**
      * Appends a validated request (in the slot {@link #requestSlotLocked} gave) and runs the queue. Caller holds
      * sendLock.
      *
-     * @return a drain result ({@code >= 0}), or {@code DAT_INSUFFICIENT_RESOURCES}
+     * @return what {@link #afterUnlock} does: {@code DAT_INSUFFICIENT_RESOURCES}, or a {@link #pendingLocked} word
      */
-    private int enqueueLocked(Dto d) {
+    private long enqueueLocked(Dto d) {
         if (d == reqSpare || slotsTaken - (long) SLOTS_FREED.getAcquire(this) >= reqCapacity) {
             return DatReturn.DAT_INSUFFICIENT_RESOURCES;
         }
@@ -426,7 +408,7 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
             return NONE;
         }
         REQ_COUNT.setRelease(this, reqCount + 1);
-        return drainLocked();
+        return pendingLocked(drainLocked());
     }
 
     /** {@code dat_ep_post_recv}. */
@@ -482,16 +464,14 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
 
     /** Runs this EP's request queue on the calling thread (a receive was posted on the peer). */
     void drain() {
-        int action;
-        long gen;
+        long outcome;
         sendLock.lock();
         try {
-            action = drainLocked();
-            gen = ep.connGen;
+            outcome = pendingLocked(drainLocked());
         } finally {
             sendLock.unlock();
         }
-        afterDrain(action, gen);
+        afterUnlock(outcome);
     }
 
     /** Executes requests from the head while they can run. Caller holds sendLock. */
@@ -530,12 +510,29 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
         return gracefulPending ? FINISH : NONE;
     }
 
-    /** Acts on a drain result after the send lock is released (teardown needs the connection lock first). */
-    private void afterDrain(int action, long gen) {
-        if (action == NONE) {
-            return;
+    /**
+     * What a drain result leaves for after the send lock is released: {@link #NONE}, or the result with the
+     * connection generation it was reached in, {@code connGen << 2 | result}. Teardown needs the connection lock,
+     * which is taken before the send lock, so it cannot run here. Caller holds sendLock.
+     */
+    private long pendingLocked(int drainResult) {
+        return drainResult == NONE ? NONE : ep.connGen << 2 | drainResult;
+    }
+
+    /**
+     * The tail of every post and drain, after the send lock is released: a DAT status from {@link #enqueueLocked}
+     * is returned as it is; a {@link #pendingLocked} word breaks or finishes the connection of its generation.
+     *
+     * @return the post's status
+     */
+    private int afterUnlock(long outcome) {
+        if (outcome < 0) {
+            return (int) outcome;
         }
-        ep.connection.drained(action == BREAK, gen);
+        if (outcome != NONE) {
+            ep.connection.drained((outcome & 3) == BREAK, outcome >>> 2);
+        }
+        return DatReturn.DAT_SUCCESS;
     }
 
     private int executeSend(LoopbackEpData b, Dto d) {
