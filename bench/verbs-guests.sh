@@ -98,77 +98,89 @@ run_guests() {
     qual_send=$conn_qual
     qual_write=$(( conn_qual + 1 ))
 
-    # The guests run busybox sh; both mount DIR (their working directory), so a tells b through files in sync/ that
-    # a perftest server is up. A perftest client that came too early fails at once and is run again; dat perf's
-    # client retries its connection itself until --timeout.
+    # The guests run busybox sh with DIR as their working directory; each script sources guest-lib.sh. In the pair,
+    # a tells b through files in sync/ that a perftest server is up. A perftest client that came too early fails at
+    # once and is run again; dat perf's client retries its connection itself until --timeout.
+    cat > "$out/guest-lib.sh" <<EOF
+# Shared by the guest scripts; rc collects failures.
+rc=0
+# OP SIZE: a perftest server in the background; pid is its process.
+perftest_server() {
+    ib_\${1}_lat -d rxe0 -x "\$DAT_VM_GID_INDEX" -s "\$2" -n $iters -F > "perftest/a-\$1-\$2.txt" 2>&1 &
+    pid=\$!
+}
+# OP SIZE HOST: the perftest client, run again while its server is not up yet.
+perftest_client() {
+    try=1
+    until ib_\${1}_lat -d rxe0 -x "\$DAT_VM_GID_INDEX" -s "\$2" -n $iters -F "\$3" > "perftest/b-\$1-\$2.txt" 2>&1; do
+        if [ \$try -ge 10 ]; then echo "ib_\${1}_lat client, \$2 B: failed \$try times"; rc=1; return; fi
+        try=\$((try + 1))
+        sleep 2
+    done
+}
+# OP: the server's exit status, waited for.
+perftest_wait() {
+    wait "\$pid" || { echo "ib_\${1}_lat server: exit \$?"; rc=1; }
+}
+# OP QUAL: dat perf serve, one client.
+dat_server() {
+    dat perf serve --provider verbs --conn-qual "\$2" --timeout 900 > "dat/a-serve-\$1.txt" 2>&1
+}
+# OP HOST:QUAL: dat perf's client.
+dat_client() {
+    dat perf pingpong --provider verbs --op "\$1" --sizes $dat_sizes --iters $iters --warmup $warmup --timeout 900 \\
+        --peer "\$2" > "dat/b-\$1.txt" 2>&1 || { echo "dat perf pingpong \$1 failed"; rc=1; }
+}
+EOF
     cat > "$out/guest-a.sh" <<EOF
 # Guest a (192.0.2.1): the servers, one after another.
-rc=0
+. ./guest-lib.sh
 for op in send write; do
     for s in $sizes; do
-        ib_\${op}_lat -d rxe0 -x "\$DAT_VM_GID_INDEX" -s "\$s" -n $iters -F > "perftest/a-\$op-\$s.txt" 2>&1 &
-        pid=\$!
+        perftest_server "\$op" "\$s"
         sleep 1
         : > "sync/\$op-\$s"
-        wait "\$pid" || { echo "ib_\${op}_lat server, \$s B: exit \$?"; rc=1; }
+        perftest_wait "\$op"
     done
 done
-dat perf serve --provider verbs --conn-qual $qual_send --timeout 900 > dat/a-serve-send.txt 2>&1 \\
-    || { echo "dat perf serve (send) failed"; rc=1; }
-dat perf serve --provider verbs --conn-qual $qual_write --timeout 900 > dat/a-serve-write.txt 2>&1 \\
-    || { echo "dat perf serve (write) failed"; rc=1; }
+dat_server send $qual_send || { echo "dat perf serve (send) failed"; rc=1; }
+dat_server write $qual_write || { echo "dat perf serve (write) failed"; rc=1; }
 exit \$rc
 EOF
     cat > "$out/guest-b.sh" <<EOF
 # Guest b (192.0.2.2): the clients.
-rc=0
+. ./guest-lib.sh
 for op in send write; do
     for s in $sizes; do
         n=0
         while [ ! -e "sync/\$op-\$s" ] && [ \$n -lt 300 ]; do sleep 1; n=\$((n + 1)); done
-        try=1
-        until ib_\${op}_lat -d rxe0 -x "\$DAT_VM_GID_INDEX" -s "\$s" -n $iters -F "\$DAT_VM_PEER" \\
-                > "perftest/b-\$op-\$s.txt" 2>&1; do
-            if [ \$try -ge 10 ]; then echo "ib_\${op}_lat client, \$s B: failed \$try times"; rc=1; break; fi
-            try=\$((try + 1))
-            sleep 2
-        done
+        perftest_client "\$op" "\$s" "\$DAT_VM_PEER"
     done
 done
-dat perf pingpong --provider verbs --op send --sizes $dat_sizes --iters $iters --warmup $warmup --timeout 900 \\
-    --peer "\$DAT_VM_PEER:$qual_send" > dat/b-send.txt 2>&1 || { echo "dat perf pingpong send failed"; rc=1; }
-dat perf pingpong --provider verbs --op write --sizes $dat_sizes --iters $iters --warmup $warmup --timeout 900 \\
-    --peer "\$DAT_VM_PEER:$qual_write" > dat/b-write.txt 2>&1 || { echo "dat perf pingpong write failed"; rc=1; }
+dat_client send "\$DAT_VM_PEER:$qual_send"
+dat_client write "\$DAT_VM_PEER:$qual_write"
 exit \$rc
 EOF
-
     # One guest, both ends: each server in the background, its client against the guest's own address.
     cat > "$out/guest-single.sh" <<EOF
 # One guest (192.0.2.1): server and client of each measure, two processes each.
-rc=0
+. ./guest-lib.sh
 for op in send write; do
     for s in $sizes; do
-        ib_\${op}_lat -d rxe0 -x "\$DAT_VM_GID_INDEX" -s "\$s" -n $iters -F > "perftest/a-\$op-\$s.txt" 2>&1 &
-        pid=\$!
-        try=1
+        perftest_server "\$op" "\$s"
         sleep 1
-        until ib_\${op}_lat -d rxe0 -x "\$DAT_VM_GID_INDEX" -s "\$s" -n $iters -F "\$DAT_VM_IP" \\
-                > "perftest/b-\$op-\$s.txt" 2>&1; do
-            if [ \$try -ge 10 ]; then echo "ib_\${op}_lat client, \$s B: failed \$try times"; rc=1; break; fi
-            try=\$((try + 1))
-            sleep 2
-        done
-        wait "\$pid" || { echo "ib_\${op}_lat server, \$s B: exit \$?"; rc=1; }
+        perftest_client "\$op" "\$s" "\$DAT_VM_IP"
+        perftest_wait "\$op"
     done
 done
-for op in send write; do
-    if [ \$op = send ]; then q=$qual_send; else q=$qual_write; fi
-    dat perf serve --provider verbs --conn-qual \$q --timeout 900 > "dat/a-serve-\$op.txt" 2>&1 &
-    pid=\$!
-    dat perf pingpong --provider verbs --op \$op --sizes $dat_sizes --iters $iters --warmup $warmup --timeout 900 \\
-        --peer "\$DAT_VM_IP:\$q" > "dat/b-\$op.txt" 2>&1 || { echo "dat perf pingpong \$op failed"; rc=1; }
-    wait "\$pid" || { echo "dat perf serve (\$op) failed"; rc=1; }
-done
+dat_server send $qual_send &
+pid=\$!
+dat_client send "\$DAT_VM_IP:$qual_send"
+wait "\$pid" || { echo "dat perf serve (send) failed"; rc=1; }
+dat_server write $qual_write &
+pid=\$!
+dat_client write "\$DAT_VM_IP:$qual_write"
+wait "\$pid" || { echo "dat perf serve (write) failed"; rc=1; }
 exit \$rc
 EOF
 
