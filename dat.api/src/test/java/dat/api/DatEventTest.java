@@ -29,6 +29,50 @@ class DatEventTest {
     }
 
     @Test
+    void aDtoCompletionAfterAnotherKindClearsThatKind() {
+        DatEvent event = new DatEvent();
+        event.setConnectionEvent(DatEventType.CONNECTION_EVENT_ESTABLISHED, evd, ep, new byte[] {1, 2});
+        event.setDtoCompletion(evd, ep, 1, DatDtoStatus.SUCCESS, 8);
+        assertEquals(0, event.privateData().length);
+        event.setAsyncEvent(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, evd, evd, 5);
+        event.setDtoCompletion(evd, ep, 2, DatDtoStatus.SUCCESS, 8);
+        assertNull(event.asyncHandle());
+        assertEquals(0, event.asyncReason());
+        DatRmr rmr = mock(DatRmr.class);
+        event.setRmrBindCompletion(evd, rmr, 3, DatDtoStatus.SUCCESS);
+        event.setDtoCompletion(evd, ep, 4, DatDtoStatus.SUCCESS, 8);
+        assertNull(event.rmr());
+        event.setConnectionRequest(evd, mock(DatPsp.class), 77, mock(DatCr.class));
+        event.setDtoCompletion(evd, ep, 5, DatDtoStatus.SUCCESS, 8);
+        assertNull(event.sp());
+        assertNull(event.cr());
+        assertEquals(0, event.connQual());
+        event.setSoftwareEvent(evd, 9);
+        event.setDtoCompletion(evd, ep, 6, DatDtoStatus.SUCCESS, 8);
+        assertEquals(0, event.softwareEventValue());
+    }
+
+    @Test
+    void aDtoCompletionAfterADtoCompletionReplacesItsFieldsTheEvdAndNmore() {
+        DatEvd other = mock(DatEvd.class);
+        DatEp otherEp = mock(DatEp.class);
+        DatEvent event = new DatEvent();
+        event.setDtoCompletion(evd, ep, 42, DatDtoStatus.SUCCESS, 4096).nmore(3);
+        event.setDtoCompletion(other, otherEp, 43, DatDtoStatus.FLUSHED, 0);
+        assertSame(DatEventType.DTO_COMPLETION, event.type());
+        assertSame(other, event.evd());
+        assertSame(otherEp, event.ep());
+        assertEquals(43, event.userCookie());
+        assertSame(DatDtoStatus.FLUSHED, event.dtoStatus());
+        assertEquals(0, event.transferredLength());
+        assertEquals(0, event.nmore());
+        DatEvent copy = new DatEvent().setDtoCompletion(evd, ep, 1, DatDtoStatus.SUCCESS, 1);
+        copy.copyFrom(new DatEvent().setSoftwareEvent(evd, 11));
+        copy.setDtoCompletion(evd, ep, 2, DatDtoStatus.SUCCESS, 2);
+        assertEquals(0, copy.softwareEventValue());
+    }
+
+    @Test
     void connectionEventKeepsPrivateDataAndNeverNull() {
         DatEvent event = new DatEvent();
         event.setConnectionEvent(DatEventType.CONNECTION_EVENT_ESTABLISHED, evd, ep, new byte[] {1, 2});
