@@ -230,47 +230,12 @@ java="$JAVA_HOME/bin/java"
 
 # ---------------------------------------------------------------------------------------------------------------
 # Builds, each only when stale.
-image="$root/jlink-image/target/maven-jlink/default"
-dat="$image/bin/dat"
-bench_jar="$root/dat.bench/target/benchmarks.jar"
+# shellcheck source=bench/lib/jdat-build.sh
+. "$here/lib/jdat-build.sh"
 cfloor_src="$here/cfloor/handoff.c"
 cfloor_bin="$here/cfloor/target/handoff"
 aeron_dir="$here/aeron"
 aeron_class="$aeron_dir/target/classes/dat/bench/aeron/AeronIpcPingPong.class"
-
-newer_than() {  # target dir...: prints the first source or pom under the dirs newer than target (bench/ aside)
-    local target=$1
-    shift
-    find "$@" \( -name target -o -name .git -o -path "$here" \) -prune -o -type f \
-        \( -path '*/src/*' -o -name pom.xml \) -newer "$target" -print -quit
-}
-
-build_jdat() {
-    local stale=0
-    for artifact in "$dat" "$bench_jar"; do
-        if [ ! -e "$artifact" ] || [ -n "$(newer_than "$artifact" "$root")" ]; then
-            stale=1
-        fi
-    done
-    [ "$stale" -eq 1 ] || return 0
-    log "building the jDAT runtime image and benchmarks.jar (./mvnw package, no tests)"
-    # The same lock as ./dat, so a ./dat started meanwhile waits instead of building the image twice.
-    mkdir -p "$root/jlink-image/target"
-    (
-        flock 9
-        local started
-        started=$(mktemp "${TMPDIR:-/tmp}/compare-build.XXXXXX")
-        if ! (cd "$root" && ./mvnw -B -q --no-transfer-progress -pl jlink-image,dat.bench -am package \
-                -DskipTests) >> "$logfile" 2>&1; then
-            rm -f "$started"
-            echo "compare.sh: building jDAT failed; Maven's output is in $logfile" >&2
-            exit 2
-        fi
-        # The build's start time becomes the artifacts' (as ./dat does): sources saved meanwhile count as newer.
-        touch -r "$started" "$dat" "$bench_jar"
-        rm -f "$started"
-    ) 9> "$root/jlink-image/target/.dat-build.lock"
-}
 
 build_cfloor() {
     [ "$have_cfloor" -eq 1 ] || return 0
@@ -299,7 +264,7 @@ build_aeron() {
 }
 
 if [ "$dry_run" -eq 0 ]; then
-    build_jdat
+    build_jdat "$logfile"
     build_cfloor
     build_aeron
 fi
