@@ -11,10 +11,12 @@
 #
 # The profiler is async-profiler, fetched from Maven Central (tools.profiler:async-profiler) with the project's
 # Maven wrapper into the local repository, and loaded as a JVM agent. It samples CPU time with timers, every
-# --interval microseconds of CPU (default 100), so it needs no hardware counters and runs in a VM that has
+# --interval microseconds of CPU (default 1000), so it needs no hardware counters and runs in a VM that has
 # none. A sample's leaf frame is where the CPU was, give or take skid: the stall of a fence or a cache miss often
-# lands on the instruction after it, in the next method. Profiling slows the runs (a signal per sample), so the
-# figures the tools print beside the profiles are not the benchmark's: bench/compare.sh measures, this explains.
+# lands on the instruction after it, in the next method. Each sample is a signal and a stack walk that evicts some
+# of the caches: at 100 µs the provider path ran at 100 instead of 60 ns, at the default it runs at about its own
+# speed, and the shares agree. Still, the figures the tools print beside the profiles are not the benchmark's:
+# bench/compare.sh measures, this explains.
 #
 # Output: DIR (default bench/results/profile-<UTC time>/; not committed): for each run its collapsed stacks
 # (RUN.collapsed, one line per stack, thread first), the tool's output (RUN.out), and profile.md, every run's
@@ -36,7 +38,7 @@ profiler_version=4.6
 only="pingpong,rate,path"
 out=""
 cpus="0,1"
-interval=100
+interval=1000
 top=15
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -138,11 +140,11 @@ datperf() {  # run title -- dat perf arguments: profiles one pinned dat perf run
 
 if want pingpong; then
     datperf pingpong "pingpong: dat perf pingpong --op send, 64 B" -- \
-        pingpong --op send --sizes 64 --iters 1000000 --warmup 200000 --timeout 300
+        pingpong --op send --sizes 64 --iters 3000000 --warmup 500000 --timeout 300
 fi
 if want rate; then
     datperf rate "rate: dat perf rate --op send, 64 B" -- \
-        rate --op send --sizes 64 --iters 4000000 --warmup 1000000 --timeout 300
+        rate --op send --sizes 64 --iters 12000000 --warmup 2000000 --timeout 300
 fi
 if want path; then
     for bench in sendRecv rdmaWrite; do
