@@ -29,7 +29,7 @@ here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 root=$(cd "$here/.." && pwd)
 
 usage() {
-    sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
+    sed -n '3,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
 }
 
 # The async-profiler release; its jar carries the agent for linux-x64 and linux-arm64.
@@ -77,8 +77,11 @@ esac
 want() { [[ ",$only," == *",$1,"* ]]; }
 
 [ -n "$out" ] || out="$here/results/profile-$(date -u +%Y-%m-%dT%H%MZ)"
+# JMH splits -jvmArgsAppend on blanks, and the agent's options name files under DIR.
+[[ "$out" != *[[:space:]]* ]] || fail_usage "--out '$out' must not contain blanks (the profiler's options name it)"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+[[ "$out" != *[[:space:]]* ]] || fail_usage "--out resolves to '$out', which contains blanks"
 logfile="$out/run.log"
 : > "$logfile"
 
