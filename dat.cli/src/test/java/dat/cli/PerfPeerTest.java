@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dat.api.DatCloseFlags;
 import dat.api.DatEp;
-import dat.api.DatEpAttr;
 import dat.api.DatEvd;
 import dat.api.DatEvdFlags;
 import dat.api.DatEvent;
@@ -114,10 +113,9 @@ class PerfPeerTest {
                 "--timeout", "30");
         PeerAddress address = PeerAddress.parse(server.address());
         try (DatIa ia = DatRegistry.load().open("loopback0")) {
-            DatEvd connect = ia.createEvd(4, null, DatEvdFlags.CONNECTION);
-            DatEvd dto = ia.createEvd(4, null, DatEvdFlags.DTO);
-            DatEp ep = ia.createEp(ia.createPz(), dto, dto, connect, DatEpAttr.builder().maxMessageSize(64)
-                    .maxRdmaSize(0).maxRecvDtos(1).maxRequestDtos(1).maxRecvIov(1).maxRequestIov(1).build());
+            SmallEp small = SmallEp.open(ia);
+            DatEvd connect = small.connect();
+            DatEp ep = small.ep();
             DatEvent event = new DatEvent();
             byte[] request = new PerfPeer.Request(version, PerfPlan.Test.PINGPONG, PerfPlan.Op.SEND, 1, maxSize, 0,
                     0).encode();
@@ -142,11 +140,9 @@ class PerfPeerTest {
             try {
                 DatEvent event = new DatEvent();
                 if (cr.await(TimeUnit.SECONDS.toMicros(30), 1, event) == DatReturn.DAT_SUCCESS) {
-                    DatEvd connect = ia.createEvd(4, null, DatEvdFlags.CONNECTION);
-                    DatEvd dto = ia.createEvd(4, null, DatEvdFlags.DTO);
-                    DatEp ep = ia.createEp(ia.createPz(), dto, dto, connect, DatEpAttr.builder().maxMessageSize(64)
-                            .maxRdmaSize(0).maxRecvDtos(1).maxRequestDtos(1).maxRecvIov(1).maxRequestIov(1)
-                            .build());
+                    SmallEp small = SmallEp.open(ia);
+                    DatEvd connect = small.connect();
+                    DatEp ep = small.ep();
                     event.cr().accept(ep, ByteBuffer.allocate(PerfPeer.ACCEPT_BYTES).putInt(PerfPeer.MAGIC)
                             .putInt(status).putInt(0).putInt(0).putLong(value).array());
                     connect.await(TimeUnit.SECONDS.toMicros(10), 1, event);

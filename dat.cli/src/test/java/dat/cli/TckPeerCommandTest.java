@@ -7,9 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dat.api.DatCloseFlags;
 import dat.api.DatEp;
-import dat.api.DatEpAttr;
 import dat.api.DatEvd;
-import dat.api.DatEvdFlags;
 import dat.api.DatEvent;
 import dat.api.DatEventType;
 import dat.api.DatIa;
@@ -72,10 +70,9 @@ class TckPeerCommandTest {
         var peer = new BackgroundCommand("tck-peer", "--ia", "loopback0", "--conn-qual", "7472");
         PeerAddress address = PeerAddress.parse(peer.address());
         try (DatIa ia = DatRegistry.load().open("loopback0")) {
-            DatEvd connect = ia.createEvd(4, null, DatEvdFlags.CONNECTION);
-            DatEvd dto = ia.createEvd(4, null, DatEvdFlags.DTO);
-            DatEp ep = ia.createEp(ia.createPz(), dto, dto, connect, DatEpAttr.builder().maxMessageSize(64)
-                    .maxRdmaSize(0).maxRecvDtos(1).maxRequestDtos(1).maxRecvIov(1).maxRequestIov(1).build());
+            SmallEp small = SmallEp.open(ia);
+            DatEvd connect = small.connect();
+            DatEp ep = small.ep();
             ep.connect(address.host(), address.connQual(), 5_000_000, "not the protocol".getBytes(
                     StandardCharsets.US_ASCII), DatQos.BEST_EFFORT, 0);
             DatEvent event = new DatEvent();
