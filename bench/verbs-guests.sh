@@ -122,41 +122,48 @@ perftest_client() {
 perftest_wait() {
     wait "\$pid" || { echo "ib_\${1}_lat server: exit \$?"; rc=1; }
 }
-# OP QUAL: dat perf serve, one client.
+# OP QUAL: dat perf serve, one client; fails (and says so) when the server does.
 dat_server() {
-    dat perf serve --provider verbs --conn-qual "\$2" --timeout 900 > "dat/a-serve-\$1.txt" 2>&1
+    dat perf serve --provider verbs --conn-qual "\$2" --timeout 900 > "dat/a-serve-\$1.txt" 2>&1 \\
+        || { echo "dat perf serve (\$1) failed"; rc=1; return 1; }
 }
 # OP HOST:QUAL: dat perf's client.
 dat_client() {
     dat perf pingpong --provider verbs --op "\$1" --sizes $dat_sizes --iters $iters --warmup $warmup --timeout 900 \\
         --peer "\$2" > "dat/b-\$1.txt" 2>&1 || { echo "dat perf pingpong \$1 failed"; rc=1; }
 }
+# FUNC: FUNC OP SIZE for every perftest measure, in one order for every guest (the pair's sync files follow it).
+each_measure() {
+    for op in send write; do
+        for s in $sizes; do
+            "\$1" "\$op" "\$s"
+        done
+    done
+}
 EOF
     cat > "$out/guest-a.sh" <<EOF
 # Guest a (192.0.2.1): the servers, one after another.
 . ./guest-lib.sh
-for op in send write; do
-    for s in $sizes; do
-        perftest_server "\$op" "\$s"
-        sleep 1
-        : > "sync/\$op-\$s"
-        perftest_wait "\$op"
-    done
-done
-dat_server send $qual_send || { echo "dat perf serve (send) failed"; rc=1; }
-dat_server write $qual_write || { echo "dat perf serve (write) failed"; rc=1; }
+serve() {
+    perftest_server "\$1" "\$2"
+    sleep 1
+    : > "sync/\$1-\$2"
+    perftest_wait "\$1"
+}
+each_measure serve
+dat_server send $qual_send
+dat_server write $qual_write
 exit \$rc
 EOF
     cat > "$out/guest-b.sh" <<EOF
 # Guest b (192.0.2.2): the clients.
 . ./guest-lib.sh
-for op in send write; do
-    for s in $sizes; do
-        n=0
-        while [ ! -e "sync/\$op-\$s" ] && [ \$n -lt 300 ]; do sleep 1; n=\$((n + 1)); done
-        perftest_client "\$op" "\$s" "\$DAT_VM_PEER"
-    done
-done
+measure() {
+    n=0
+    while [ ! -e "sync/\$1-\$2" ] && [ \$n -lt 300 ]; do sleep 1; n=\$((n + 1)); done
+    perftest_client "\$1" "\$2" "\$DAT_VM_PEER"
+}
+each_measure measure
 dat_client send "\$DAT_VM_PEER:$qual_send"
 dat_client write "\$DAT_VM_PEER:$qual_write"
 exit \$rc
@@ -165,22 +172,22 @@ EOF
     cat > "$out/guest-single.sh" <<EOF
 # One guest (192.0.2.1): server and client of each measure, two processes each.
 . ./guest-lib.sh
-for op in send write; do
-    for s in $sizes; do
-        perftest_server "\$op" "\$s"
-        sleep 1
-        perftest_client "\$op" "\$s" "\$DAT_VM_IP"
-        perftest_wait "\$op"
-    done
-done
-dat_server send $qual_send &
-pid=\$!
-dat_client send "\$DAT_VM_IP:$qual_send"
-wait "\$pid" || { echo "dat perf serve (send) failed"; rc=1; }
-dat_server write $qual_write &
-pid=\$!
-dat_client write "\$DAT_VM_IP:$qual_write"
-wait "\$pid" || { echo "dat perf serve (write) failed"; rc=1; }
+measure() {
+    perftest_server "\$1" "\$2"
+    sleep 1
+    perftest_client "\$1" "\$2" "\$DAT_VM_IP"
+    perftest_wait "\$1"
+}
+each_measure measure
+# OP QUAL: dat perf serve in the background (its failure reaches rc through wait), the client against it.
+dat_both() {
+    dat_server "\$1" "\$2" &
+    pid=\$!
+    dat_client "\$1" "\$DAT_VM_IP:\$2"
+    wait "\$pid" || rc=1
+}
+dat_both send $qual_send
+dat_both write $qual_write
 exit \$rc
 EOF
 
