@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
@@ -114,6 +115,53 @@ class SourceTreeTest {
         assertTrue(p.waitFor(120, TimeUnit.SECONDS), "shellcheck did not finish");
         assertEquals("", found, "shellcheck " + String.join(" ", CI_SCRIPTS));
         assertEquals(0, p.exitValue());
+    }
+
+    /**
+     * The repository tracks nothing that running its own commands writes: {@code ./dat tck} from the root writes JUnit
+     * XML to {@code dat-tck-reports/}, the build to {@code target/}; a tracked copy is rewritten by every run. Git
+     * must also ignore those places, so the next run's output is not committed again. Skipped outside a git checkout
+     * (a source archive), except under {@code CI=true}, which always runs on a clone.
+     */
+    @Test
+    void runOutputIsNeitherTrackedNorUnignored() throws IOException, InterruptedException {
+        Path root = root();
+        String tracked = git(root, "ls-files");
+        List<String> output = tracked.lines()
+                .filter(f -> f.startsWith("dat-tck-reports/") || f.contains("/target/") || f.startsWith("target/")
+                        || f.matches("(.*/)?TEST-[^/]*\\.xml"))
+                .toList();
+        assertEquals(List.of(), output, "run output tracked by git: git rm --cached it");
+        for (String written : List.of("dat-tck-reports/TEST-junit-jupiter.xml", "dat-tck-reports/x/TEST-a.xml",
+                "dat.cli/target/x", "target/jcstress-results/index.html", "jcstress-results-1.bin.gz")) {
+            Process p = new ProcessBuilder("git", "check-ignore", "-q", "--no-index", written)
+                    .directory(root.toFile()).redirectErrorStream(true).start();
+            p.getInputStream().transferTo(OutputStream.nullOutputStream());
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "git check-ignore did not finish");
+            assertEquals(0, p.exitValue(), written + " is not ignored by .gitignore");
+        }
+    }
+
+    private static String git(Path root, String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("git"));
+        command.addAll(List.of(args));
+        Process p;
+        try {
+            p = new ProcessBuilder(command).directory(root.toFile()).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            String why = "git is not installed";
+            assertTrue(!"true".equals(System.getenv("CI")), why);
+            Assumptions.abort(why);
+            return "";
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "git did not finish");
+        if (p.exitValue() != 0) {
+            String why = "not a git checkout: " + out.strip();
+            assertTrue(!"true".equals(System.getenv("CI")), why);
+            Assumptions.abort(why);
+        }
+        return out;
     }
 
     @Test
