@@ -14,6 +14,17 @@ import java.lang.foreign.MemorySegment;
  * post makes ({@link #contains}, {@link DtoArgs#segment}) and the query. The provider supplies the two contexts (a
  * random tag, an HCA's keys) and registers and releases the memory.
  *
+ * <p>Duties the shell cannot check for you (the kit does):
+ * <ul>
+ * <li>The contexts are unguessable: drawn from a cryptographic generator (or a keyed PRF over a counter), never a
+ * counter or an address, so a peer that saw some contexts cannot name memory it was not given. {@code dat_lmr_create}
+ * promises the consumer this ({@link dat.api.DatIa#createLmr}).
+ * <li>Registration fails on memory the provider cannot touch for the region's whole length: pages that are not
+ * mapped, as an HCA's pinning does ({@code DAT_INVALID_PARAMETER} or the code your registration's failure maps to).
+ * <li>{@link #destroy()} returns only when no transfer can move another byte into or out of the region, and both
+ * contexts have stopped resolving (see {@link ProviderHandle#destroy()}).
+ * </ul>
+ *
  * @param <I> the provider's IA class
  * @param <P> its PZ class
  */

@@ -47,7 +47,8 @@ public abstract class AbstractPz<I extends AbstractIa<I, ?, ?, ?, ?>> extends Ab
 
     /**
      * Releases the PZ, called once by the free protocol with the lifecycle lock held and no object left on the PZ.
-     * The default marks it closed; an override calls {@link #markClosed()} first.
+     * The default marks it closed; an override calls {@link #markClosed()} first (see {@link
+     * ProviderHandle#destroy()}).
      */
     @Override
     protected void destroy() {

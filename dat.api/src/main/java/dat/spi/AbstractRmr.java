@@ -13,6 +13,12 @@ import dat.api.DatRmr;
  * an EP's request queue, which is the provider's data path: its {@code bind} and {@code unbind} check the handles
  * ({@link #sibling}) and hand the post to the EP.
  *
+ * <p>Duties the shell cannot check for you (the kit does): the {@code rmr_context} of each bind is unguessable (a
+ * cryptographic generator or a keyed PRF, as an LMR's); a rebind, an unbind, {@code dat_rmr_free} and the end of the
+ * bound EP's connection each retire the context the window had, so RDMA through an old context is refused and moves
+ * no byte; a bind never grants a remote privilege the LMR was not registered with ({@code
+ * DAT_PRIVILEGES_VIOLATION}).
+ *
  * @param <I> the provider's IA class
  * @param <P> its PZ class
  */

@@ -81,6 +81,9 @@ public final class HandleSet {
         }
         h.checkFree();
         h.destroy();
+        // destroy() should have marked it closed before releasing anything; a provider that forgot must still not
+        // leave a freed object answering calls as if it were alive.
+        h.markClosed();
         forget(h);
     }
 
@@ -119,6 +122,7 @@ public final class HandleSet {
             for (ProviderHandle h : new ArrayList<>(objects)) {
                 if (h.handleType() == type && !h.isClosed()) {
                     h.destroy();
+                    h.markClosed();
                 }
             }
         }

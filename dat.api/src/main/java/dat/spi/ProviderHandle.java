@@ -31,7 +31,19 @@ public abstract class ProviderHandle implements DatHandle {
     /** {@return the DAT free call, for messages: {@code dat_pz_free}} */
     protected abstract String freeCall();
 
-    /** Releases the object and its resources. Called once, with the owning IA's lifecycle lock held. */
+    /**
+     * Releases the object and its resources ({@code dat_*_free}, or {@code dat_ia_close(ABRUPT)} of its IA). Called
+     * once, with the owning IA's lifecycle lock held.
+     *
+     * <p>Call {@link #markClosed()} before releasing anything a concurrent call could still reach (a queue, a
+     * registration, a context in a lookup table), so that from then on every call answers
+     * {@code DAT_INVALID_HANDLE} instead of touching what is being released. The free protocol marks the object
+     * closed once this returns in any case, so a forgotten call cannot leave a freed object answering as if alive;
+     * but only the override knows where in its teardown the point of no return is.
+     *
+     * <p>Every context the object handed out ({@code lmr_context}, {@code rmr_context}) must stop resolving before
+     * this returns: a peer's RDMA through it afterwards is refused and moves no byte.
+     */
     protected abstract void destroy();
 
     /** Last check before a consumer's free, with the IA's lifecycle lock held; may throw {@code DAT_INVALID_STATE}. */

@@ -86,8 +86,8 @@ class SourceTreeTest {
     }
 
     /** The shell scripts CI runs, directly or in the guests. */
-    private static final List<String> CI_SCRIPTS = List.of(".ci/run", "dat", "tools/jdk25.sh", "tools/jcstress.sh",
-            "bench/compare.sh", "dat.provider.verbs/src/test/vm/rxe-vm.sh",
+    private static final List<String> CI_SCRIPTS = List.of(".ci/run", "dat", "tools/jdk25.sh", "tools/jdk25-home.sh",
+            "tools/jcstress.sh", "bench/compare.sh", "dat.provider.verbs/src/test/vm/rxe-vm.sh",
             "dat.provider.verbs/src/test/vm/rxe-vm-selftest.sh",
             "dat.provider.verbs/src/test/vm/guest-init.sh", "dat.provider.verbs/src/test/vm/fault-victim.sh",
             "jlink-image/src/build/aot-launcher.sh");
