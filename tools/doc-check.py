@@ -8,11 +8,12 @@ A fenced block in a Markdown file is checked when the line before its fence is a
 
 A block whose lines start with "$ " is a transcript: each such line is a command (a line ending in a backslash goes
 on with the next), the other lines are its sample output and are not compared. Any other block is a script, run
-whole. Either way bash runs it with -euo pipefail, the way a reader pastes it into a fresh shell on a fresh machine:
+whole. Either way bash runs it line by line, the way a reader pastes it into a fresh shell on a fresh machine:
 JAVA_HOME unset and the default java whatever the machine has (older than 25 here), HOME a scratch directory in which
 ~/jdat is this checkout and ~/.m2 the user's Maven repository, the working directory an empty scratch directory
-(cwd=root: the checkout). A command may exit with a code from exits= (default 0), e.g. 1 for `dat`'s "the answer
-is no".
+(cwd=root: the checkout). Each command must exit with a code from exits= (default 0; e.g. 1 for `dat`'s "the
+answer is no"); the block stops at the first that does not. A pipeline's status is its last command's, as in an
+interactive shell.
 
     tools/doc-check.py [--list] [--only NAME[,NAME...]] [FILE.md ...]      (default: README.md and docs/*.md)
 
@@ -110,7 +111,7 @@ def run(block, timeout):
         cwd = ROOT if block.options.get("cwd") == "root" else work
         allowed = block.exits()
         # Each command's status is checked against exits=; set -e would stop at a documented exit 1.
-        wrapped = ["set -uo pipefail"]
+        wrapped = ["set -u"]
         for command in split_commands(block.script()):
             wrapped.append(command)
             wrapped.append(f"s=$?; case $s in {'|'.join(str(c) for c in sorted(allowed))}) ;; *) "
