@@ -98,7 +98,7 @@ public final class DatQuery {
     public static Attribute attr(String name) {
         QueryAttributes.Attribute attribute = QueryAttributes.find(Objects.requireNonNull(name, "name"));
         if (attribute == null) {
-            throw new DatQuerySyntaxException(name, 1, "column 1: unknown attribute '" + name + "'"
+            throw new DatQuerySyntaxException(name, 1, "column 1: unknown attribute '" + SafeText.escape(name) + "'"
                     + QueryAttributes.didYouMean(
                     QueryAttributes.suggestions(name, QueryAttributes.all().keySet())));
         }

@@ -243,7 +243,7 @@ public final class DatRegistry {
         int index = indexOf(iaName);
         if (index < 0) {
             throw new DatException(DatReturn.PROVIDER_NOT_FOUND, DatReturnSubtype.NAME_NOT_REGISTERED,
-                    "dat_ia_open: no IA named '" + iaName + "' is registered" + knownIas(iaName));
+                    "dat_ia_open: no IA named '" + SafeText.escape(iaName) + "' is registered" + knownIas(iaName));
         }
         IaEntry entry = ias.get(index);
         if (!entry.available()) {

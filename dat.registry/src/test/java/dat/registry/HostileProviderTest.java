@@ -301,6 +301,14 @@ class HostileProviderTest {
         assertTrue(log.entries().stream().allMatch(e -> isPrintable(e.message())), log.entries()::toString);
     }
 
+    @Test
+    void anIaNameAskedForIsEchoedEscaped() {
+        DatRegistry registry = builder(provider("a", "a0")).build();
+        DatException e = assertThrows(DatException.class, () -> registry.open("a0\n\u001b[2J"));
+        assertPrintable(e.getMessage());
+        assertTrue(e.getMessage().contains("\\u001B"), e::getMessage);
+    }
+
     static void assertPrintable(String text) {
         assertTrue(isPrintable(text), () -> "not safe to print: " + text.codePoints()
                 .mapToObj(c -> c < 0x20 || c > 0x7e ? String.format("\\u%04X", c) : Character.toString(c))
