@@ -6,6 +6,12 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -35,9 +41,17 @@ import java.util.Objects;
  *       Windows-style paths need no quoting.
  * </ul>
  *
- * <p>A malformed line is skipped and reported as a {@link Diagnostic} naming the file, the line and the fault;
- * a later entry with an IA name already seen is reported too and loses to the first, as in uDAPL's
- * {@code dat_sr_insert}. Parsing never throws for bad content, so one typo cannot hide the other entries.
+ * <p>The file is UTF-8. IA names and the library field are names: printable, without spaces (an IA name may hold
+ * plain spaces between other characters, in quotes), at most
+ * {@value #IA_NAME_MAX_LENGTH} characters; no field may hold a control character, a format character (a byte-order
+ * mark, a bidi override, a zero-width space) or another non-printable code point, since names end up in tables and
+ * logs where such characters forge or hide text.
+ *
+ * <p>A malformed line is skipped and reported as a {@link Diagnostic} naming the file, the line and the fault (a
+ * character by its code point, a byte that is not UTF-8 by its value); a byte that is not UTF-8 inside a comment is
+ * reported and the line still counts. A later entry with an IA name already seen is reported too and loses to the
+ * first, as in uDAPL's {@code dat_sr_insert}. Parsing never throws for bad content, so one typo cannot hide the
+ * other entries.
  *
  * @param fileName the name diagnostics use for the file
  * @param entries the valid entries, in file order, IA names unique
@@ -48,8 +62,14 @@ public record DatConf(String fileName, List<Entry> entries, List<Diagnostic> dia
     /** The longest IA name DAT allows ({@code DAT_NAME_MAX_LENGTH}). */
     public static final int IA_NAME_MAX_LENGTH = 256;
 
+    /** The longest {@code ia_params} or {@code platform_params} accepted. */
+    public static final int PARAMS_MAX_LENGTH = 4096;
+
     /** Number of fields of an entry line. */
     private static final int FIELD_COUNT = 8;
+
+    /** Diagnostics quote at most this much of a line's text, so one hostile line cannot flood a log. */
+    private static final int MESSAGE_MAX_LENGTH = 1000;
 
     /** Makes the lists immutable. */
     public DatConf {
@@ -108,11 +128,13 @@ public record DatConf(String fileName, List<Entry> entries, List<Diagnostic> dia
     }
 
     /**
-     * A problem found in the file; the line it concerns was skipped.
+     * A problem found in the file. Its message ends with what became of the line: {@code line skipped},
+     * {@code this entry is ignored}, or {@code ignored} for a fault in a comment; a problem with the whole file (it
+     * cannot be read, it is not a regular file) has line 0.
      *
      * @param fileName the file
-     * @param line the 1-based line number
-     * @param message what is wrong
+     * @param line the 1-based line number, 0 for the whole file
+     * @param message what is wrong, safe to print (outside text in it is escaped)
      */
     public record Diagnostic(String fileName, int line, String message) {
 
@@ -122,10 +144,13 @@ public record DatConf(String fileName, List<Entry> entries, List<Diagnostic> dia
             Objects.requireNonNull(message, "message");
         }
 
-        /** {@return {@code file:line: message}, the form compilers use so editors can jump to it} */
+        /**
+         * {@return {@code file:line: message}, the form compilers use so editors can jump to it; {@code file: message}
+         * for the whole file}
+         */
         @Override
         public String toString() {
-            return fileName + ":" + line + ": " + message;
+            return fileName + (line > 0 ? ":" + line : "") + ": " + message;
         }
     }
 
@@ -138,40 +163,132 @@ public record DatConf(String fileName, List<Entry> entries, List<Diagnostic> dia
      * @throws UncheckedIOException when reading fails
      */
     public static DatConf parse(String fileName, Reader reader) {
-        Objects.requireNonNull(fileName, "fileName");
-        BufferedReader lines = reader instanceof BufferedReader b ? b : new BufferedReader(reader);
-        List<Entry> entries = new ArrayList<>();
-        List<Diagnostic> diagnostics = new ArrayList<>();
-        Map<String, Integer> firstLineOfIa = new HashMap<>();
+        Lines lines = new Lines(Objects.requireNonNull(fileName, "fileName"));
+        BufferedReader buffered = reader instanceof BufferedReader b ? b : new BufferedReader(reader);
         try {
-            int lineNumber = 0;
-            for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-                lineNumber++;
-                try {
-                    Entry entry = parseLine(line, lineNumber);
-                    if (entry == null) {
-                        continue;
-                    }
-                    Integer first = firstLineOfIa.putIfAbsent(entry.iaName(), lineNumber);
-                    if (first != null) {
-                        diagnostics.add(new Diagnostic(fileName, lineNumber, "duplicate IA name " + entry.iaName()
-                                + ": already defined on line " + first + "; this entry is ignored"));
-                    } else {
-                        entries.add(entry);
-                    }
-                } catch (LineException e) {
-                    diagnostics.add(new Diagnostic(fileName, lineNumber, e.getMessage() + "; line skipped"));
-                }
+            for (String line = buffered.readLine(); line != null; line = buffered.readLine()) {
+                lines.add(line, -1, 0);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + fileName, e);
         }
-        return new DatConf(fileName, entries, diagnostics);
+        return lines.result();
+    }
+
+    /**
+     * Parses a whole file from its bytes, as UTF-8. A byte sequence that is not UTF-8 costs only its own line, and
+     * only when it is outside a comment; either way the diagnostic names the line, the column and the byte.
+     *
+     * @param fileName the name to use in diagnostics, usually the path
+     * @param content the file's bytes; line ends may be {@code \n}, {@code \r\n} or {@code \r}
+     * @return the entries and diagnostics
+     */
+    public static DatConf parse(String fileName, byte[] content) {
+        Lines lines = new Lines(Objects.requireNonNull(fileName, "fileName"));
+        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+        int start = 0;
+        while (start < content.length) {
+            int end = start;
+            while (end < content.length && content[end] != '\n' && content[end] != '\r') {
+                end++;
+            }
+            decodeLine(decoder, content, start, end, lines);
+            start = end + (end + 1 < content.length && content[end] == '\r' && content[end + 1] == '\n' ? 2 : 1);
+        }
+        return lines.result();
+    }
+
+    /** Decodes one line, each malformed sequence as U+FFFD, and hands it on with where the first one was. */
+    private static void decodeLine(CharsetDecoder decoder, byte[] content, int start, int end, Lines lines) {
+        ByteBuffer in = ByteBuffer.wrap(content, start, end - start);
+        CharBuffer out = CharBuffer.allocate(end - start);
+        int badColumn = -1;
+        int badByte = 0;
+        decoder.reset();
+        while (true) {
+            CoderResult result = decoder.decode(in, out, true);
+            if (!result.isError()) {
+                break;
+            }
+            if (badColumn < 0) {
+                badColumn = out.position();
+                badByte = in.get(in.position()) & 0xff;
+            }
+            in.position(in.position() + result.length());
+            out.put('\uFFFD');
+        }
+        decoder.flush(out);
+        lines.add(out.flip().toString(), badColumn, badByte);
+    }
+
+    /** The entries and diagnostics of the lines read so far. */
+    private static final class Lines {
+        private final String fileName;
+        private final List<Entry> entries = new ArrayList<>();
+        private final List<Diagnostic> diagnostics = new ArrayList<>();
+        private final Map<String, Integer> firstLineOfIa = new HashMap<>();
+        private int lineNumber;
+
+        Lines(String fileName) {
+            this.fileName = fileName;
+        }
+
+        /**
+         * Parses the next line.
+         *
+         * @param line its text
+         * @param badColumn the 0-based index of the first byte sequence that was not UTF-8, or -1
+         * @param badByte its first byte
+         */
+        void add(String line, int badColumn, int badByte) {
+            lineNumber++;
+            try {
+                Fields fields = splitFields(line);
+                String notUtf8 = badColumn < 0 ? null : String.format("column %d: byte 0x%02X is not UTF-8"
+                        + " (dat.conf is read as UTF-8)", badColumn + 1, badByte);
+                if (notUtf8 != null && badColumn < fields.end()) {
+                    throw new LineException(notUtf8);
+                }
+                Entry entry = parseLine(fields.values(), lineNumber);
+                if (notUtf8 != null) {
+                    diagnose(notUtf8 + " in a comment; ignored");
+                }
+                if (entry == null) {
+                    return;
+                }
+                Integer first = firstLineOfIa.putIfAbsent(entry.iaName(), lineNumber);
+                if (first != null) {
+                    diagnose("duplicate IA name " + entry.iaName() + ": already defined on line " + first
+                            + "; this entry is ignored");
+                } else {
+                    entries.add(entry);
+                }
+            } catch (LineException e) {
+                diagnose(e.getMessage() + "; line skipped");
+            }
+        }
+
+        private void diagnose(String message) {
+            diagnostics.add(new Diagnostic(fileName, lineNumber, SafeText.escape(message, MESSAGE_MAX_LENGTH)));
+        }
+
+        DatConf result() {
+            return new DatConf(fileName, entries, diagnostics);
+        }
+    }
+
+    /**
+     * The fields of a line.
+     *
+     * @param values the fields, quotes resolved
+     * @param end where the fields end: the index of the comment's {@code #}, or the line's length
+     */
+    private record Fields(List<String> values, int end) {
     }
 
     /** {@return the entry of the line, or {@code null} for a blank or comment-only line} */
-    private static Entry parseLine(String line, int lineNumber) throws LineException {
-        List<String> fields = splitFields(line);
+    private static Entry parseLine(List<String> fields, int lineNumber) throws LineException {
         if (fields.isEmpty()) {
             return null;
         }
@@ -183,10 +300,7 @@ public record DatConf(String fileName, List<Entry> entries, List<Diagnostic> dia
         if (iaName.isEmpty()) {
             throw new LineException("empty ia_name");
         }
-        if (iaName.length() > IA_NAME_MAX_LENGTH) {
-            throw new LineException("ia_name is " + iaName.length() + " characters long; at most "
-                    + IA_NAME_MAX_LENGTH + " are allowed");
-        }
+        requireName("ia_name", SafeText.iaNameProblem(iaName));
         Version api = parseApiVersion(fields.get(1));
         boolean threadSafe = keyword(fields.get(2), "thread_safety", "threadsafe", "nonthreadsafe");
         boolean isDefault = keyword(fields.get(3), "default", "default", "nondefault");
@@ -194,9 +308,25 @@ public record DatConf(String fileName, List<Entry> entries, List<Diagnostic> dia
         if (library.isEmpty()) {
             throw new LineException("empty library (provider name or class)");
         }
+        requireName("library", SafeText.nameProblem(library));
+        requireText("ia_params", fields.get(6));
+        requireText("platform_params", fields.get(7));
         Version providerVersion = parseProviderVersion(fields.get(5));
         return new Entry(iaName, api, threadSafe, isDefault, library, providerVersion, fields.get(6), fields.get(7),
                 lineNumber);
+    }
+
+    private static void requireName(String field, String problem) throws LineException {
+        if (problem != null) {
+            throw new LineException(field + " " + problem);
+        }
+    }
+
+    private static void requireText(String field, String value) throws LineException {
+        String problem = value.isEmpty() ? null : SafeText.textProblem(value, PARAMS_MAX_LENGTH);
+        if (problem != null) {
+            throw new LineException(field + " " + problem);
+        }
     }
 
     /**
@@ -205,7 +335,7 @@ public record DatConf(String fileName, List<Entry> entries, List<Diagnostic> dia
      * <p>A quote only opens a field; one inside an unquoted field, or text glued to a closing quote, is an error
      * rather than a guess, because uDAPL's own parser disagrees with shells on such input.
      */
-    private static List<String> splitFields(String line) throws LineException {
+    private static Fields splitFields(String line) throws LineException {
         List<String> fields = new ArrayList<>(FIELD_COUNT);
         int i = 0;
         int n = line.length();
@@ -214,7 +344,7 @@ public record DatConf(String fileName, List<Entry> entries, List<Diagnostic> dia
                 i++;
             }
             if (i == n || line.charAt(i) == '#') {
-                return fields;
+                return new Fields(fields, i);
             }
             StringBuilder field = new StringBuilder();
             if (line.charAt(i) == '"') {

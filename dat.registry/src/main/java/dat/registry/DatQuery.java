@@ -32,6 +32,10 @@ import java.util.Objects;
  * of different kinds, an unknown attribute (reported with the nearest names) or a syntax error throws
  * {@link DatQuerySyntaxException} at parse time, never during selection.
  *
+ * <p>A query is at most {@value QueryParser#MAX_LENGTH} characters long and nests at most
+ * {@value QueryParser#MAX_DEPTH} levels deep (each operator of a chain such as {@code a || b || c} is a level);
+ * beyond either, {@link #parse} and the combining methods throw {@link DatQuerySyntaxException}.
+ *
  * <p>Instances are immutable and thread-safe; equal when their text is equal.
  */
 public final class DatQuery {
@@ -40,10 +44,31 @@ public final class DatQuery {
 
     private final QueryExpr expr;
     private final String text;
+    /** Levels of the tree, 1 for a leaf; kept so that combining never walks the trees it combines. */
+    private final int height;
+    /** Nodes of the tree, counted as often as they are shared, as printing visits them. */
+    private final long size;
 
+    /** A tree small enough to measure by walking it: one parsed or built from a single attribute. */
     private DatQuery(QueryExpr expr) {
+        this(expr, QueryExpr.height(expr), QueryExpr.size(expr));
+    }
+
+    private DatQuery(QueryExpr expr, int height, long size) {
+        if (height > QueryParser.MAX_DEPTH || size > QueryParser.MAX_LENGTH) {
+            throw new DatQuerySyntaxException("(built through the Java API)", 0, "the query "
+                    + (height > QueryParser.MAX_DEPTH ? "nests more than " + QueryParser.MAX_DEPTH + " levels deep"
+                            : "has more than " + QueryParser.MAX_LENGTH + " terms and operators")
+                    + ", more than a query may");
+        }
         this.expr = expr;
+        this.height = height;
+        this.size = size;
         this.text = QueryExpr.render(expr);
+        if (text.length() > QueryParser.MAX_LENGTH) {
+            throw new DatQuerySyntaxException("(built through the Java API)", 0, "the query is " + text.length()
+                    + " characters long as text, more than the " + QueryParser.MAX_LENGTH + " a query may be");
+        }
     }
 
     /**
@@ -73,7 +98,7 @@ public final class DatQuery {
     public static Attribute attr(String name) {
         QueryAttributes.Attribute attribute = QueryAttributes.find(Objects.requireNonNull(name, "name"));
         if (attribute == null) {
-            throw new DatQuerySyntaxException(name, 1, "column 1: unknown attribute '" + name + "'"
+            throw new DatQuerySyntaxException(name, 1, "column 1: unknown attribute '" + SafeText.escape(name) + "'"
                     + QueryAttributes.didYouMean(
                     QueryAttributes.suggestions(name, QueryAttributes.all().keySet())));
         }
@@ -91,7 +116,8 @@ public final class DatQuery {
      * @param other another condition
      */
     public DatQuery and(DatQuery other) {
-        return new DatQuery(new Binary(Op.AND, expr, other.expr, 0));
+        return new DatQuery(new Binary(Op.AND, expr, other.expr, 0), Math.max(height, other.height) + 1,
+                size + other.size + 1);
     }
 
     /**
@@ -100,12 +126,13 @@ public final class DatQuery {
      * @param other another condition
      */
     public DatQuery or(DatQuery other) {
-        return new DatQuery(new Binary(Op.OR, expr, other.expr, 0));
+        return new DatQuery(new Binary(Op.OR, expr, other.expr, 0), Math.max(height, other.height) + 1,
+                size + other.size + 1);
     }
 
     /** {@return a query satisfied when this one is not ({@code !this})} */
     public DatQuery negate() {
-        return new DatQuery(new QueryExpr.Not(expr, 0));
+        return new DatQuery(new QueryExpr.Not(expr, 0), height + 1, size + 1);
     }
 
     /**

@@ -47,13 +47,28 @@ public final class DatQuerySyntaxException extends DatException {
         this.reason = reason;
     }
 
+    /** Characters of the query the picture shows around the column: a long query is shown in part. */
+    private static final int WINDOW = 100;
+
     private static String picture(String query, int column, String reason) {
         if (column <= 0) {
-            return reason + " in query: " + query;
+            return reason + " in query: " + SafeText.escape(query, WINDOW);
         }
-        // Tabs and line breaks would shift or split the caret line; each is one column, so show it as a space.
-        String oneLine = query.replace('\t', ' ').replace('\n', ' ').replace('\r', ' ');
-        return reason + "\n  " + oneLine + "\n  " + " ".repeat(column - 1) + "^";
+        int at = Math.min(column - 1, query.length());
+        int start = Math.max(0, Math.min(at - WINDOW / 2, query.length() - WINDOW));
+        int end = Math.min(query.length(), start + WINDOW);
+        StringBuilder line = new StringBuilder(start > 0 ? "..." : "");
+        int caret = at - start + line.length();
+        for (int i = start; i < end; i++) {
+            // One column per character, so the caret stays under it: a tab or line break shows as a space, any
+            // other character that would not print (an escape sequence, a bidi override) as '?'.
+            char c = query.charAt(i);
+            line.append(Character.isWhitespace(c) ? ' ' : SafeText.isPrintable(c) ? c : '?');
+        }
+        if (end < query.length()) {
+            line.append("...");
+        }
+        return reason + "\n  " + line + "\n  " + " ".repeat(caret) + "^";
     }
 
     /** {@return the query text the error is about} */

@@ -9,6 +9,7 @@ import dat.spi.DatProvider;
 import dat.spi.DatSetting;
 import java.io.File;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -38,15 +39,30 @@ import java.util.stream.Collectors;
  *   <li>A static registry file in uDAPL's {@code dat.conf} format ({@link DatConf}): its path from
  *       {@value #DAT_CONF_ENV} (environment), or else {@value #DAT_CONF_PROPERTY} (system property). Each entry
  *       names an IA and its provider, by provider name or provider class name, and the provider's
- *       {@link DatProvider#describe} gives its attributes. A configured file that does not exist is a warning.
+ *       {@link DatProvider#describe} gives its attributes. A configured file that does not exist is a warning; the file
+ *       is UTF-8, and a line with a byte that is not is skipped (and named) without costing the others.
  * </ol>
  *
  * <p>Discovery never throws and never drops anything silently (unlike {@code java.sql.DriverManager}): a provider
- * that fails to load, throws from its constructor, {@code name()} or {@code info()}, reports itself unavailable,
- * or repeats another's name is listed in {@link #providers()} with the reason, and each such event is logged once
- * per JVM through {@link System.Logger} {@value #LOGGER_NAME} (WARNING for failures, INFO for a provider that says
- * it is unavailable; a repeat in a later discovery at DEBUG). The same holds for IAs in {@link #ias()}. When two
- * providers or IAs share a name the first wins.
+ * that fails to load, throws from its constructor, {@code name()} or {@code info()} (errors such as
+ * {@link StackOverflowError} or {@link OutOfMemoryError} included), does not return within
+ * {@value #CALL_TIMEOUT_PROPERTY} milliseconds ({@value #CALL_TIMEOUT_ENV}, default {@value #CALL_TIMEOUT_DEFAULT}),
+ * reports itself unavailable, answers with an unusable name, or repeats another's name is listed in
+ * {@link #providers()} with the reason, and each such event is logged once per JVM, on one line, through
+ * {@link System.Logger} {@value #LOGGER_NAME} (WARNING for failures, INFO for a provider that says it is unavailable;
+ * a repeat in a later discovery, and the stack trace of a failure, at DEBUG). Before each call into a provider, the
+ * registry logs at DEBUG which provider and call it is, so the last record names a provider that ends the JVM. The
+ * same holds for IAs in {@link #ias()}; the problems of the static registry file are also in {@link #diagnostics()}.
+ * When two providers or IAs share a name the first wins.
+ *
+ * <p>Provider and IA names must be printable: a name that is empty, longer than {@value DatConf#IA_NAME_MAX_LENGTH}
+ * characters, or holds a space, a control character, a format character (a bidi override, a zero-width space, a
+ * byte-order mark) or another non-printable code point makes that provider or {@code dat.conf} line unavailable, with
+ * a reason naming the code point. Text a provider hands in (its unavailable reason, its exceptions' messages) is
+ * escaped in reasons, so every name and reason the registry returns is safe to print.
+ *
+ * <p>Files are opened only when they are regular files: a {@code dat.conf} or a provider-path jar that is a FIFO, a
+ * device or a directory is a reason, never a read that blocks.
  *
  * <p>An instance is an immutable snapshot of one discovery and is safe to share between threads; call
  * {@link #load()} again to see providers installed since.
@@ -80,6 +96,24 @@ public final class DatRegistry {
      * SRQ low watermark, EVD overflow) from a handful of endpoints before the consumer dequeues.
      */
     public static final int ASYNC_EVD_MIN_QLEN_DEFAULT = 16;
+    /**
+     * System property with the limit, in milliseconds, on each call into a provider: its constructor, {@code name()},
+     * {@code info()} and {@code describe()} during discovery, reading the static registry file, and
+     * {@code open()} in {@link #open(String, int)}. A provider that exceeds it is listed as unavailable with that
+     * reason, and an open that exceeds it fails; the call goes on in a daemon thread, which cannot keep the JVM
+     * alive. Read when {@link Builder#callTimeout} was not called; a value that is not a whole number from 1 to
+     * {@value #CALL_TIMEOUT_MAX} is a warning and the default applies.
+     */
+    public static final String CALL_TIMEOUT_PROPERTY = "dat.registry.timeout.ms";
+    /** Environment variable read when {@link #CALL_TIMEOUT_PROPERTY} is not set. */
+    public static final String CALL_TIMEOUT_ENV = "DAT_REGISTRY_TIMEOUT_MS";
+    /**
+     * Default of {@link #CALL_TIMEOUT_PROPERTY}: 10 s, far above what a provider that follows the SPI needs (its
+     * discovery calls touch no hardware) and what a verbs {@code open} takes on an emulated device.
+     */
+    public static final long CALL_TIMEOUT_DEFAULT = 10_000;
+    /** The largest {@link #CALL_TIMEOUT_PROPERTY} accepted: one hour. */
+    public static final long CALL_TIMEOUT_MAX = 3_600_000;
     /** Name of the {@link System.Logger} discovery reports to. */
     public static final String LOGGER_NAME = "dat.registry";
 
@@ -88,13 +122,17 @@ public final class DatRegistry {
     /** The provider of each IA, parallel to {@link #ias}; {@code null} where the IA is unavailable. */
     private final List<DatProvider> iaProviders;
     private final List<DatSetting> settings;
+    private final List<DatConf.Diagnostic> diagnostics;
+    private final ProviderCalls calls;
 
-    private DatRegistry(Discovery discovery, List<DatSetting> settings) {
+    private DatRegistry(Discovery discovery, List<DatSetting> settings, ProviderCalls calls) {
         this.providers = List.copyOf(discovery.providers());
         this.ias = List.copyOf(discovery.ias());
         // May hold nulls, so not List.copyOf.
         this.iaProviders = Collections.unmodifiableList(new ArrayList<>(discovery.iaProviders()));
         this.settings = List.copyOf(settings);
+        this.diagnostics = List.copyOf(discovery.diagnostics());
+        this.calls = calls;
     }
 
     /**
@@ -152,6 +190,16 @@ public final class DatRegistry {
         return ias;
     }
 
+    /**
+     * {@return the problems found in the static registry file ({@code dat.conf}, {@code DAT_OVERRIDE}), in file order:
+     * each names the file and the line ({@link DatConf.Diagnostic#toString()} is {@code file:line: message}), and
+     * one about the whole file (missing, not a regular file, unreadable, too large) has line 0; empty when there is
+     * no file or nothing was wrong}
+     */
+    public List<DatConf.Diagnostic> diagnostics() {
+        return diagnostics;
+    }
+
     /** {@return the registry's settings with the values this snapshot used, for {@code dat info -e}} */
     public List<DatSetting> settings() {
         return settings;
@@ -177,9 +225,10 @@ public final class DatRegistry {
      * @throws DatException {@link DatReturn#PROVIDER_NOT_FOUND}/{@link DatReturnSubtype#NAME_NOT_REGISTERED}
      *     for an unknown or {@code null} name (the message lists the known IAs), {@link DatReturn#PROVIDER_NOT_FOUND}
      *     with the
-     *     reason for an unavailable IA, {@link DatReturn#INVALID_PARAMETER} for a queue length below 1, or
-     *     what the provider's {@link DatProvider#open} throws ({@link DatReturn#INTERNAL_ERROR} when that is not a
-     *     {@code DatException})
+     *     reason for an unavailable IA, {@link DatReturn#INVALID_PARAMETER} for a queue length below 1,
+     *     {@link DatReturn#TIMEOUT_EXPIRED} when the provider's {@link DatProvider#open} does not return within
+     *     {@value #CALL_TIMEOUT_PROPERTY} (an IA it returns later is closed), or what that open throws
+     *     ({@link DatReturn#INTERNAL_ERROR} when it is not a {@code DatException}, errors included)
      */
     public DatIa open(String iaName, int asyncEvdMinQlen) {
         if (iaName == null) {
@@ -194,27 +243,46 @@ public final class DatRegistry {
         int index = indexOf(iaName);
         if (index < 0) {
             throw new DatException(DatReturn.PROVIDER_NOT_FOUND, DatReturnSubtype.NAME_NOT_REGISTERED,
-                    "dat_ia_open: no IA named '" + iaName + "' is registered" + knownIas(iaName));
+                    "dat_ia_open: no IA named '" + SafeText.escape(iaName) + "' is registered" + knownIas(iaName));
         }
         IaEntry entry = ias.get(index);
         if (!entry.available()) {
             throw new DatException(DatReturn.PROVIDER_NOT_FOUND, DatReturnSubtype.NO_SUBTYPE,
                     "dat_ia_open: IA " + iaName + " is unavailable: " + entry.unavailableReason());
         }
+        DatProvider provider = iaProviders.get(index);
         DatIa ia;
         try {
-            ia = iaProviders.get(index).open(iaName, entry.iaParams(), asyncEvdMinQlen);
-        } catch (DatException e) {
-            throw e;
-        } catch (RuntimeException e) {
+            ia = calls.call("open(" + iaName + ")", () -> provider.open(iaName, entry.iaParams(), asyncEvdMinQlen),
+                    late -> closeOrphan(entry, late));
+        } catch (ProviderCalls.Failure e) {
+            if (e.thrown() instanceof DatException refused) {
+                throw refused;
+            }
+            if (e.thrown() == null) {
+                throw new DatException(DatReturn.TIMEOUT_EXPIRED, DatReturnSubtype.NO_SUBTYPE, "dat_ia_open: provider "
+                        + entry.providerName() + " " + e.getMessage() + "; an IA it opens later is closed");
+            }
             throw new DatException(DatReturn.INTERNAL_ERROR, DatReturnSubtype.NO_SUBTYPE, "dat_ia_open: provider "
-                    + entry.providerName() + " failed to open IA " + iaName + ": " + e, e);
+                    + entry.providerName() + " failed to open IA " + iaName + ": " + Discovery.describe(e.thrown()),
+                    e.thrown());
         }
         if (ia == null) {
             throw new DatException(DatReturn.INTERNAL_ERROR, "dat_ia_open: provider " + entry.providerName()
                     + " returned no IA for " + iaName);
         }
         return ia;
+    }
+
+    /** Closes an IA that arrived after {@link #open} gave up: no one else holds it. */
+    private static void closeOrphan(IaEntry entry, DatIa late) {
+        try {
+            late.close();
+        } catch (RuntimeException e) {
+            OncePerJvmLogger.registry().log(System.Logger.Level.WARNING, "the IA " + entry.name() + " that provider "
+                    + entry.providerName() + " opened after dat_ia_open gave up could not be closed: "
+                    + Discovery.describe(e));
+        }
     }
 
     private int indexOf(String iaName) {
@@ -328,6 +396,7 @@ public final class DatRegistry {
         private Path datConf;
         private List<Path> providerPath;
         private System.Logger logger;
+        private Duration callTimeout;
 
         private Builder() {
         }
@@ -457,12 +526,58 @@ public final class DatRegistry {
         }
 
         /**
+         * Bounds each call into a provider, whatever {@value #CALL_TIMEOUT_PROPERTY} says.
+         *
+         * @param limit how long one call may take, positive
+         * @return this builder
+         * @throws IllegalArgumentException when the limit is not positive
+         */
+        public Builder callTimeout(Duration limit) {
+            if (limit.isNegative() || limit.isZero()) {
+                throw new IllegalArgumentException("callTimeout " + limit + " is not positive");
+            }
+            this.callTimeout = limit;
+            return this;
+        }
+
+        /** {@return the call limit: the builder's, else the property's, else the variable's, else the default} */
+        private Duration callLimit(System.Logger log) {
+            if (callTimeout != null) {
+                return callTimeout;
+            }
+            String origin = "system property " + CALL_TIMEOUT_PROPERTY;
+            String text = properties.get(CALL_TIMEOUT_PROPERTY);
+            if (isBlank(text)) {
+                origin = CALL_TIMEOUT_ENV;
+                text = environment.get(CALL_TIMEOUT_ENV);
+            }
+            if (isBlank(text)) {
+                return Duration.ofMillis(CALL_TIMEOUT_DEFAULT);
+            }
+            long millis = -1;
+            try {
+                millis = Long.parseLong(text.strip());
+            } catch (NumberFormatException e) {
+                // Reported below with the other values out of range.
+            }
+            if (millis < 1 || millis > CALL_TIMEOUT_MAX) {
+                log.log(System.Logger.Level.WARNING, origin + " is " + SafeText.quote(text) + ", not a number of"
+                        + " milliseconds from 1 to " + CALL_TIMEOUT_MAX + "; using " + CALL_TIMEOUT_DEFAULT);
+                return Duration.ofMillis(CALL_TIMEOUT_DEFAULT);
+            }
+            return Duration.ofMillis(millis);
+        }
+
+        /**
          * Runs discovery.
          *
          * @return the snapshot
          */
         public DatRegistry build() {
             System.Logger log = logger != null ? logger : OncePerJvmLogger.registry();
+            Duration limit = callLimit(log);
+            ProviderCalls calls = new ProviderCalls(limit, "limit: " + CALL_TIMEOUT_PROPERTY + " or "
+                    + CALL_TIMEOUT_ENV);
 
             String providersVariable = PROVIDERS_PROPERTY;
             String providersText = properties.get(PROVIDERS_PROPERTY);
@@ -506,7 +621,7 @@ public final class DatRegistry {
                 found = () -> serviceLoader.stream().iterator();
             }
 
-            Discovery discovery = new Discovery(log, filter, classLookup);
+            Discovery discovery = new Discovery(log, filter, classLookup, calls);
             if (path != null) {
                 discovery.providerPathFailures(path.failures());
             }
@@ -538,8 +653,12 @@ public final class DatRegistry {
                                     .collect(Collectors.joining(File.pathSeparator)),
                             "jars and directories of jars with more providers (" + PROVIDER_PATH_ENV
                             + " when the property is unset)" + (path == null || path.nativeAccessNote() == null ? ""
-                                    : "; " + path.nativeAccessNote())));
-            return new DatRegistry(discovery, settings);
+                                    : "; " + path.nativeAccessNote())),
+                    new DatSetting(CALL_TIMEOUT_PROPERTY, Long.toString(CALL_TIMEOUT_DEFAULT),
+                            Long.toString(limit.toMillis()), "limit in milliseconds on each call into a provider"
+                            + " (constructor, name(), info(), describe(), open()); one that exceeds it is unavailable ("
+                            + CALL_TIMEOUT_ENV + " when the property is unset)"));
+            return new DatRegistry(discovery, settings, calls);
         }
 
         private static boolean isBlank(String value) {

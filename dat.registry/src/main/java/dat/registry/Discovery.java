@@ -5,9 +5,7 @@ import dat.api.DatException;
 import dat.spi.DatIaInfo;
 import dat.spi.DatProvider;
 import dat.spi.DatProviderInfo;
-import java.io.IOException;
-import java.io.Reader;
-import java.io.UncheckedIOException;
+import java.io.InputStream;
 import java.lang.System.Logger.Level;
 import java.lang.reflect.InvocationTargetException;
 import java.nio.file.Files;
@@ -30,7 +28,10 @@ import java.util.regex.Pattern;
 /**
  * One run of discovery: the {@code dat.providers} filter, then the providers the {@link ServiceLoader} (or the
  * builder) offers, then the {@code dat.conf} entries. Every problem becomes an entry with its reason and one
- * log record; nothing a provider does, short of a {@link VirtualMachineError}, escapes from here.
+ * one-line log record (the stack trace, when there is one, goes to DEBUG); nothing a provider does escapes from
+ * here: every call into provider code goes through {@link ProviderCalls}, bounded in time, and what it throws,
+ * errors included, becomes a reason. Each call is announced at DEBUG before it is made, so the last record names
+ * the provider when one ends the JVM.
  */
 final class Discovery {
 
@@ -42,6 +43,15 @@ final class Discovery {
 
     /** How the JDK names the provider class in a {@link ServiceConfigurationError} message. */
     private static final Pattern PROVIDER_IN_MESSAGE = Pattern.compile("Provider (\\S+) ");
+
+    /** Reasons quote at most this much of a provider's own text. */
+    static final int REASON_MAX_LENGTH = 2000;
+
+    /** The longest provider version accepted. */
+    static final int VERSION_MAX_LENGTH = 64;
+
+    /** The largest static registry file read: far beyond any real one, small enough to read at once. */
+    static final int DAT_CONF_MAX_BYTES = 1 << 20;
 
     /** Entry name of a provider that failed before even its class name was known. */
     static final String UNKNOWN_PROVIDER = "(unknown provider)";
@@ -61,16 +71,27 @@ final class Discovery {
     /** The provider of each available IA, by IA entry position in {@link #ias}. */
     private final List<DatProvider> iaProviders = new ArrayList<>();
     private final Map<String, IaEntry> firstIaByName = new HashMap<>();
+    /** Problems of the static registry file, the whole file's at line 0. */
+    private final List<DatConf.Diagnostic> diagnostics = new ArrayList<>();
+    private final ProviderCalls calls;
 
     /**
      * @param logger where each problem is reported once
      * @param filter the {@code dat.providers} list
      * @param classLookup finds provider classes named in {@code dat.conf}
+     * @param calls how provider code is called
      */
-    Discovery(System.Logger logger, ProviderFilter filter, Function<String, Class<?>> classLookup) {
+    Discovery(System.Logger logger, ProviderFilter filter, Function<String, Class<?>> classLookup,
+              ProviderCalls calls) {
         this.logger = logger;
         this.filter = filter;
         this.classLookup = classLookup;
+        this.calls = calls;
+    }
+
+    /** {@return the problems of the static registry file, in file order} */
+    List<DatConf.Diagnostic> diagnostics() {
+        return diagnostics;
     }
 
     /** {@return the provider entries in registry order} */
@@ -108,7 +129,7 @@ final class Discovery {
                 }
                 next = it.next();
                 failuresInARow = 0;
-            } catch (ServiceConfigurationError e) {
+            } catch (ServiceConfigurationError | RuntimeException | LinkageError | OutOfMemoryError e) {
                 // A bad META-INF/services line or a class that cannot be loaded: listed, and the loader moves on.
                 String className = classNameIn(e);
                 fail(className != null ? className : UNKNOWN_PROVIDER, className, source,
@@ -120,17 +141,24 @@ final class Discovery {
                 }
                 continue;
             }
-            String className = null;
-            DatProvider provider;
+            String className;
             try {
                 className = next.type().getName();
-                provider = next.get();
             } catch (ServiceConfigurationError | RuntimeException | LinkageError e) {
-                if (className == null) {
-                    className = classNameIn(e);
-                }
-                fail(className != null ? className : UNKNOWN_PROVIDER, className, source,
-                        "failed to load: " + describe(e), e);
+                String named = classNameIn(e);
+                fail(named != null ? named : UNKNOWN_PROVIDER, named, source, "failed to load: " + describe(e), e);
+                continue;
+            }
+            DatProvider provider;
+            try {
+                announce("instantiating DAT provider class " + className);
+                provider = calls.call("the constructor of " + className, next::get, null);
+            } catch (ProviderCalls.Failure e) {
+                fail(className, className, source, "failed to load: " + e.getMessage(), e.thrown());
+                continue;
+            }
+            if (provider == null) {
+                fail(className, className, source, "failed to load: the service loader returned null", null);
                 continue;
             }
             register(provider, className, onProviderPath.test(provider.getClass()) ? DiscoverySource.PROVIDER_PATH
@@ -160,14 +188,18 @@ final class Discovery {
     private ProviderEntry register(DatProvider provider, String className, DiscoverySource source) {
         String name;
         try {
-            name = provider.name();
-        } catch (RuntimeException | Error e) {
-            rethrowIfFatal(e);
-            return fail(className, className, source, "name() threw " + describe(e), e);
+            announce("asking DAT provider class " + className + " for name()");
+            name = calls.call("name()", provider::name, null);
+        } catch (ProviderCalls.Failure e) {
+            return fail(className, className, source, e.getMessage(), e.thrown());
         }
         if (name == null || name.isBlank()) {
             return fail(className, className, source, "name() returned " + (name == null ? "null" : "a blank name"),
                     null);
+        }
+        String nameProblem = SafeText.nameProblem(name);
+        if (nameProblem != null) {
+            return fail(className, className, source, "name() returned an unusable name: " + nameProblem, null);
         }
         ProviderEntry first = byName.get(name);
         if (first != null) {
@@ -184,20 +216,45 @@ final class Discovery {
         }
         DatProviderInfo info;
         try {
-            info = provider.info();
-        } catch (RuntimeException | Error e) {
-            rethrowIfFatal(e);
-            return rememberName(fail(name, className, actual, "info() threw " + describe(e), e));
+            announce("asking DAT provider " + name + " (" + className + ") for info()");
+            info = calls.call("info()", provider::info, null);
+        } catch (ProviderCalls.Failure e) {
+            return rememberName(fail(name, className, actual, e.getMessage(), e.thrown()));
         }
         if (info == null) {
             return rememberName(fail(name, className, actual, "info() returned null", null));
         }
+        String infoProblem = infoProblem(info);
+        if (infoProblem != null) {
+            return rememberName(fail(name, className, actual, infoProblem, null));
+        }
         if (!info.available()) {
-            logger.log(Level.INFO, "DAT provider " + name + " is unavailable: " + info.unavailableReason());
-            return named(new ProviderEntry(name, className, actual, info, info.unavailableReason()));
+            String reason = SafeText.escape(info.unavailableReason(), REASON_MAX_LENGTH);
+            logger.log(Level.INFO, "DAT provider " + name + " is unavailable: " + reason);
+            return named(new ProviderEntry(name, className, actual, info, reason));
         }
         instances.put(name, provider);
         return named(new ProviderEntry(name, className, actual, info, null));
+    }
+
+    /** {@return why the names in a provider's info cannot be listed, or {@code null} when they can} */
+    private static String infoProblem(DatProviderInfo info) {
+        String version = info.version().isEmpty() ? null : SafeText.textProblem(info.version(), VERSION_MAX_LENGTH);
+        if (version != null) {
+            return "info() returned an unusable version: " + version;
+        }
+        for (DatIaInfo ia : info.ias()) {
+            String problem = SafeText.iaNameProblem(ia.iaName());
+            if (problem != null) {
+                return "info() lists an IA with an unusable name: IA name " + problem;
+            }
+        }
+        return null;
+    }
+
+    /** Says, before provider code runs, whose it is: the last word when that code ends the JVM. */
+    private void announce(String what) {
+        logger.log(Level.DEBUG, what);
     }
 
     /** Lists a named provider and claims its name, so a later provider of that name is a duplicate. */
@@ -217,14 +274,16 @@ final class Discovery {
     }
 
     private ProviderEntry fail(String name, String className, DiscoverySource source, String reason, Throwable e) {
-        String message = "DAT provider " + name + (className != null && !className.equals(name)
-                ? " (" + className + ")" : "") + " " + reason;
-        if (e == null) {
-            logger.log(Level.WARNING, message);
-        } else {
-            logger.log(Level.WARNING, message, e);
+        String safeName = SafeText.escape(name);
+        String safeReason = SafeText.escape(reason, REASON_MAX_LENGTH);
+        String message = "DAT provider " + safeName + (className != null && !className.equals(name)
+                ? " (" + SafeText.escape(className) + ")" : "") + " " + safeReason;
+        logger.log(Level.WARNING, message);
+        if (e != null) {
+            // One line for the user; the trace for whoever turns DEBUG on.
+            logger.log(Level.DEBUG, message, e);
         }
-        return add(new ProviderEntry(name, className, source, null, reason));
+        return add(new ProviderEntry(safeName, className, source, null, safeReason));
     }
 
     /** Puts the providers {@code dat.providers} lists first, in its order, and adds the listed but missing. */
@@ -277,24 +336,44 @@ final class Discovery {
      * @param origin where its path came from, for messages: {@code DAT_OVERRIDE}
      */
     void discoverDatConf(Path path, String origin) {
-        if (!Files.exists(path)) {
-            logger.log(Level.WARNING, "static registry file " + path + " (from " + origin
-                    + ") does not exist; no dat.conf entries are used");
+        String notAFile = RegularFiles.problem(path);
+        if (notAFile != null) {
+            fileProblem(path, origin, (notAFile.equals(RegularFiles.MISSING) ? "does not exist" : notAFile)
+                    + "; no dat.conf entries are used");
             return;
         }
-        DatConf conf;
-        try (Reader reader = Files.newBufferedReader(path)) {
-            conf = DatConf.parse(path.toString(), reader);
-        } catch (IOException | UncheckedIOException e) {
-            logger.log(Level.WARNING, "cannot read static registry file " + path + " (from " + origin + "): " + e, e);
+        byte[] content;
+        try {
+            // Bounded like a provider call: the file may have become a FIFO since it was checked, or sit on a
+            // network file system that stopped answering.
+            content = calls.call("reading " + path, () -> {
+                try (InputStream in = Files.newInputStream(path)) {
+                    return RegularFiles.readAtMost(in, DAT_CONF_MAX_BYTES);
+                }
+            }, null);
+        } catch (ProviderCalls.Failure e) {
+            fileProblem(path, origin, "cannot be read: " + e.getMessage() + "; no dat.conf entries are used");
             return;
         }
+        if (content == null) {
+            fileProblem(path, origin, "is larger than " + DAT_CONF_MAX_BYTES + " bytes, the most a static registry"
+                    + " file may be; no dat.conf entries are used");
+            return;
+        }
+        DatConf conf = DatConf.parse(path.toString(), content);
         for (DatConf.Diagnostic diagnostic : conf.diagnostics()) {
             logger.log(Level.WARNING, diagnostic.toString());
+            diagnostics.add(diagnostic);
         }
         for (DatConf.Entry entry : conf.entries()) {
             addDatConfEntry(conf.fileName(), entry);
         }
+    }
+
+    private void fileProblem(Path path, String origin, String problem) {
+        String file = SafeText.escape(path.toString(), REASON_MAX_LENGTH);
+        logger.log(Level.WARNING, "static registry file " + file + " (from " + origin + ") " + problem);
+        diagnostics.add(new DatConf.Diagnostic(file, 0, "static registry file (from " + origin + ") " + problem));
     }
 
     private void addDatConfEntry(String fileName, DatConf.Entry entry) {
@@ -334,11 +413,14 @@ final class Discovery {
         DatProvider instance = instances.get(provider.name());
         DatIaInfo info;
         try {
-            info = instance.describe(entry.iaName(), entry.iaParams());
-        } catch (RuntimeException | Error e) {
-            rethrowIfFatal(e);
+            announce("asking DAT provider " + provider.name() + " to describe(" + entry.iaName() + ")");
+            info = calls.call("describe(" + entry.iaName() + ")",
+                    () -> instance.describe(entry.iaName(), entry.iaParams()), null);
+        } catch (ProviderCalls.Failure e) {
+            Throwable thrown = e.thrown();
             unavailableIa(entry, where, "provider " + provider.name() + " cannot describe it: "
-                    + (e instanceof DatException ? e.getMessage() : describe(e)));
+                    + SafeText.escape(thrown instanceof DatException ? thrown.getMessage()
+                            : thrown != null ? describe(thrown) : e.getMessage(), REASON_MAX_LENGTH));
             return;
         }
         if (info == null) {
@@ -402,11 +484,13 @@ final class Discovery {
         }
         DatProvider provider;
         try {
-            provider = (DatProvider) type.getConstructor().newInstance();
-        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-            Throwable cause = e instanceof InvocationTargetException ite ? ite.getCause() : e;
+            announce("instantiating DAT provider class " + className + " named by dat.conf");
+            provider = (DatProvider) calls.call("the constructor of " + className,
+                    () -> type.getConstructor().newInstance(), null);
+        } catch (ProviderCalls.Failure e) {
+            Throwable thrown = e.thrown() instanceof InvocationTargetException ite ? ite.getCause() : e.thrown();
             return fail(className, className, DiscoverySource.DAT_CONF, "could not be instantiated: "
-                    + describe(cause), cause);
+                    + (thrown != null ? describe(thrown) : e.getMessage()), thrown);
         }
         return register(provider, className, DiscoverySource.DAT_CONF);
     }
@@ -435,22 +519,24 @@ final class Discovery {
         return m.find() ? m.group(1) : null;
     }
 
-    /**
-     * The JVM is failing rather than the provider: continuing discovery would only hide that.
-     */
-    private static void rethrowIfFatal(Throwable e) {
-        if (e instanceof VirtualMachineError fatal) {
-            throw fatal;
-        }
-    }
-
     /** {@return the exception and its causes on one line, for a reason a user reads} */
     static String describe(Throwable e) {
-        StringBuilder sb = new StringBuilder(e.toString());
+        StringBuilder sb = new StringBuilder(text(e));
         int depth = 0;
         for (Throwable cause = e.getCause(); cause != null && depth < 4; cause = cause.getCause(), depth++) {
-            sb.append(": caused by ").append(cause);
+            sb.append(": caused by ").append(text(cause));
         }
         return sb.toString();
+    }
+
+    /** {@return {@link Throwable#toString()}, escaped and cut; a toString that throws is itself a reason} */
+    private static String text(Throwable e) {
+        String text;
+        try {
+            text = e.toString();
+        } catch (RuntimeException | Error failed) {
+            text = e.getClass().getName() + " (whose toString() threw " + failed.getClass().getName() + ")";
+        }
+        return SafeText.escape(text, REASON_MAX_LENGTH);
     }
 }

@@ -4,7 +4,7 @@ package dat.registry;
 import dat.spi.DatProvider;
 import java.io.File;
 import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.io.InputStream;
 import java.lang.module.Configuration;
 import java.lang.module.FindException;
 import java.lang.module.ModuleDescriptor;
@@ -14,10 +14,13 @@ import java.lang.module.ResolutionException;
 import java.net.MalformedURLException;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.nio.file.DirectoryIteratorException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.Enumeration;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -26,9 +29,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.jar.Attributes;
+import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.jar.Manifest;
-import java.util.stream.Stream;
 import java.util.zip.ZipFile;
 
 /**
@@ -79,6 +82,15 @@ final class ProviderPath {
         }
     }
 
+    /** The most jars one provider path loads, and the most one directory on it may hold. */
+    static final int MAX_JARS = 1000;
+
+    /** The most entries a provider jar may have. */
+    static final int MAX_ENTRIES = 100_000;
+
+    /** The largest manifest, module descriptor or service file read from a jar, once inflated. */
+    static final int MAX_METADATA_BYTES = 1 << 20;
+
     /** Jars already loaded, by what was found on the path and the parent loader. */
     private static final ConcurrentMap<Key, Loaded> LOADED = new ConcurrentHashMap<>();
 
@@ -125,25 +137,61 @@ final class ProviderPath {
                 key -> define(List.copyOf(jars.keySet()), failures, parent));
     }
 
-    /** Adds a jar with its stamp, or the jars of a directory in name order, or a failure for anything else. */
+    /**
+     * Adds a jar with its stamp, or the jars of a directory in name order, or a failure for anything else: a path
+     * that is missing, a special file (a FIFO would block the read), a link that loops, a directory of more jars than
+     * {@link #MAX_JARS}.
+     */
     private static void expand(Path entry, Map<Path, String> jars, List<Failure> failures) {
+        BasicFileAttributes attributes;
         try {
-            BasicFileAttributes attributes = Files.readAttributes(entry, BasicFileAttributes.class);
-            if (attributes.isDirectory()) {
-                List<Path> inside;
-                try (Stream<Path> list = Files.list(entry)) {
-                    inside = list.filter(p -> p.getFileName().toString().endsWith(".jar") && Files.isRegularFile(p))
-                            .sorted().toList();
+            attributes = Files.readAttributes(entry, BasicFileAttributes.class);
+        } catch (IOException | SecurityException e) {
+            String problem = RegularFiles.problem(entry);
+            failures.add(new Failure(entry, problem != null ? problem : "cannot be read: " + Discovery.describe(e)));
+            return;
+        }
+        if (!attributes.isDirectory()) {
+            addJar(entry, jars, failures);
+            return;
+        }
+        List<Path> inside = new ArrayList<>();
+        // Names only, no stat per entry: a directory of 100,000 files costs one pass, and only *.jar are kept.
+        try (DirectoryStream<Path> list = Files.newDirectoryStream(entry, "*.jar")) {
+            for (Path jar : list) {
+                if (inside.size() == MAX_JARS) {
+                    failures.add(new Failure(entry, "holds more than " + MAX_JARS + " jars, more than a provider"
+                            + " path loads; none of them is loaded (name the provider jars, or a directory of them)"));
+                    return;
                 }
-                for (Path jar : inside) {
-                    expand(jar, jars, failures);
-                }
-            } else {
-                jars.putIfAbsent(entry, attributes.size() + "|" + attributes.lastModifiedTime().toMillis());
+                inside.add(jar);
             }
-        } catch (IOException | UncheckedIOException e) {
-            failures.add(new Failure(entry, Files.exists(entry) ? "cannot be read: " + e
-                    : "no such file or directory"));
+        } catch (IOException | DirectoryIteratorException | SecurityException e) {
+            failures.add(new Failure(entry, "cannot be listed: " + Discovery.describe(e)));
+            return;
+        }
+        inside.sort(null);
+        for (Path jar : inside) {
+            addJar(jar, jars, failures);
+        }
+    }
+
+    private static void addJar(Path jar, Map<Path, String> jars, List<Failure> failures) {
+        String problem = RegularFiles.problem(jar);
+        if (problem != null) {
+            failures.add(new Failure(jar, problem));
+            return;
+        }
+        if (!jars.containsKey(jar) && jars.size() == MAX_JARS) {
+            failures.add(new Failure(jar, "not loaded: the provider path already names " + MAX_JARS
+                    + " jars, the most it loads"));
+            return;
+        }
+        try {
+            BasicFileAttributes attributes = Files.readAttributes(jar, BasicFileAttributes.class);
+            jars.putIfAbsent(jar, attributes.size() + "|" + attributes.lastModifiedTime().toMillis());
+        } catch (IOException | SecurityException e) {
+            failures.add(new Failure(jar, "cannot be read: " + Discovery.describe(e)));
         }
     }
 
@@ -185,11 +233,16 @@ final class ProviderPath {
                                  List<Failure> failures) {
         boolean modular;
         try (JarFile file = new JarFile(jar.toFile(), true, ZipFile.OPEN_READ, Runtime.version())) {
+            String tooLarge = metadataTooLarge(file);
+            if (tooLarge != null) {
+                failures.add(new Failure(jar, tooLarge));
+                return;
+            }
             Manifest manifest = file.getManifest();
             modular = file.getJarEntry("module-info.class") != null || (manifest != null
                     && manifest.getMainAttributes().getValue(new Attributes.Name("Automatic-Module-Name")) != null);
         } catch (IOException | RuntimeException e) {
-            failures.add(new Failure(jar, "not a readable jar: " + e));
+            failures.add(new Failure(jar, "not a readable jar: " + Discovery.describe(e)));
             return;
         }
         if (!modular) {
@@ -212,6 +265,36 @@ final class ProviderPath {
         if (other != null) {
             failures.add(new Failure(jar, "module " + name + " is already on the provider path in " + other));
         }
+    }
+
+    /**
+     * Reads, with a limit, what the JDK reads whole when it loads a jar: the manifest, the module descriptors and the
+     * service files. An entry whose data inflates beyond {@link #MAX_METADATA_BYTES} (a zip bomb, whatever size its
+     * header claims) is refused here, before the module system or a service loader reads it without one.
+     *
+     * @return why the jar is refused, or {@code null}
+     */
+    private static String metadataTooLarge(JarFile file) throws IOException {
+        if (file.size() > MAX_ENTRIES) {
+            return "has " + file.size() + " entries, more than the " + MAX_ENTRIES + " a provider jar may have";
+        }
+        Enumeration<JarEntry> entries = file.entries();
+        while (entries.hasMoreElements()) {
+            JarEntry entry = entries.nextElement();
+            String name = entry.getName();
+            boolean metadata = name.equalsIgnoreCase(JarFile.MANIFEST_NAME) || name.endsWith("module-info.class")
+                    || (name.startsWith("META-INF/services/") && !entry.isDirectory());
+            if (!metadata) {
+                continue;
+            }
+            try (InputStream in = file.getInputStream(entry)) {
+                if (RegularFiles.readAtMost(in, MAX_METADATA_BYTES) == null) {
+                    return name + " is larger than " + MAX_METADATA_BYTES + " bytes once inflated, far beyond what"
+                            + " such an entry holds; the jar is not loaded";
+                }
+            }
+        }
+        return null;
     }
 
     /**

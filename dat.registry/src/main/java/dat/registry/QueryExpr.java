@@ -125,6 +125,32 @@ sealed interface QueryExpr {
     int BITWISE_IN_COMPARISON = UNARY_PRECEDENCE;
 
     /**
+     * {@return the levels of a tree, 1 for a leaf}
+     *
+     * @param expr a tree no deeper than {@link QueryParser#MAX_DEPTH}, as parsing guarantees
+     */
+    static int height(QueryExpr expr) {
+        return switch (expr) {
+            case Not n -> height(n.operand()) + 1;
+            case Binary b -> Math.max(height(b.left()), height(b.right())) + 1;
+            default -> 1;
+        };
+    }
+
+    /**
+     * {@return the nodes of a tree}
+     *
+     * @param expr a tree no deeper than {@link QueryParser#MAX_DEPTH}, whose nodes are not shared
+     */
+    static long size(QueryExpr expr) {
+        return switch (expr) {
+            case Not n -> size(n.operand()) + 1;
+            case Binary b -> size(b.left()) + size(b.right()) + 1;
+            default -> 1;
+        };
+    }
+
+    /**
      * Prints a tree back as query text with only the parentheses its precedence needs, so that parsing the text
      * gives an equivalent tree.
      *

@@ -3,6 +3,7 @@ package dat.registry;
 
 import dat.registry.QueryExpr.Binary;
 import dat.registry.QueryExpr.Op;
+import java.util.IdentityHashMap;
 
 /**
  * Recursive-descent parser of the text form of a selection query.
@@ -22,12 +23,30 @@ import dat.registry.QueryExpr.Op;
  * </pre>
  * Comparisons do not chain ({@code 1 < x < 4} is an error rather than C's surprise). Whitespace separates
  * tokens and is otherwise ignored.
+ *
+ * <p>A query is at most {@link #MAX_LENGTH} characters and its tree at most {@link #MAX_DEPTH} levels deep
+ * (parentheses, {@code !} and every operator of a chain such as {@code a || b || c} count): the parser, the
+ * checker, the evaluator and the printer all recurse over the tree, and a limit reported with its column is better
+ * than a {@link StackOverflowError} at whatever depth the thread's stack allows.
  */
 final class QueryParser {
+
+    /** The longest query text accepted: far more than anyone types, little enough to parse at once. */
+    static final int MAX_LENGTH = 16_384;
+
+    /** The deepest tree accepted, and the most parentheses and {@code !} nested. */
+    static final int MAX_DEPTH = 128;
+
+    /** The longest token a message quotes. */
+    private static final int QUOTE_MAX_LENGTH = 40;
 
     private final String text;
     /** Index of the next unread character. */
     private int pos;
+    /** Parentheses and {@code !} open around {@link #pos}: the recursion the next token costs. */
+    private int nesting;
+    /** The height of every node built so far. */
+    private final IdentityHashMap<QueryExpr, Integer> heights = new IdentityHashMap<>();
 
     private QueryParser(String text) {
         this.text = text;
@@ -42,6 +61,10 @@ final class QueryParser {
      */
     static QueryExpr parse(String text) {
         QueryParser parser = new QueryParser(text);
+        if (text.length() > MAX_LENGTH) {
+            throw parser.error(MAX_LENGTH, "the query is " + text.length() + " characters long; at most " + MAX_LENGTH
+                    + " are allowed");
+        }
         QueryExpr expr = parser.or();
         parser.skipBlanks();
         if (parser.pos < text.length()) {
@@ -55,7 +78,7 @@ final class QueryParser {
     private QueryExpr or() {
         QueryExpr left = and();
         for (int at = operator("||"); at >= 0; at = operator("||")) {
-            left = new Binary(Op.OR, left, and(), at + 1);
+            left = binary(Op.OR, left, and(), at);
         }
         return left;
     }
@@ -63,7 +86,7 @@ final class QueryParser {
     private QueryExpr and() {
         QueryExpr left = comparison();
         for (int at = operator("&&"); at >= 0; at = operator("&&")) {
-            left = new Binary(Op.AND, left, comparison(), at + 1);
+            left = binary(Op.AND, left, comparison(), at);
         }
         return left;
     }
@@ -75,7 +98,7 @@ final class QueryParser {
             return left;
         }
         int at = pos - op.symbol().length();
-        QueryExpr result = new Binary(op, left, bitOr(), at + 1);
+        QueryExpr result = binary(op, left, bitOr(), at);
         skipBlanks();
         int next = pos;
         if (comparisonOperator() != null) {
@@ -102,7 +125,7 @@ final class QueryParser {
     private QueryExpr bitOr() {
         QueryExpr left = bitAnd();
         for (int at = single('|'); at >= 0; at = single('|')) {
-            left = new Binary(Op.BIT_OR, left, bitAnd(), at + 1);
+            left = binary(Op.BIT_OR, left, bitAnd(), at);
         }
         return left;
     }
@@ -110,7 +133,7 @@ final class QueryParser {
     private QueryExpr bitAnd() {
         QueryExpr left = unary();
         for (int at = single('&'); at >= 0; at = single('&')) {
-            left = new Binary(Op.BIT_AND, left, unary(), at + 1);
+            left = binary(Op.BIT_AND, left, unary(), at);
         }
         return left;
     }
@@ -119,7 +142,11 @@ final class QueryParser {
         skipBlanks();
         if (pos < text.length() && text.charAt(pos) == '!' && !text.startsWith("!=", pos)) {
             int at = pos++;
-            return new QueryExpr.Not(unary(), at + 1);
+            enter(at);
+            QueryExpr operand = unary();
+            nesting--;
+            QueryExpr not = new QueryExpr.Not(operand, at + 1);
+            return measured(not, height(operand) + 1, at);
         }
         if (pos < text.length() && text.charAt(pos) == '-') {
             int at = pos++;
@@ -140,7 +167,9 @@ final class QueryParser {
         char c = text.charAt(pos);
         if (c == '(') {
             int open = pos++;
+            enter(open);
             QueryExpr inner = or();
+            nesting--;
             skipBlanks();
             if (pos == text.length() || text.charAt(pos) != ')') {
                 throw error(pos, "expected ')' to close the '(' at column " + (open + 1) + " but found "
@@ -208,14 +237,15 @@ final class QueryParser {
             }
         }
         if (pos < text.length() && isNamePart(text.charAt(pos))) {
-            throw error(pos, "unexpected '" + text.charAt(pos) + "' in a number; suffixes are k, m and g");
+            throw error(pos, "unexpected " + quote(text.substring(pos, pos + 1)) + " in a number; suffixes are k, m"
+                    + " and g");
         }
         String literal = text.substring(start, pos);
         long value;
         try {
             value = Math.multiplyExact(Long.parseLong((negative ? "-" : "") + digits, radix), 1L << shift);
         } catch (NumberFormatException | ArithmeticException e) {
-            throw error(start, "number " + literal + " does not fit in 64 bits");
+            throw error(start, "number " + SafeText.escape(literal, QUOTE_MAX_LENGTH) + " does not fit in 64 bits");
         }
         return new QueryExpr.IntLit(value, literal.replaceAll("\\s+", ""), start + 1);
     }
@@ -238,13 +268,40 @@ final class QueryParser {
                 }
                 char escaped = text.charAt(pos);
                 if (escaped != '\\' && escaped != '"' && escaped != '\'') {
-                    throw error(pos - 1, "bad escape \\" + escaped + "; only \\\\, \\\" and \\' are allowed");
+                    throw error(pos - 1, "bad escape \\" + (SafeText.isPrintable(escaped) ? String.valueOf(escaped)
+                            : SafeText.codePoint(escaped)) + "; only \\\\, \\\" and \\' are allowed");
                 }
                 pos++;
                 c = escaped;
             }
             value.append(c);
         }
+    }
+
+    /** Counts one more level of recursion, refusing the one beyond {@link #MAX_DEPTH}. */
+    private void enter(int at) {
+        if (++nesting > MAX_DEPTH) {
+            throw error(at, "the query nests more than " + MAX_DEPTH + " levels of parentheses and '!'");
+        }
+    }
+
+    private QueryExpr binary(Op op, QueryExpr left, QueryExpr right, int at) {
+        return measured(new Binary(op, left, right, at + 1), Math.max(height(left), height(right)) + 1, at);
+    }
+
+    /** Records a node's height, refusing a tree deeper than {@link #MAX_DEPTH} at the operator that makes it so. */
+    private QueryExpr measured(QueryExpr node, int height, int at) {
+        if (height > MAX_DEPTH) {
+            throw error(at, "the query nests more than " + MAX_DEPTH + " levels deep (every operator of a chain"
+                    + " such as a || b || c is a level); split it or use fewer operators");
+        }
+        heights.put(node, height);
+        return node;
+    }
+
+    /** {@return the height of a node built by this parser: 1 for a leaf} */
+    private int height(QueryExpr node) {
+        return heights.getOrDefault(node, 1);
     }
 
     /** {@return the index of {@code symbol} when it is next and consumed, else -1} */
@@ -287,7 +344,15 @@ final class QueryParser {
                 && "|&=<>!".indexOf(text.charAt(pos)) >= 0) {
             end++;
         }
-        return "'" + text.substring(pos, end) + "'";
+        return quote(text.substring(pos, end));
+    }
+
+    /** {@return a token for a message: in quotes, cut, and a non-printable character named by its code point} */
+    private static String quote(String token) {
+        if (token.codePointCount(0, token.length()) == 1 && !SafeText.isPrintable(token.codePointAt(0))) {
+            return SafeText.codePoint(token.codePointAt(0));
+        }
+        return "'" + SafeText.escape(token, QUOTE_MAX_LENGTH) + "'";
     }
 
     private static boolean isDigit(char c) {

@@ -144,4 +144,47 @@ class DatConfTest {
         assertEquals(2, conf.entries().getFirst().line());
         assertEquals(1, conf.diagnostics().size());
     }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            NUL in ia_name       | nul\\u00000 | loopback    | U+0000
+            BOM before ia_name   | \\uFEFFbom0 | loopback    | U+FEFF
+            escape in ia_name    | esc\\u001B[31m0 | loopback | U+001B
+            bidi override        | ia\\u202E0  | loopback    | U+202E
+            line separator       | ia\\u20280  | loopback    | U+2028
+            escape in library    | lib0       | loop\\u001Bback | U+001B
+            zero width in library | lib1      | loop\\u200Bback | U+200B
+            """)
+    void namesWithControlFormatOrBomCharactersAreRejectedByCodePoint(String what, String iaName, String library,
+                                                                    String codePoint) {
+        String line = "\"" + unescape(iaName) + "\" u1.2 threadsafe default \"" + unescape(library)
+                + "\" dapl.1.2 \"\" \"\"";
+        DatConf conf = parse(GOOD + "\n" + line + "\n" + GOOD.replace("good0", "good1"));
+        assertEquals(List.of("good0", "good1"), conf.entries().stream().map(DatConf.Entry::iaName).toList());
+        assertEquals(1, conf.diagnostics().size(), () -> conf.diagnostics().toString());
+        DatConf.Diagnostic d = conf.diagnostics().getFirst();
+        assertEquals(2, d.line());
+        assertTrue(d.message().contains(codePoint), d::message);
+        HostileProviderTest.assertPrintable(d.toString());
+    }
+
+    @Test
+    void aControlCharacterInParametersIsRejectedToo() {
+        DatConf conf = parse("p0 u1.2 threadsafe default loopback dapl.1.2 \"size=1\u0000\" \"\"\n" + GOOD);
+        assertEquals(List.of("good0"), conf.entries().stream().map(DatConf.Entry::iaName).toList());
+        assertTrue(conf.diagnostics().getFirst().message().contains("U+0000"), () -> conf.diagnostics().toString());
+    }
+
+    private static String unescape(String text) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < text.length(); i++) {
+            if (text.startsWith("\\u", i)) {
+                sb.append((char) Integer.parseInt(text.substring(i + 2, i + 6), 16));
+                i += 5;
+            } else {
+                sb.append(text.charAt(i));
+            }
+        }
+        return sb.toString();
+    }
 }

@@ -12,6 +12,7 @@ import dat.api.DatException;
 import dat.api.DatIovOwnership;
 import dat.api.DatReturn;
 import dat.spi.DatIaInfo;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Nested;
@@ -394,6 +395,117 @@ class DatQueryTest {
         @Test
         void aMatchHasNoReasons() {
             assertEquals(List.of(), explain("srq_supported && optimal_buffer_alignment <= 256"));
+        }
+    }
+
+    @Nested
+    class Limits {
+
+        private DatQuerySyntaxException refused(String query) {
+            // A StackOverflowError would fail this as "unexpected exception type thrown".
+            return assertThrows(DatQuerySyntaxException.class, () -> DatQuery.parse(query));
+        }
+
+        @Test
+        void twoThousandNestedParenthesesAreRefusedWithAColumn() {
+            String query = "(".repeat(2000) + "srq_supported" + ")".repeat(2000);
+            DatQuerySyntaxException e = refused(query);
+            assertTrue(e.column() > 0 && e.column() <= 2000, () -> "column " + e.column());
+            assertTrue(e.reason().contains("nest"), e::reason);
+        }
+
+        @Test
+        void aFlatChainOfFourThousandOrsIsRefusedWithAColumn() {
+            String query = String.join(" || ", Collections.nCopies(4000, "max_eps == 1"));
+            DatQuerySyntaxException e = refused(query);
+            assertTrue(e.column() > 0, () -> "column " + e.column());
+        }
+
+        @Test
+        void aChainOfTenThousandNotsIsRefused() {
+            assertTrue(refused("!".repeat(10_000) + "srq_supported").column() > 0);
+        }
+
+        @Test
+        void chainsOfEveryBinaryOperatorAreRefused() {
+            for (String op : List.of(" && ", " | ", " & ")) {
+                String operand = op.equals(" && ") ? "srq_supported" : "max_eps";
+                String query = String.join(op, Collections.nCopies(4000, operand))
+                        + (op.equals(" && ") ? "" : " != 0");
+                assertTrue(refused(query).column() > 0, op);
+            }
+        }
+
+        @Test
+        void aVeryLongQueryIsRefusedByItsLengthNotParsed() {
+            DatQuerySyntaxException e = refused("ia_name == \"" + "a".repeat(1 << 20) + "\"");
+            assertTrue(e.column() > 0);
+            assertTrue(e.getMessage().length() < 2000, () -> "message of " + e.getMessage().length() + " chars");
+        }
+
+        @Test
+        void aHugeNumericLiteralIsASyntaxErrorWithAShortMessage() {
+            DatQuerySyntaxException e = refused("max_eps > " + "9".repeat(5000));
+            assertEquals(11, e.column());
+            assertTrue(e.getMessage().length() < 2000, () -> "message of " + e.getMessage().length() + " chars");
+        }
+
+        @Test
+        void controlCharactersAreQuotedByCodePointNotEchoed() {
+            DatQuerySyntaxException e = refused("srq_supported \u001b[31m && max_eps > 1");
+            assertTrue(e.getMessage().contains("U+001B"), e::getMessage);
+            HostileProviderTest.assertPrintable(e.getMessage().replace("\n", ""));
+        }
+
+        @Test
+        void deepQueriesBuiltInJavaAreRefusedToo() {
+            DatQuery q = attr("srq_supported").isTrue();
+            DatQuery deep = q;
+            DatQuerySyntaxException e = null;
+            for (int i = 0; i < 10_000 && e == null; i++) {
+                try {
+                    deep = deep.or(q).negate();
+                } catch (DatQuerySyntaxException refused) {
+                    e = refused;
+                }
+            }
+            assertTrue(e != null, "10,000 levels were accepted");
+            assertEquals(deep.test(SAMPLE), deep.explain(SAMPLE).isEmpty(), "what was accepted evaluates");
+            assertEquals(deep, DatQuery.parse(deep.toString()), "and prints as text that parses back");
+        }
+
+        @Test
+        void aQuerySharingItselfCannotGrowExponentially() {
+            DatQuery q = attr("srq_supported").isTrue();
+            DatQuerySyntaxException e = null;
+            for (int i = 0; i < 64 && e == null; i++) {
+                try {
+                    q = q.and(q);
+                } catch (DatQuerySyntaxException refused) {
+                    e = refused;
+                }
+            }
+            assertTrue(e != null, "a query of 2^64 terms was accepted");
+        }
+
+        @Test
+        void theDeepestAcceptedQueryParsesChecksEvaluatesAndPrints() {
+            String accepted = null;
+            for (int n = 8; n <= 4096; n *= 2) {
+                String query = "(".repeat(n) + "max_eps > 1" + ")".repeat(n) + " && "
+                        + String.join(" || ", Collections.nCopies(n, "max_eps == 1"));
+                try {
+                    DatQuery.parse(query);
+                    accepted = query;
+                } catch (DatQuerySyntaxException refused) {
+                    break;
+                }
+            }
+            assertTrue(accepted != null, "not even 8 levels are accepted");
+            DatQuery q = DatQuery.parse(accepted);
+            assertFalse(q.test(SAMPLE));
+            assertFalse(q.explain(SAMPLE).isEmpty());
+            assertEquals(q, DatQuery.parse(q.toString()));
         }
     }
 }

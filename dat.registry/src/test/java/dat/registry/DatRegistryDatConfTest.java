@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.when;
 
@@ -16,6 +17,7 @@ import dat.api.DatReturn;
 import dat.spi.DatProvider;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -58,7 +60,7 @@ class DatRegistryDatConfTest {
         assertEquals("size=1g", big.iaParams());
         assertEquals("lo-big", big.info().iaName(), "the entry's name is the IA's name");
         assertEquals("size=1g", big.info().iaParams());
-        assertEquals(List.of(), log.entries());
+        assertEquals(List.of(), log.problems());
         assertSame(opened, registry.open("lo-big", 3));
     }
 
@@ -103,7 +105,7 @@ class DatRegistryDatConfTest {
         assertEquals(1, log.find(Level.WARNING, file + ":5: IA loopback0 ignored").size());
         assertEquals(1, log.find(Level.WARNING, file + ":6: api_version u2.0 is not supported").size());
         assertEquals(1, log.find(Level.WARNING, file + ":7: IA nullname0").size());
-        assertEquals(7, log.entries().size(), log.entries()::toString);
+        assertEquals(7, log.problems().size(), log.entries()::toString);
     }
 
     @Test
@@ -158,5 +160,32 @@ class DatRegistryDatConfTest {
         assertEquals(List.of(), none.ias());
         assertEquals("", none.settings().get(1).currentValue());
         assertFalse(log.entries().stream().anyMatch(e -> e.message().contains("does not exist")));
+    }
+
+    @Test
+    void aNonUtf8ByteCostsOnlyItsOwnLineAndNamesFileAndLine() throws IOException {
+        DatProvider loopback = provider("loopback", "loopback0");
+        when(loopback.describe(anyString(), anyString())).thenAnswer(
+                invocation -> ia(invocation.getArgument(0), "loopback"));
+        byte[] latin1 = """
+                # caf\u00e9: a Latin-1 comment
+                lo-a u1.2 threadsafe default loopback dapl.1.2 "" ""
+                lo-\u00e9 u1.2 threadsafe default loopback dapl.1.2 "" ""
+                lo-b u1.2 threadsafe default loopback dapl.1.2 "" "" # r\u00e9sum\u00e9
+                """
+                .getBytes(StandardCharsets.ISO_8859_1);
+        Path conf = Files.write(dir.resolve("dat.conf"), latin1);
+        DatRegistry registry = DatRegistry.builder().logger(log).providers(List.of(loopback)).datConf(conf).build();
+
+        assertTrue(iaEntry(registry, "lo-a").available(), registry::toString);
+        assertTrue(iaEntry(registry, "lo-b").available(), registry::toString);
+        assertEquals(List.of("loopback0", "lo-a", "lo-b"), registry.ias().stream().map(IaEntry::name).toList());
+        List<RecordingLogger.Entry> line3 = log.find(Level.WARNING, conf + ":3:");
+        assertEquals(1, line3.size(), log.entries()::toString);
+        assertTrue(line3.getFirst().message().contains("0xE9"), line3.getFirst()::message);
+        assertTrue(line3.getFirst().message().contains("UTF-8"), line3.getFirst()::message);
+        assertEquals(1, log.find(Level.WARNING, conf + ":1:").size(), log.entries()::toString);
+        assertTrue(log.entries().stream().allMatch(e -> e.thrown() == null || e.level() == Level.DEBUG),
+                log.entries()::toString);
     }
 }

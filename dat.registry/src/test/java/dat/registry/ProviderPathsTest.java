@@ -164,7 +164,7 @@ class ProviderPathsTest {
         assertEquals(List.of("modular-test"), registry.providers().stream().map(ProviderEntry::name).toList());
         assertEquals(List.of("modular0", "conf0"), registry.ias().stream().map(IaEntry::name).toList());
         assertTrue(registry.ias().get(1).available(), registry.ias()::toString);
-        assertEquals(List.of(), log.entries());
+        assertEquals(List.of(), log.problems());
     }
 
     @Test

@@ -19,6 +19,14 @@ final class RecordingLogger implements System.Logger {
         return List.copyOf(entries);
     }
 
+    /**
+     * {@return the records above DEBUG: the problems discovery reports, without the announcement it makes before
+     * each provider call or the stack traces it adds at DEBUG}
+     */
+    List<Entry> problems() {
+        return entries.stream().filter(e -> e.level().getSeverity() > Level.DEBUG.getSeverity()).toList();
+    }
+
     /** {@return the records at a level whose message contains the text} */
     List<Entry> find(Level level, String text) {
         return entries.stream().filter(e -> e.level() == level && e.message().contains(text)).toList();

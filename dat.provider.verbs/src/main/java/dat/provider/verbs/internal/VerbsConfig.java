@@ -34,6 +34,18 @@ final class VerbsConfig {
             "native access is not enabled: run with --enable-native-access=ALL-UNNAMED (the verbs provider is on"
                     + " the class path; on the module path use --enable-native-access=" + MODULE_NAME + ")";
 
+    /**
+     * Unavailable: the provider is an OSGi bundle. A framework defines a bundle's classes in the unnamed module of the
+     * bundle's class loader, and the JDK grants native access to unnamed modules only all together, for the JVM the
+     * framework runs in.
+     */
+    static final String NATIVE_ACCESS_BUNDLE_REASON =
+            "native access is not enabled: the verbs provider is an OSGi bundle, whose classes the framework loads into"
+                    + " an unnamed module; start the framework's JVM with --enable-native-access=ALL-UNNAMED";
+
+    /** The interface every OSGi framework's bundle class loader implements, named so verbs needs no OSGi jar. */
+    static final String BUNDLE_REFERENCE = "org.osgi.framework.BundleReference";
+
     /** Unavailable: libibverbs reported no RDMA device at all. */
     static final String NO_DEVICE_REASON = "no RDMA device (ibv_get_device_list found none); for soft-RoCE: "
             + "modprobe rdma_rxe; rdma link add rxe0 type rxe netdev <if>";
@@ -74,6 +86,56 @@ final class VerbsConfig {
     static int ackTimeout() {
         int n = Integer.getInteger(ACK_TIMEOUT_PROPERTY, ACK_TIMEOUT_DEFAULT);
         return n >= 1 && n <= 31 ? n : ACK_TIMEOUT_DEFAULT;
+    }
+
+    /**
+     * {@return the native-access hint for where the provider was loaded from}
+     *
+     * @param module the provider's module
+     */
+    static String nativeAccessReason(Module module) {
+        return nativeAccessReason(module.isNamed(), isBundleLoader(module.getClassLoader()));
+    }
+
+    /**
+     * {@return the native-access hint: the module's own name, the flag for a bundle's framework, or the class path's}
+     *
+     * @param namedModule whether the provider is in a named module (the module path, a module layer)
+     * @param bundle whether an OSGi framework loaded it
+     */
+    static String nativeAccessReason(boolean namedModule, boolean bundle) {
+        return namedModule ? NATIVE_ACCESS_REASON : bundle ? NATIVE_ACCESS_BUNDLE_REASON : NATIVE_ACCESS_UNNAMED_REASON;
+    }
+
+    /**
+     * {@return whether a class loader is an OSGi bundle's: its class implements {@value #BUNDLE_REFERENCE}, as Felix's
+     * and Equinox's do}
+     *
+     * @param loader the loader, {@code null} for the boot loader
+     */
+    static boolean isBundleLoader(ClassLoader loader) {
+        return loader != null && hasSupertype(loader.getClass(), BUNDLE_REFERENCE);
+    }
+
+    /**
+     * {@return whether a type is, extends or implements a type of that name, looked up by name only}
+     *
+     * @param type the type
+     * @param name the binary name of the supertype
+     */
+    static boolean hasSupertype(Class<?> type, String name) {
+        if (type == null) {
+            return false;
+        }
+        if (type.getName().equals(name) || hasSupertype(type.getSuperclass(), name)) {
+            return true;
+        }
+        for (Class<?> implemented : type.getInterfaces()) {
+            if (hasSupertype(implemented, name)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** {@return the provider's settings, with their current values} */

@@ -114,8 +114,7 @@ public final class VerbsProvider implements DatProvider {
         }
         Module module = VerbsProvider.class.getModule();
         if (!module.isNativeAccessEnabled()) {
-            return unavailable(module.isNamed() ? VerbsConfig.NATIVE_ACCESS_REASON
-                    : VerbsConfig.NATIVE_ACCESS_UNNAMED_REASON);
+            return unavailable(VerbsConfig.nativeAccessReason(module));
         }
         LibIbverbs verbs;
         LibRdmacm cm;
