@@ -21,6 +21,11 @@ public final class HandleSet {
     private final String iaName;
     private final Set<ProviderHandle> objects = new LinkedHashSet<>();
     private final int[] live = new int[DatHandleType.values().length];
+    /**
+     * For each kind, the live objects that {@linkplain ProviderHandle#mayDependOn may depend on} an object of that
+     * kind: the only ones a free of such an object asks, so a free costs O(its possible users), not O(all objects).
+     */
+    private final List<Set<ProviderHandle>> usersOf = new ArrayList<>();
 
     /**
      * Creates the empty set of one IA's objects.
@@ -29,6 +34,9 @@ public final class HandleSet {
      */
     public HandleSet(String iaName) {
         this.iaName = iaName;
+        for (int i = 0; i < DatHandleType.values().length; i++) {
+            usersOf.add(new LinkedHashSet<>());
+        }
     }
 
     /**
@@ -39,8 +47,14 @@ public final class HandleSet {
      * @return {@code h}
      */
     public <T extends ProviderHandle> T register(T h) {
-        objects.add(h);
-        live[h.handleType().ordinal()]++;
+        if (objects.add(h)) {
+            live[h.handleType().ordinal()]++;
+            for (DatHandleType kind : DatHandleType.values()) {
+                if (h.mayDependOn(kind)) {
+                    usersOf.get(kind.ordinal()).add(h);
+                }
+            }
+        }
         return h;
     }
 
@@ -70,7 +84,7 @@ public final class HandleSet {
             return;
         }
         List<ProviderHandle> users = new ArrayList<>();
-        for (ProviderHandle o : objects) {
+        for (ProviderHandle o : usersOf.get(h.handleType().ordinal())) {
             if (o != h && !o.isClosed() && o.dependsOn(h)) {
                 users.add(o);
             }
@@ -95,6 +109,9 @@ public final class HandleSet {
     public void forget(ProviderHandle h) {
         if (objects.remove(h)) {
             live[h.handleType().ordinal()]--;
+            for (Set<ProviderHandle> users : usersOf) {
+                users.remove(h);
+            }
         }
     }
 
@@ -127,6 +144,7 @@ public final class HandleSet {
             }
         }
         objects.clear();
+        usersOf.forEach(Set::clear);
         Arrays.fill(live, 0);
     }
 

@@ -3,6 +3,7 @@ package dat.spi;
 
 import dat.api.DatException;
 import dat.api.DatHandle;
+import dat.api.DatHandleType;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 
@@ -51,12 +52,36 @@ public abstract class ProviderHandle implements DatHandle {
     }
 
     /**
-     * {@return whether this live object uses {@code other}, so {@code other} cannot be freed}
+     * {@return whether this live object uses {@code other}, so {@code other} cannot be freed} Asked only about objects
+     * of the kinds {@link #mayDependOn} admits; an override that names another kind widens that too.
      *
      * @param other another object of the same IA
      */
     protected boolean dependsOn(ProviderHandle other) {
         return false;
+    }
+
+    /**
+     * {@return whether an object of this kind may ever {@linkplain #dependsOn depend on} an object of {@code kind}}
+     * {@link HandleSet} asks only those objects when one of {@code kind} is freed, so {@code dat_lmr_free} does not
+     * ask every live LMR of the IA (regression, R11: a free was O(n) in the live objects). The default is DAT's object
+     * model, as the shell's {@code dependsOn} methods follow it: an EP uses its PZ, EVDs and SRQ; an LMR and an SRQ
+     * their PZ; an RMR its PZ and the LMRs it is bound to; an EVD its CNO; a PSP its EVD; an RSP its EVD and EP; other
+     * kinds may use anything. A provider whose {@code dependsOn} names another kind overrides this too. Must answer
+     * the same for the object's whole life: it is asked when the object is registered.
+     *
+     * @param kind a kind of object
+     */
+    protected boolean mayDependOn(DatHandleType kind) {
+        return switch (handleType()) {
+            case EP -> kind == DatHandleType.PZ || kind == DatHandleType.EVD || kind == DatHandleType.SRQ;
+            case LMR, SRQ -> kind == DatHandleType.PZ;
+            case RMR -> kind == DatHandleType.PZ || kind == DatHandleType.LMR;
+            case EVD -> kind == DatHandleType.CNO;
+            case PSP -> kind == DatHandleType.EVD;
+            case RSP -> kind == DatHandleType.EVD || kind == DatHandleType.EP;
+            default -> true;
+        };
     }
 
     @Override

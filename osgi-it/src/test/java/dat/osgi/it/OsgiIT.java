@@ -40,7 +40,8 @@ class OsgiIT {
                 .start();
         boolean finished = process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS);
         if (!finished) {
-            process.destroyForcibly().waitFor();
+            // Bounded too: a child stuck in the kernel must not hang the build after its own timeout.
+            assertTrue(process.destroyForcibly().waitFor(10, TimeUnit.SECONDS), "the child outlived SIGKILL by 10 s");
         }
         String out = Files.readString(output, StandardCharsets.UTF_8);
         String context = "command: " + String.join(" ", command) + "\noutput:\n" + out;

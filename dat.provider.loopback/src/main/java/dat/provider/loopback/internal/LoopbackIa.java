@@ -5,9 +5,13 @@ import dat.api.DatCno;
 import dat.api.DatEpAttr;
 import dat.api.DatEpState;
 import dat.api.DatEvdFlags;
+import dat.api.DatException;
 import dat.api.DatIaAttr;
+import dat.api.DatMemPriv;
 import dat.api.DatProviderAttr;
 import dat.api.DatPspFlags;
+import dat.api.DatReturn;
+import dat.api.DatReturnSubtype;
 import dat.api.DatSrqAttr;
 import dat.spi.AbstractCno;
 import dat.spi.AbstractHandle;
@@ -81,9 +85,20 @@ final class LoopbackIa extends AbstractIa<LoopbackIa, LoopbackPz, LoopbackEvd, L
         return new LoopbackCno(this, agent);
     }
 
-    /** Alive and shared (DatMemory, checked by the shell): deliveries run on whichever thread posts. */
+    /**
+     * Alive and shared (DatMemory, checked by the shell): deliveries run on whichever thread posts. Its pages must
+     * exist with the access granted ({@link Pages}), as an HCA's registration requires; the refusal is the code the
+     * verbs provider gives for a failed {@code ibv_reg_mr}.
+     */
     @Override
     protected LoopbackLmr implCreateLmr(LoopbackPz pz, MemorySegment region, int privileges) {
+        boolean write = (privileges & (DatMemPriv.LOCAL_WRITE | DatMemPriv.REMOTE_WRITE)) != 0;
+        String why = Pages.inaccessible(region.address(), region.byteSize(), write);
+        if (why != null) {
+            throw new DatException(DatReturn.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_MEMORY,
+                    "dat_lmr_create: region_description [0x" + Long.toHexString(region.address()) + ", +"
+                            + region.byteSize() + ") " + why + "; memory a transfer cannot touch is not registered");
+        }
         return new LoopbackLmr(pz, region, privileges);
     }
 

@@ -47,7 +47,8 @@ class LoopbackDeadMemoryTest {
             try (Arena confined = Arena.ofConfined()) {
                 Iov mine = Iov.allocate(confined, 1).set(0, lmr, 0, 64);
                 for (var entry : posts(ea, srq, lmr, mine, a.ia).entrySet()) {
-                    int rc = CompletableFuture.supplyAsync(() -> entry.getValue().getAsInt()).get();
+                    int rc = Waits.get(CompletableFuture.supplyAsync(() -> entry.getValue().getAsInt()),
+                            entry.getKey() + " on another thread");
                     assertEquals(DatReturn.DAT_INVALID_PARAMETER, rc, entry.getKey() + " of another thread's IOV");
                 }
             }

@@ -71,8 +71,7 @@ class LoopbackEvdConcurrencyTest {
 
     private void join() throws Throwable {
         for (Thread t : threads) {
-            t.join(TimeUnit.SECONDS.toMillis(30));
-            assertTrue(!t.isAlive(), t.getName() + " did not finish");
+            Waits.join(t, t.getName());
         }
         if (failure.get() != null) {
             throw failure.get();
@@ -207,12 +206,12 @@ class LoopbackEvdConcurrencyTest {
         start("consumer-0", consumer(evd, done, log0));
         start("consumer-1", consumer(evd, done, log1));
         for (Thread t : producers) {
-            t.join();
+            Waits.join(t, "a producer posting its events");
         }
         done.set(true);
         join();
         drainAsync.set(false);
-        asyncDrainer.join();
+        Waits.join(asyncDrainer, "the async EVD's drainer");
         long dequeuedSum = log0.check(seen, perProducer) + log1.check(seen, perProducer);
         long dequeued = (long) log0.count + log1.count;
 
@@ -328,9 +327,7 @@ class LoopbackEvdConcurrencyTest {
         DatEvent e = new DatEvent();
         AtomicInteger rc = new AtomicInteger(Integer.MIN_VALUE);
         Thread w = start("waiter", () -> rc.set(evd.await(Dat.DAT_TIMEOUT_INFINITE, 2, e)));
-        while (evd.dequeue(new DatEvent()) != DatReturn.DAT_INVALID_STATE) {
-            Thread.onSpinWait();
-        }
+        Waits.until(() -> evd.dequeue(new DatEvent()) == DatReturn.DAT_INVALID_STATE, "the waiter to wait");
         for (int i = 0; i < 5; i++) {
             evd.postDto(null, i, DatDtoStatus.SUCCESS, 0, false, null);
         }
@@ -391,7 +388,7 @@ class LoopbackEvdConcurrencyTest {
             }
         });
         for (Thread t : producers) {
-            t.join();
+            Waits.join(t, "a producer posting its events");
         }
         done.set(true);
         join();
@@ -427,9 +424,7 @@ class LoopbackEvdConcurrencyTest {
                 Thread.onSpinWait();
             }
         });
-        while (posts.get() < PRODUCERS * perProducer / 4) {
-            Thread.onSpinWait();
-        }
+        Waits.until(() -> posts.get() >= PRODUCERS * perProducer / 4, "a quarter of the posts");
         evd.close();
         join();
         assertEquals(DatReturn.DAT_INVALID_HANDLE, evd.dequeue(new DatEvent()));
@@ -444,9 +439,7 @@ class LoopbackEvdConcurrencyTest {
         LoopbackEvd evd = (LoopbackEvd) ia.createEvd(8, null, DatEvdFlags.SOFTWARE);
         AtomicInteger first = new AtomicInteger(Integer.MIN_VALUE);
         start("waiter", () -> first.set(evd.await(Dat.DAT_TIMEOUT_INFINITE, 1, new DatEvent())));
-        while (evd.dequeue(new DatEvent()) != DatReturn.DAT_INVALID_STATE) {
-            Thread.onSpinWait();
-        }
+        Waits.until(() -> evd.dequeue(new DatEvent()) == DatReturn.DAT_INVALID_STATE, "the waiter to wait");
         assertEquals(DatReturn.DAT_INVALID_STATE, evd.await(0, 1, new DatEvent()), "a second waiter");
         assertEquals(DatReturn.DAT_INVALID_STATE, evd.poll(ev -> fail("polled while waiting"), 4));
         assertEquals(DatReturn.DAT_SUCCESS, evd.postSoftwareEvent(42));

@@ -171,9 +171,7 @@ class LoopbackEvdTest {
 
         CompletableFuture<Integer> aborted = CompletableFuture.supplyAsync(() -> sw.await(Dat.DAT_TIMEOUT_INFINITE, 1,
                 new DatEvent()));
-        while (!aborted.isDone() && !waiting(sw)) {
-            Thread.sleep(5);
-        }
+        Waits.until(() -> aborted.isDone() || waiting(sw), "the waiter to wait on the software EVD");
         sw.setUnwaitable();
         assertEquals(DatReturn.DAT_ABORT, aborted.get(5, TimeUnit.SECONDS));
         assertEquals(DatReturn.DAT_INVALID_STATE, sw.await(0, 1, e));
@@ -184,8 +182,8 @@ class LoopbackEvdTest {
         Thread t = Thread.ofPlatform().start(() -> rc.set(sw.await(Dat.DAT_TIMEOUT_INFINITE, 1, new DatEvent())));
         Thread.sleep(50);
         t.interrupt();
-        t.join(5000);
-        assertEquals(DatReturn.DAT_INTERRUPTED_CALL, rc.get());
+        Waits.join(t, "the interrupted waiter");
+        assertEquals(DatReturn.DAT_INTERRUPTED_CALL, rc.get(), "the interrupted wait's status");
     }
 
     private static boolean waiting(DatEvd evd) {
@@ -220,7 +218,8 @@ class LoopbackEvdTest {
         assertEquals(DatReturn.TIMEOUT_EXPIRED, assertThrows(DatException.class, () -> cno.await(1000)).type());
         evd.enable();
         evd.postSoftwareEvent(2);
-        assertSame(evd, cno.await(Dat.DAT_TIMEOUT_INFINITE));
+        // The trigger is already there: a bounded wait, so a lost one fails (TIMEOUT_EXPIRED) instead of hanging.
+        assertSame(evd, cno.await(Waits.BOUND.toNanos() / 1000));
         AtomicReference<DatEvd> agentSaw = new AtomicReference<>();
         cno.modifyAgent(agentSaw::set);
         evd.postSoftwareEvent(3);

@@ -73,7 +73,7 @@ class LoopbackLmrFreeRaceTest {
                         Loop.drainAll(a.requestEvd);
                     }
                 });
-                started.await();
+                Waits.await(started, "the writer to start");
                 long spin = ThreadLocalRandom.current().nextLong(400_000);
                 for (long s = System.nanoTime(); System.nanoTime() - s < spin; ) {
                     Thread.onSpinWait();
@@ -82,7 +82,7 @@ class LoopbackLmrFreeRaceTest {
                 MemorySegment region = target.segment();
                 byte[] atFree = region.toArray(ValueLayout.JAVA_BYTE);
                 stop.set(true);
-                writer.join();
+                Waits.join(writer, "the writer, told to stop");
                 long changed = region.mismatch(MemorySegment.ofArray(atFree));
                 late += changed >= 0 ? 1 : 0;
             }

@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -50,7 +51,7 @@ class LoopbackStressTest {
     }
 
     @Test
-    @Timeout(60)
+    @Timeout(180)
     void everyMessageExactlyOnceInOrderAndNothingLostOnDisconnect() throws Exception {
         try (Loop a = new Loop("stress0"); Loop b = new Loop("stress1")) {
             DatSrq srq = b.ia.createSrq(b.pz, DatSrqAttr.of(SRQ_SIZE, 1));
@@ -90,9 +91,13 @@ class LoopbackStressTest {
                         long done = 0;
                         for (int seq = 0; seq < MESSAGES; seq++) {
                             // The slot of seq - WINDOW may be rewritten only once that send completed.
-                            while (seq - done >= WINDOW) {
-                                done += reap(requestEvds[conn], ev, conn, success, flushed);
-                                Thread.onSpinWait();
+                            if (seq - done >= WINDOW) {
+                                Waits.Deadline window = windowDeadline(conn, seq);
+                                while (seq - done >= WINDOW) {
+                                    window.check();
+                                    done += reap(requestEvds[conn], ev, conn, success, flushed);
+                                    Thread.onSpinWait();
+                                }
                             }
                             long off = (long) (seq % WINDOW) * MSG;
                             s.set(ValueLayout.JAVA_INT_UNALIGNED, off, conn);
@@ -102,8 +107,14 @@ class LoopbackStressTest {
                             s.set(ValueLayout.JAVA_LONG_UNALIGNED, off + 24, checksum(s, off));
                             iov.set(0, mem, off, MSG);
                             int rc;
+                            Waits.Deadline room = null;
                             while ((rc = clients[conn].postSend(1, iov, seq,
                                     0)) == DatReturn.DAT_INSUFFICIENT_RESOURCES) {
+                                if (room == null) {
+                                    room = Waits.deadline("room on connection " + conn + "'s request queue for send "
+                                            + seq);
+                                }
+                                room.check();
                                 done += reap(requestEvds[conn], ev, conn, success, flushed);
                                 Thread.onSpinWait();
                             }
@@ -113,7 +124,11 @@ class LoopbackStressTest {
                                 halfway.countDown();
                             }
                         }
+                        long reaped = done;
+                        Waits.Deadline tail = Waits.deadline(Waits.BOUND, () -> "the last completions of connection "
+                                + conn + " (" + reaped + " of " + MESSAGES + " before the wait)");
                         while (done < MESSAGES) {
+                            tail.check();
                             done += reap(requestEvds[conn], ev, conn, success, flushed);
                             Thread.onSpinWait();
                         }
@@ -155,14 +170,14 @@ class LoopbackStressTest {
                 }
             });
 
-            assertTrue(halfway.await(30, TimeUnit.SECONDS));
+            Waits.await(halfway, "connection 0 to send half its messages");
             if (failure.get() != null) {
                 receiver.interrupt();
                 throw new AssertionError("a worker failed", failure.get());
             }
             clients[0].disconnect(DatCloseFlags.ABRUPT);
-            for (Thread t : threads) {
-                t.join(TimeUnit.SECONDS.toMillis(45));
+            for (int c = 0; c < SENDERS; c++) {
+                Waits.join(threads.get(c), "the sender of connection " + c);
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (System.nanoTime() < deadline && failure.get() == null) {
@@ -185,7 +200,7 @@ class LoopbackStressTest {
                 Thread.sleep(1);
             }
             receiver.interrupt();
-            receiver.join();
+            Waits.join(receiver, "the SRQ's receiver, interrupted");
             if (failure.get() != null) {
                 throw new AssertionError("a worker failed", failure.get());
             }
@@ -211,7 +226,7 @@ class LoopbackStressTest {
      * fails the sequence check.
      */
     @Test
-    @Timeout(60)
+    @Timeout(180)
     void ownReceiveQueueUnderAConcurrentPosterLosesNoWakeup() throws Exception {
         int messages = 20_000;
         int depth = 2;
@@ -226,13 +241,19 @@ class LoopbackStressTest {
                         server.postRecv(1, recvIov.set(0, recvMem, (long) slot * MSG, MSG), slot, 0));
             }
             AtomicReference<Throwable> failure = new AtomicReference<>();
-            Thread receiver = Thread.ofPlatform().start(() -> {
+            AtomicInteger received = new AtomicInteger();
+            Thread receiver = Thread.ofPlatform().name("receiver").start(() -> {
                 DatEvent ev = new DatEvent();
                 Iov iov = b.iov(1);
                 MemorySegment s = recvMem.segment();
                 try {
-                    for (int seq = 0; seq < messages; ) {
+                    Waits.Deadline next = null;
+                    for (int seq = 0; seq < messages && failure.get() == null; ) {
                         if (b.recvEvd.dequeue(ev) != DatReturn.DAT_SUCCESS) {
+                            if (next == null) {
+                                next = Waits.deadline("the receive completion of message " + seq + " of " + messages);
+                            }
+                            next.check();
                             // Yield, not spin: on a machine with two busy cores the sender needs this one.
                             Thread.yield();
                             continue;
@@ -240,7 +261,9 @@ class LoopbackStressTest {
                         assertEquals(DatDtoStatus.SUCCESS, ev.dtoStatus());
                         long off = ev.userCookie() * MSG;
                         assertEquals(seq, s.get(ValueLayout.JAVA_INT_UNALIGNED, off), "order, no loss, no duplicate");
+                        next = null;
                         seq++;
+                        received.set(seq);
                         assertEquals(DatReturn.DAT_SUCCESS,
                                 server.postRecv(1, iov.set(0, recvMem, off, MSG), ev.userCookie(), 0));
                     }
@@ -254,27 +277,39 @@ class LoopbackStressTest {
             DatEvent ev = new DatEvent();
             int done = 0;
             for (int seq = 0; seq < messages && failure.get() == null; seq++) {
-                while (seq - done >= WINDOW) {
-                    done += completions(a.requestEvd, ev);
-                    Thread.yield();
+                if (seq - done >= WINDOW) {
+                    Waits.Deadline window = windowDeadline(0, seq);
+                    while (seq - done >= WINDOW && failure.get() == null) {
+                        window.check();
+                        done += completions(a.requestEvd, ev);
+                        Thread.yield();
+                    }
                 }
                 long off = (long) (seq % WINDOW) * MSG;
                 s.set(ValueLayout.JAVA_INT_UNALIGNED, off, seq);
                 assertEquals(DatReturn.DAT_SUCCESS, client.postSend(1, iov.set(0, mem, off, MSG), seq, 0));
                 done += completions(a.requestEvd, ev);
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(45);
-            while (done < messages && failure.get() == null && System.nanoTime() < deadline) {
+            int sent = done;
+            Waits.Deadline last = Waits.deadline(Waits.BOUND, () -> "the last send completions (" + sent + " of "
+                    + messages + " before the wait)");
+            while (done < messages && failure.get() == null) {
+                last.check();
                 done += completions(a.requestEvd, ev);
                 Thread.yield();
             }
-            receiver.join(TimeUnit.SECONDS.toMillis(10));
+            Waits.join(receiver, "the receiver, at message " + received.get() + " of " + messages);
             if (failure.get() != null) {
                 throw new AssertionError("a worker failed", failure.get());
             }
             assertEquals(messages, done, "every send completed");
-            assertTrue(!receiver.isAlive(), "the receiver got every message");
         }
+    }
+
+    /** The wait for a free slot of the send window: the completion of send {@code seq - WINDOW}. */
+    private static Waits.Deadline windowDeadline(int conn, int seq) {
+        return Waits.deadline("the completion of send " + (seq - WINDOW) + " of connection " + conn
+                + " (the window of " + WINDOW + " is full at send " + seq + ")");
     }
 
     private static int completions(DatEvd evd, DatEvent ev) {

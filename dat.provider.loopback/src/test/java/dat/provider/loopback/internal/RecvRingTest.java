@@ -156,9 +156,11 @@ class RecvRingTest {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread deliverer = Thread.ofPlatform().start(() -> {
             try {
+                Waits.Deadline run = Waits.deadline(Waits.BOUND, () -> "the poster's " + total + " receives");
                 for (long expected = 0; expected < total && failure.get() == null; ) {
                     Dto d = ring.claim();
                     if (d == null) {
+                        run.check();
                         Thread.yield();
                         continue;
                     }
@@ -175,9 +177,11 @@ class RecvRingTest {
                 failure.compareAndSet(null, t);
             }
         });
+        Waits.Deadline run = Waits.deadline(Waits.BOUND, () -> "the deliverer to free a slot of the full ring");
         for (long c = 0; c < total && failure.get() == null; ) {
             Dto d = ring.postSlot();
             if (ring.full()) {
+                run.check();
                 Thread.yield();
                 continue;
             }
@@ -192,11 +196,10 @@ class RecvRingTest {
             ring.publish();
             c++;
         }
-        deliverer.join(TimeUnit.SECONDS.toMillis(50));
+        Waits.join(deliverer, "the deliverer");
         if (failure.get() != null) {
             throw new AssertionError(failure.get());
         }
-        assertFalse(deliverer.isAlive());
         assertEquals(0, ring.allocated());
     }
 }

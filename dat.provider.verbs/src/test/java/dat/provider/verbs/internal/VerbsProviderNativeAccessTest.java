@@ -103,7 +103,8 @@ class VerbsProviderNativeAccessTest {
         Process child = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
         boolean finished = child.waitFor(CHILD_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         if (!finished) {
-            child.destroyForcibly().waitFor();
+            // Bounded too: a child stuck in the kernel must not hang the build after its own timeout.
+            assertTrue(child.destroyForcibly().waitFor(10, TimeUnit.SECONDS), "the child outlived SIGKILL by 10 s");
         }
         String text = Files.readString(output);
         String context = "command: " + String.join(" ", command) + "\noutput:\n" + text;

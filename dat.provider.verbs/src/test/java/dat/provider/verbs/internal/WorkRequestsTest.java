@@ -20,6 +20,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** The provider's pure logic: work request ids, the int table, private-data framing, completion statuses. */
@@ -85,7 +86,8 @@ class WorkRequestsTest {
         try (Arena confined = Arena.ofConfined()) {
             Iov mine = Iov.allocate(confined, 2).set(0, 1, 0x1000, 8);
             assertEquals(DatReturn.DAT_INVALID_PARAMETER, CompletableFuture.supplyAsync(
-                    () -> WorkRequests.load(null, null, 1, mine, 0, sges, new LmrTriplet())).get().longValue());
+                    () -> WorkRequests.load(null, null, 1, mine, 0, sges, new LmrTriplet())).get(30, TimeUnit.SECONDS)
+                    .longValue(), "a load of another thread's IOV, on a pool thread (bounded: fails, never hangs)");
         }
     }
 

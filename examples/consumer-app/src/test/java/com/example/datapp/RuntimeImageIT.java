@@ -76,7 +76,8 @@ class RuntimeImageIT {
                 .start();
         boolean finished = process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS);
         if (!finished) {
-            process.destroyForcibly().waitFor();
+            // Bounded too: a child stuck in the kernel must not hang the build after its own timeout.
+            assertTrue(process.destroyForcibly().waitFor(10, TimeUnit.SECONDS), "the child outlived SIGKILL by 10 s");
         }
         String out = Files.readString(output, StandardCharsets.UTF_8);
         String text = String.join(" ", command) + "\n" + out;

@@ -138,7 +138,8 @@ class VerbsLayoutOffsetTest {
         Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
         boolean finished = p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS);
         if (!finished) {
-            p.destroyForcibly().waitFor();
+            // Bounded too: a child stuck in the kernel must not hang the build after its own timeout.
+            assertTrue(p.destroyForcibly().waitFor(10, TimeUnit.SECONDS), "the child outlived SIGKILL by 10 s");
         }
         String text = Files.readString(out);
         assertTrue(finished, what + " did not finish within " + TIMEOUT_SECONDS + " s");
