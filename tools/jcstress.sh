@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Runs the loopback rings' jcstress tests (dat.jcstress) on a JDK 25 and fails unless every test ran and passed.
 #
-#   tools/jcstress.sh [JCSTRESS OPTIONS...]      e.g. tools/jcstress.sh -tb 60s, or -t WakeUp -m quick
+#   tools/jcstress.sh [JCSTRESS OPTIONS...]      e.g. tools/jcstress.sh -v, or -t WakeUp -m quick
 #
 # Finds the JDK the way ./dat does (tools/jdk25.sh) and builds dat.jcstress/target/jcstress.jar through the wrapper
 # when it is missing or older than a source. jcstress itself exits 0 when a test cannot run at all (on an older JVM
