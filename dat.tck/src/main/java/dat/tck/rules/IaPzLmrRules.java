@@ -116,7 +116,7 @@ public abstract class IaPzLmrRules extends RuleSupport {
     @DatRule(call = "dat_ia_close", section = "DESCRIPTION", rule = "graceful close refuses while objects live",
             returns = DatReturn.INVALID_STATE)
     void required_ia_close_gracefulRefusesWhileObjectsLive() {
-        DatIa ia = env.openIa();
+        DatIa ia = openIa();
         try {
             DatPz pz = ia.createPz();
             assertThrowsDat(DatReturn.INVALID_STATE, () -> ia.close(DatCloseFlags.GRACEFUL), "dat_ia_close with a PZ");
@@ -137,7 +137,7 @@ public abstract class IaPzLmrRules extends RuleSupport {
     @DatRule(call = "dat_ia_close", section = "DESCRIPTION", rule = "abrupt close destroys every object",
             returns = DatReturn.INVALID_HANDLE)
     void required_ia_close_abruptDestroysEveryObject() {
-        DatIa ia = env.openIa();
+        DatIa ia = openIa();
         DatPz pz = ia.createPz();
         MemorySegment memory = f.arena.allocate(4096, 256);
         DatLmr lmr = ia.createLmr(pz, memory, DatMemPriv.ALL);

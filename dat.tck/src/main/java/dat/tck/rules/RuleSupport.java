@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dat.api.DatException;
+import dat.api.DatIa;
 import dat.api.DatReturn;
 import dat.tck.RuleLevel;
 import dat.tck.TckContext;
@@ -45,7 +46,17 @@ public abstract class RuleSupport {
         this.context = runContext;
         this.level = test.getTestMethod().map(m -> RuleLevel.of(m.getName())).orElse(RuleLevel.REQUIRED);
         env.configure(runContext);
-        f = new TckFixture(env.openIa(), runContext.eventTimeoutMillis());
+        f = new TckFixture(IaOpener.open(env, runContext), runContext.eventTimeoutMillis(),
+                attribute -> requiredFeature(false, attribute));
+    }
+
+    /**
+     * Opens another IA of the provider under test, bounded as the fixture's own ({@link TckContext#OPEN_TIMEOUT_MS}).
+     *
+     * @return an open IA; the caller closes it
+     */
+    protected final DatIa openIa() {
+        return IaOpener.open(env, context);
     }
 
     @AfterEach

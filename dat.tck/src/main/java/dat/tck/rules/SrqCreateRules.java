@@ -109,7 +109,7 @@ public abstract class SrqCreateRules extends RuleSupport {
         freed.close();
         assertThrowsDat(DatReturn.INVALID_HANDLE, () -> f.ia.createSrq(freed, DatSrqAttr.of(4, 1)),
                 CALL + " with a freed PZ");
-        DatIa other = env.openIa();
+        DatIa other = openIa();
         try {
             DatPz foreign = other.createPz();
             assertThrowsDat(DatReturn.INVALID_HANDLE, () -> f.ia.createSrq(foreign, DatSrqAttr.of(4, 1)),
