@@ -320,7 +320,7 @@ public abstract class EpRecvQueryRules extends RuleSupport {
                 f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
             }
         }
-        observer.join();
+        f.join(observer, "the thread querying dat_ep_recv_query");
         if (violation.get() != null) {
             fail("bufs_alloc_span below nbufs_allocated: " + violation.get());
         }

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import dat.api.Dat;
 import dat.api.DatCloseFlags;
@@ -17,7 +17,6 @@ import dat.api.DatEvd;
 import dat.api.DatEvdFlags;
 import dat.api.DatEvent;
 import dat.api.DatException;
-import dat.api.DatFields;
 import dat.api.DatHandleType;
 import dat.api.DatIa;
 import dat.api.DatIaAttr;
@@ -94,10 +93,26 @@ public abstract class IaPzLmrRules extends RuleSupport {
         assertTrue(Integer.bitCount(p.optimalBufferAlignment()) == 1, "optimal_buffer_alignment is a power of two");
         assertTrue((p.completionFlagsSupported() & ~DatCompletionFlags.ALL) == 0,
                 "completion_flags_supported holds only DAT flags");
-        for (String name : new String[] {"max_eps", "max_dto_per_ep", "max_evds", "max_evd_qlen",
-                "max_iov_segments_per_dto", "max_lmrs", "max_pzs"}) {
-            Object v = DatFields.of(a).get(name);
-            assertTrue(((Number) v).longValue() >= 1, name + " = " + v + " must be at least 1");
+        // A limit of 0 denies the object (as max_rmrs = 0 denies RMRs): honest only if the provider refuses it. An EP
+        // that may hold no DTO, or no segment, is denied as well.
+        boolean endpoints = a.maxEps() > 0 && a.maxDtoPerEp() > 0 && a.maxIovSegmentsPerDto() > 0;
+        if (!endpoints) {
+            assertThrows(DatException.class, () -> f.ia.createEp(f.pz, null, null, null, DatEpAttr.builder().build()),
+                    "max_eps = " + a.maxEps() + ", max_dto_per_ep = " + a.maxDtoPerEp()
+                            + ", max_iov_segments_per_dto = " + a.maxIovSegmentsPerDto()
+                            + " deny endpoints, yet dat_ep_create succeeded");
+        }
+        if (a.maxEvds() == 0) {
+            assertThrows(DatException.class, () -> f.ia.createEvd(1, null, DatEvdFlags.SOFTWARE),
+                    "max_evds = 0, yet dat_evd_create succeeded");
+        }
+        if (a.maxLmrs() == 0) {
+            assertThrows(DatException.class, () -> f.ia.createLmr(f.pz, f.arena.allocate(64), DatMemPriv.ALL),
+                    "max_lmrs = 0, yet dat_lmr_create succeeded");
+        }
+        assertTrue(a.maxPzs() >= 1, "max_pzs = " + a.maxPzs() + " must be at least 1");
+        if (a.maxEvds() > 0) {
+            assertTrue(a.maxEvdQlen() >= 1, "max_evd_qlen = " + a.maxEvdQlen() + " must be at least 1");
         }
         assertTrue(a.maxLmrBlockSize() >= 4096, "max_lmr_block_size");
         assertTrue(a.maxMessageSize() >= 1, "max_message_size");
@@ -137,6 +152,7 @@ public abstract class IaPzLmrRules extends RuleSupport {
     @DatRule(call = "dat_ia_close", section = "DESCRIPTION", rule = "abrupt close destroys every object",
             returns = DatReturn.INVALID_HANDLE)
     void required_ia_close_abruptDestroysEveryObject() {
+        needs("max_lmrs", f.limits.maxLmrs(), 1);
         DatIa ia = openIa();
         DatPz pz = ia.createPz();
         MemorySegment memory = f.arena.allocate(4096, 256);
@@ -211,6 +227,7 @@ public abstract class IaPzLmrRules extends RuleSupport {
     @DatRule(call = "dat_lmr_create", section = "RETURN VALUES", rule = "bad regions and privileges are refused",
             returns = DatReturn.INVALID_PARAMETER)
     void required_lmr_create_invalidParameterForBadRegionOrPrivileges() {
+        needs("max_lmrs", f.limits.maxLmrs(), 1);
         assertThrowsDat(DatReturn.INVALID_PARAMETER,
                 () -> f.ia.createLmr(f.pz, MemorySegment.ofArray(new byte[64]), DatMemPriv.ALL), "a heap segment");
         assertThrowsDat(DatReturn.INVALID_PARAMETER,
@@ -304,10 +321,7 @@ public abstract class IaPzLmrRules extends RuleSupport {
             boolean freed = free(target);
             MemorySegment after = f.arena.allocate(size);
             after.copyFrom(target.memory());
-            poster.join(f.eventTimeoutMillis());
-            if (poster.isAlive()) {
-                fail("the posts of round " + round + " did not return within " + f.eventTimeoutMillis() + " ms");
-            }
+            f.join(poster, "the RDMA posts of round " + round);
             reapAll(now.active().requestEvd());
             if (!freed) {
                 target.lmr().close();

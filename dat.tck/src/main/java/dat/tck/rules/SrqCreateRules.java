@@ -275,6 +275,7 @@ public abstract class SrqCreateRules extends RuleSupport {
     @DatRule(call = CALL, section = "USAGE",
             rule = "EPs of another PZ share the SRQ when srq_ep_pz_difference_supported")
     void optional_srq_create_epsOfAnotherPzShareTheSrq() {
+        needs("max_eps", f.limits.maxEps(), 2);
         requireSrq();
         optionalFeature(f.provider.srqEpPzDifferenceSupported(), "srq_ep_pz_difference_supported = false");
         DatSrq srq = f.ia.createSrq(f.pz, DatSrqAttr.of(4, 1));

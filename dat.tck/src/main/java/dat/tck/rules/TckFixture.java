@@ -430,6 +430,20 @@ public final class TckFixture implements AutoCloseable {
     }
 
     /**
+     * Waits for {@code thread} to end, failing after {@link #eventTimeoutMillis()}: no wait of the kit is unbounded.
+     *
+     * @param thread a thread of the rule
+     * @param what what the thread does, for the failure message
+     * @throws InterruptedException when interrupted while waiting
+     */
+    public void join(Thread thread, String what) throws InterruptedException {
+        thread.join(eventTimeoutMillis);
+        if (thread.isAlive()) {
+            fail(what + " did not end within " + eventTimeoutMillis + " ms");
+        }
+    }
+
+    /**
      * Waits for the next event of {@code evd}, failing after {@link #eventTimeoutMillis()}. Polls with
      * {@code dat_evd_dequeue}, so it does not depend on {@code dat_evd_wait} being right.
      *
