@@ -75,7 +75,7 @@ public abstract class PostCallRules extends RuleSupport {
         posts.add(new Post("dat_ep_post_send", attr.maxRequestIov(), (n, iov) -> ep.postSend(n, iov, 1, 0)));
         posts.add(new Post("dat_ep_post_recv", attr.maxRecvIov(), (n, iov) -> ep.postRecv(n, iov, 2, 0)));
         posts.add(new Post("dat_ep_post_rdma_write", attr.maxRdmaWriteIov(), (n, iov) -> ep.postRdmaWrite(n, iov, 3,
-                remote.lmr().rmrContext(), remote.address(), iov.capacity() == 0 ? 0 : 64, 0)));
+                remote.lmr().rmrContext(), remote.address(), 64, 0)));
         if (attr.maxRdmaReadOut() > 0) {
             posts.add(new Post("dat_ep_post_rdma_read", attr.maxRdmaReadIov(), (n, iov) -> ep.postRdmaRead(n, iov, 4,
                     remote.lmr().rmrContext(), remote.address(), 64, 0)));
