@@ -10,6 +10,7 @@ import dat.tck.rules.EpPostSendRules;
 import dat.tck.rules.EpRecvQueryRules;
 import dat.tck.rules.EvdRules;
 import dat.tck.rules.IaPzLmrRules;
+import dat.tck.rules.PostCallRules;
 import dat.tck.rules.RmrRules;
 import dat.tck.rules.SrqCreateRules;
 import dat.tck.rules.SrqLifecycleRules;
@@ -51,6 +52,13 @@ public abstract class DatProviderVerification implements TckEnvironment {
     @Nested
     class EpPostSend extends EpPostSendRules {
         EpPostSend() {
+            super(DatProviderVerification.this);
+        }
+    }
+
+    @Nested
+    class PostCalls extends PostCallRules {
+        PostCalls() {
             super(DatProviderVerification.this);
         }
     }

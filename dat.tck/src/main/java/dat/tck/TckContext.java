@@ -11,8 +11,44 @@ import java.util.function.Function;
  * in {@code junit-platform.properties}).
  *
  * @param parameters looks up a configuration parameter by name
+ * @param run what the rules of one run learn and share (the same object for every rule of a run)
  */
-public record TckContext(Function<String, Optional<String>> parameters) {
+public record TckContext(Function<String, Optional<String>> parameters, RunState run) {
+
+    /**
+     * What one run of the kit has learnt that later rules must know: today, that the provider's open did not return,
+     * so the rules after it fail at once with that reason instead of each waiting again.
+     */
+    public static final class RunState {
+        private volatile String openHung;
+
+        /** An empty state, for a new run. */
+        public RunState() {
+        }
+
+        /** {@return why opening the IA is no longer tried in this run, or {@code null} while it is} */
+        public String openHung() {
+            return openHung;
+        }
+
+        /**
+         * Records that an open did not return.
+         *
+         * @param why what waited, for how long
+         */
+        public void openHung(String why) {
+            this.openHung = why;
+        }
+    }
+
+    /**
+     * Settings of a run whose rules share nothing (a fresh {@link RunState}).
+     *
+     * @param parameters looks up a configuration parameter by name
+     */
+    public TckContext(Function<String, Optional<String>> parameters) {
+        this(parameters, new RunState());
+    }
 
     /** Configuration parameter for strict mode ({@code true}/{@code false}, default false). */
     public static final String STRICT = "dat.tck.strict";
@@ -37,9 +73,34 @@ public record TckContext(Function<String, Optional<String>> parameters) {
     /** Configuration parameter: how long a failing sequence may be shrunk, in seconds (default 60). */
     public static final String CAMPAIGN_SHRINK_SECONDS = "dat.tck.campaign.shrink.seconds";
 
-    /** Checks that the lookup is present. */
+    /**
+     * Configuration parameter: how long the kit waits for the provider to open an IA, in milliseconds (default
+     * 30000). An open that does not return within it fails its rule, and every later rule of the run fails at once.
+     */
+    public static final String OPEN_TIMEOUT_MS = "dat.tck.open.timeout.ms";
+    /** Default of {@value #OPEN_TIMEOUT_MS}. */
+    public static final long OPEN_TIMEOUT_MILLIS_DEFAULT = 30_000;
+    /**
+     * Configuration parameter: the command that runs this kit against the same target, up to the rules to run
+     * ({@code dat --provider-path P tck --ia NAME}); the campaign prints its replay line with it. Set by
+     * {@link TckLauncher}; without it the replay names the configuration parameters to set instead.
+     */
+    public static final String REPLAY_COMMAND = "dat.tck.replay.command";
+
+    /** Checks that the lookup and the state are present. */
     public TckContext {
         Objects.requireNonNull(parameters, "parameters");
+        Objects.requireNonNull(run, "run");
+    }
+
+    /** {@return how long the kit waits for the provider's open, in milliseconds} */
+    public long openTimeoutMillis() {
+        return parameters.apply(OPEN_TIMEOUT_MS).map(Long::parseLong).orElse(OPEN_TIMEOUT_MILLIS_DEFAULT);
+    }
+
+    /** {@return the command line that reruns the kit against this target, if the launcher said it} */
+    public Optional<String> replayCommand() {
+        return parameters.apply(REPLAY_COMMAND).filter(text -> !text.isBlank());
     }
 
     /**

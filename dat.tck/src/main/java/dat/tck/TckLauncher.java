@@ -3,6 +3,7 @@ package dat.tck;
 
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
+import dat.registry.DatRegistry;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -262,6 +263,9 @@ public final class TckLauncher {
         if (options.iaName() != null) {
             request.configurationParameter(TckContext.IA, options.iaName());
         }
+        if (options.iaName() != null && !options.parameters().containsKey(TckContext.REPLAY_COMMAND)) {
+            request.configurationParameter(TckContext.REPLAY_COMMAND, replayCommand(options.iaName()));
+        }
         options.parameters().forEach(request::configurationParameter);
         if (options.excludeFile() != null) {
             request.filters(matching(readExcludes(options.excludeFile()), false));
@@ -287,6 +291,40 @@ public final class TckLauncher {
         Launcher launcher = LauncherFactory.create();
         launcher.execute(discovery, listeners.toArray(new TestExecutionListener[0]));
         return collector.result();
+    }
+
+    /**
+     * {@return the {@code dat} command line that verifies {@code iaName} again as this JVM found it: with the
+     * provider path and the {@code dat.conf} this JVM was given (as {@code DAT_OVERRIDE}), so a vendor's replay reaches
+     * the vendor's provider}
+     *
+     * @param iaName the IA under test
+     */
+    public static String replayCommand(String iaName) {
+        StringBuilder command = new StringBuilder();
+        String conf = System.getProperty(DatRegistry.DAT_CONF_PROPERTY, "");
+        if (!conf.isBlank()) {
+            command.append(DatRegistry.DAT_CONF_ENV).append('=').append(shellQuote(conf)).append(' ');
+        }
+        command.append("dat");
+        String path = System.getProperty(DatRegistry.PROVIDER_PATH_PROPERTY, "");
+        if (!path.isBlank()) {
+            command.append(" --provider-path ").append(shellQuote(path));
+        }
+        return command.append(" tck --ia ").append(shellQuote(iaName)).toString();
+    }
+
+    /**
+     * {@return {@code text} as one POSIX shell word: as is when it holds only safe characters, else in single quotes}
+     *
+     * @param text any text
+     */
+    public static String shellQuote(String text) {
+        if (!text.isEmpty()
+                && text.chars().allMatch(c -> Character.isLetterOrDigit(c) || "@%+=:,./_-".indexOf(c) >= 0)) {
+            return text;
+        }
+        return "'" + text.replace("'", "'\\''") + "'";
     }
 
     /**

@@ -3,6 +3,7 @@ package dat.tck;
 
 import dat.api.DatIa;
 import dat.registry.DatRegistry;
+import java.util.List;
 import java.util.stream.Stream;
 
 /** Loopback with the fault (or legal variation) named by the configuration parameter {@value #FAULT}. */
@@ -20,7 +21,8 @@ public class BrokenLoopbackVerification extends DatProviderVerification {
     @Override
     public void configure(TckContext context) {
         String name = context.parameter(FAULT).orElseThrow();
-        broken = Stream.concat(BrokenProviders.all().stream(), CampaignBrokenProviders.legal().stream())
+        broken = Stream.of(BrokenProviders.all(), CampaignBrokenProviders.legal(), LimitedProvidersTest.all())
+                .flatMap(List::stream)
                 .filter(b -> b.name().equals(name)).findFirst().orElseThrow();
     }
 

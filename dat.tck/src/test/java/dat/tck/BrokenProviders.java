@@ -161,6 +161,7 @@ final class BrokenProviders {
         List<Broken> all = new ArrayList<>(local());
         all.addAll(BrokenDataPath.all());
         all.addAll(BrokenControlPath.all());
+        all.addAll(BrokenPostsAndWindows.all());
         all.addAll(crossNode());
         all.addAll(BrokenControlPath.crossNode());
         all.addAll(CampaignBrokenProviders.all());

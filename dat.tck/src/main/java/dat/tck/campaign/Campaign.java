@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.tck.campaign;
 
+import dat.api.DatIaAttr;
+import dat.tck.TckContext;
 import dat.tck.rules.TckFixture;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -35,6 +37,7 @@ public final class Campaign {
     private final Map<Op.Kind, long[]> counts = new EnumMap<>(Op.Kind.class);
     private long stepsRun;
     private long episodes;
+    private String replayCommand;
 
     /**
      * @param open opens a fresh fixture (a new IA) for each episode and each replay
@@ -55,6 +58,58 @@ public final class Campaign {
         for (Op.Kind k : Op.Kind.values()) {
             counts.put(k, new long[2]);
         }
+    }
+
+    /**
+     * Names the command that reruns the kit against the provider under test, so the replay line of a failure runs
+     * as written (against the vendor's provider, not the default one).
+     *
+     * @param command {@code dat ... tck --ia NAME}, or {@code null} to name the configuration parameters instead
+     * @return this campaign
+     */
+    public Campaign replayCommand(String command) {
+        this.replayCommand = command;
+        return this;
+    }
+
+    /** {@return the line that runs {@code steps} steps of {@code seed} again} */
+    private String replay(long replaySeed, long replaySteps) {
+        if (replayCommand != null) {
+            return String.format("%s --only '*campaign*' --seed 0x%x --steps %d", replayCommand, replaySeed,
+                    replaySteps);
+        }
+        return String.format("run required_campaign_randomSequencesAgreeWithTheModel alone with the JUnit"
+                + " configuration parameters %s=0x%x and %s=%d", TckContext.CAMPAIGN_SEED, replaySeed,
+                TckContext.CAMPAIGN_STEPS, replaySteps);
+    }
+
+    /**
+     * {@return what the IA's limits deny that the campaign needs, or {@code null} when they allow it: it asks for
+     * three connected EP pairs with three EVDs each (and a CR EVD while connecting), a PZ, registered
+     * regions, queues of at least one DTO and one segment, and messages of up to 2 KiB}
+     *
+     * @param limits the IA's limits
+     */
+    public static String unmetNeed(DatIaAttr limits) {
+        int eps = 2 * World.PAIRS;
+        int evds = 3 * eps + 1;
+        String[][] needs = {
+            {"max_pzs", Integer.toString(limits.maxPzs()), "1"},
+            {"max_eps", Integer.toString(limits.maxEps()), Integer.toString(eps)},
+            {"max_evds", Integer.toString(limits.maxEvds()), Integer.toString(evds)},
+            {"max_lmrs", Integer.toString(limits.maxLmrs()), Integer.toString(World.REGIONS + 2)},
+            {"max_dto_per_ep", Integer.toString(limits.maxDtoPerEp()), "1"},
+            {"max_evd_qlen", Integer.toString(limits.maxEvdQlen()), "1"},
+            {"max_iov_segments_per_dto", Integer.toString(limits.maxIovSegmentsPerDto()), "1"},
+            {"max_message_size", Long.toString(limits.maxMessageSize()), Integer.toString(World.MAX_MESSAGE)},
+            {"max_rdma_size", Long.toString(limits.maxRdmaSize()), Integer.toString(World.MAX_MESSAGE)},
+        };
+        for (String[] need : needs) {
+            if (Long.parseLong(need[1]) < Long.parseLong(need[2])) {
+                return need[0] + " = " + need[1] + " (the campaign needs at least " + need[2] + ")";
+            }
+        }
+        return null;
     }
 
     /** What a campaign did. */
@@ -231,12 +286,10 @@ public final class Campaign {
                 out.append("\n        ").append(op);
             }
         }
-        out.append(String.format("%n    replay: dat tck --only '*campaign*' --seed 0x%x --steps %d", seed,
-                globalStep + 1));
+        out.append("\n    replay: ").append(replay(seed, globalStep + 1));
         if (episodes > 1) {
             // Episode k of seed S is episode 0 of seed S + k: the same steps without the episodes before it.
-            out.append(String.format("%n    this episode alone: dat tck --only '*campaign*' --seed 0x%x --steps %d",
-                    seed + episodes - 1, outcome.failedAt + 1));
+            out.append("\n    this episode alone: ").append(replay(seed + episodes - 1, outcome.failedAt + 1));
         }
         return out.toString();
     }

@@ -358,7 +358,11 @@ public final class ConcurrentCampaign {
         byte[] atFree = region.memory().toArray(ValueLayout.JAVA_BYTE);
         freed.set(true);
         try {
-            writes.join();
+            writes.join(f.eventTimeoutMillis());
+            if (writes.isAlive()) {
+                fail("the RDMA writer racing dat_lmr_free did not end within " + f.eventTimeoutMillis() + " ms");
+                return;
+            }
             Thread.sleep(5);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -67,11 +67,11 @@ import java.util.function.IntSupplier;
 final class World implements AutoCloseable {
 
     static final int PAIRS = 3;
-    private static final int REGIONS = 4;
+    static final int REGIONS = 4;
     private static final int REGION_SIZE = 64 * 1024;
     /** Every SRQ buffer holds at least this much, every message to an SRQ EP at most this much. */
     private static final int SRQ_BUFFER_MIN = 512;
-    private static final int MAX_MESSAGE = 2048;
+    static final int MAX_MESSAGE = 2048;
     private static final int DEPTH = 32;
 
     private final TckFixture f;
@@ -116,7 +116,7 @@ final class World implements AutoCloseable {
             regions.add(new Mem(i, r.memory(), r.lmr(), privileges));
         }
         DatSrq shared = null;
-        if (f.provider.srqSupported()) {
+        if (f.provider.srqSupported() && f.limits.maxSrqs() > 0) {
             int depth = Math.min(DEPTH, f.limits.maxRecvPerSrq() > 0 ? f.limits.maxRecvPerSrq() : DEPTH);
             shared = f.ia.createSrq(f.pz, new DatSrqAttr(depth, Math.min(recvIov, f.limits.maxIovSegmentsPerDto()),
                     Dat.DAT_SRQ_LW_DEFAULT));

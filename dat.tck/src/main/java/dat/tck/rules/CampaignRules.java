@@ -45,11 +45,14 @@ public abstract class CampaignRules extends RuleSupport {
     void required_campaign_randomSequencesAgreeWithTheModel(TckContext context, TestReporter reporter) {
         double seconds = context.campaignSeconds();
         applicableIf(seconds > 0, "the campaign's time budget (" + TckContext.CAMPAIGN_SECONDS + ") is 0");
+        String unmet = Campaign.unmetNeed(f.limits);
+        requiredFeature(unmet == null, unmet);
         long seed = context.campaignSeed().orElseGet(() -> new SecureRandom().nextLong());
         f.close();
         f = null;
-        Campaign.Result result = new Campaign(() -> new TckFixture(env.openIa(), context.eventTimeoutMillis()), seed,
-                context.campaignSteps(), seconds, context.campaignShrinkSeconds(), context.eventTimeoutMillis()).run();
+        Campaign.Result result = new Campaign(() -> new TckFixture(openIa(), context.eventTimeoutMillis()), seed,
+                context.campaignSteps(), seconds, context.campaignShrinkSeconds(), context.eventTimeoutMillis())
+                .replayCommand(context.replayCommand().orElse(null)).run();
         reporter.publishEntry("campaign", result.summary() + System.lineSeparator() + result.table());
         if (!result.passed()) {
             fail(result.failure());
@@ -76,6 +79,9 @@ public abstract class CampaignRules extends RuleSupport {
             throws InterruptedException {
         optionalFeature(f.provider.isThreadSafe(), "is_thread_safe = false");
         optionalFeature(f.provider.srqSupported(), "srq_supported = false");
+        optionalFeature(f.limits.maxSrqs() > 0, "max_srqs = 0");
+        String unmet = Campaign.unmetNeed(f.limits);
+        optionalFeature(unmet == null, unmet);
         double seconds = context.campaignConcurrentSeconds();
         applicableIf(seconds > 0, "the concurrent campaign's time (" + TckContext.CAMPAIGN_CONCURRENT_SECONDS
                 + ") is 0");
@@ -85,7 +91,12 @@ public abstract class CampaignRules extends RuleSupport {
         reporter.publishEntry("campaign", String.format("concurrent, seed 0x%x: %d messages in %.1f s, %s", seed,
                 campaign.messages(), seconds, violation == null ? "no violation" : "VIOLATION"));
         if (violation != null) {
-            fail(String.format("concurrent campaign, seed 0x%x: %s", seed, violation));
+            fail(String.format("concurrent campaign, seed 0x%x: %s%n    replay: %s", seed, violation,
+                    context.replayCommand().map(command -> String.format("%s --only '*concurrentCalls*' --seed 0x%x"
+                            + " --concurrent-seconds %s", command, seed, seconds))
+                            .orElse(String.format("run optional_campaign_concurrentCallsKeepTheInvariants alone with"
+                                    + " the JUnit configuration parameters %s=0x%x and %s=%s",
+                                    TckContext.CAMPAIGN_SEED, seed, TckContext.CAMPAIGN_CONCURRENT_SECONDS, seconds))));
         }
     }
 }

@@ -104,7 +104,7 @@ public abstract class CrossNodeRules extends RuleSupport {
             return;
         }
         env.configure(context);
-        try (TckFixture bye = new TckFixture(env.openIa(), context.eventTimeoutMillis())) {
+        try (TckFixture bye = new TckFixture(IaOpener.open(env, context), context.eventTimeoutMillis())) {
             Side side = bye.side(bye.epAttr(), null);
             side.ep().connect(address.get().host(), address.get().connQual(), bye.eventTimeoutMicros(),
                     PeerProtocol.request(PeerProtocol.BYE, token(), 0, 0), DatQos.BEST_EFFORT, 0);

@@ -195,6 +195,72 @@ public abstract class EpRecvQueryRules extends RuleSupport {
     }
 
     /**
+     * Asserts that each count asked alone is answered as when both are asked, and that the count not asked is
+     * DAT_VALUE_UNKNOWN.
+     */
+    private void assertEachAlone(DatEpRecvInfo both, Side side, String when) {
+        int[] single = {Dat.DAT_EP_RECV_INFO_NBUFS_ALLOCATED, Dat.DAT_EP_RECV_INFO_BUFS_ALLOC_SPAN};
+        for (int which : single) {
+            boolean nbufs = which == Dat.DAT_EP_RECV_INFO_NBUFS_ALLOCATED;
+            String name = nbufs ? "nbufs_allocated" : "bufs_alloc_span";
+            DatEpRecvInfo alone = side.ep().recvQuery(which);
+            int asked = nbufs ? alone.nbufsAllocated() : alone.bufsAllocSpan();
+            int other = nbufs ? alone.bufsAllocSpan() : alone.nbufsAllocated();
+            int expected = supports(which) ? (nbufs ? both.nbufsAllocated() : both.bufsAllocSpan())
+                    : Dat.DAT_VALUE_UNKNOWN;
+            assertEquals(expected, asked, name + " asked alone, " + when + " (asked with the other count: " + both
+                    + ")");
+            assertEquals(Dat.DAT_VALUE_UNKNOWN, other, "the count not asked when " + name + " is asked alone, "
+                    + when);
+        }
+    }
+
+    /**
+     * PARAMETERS: "nbufs_allocated ... bufs_alloc_span ... If the pointer is NULL, the count is not returned": each
+     * count is asked for on its own. Asked alone, a count the provider claims is answered with the value it has when
+     * both are asked, and the other one is not (DAT_VALUE_UNKNOWN); checked at rest before any post, after each of
+     * several posts, after a message consumed one and after a disconnect flushed the rest, and on an SRQ EP.
+     * If this fails, the provider computes one count only when the other is asked too (or fills in a count nobody
+     * asked for).
+     */
+    @Test
+    @DatRule(call = CALL, section = "PARAMETERS", rule = "each count asked alone is answered alone")
+    void required_ep_recv_query_eachCountAskedAloneIsAnswered() {
+        requireSomeCount();
+        Connection c = f.connect();
+        Side side = c.passive();
+        assertEachAlone(side.ep().recvQuery(BOTH), side, "before any post");
+        Region dst = f.region();
+        Iov iov = f.iov(1);
+        for (int i = 0; i < 3; i++) {
+            assertStatus(DatReturn.DAT_SUCCESS, side.ep().postRecv(1, iov.set(0, dst.lmr(), 64L * i, 64), i, 0),
+                    "dat_ep_post_recv");
+            DatEpRecvInfo both = side.ep().recvQuery(BOTH);
+            assertSnapshot(both, i + 1, "after " + (i + 1) + " posts");
+            assertEachAlone(both, side, "after " + (i + 1) + " posts");
+        }
+        Region src = f.region();
+        assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, 8), 1, 0),
+                "dat_ep_post_send");
+        f.completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
+        f.completion(side.recvEvd(), DatDtoStatus.SUCCESS);
+        assertEachAlone(side.ep().recvQuery(BOTH), side, "after a message consumed one of 3 receives");
+        side.ep().disconnect(DatCloseFlags.ABRUPT);
+        f.completion(side.recvEvd(), DatDtoStatus.FLUSHED);
+        f.completion(side.recvEvd(), DatDtoStatus.FLUSHED);
+        assertEachAlone(side.ep().recvQuery(BOTH), side, "after a disconnect flushed the rest");
+        if (f.provider.srqSupported()) {
+            DatSrq srq = f.ia.createSrq(f.pz, DatSrqAttr.of(8, 1));
+            Connection s = f.connect(f.side(f.epAttr(), null), f.side(f.epAttr(), srq));
+            for (int i = 0; i < 2; i++) {
+                assertStatus(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, dst.lmr(), 64L * i, 64), i),
+                        "dat_srq_post_recv");
+            }
+            assertEachAlone(s.passive().ep().recvQuery(BOTH), s.passive(), "on an SRQ EP with 2 buffers on the SRQ");
+        }
+    }
+
+    /**
      * DESCRIPTION: "For EP that uses SRQ, a buffer is allocated to the EP when EP removes it from SRQ."
      * If this fails, buffers still on the SRQ were counted as allocated to an EP.
      */
@@ -254,7 +320,7 @@ public abstract class EpRecvQueryRules extends RuleSupport {
                 f.completion(c.passive().recvEvd(), DatDtoStatus.SUCCESS);
             }
         }
-        observer.join();
+        f.join(observer, "the thread querying dat_ep_recv_query");
         if (violation.get() != null) {
             fail("bufs_alloc_span below nbufs_allocated: " + violation.get());
         }

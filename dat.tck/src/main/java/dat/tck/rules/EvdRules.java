@@ -37,6 +37,7 @@ public abstract class EvdRules extends RuleSupport {
     }
 
     private DatEvd softwareEvd(int qlen) {
+        needs("max_evds", f.limits.maxEvds(), 1);
         return f.ia.createEvd(qlen, null, DatEvdFlags.SOFTWARE);
     }
 
@@ -49,6 +50,7 @@ public abstract class EvdRules extends RuleSupport {
     @DatRule(call = "dat_evd_create", section = "RETURN VALUES", rule = "bad qlen or flags are refused",
             returns = DatReturn.INVALID_PARAMETER)
     void required_evd_create_invalidParameterForBadQlenOrFlags() {
+        needs("max_evds", f.limits.maxEvds(), 1);
         assertThrowsDat(DatReturn.INVALID_PARAMETER, () -> f.ia.createEvd(0, null, DatEvdFlags.DTO), "qlen 0");
         if (f.limits.maxEvdQlen() < Integer.MAX_VALUE) {
             assertThrowsDat(DatReturn.INVALID_PARAMETER,
@@ -64,6 +66,7 @@ public abstract class EvdRules extends RuleSupport {
     @Test
     @DatRule(call = "dat_evd_query", section = "DESCRIPTION", rule = "reports at least the qlen asked and the flags")
     void required_evd_query_reportsQlenAndFlags() {
+        needs("max_evds", f.limits.maxEvds(), 1);
         DatEvd evd = f.ia.createEvd(7, null, DatEvdFlags.DTO | DatEvdFlags.SOFTWARE);
         DatEvdParam p = evd.query();
         assertTrue(p.evdQlen() >= 7, "evd_qlen " + p.evdQlen());
@@ -146,6 +149,8 @@ public abstract class EvdRules extends RuleSupport {
     @Test
     @DatRule(call = "dat_evd_create", section = "DESCRIPTION", rule = "overflow raises DAT_ASYNC_ERROR_EVD_OVERFLOW")
     void required_evd_create_overflowRaisesAsyncEvent() {
+        needs("max_eps", f.limits.maxEps(), 2);
+        needs("max_evds", f.limits.maxEvds(), 1);
         DatEvd small = f.ia.createEvd(2, null, DatEvdFlags.DTO);
         int capacity = small.query().evdQlen();
         applicableIf(capacity < 64, "the smallest EVD holds " + capacity + " events");

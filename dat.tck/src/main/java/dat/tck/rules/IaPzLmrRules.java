@@ -5,13 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dat.api.Dat;
 import dat.api.DatCloseFlags;
 import dat.api.DatCompletionFlags;
+import dat.api.DatEpAttr;
+import dat.api.DatEpState;
+import dat.api.DatEvd;
 import dat.api.DatEvdFlags;
-import dat.api.DatFields;
+import dat.api.DatEvent;
+import dat.api.DatException;
 import dat.api.DatHandleType;
 import dat.api.DatIa;
 import dat.api.DatIaAttr;
@@ -21,12 +26,17 @@ import dat.api.DatMemPriv;
 import dat.api.DatProviderAttr;
 import dat.api.DatPz;
 import dat.api.DatReturn;
+import dat.api.Iov;
 import dat.tck.DatRule;
 import dat.tck.TckEnvironment;
+import dat.tck.rules.TckFixture.Connection;
 import dat.tck.rules.TckFixture.Region;
 import java.lang.foreign.MemorySegment;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -83,10 +93,26 @@ public abstract class IaPzLmrRules extends RuleSupport {
         assertTrue(Integer.bitCount(p.optimalBufferAlignment()) == 1, "optimal_buffer_alignment is a power of two");
         assertTrue((p.completionFlagsSupported() & ~DatCompletionFlags.ALL) == 0,
                 "completion_flags_supported holds only DAT flags");
-        for (String name : new String[] {"max_eps", "max_dto_per_ep", "max_evds", "max_evd_qlen",
-                "max_iov_segments_per_dto", "max_lmrs", "max_pzs"}) {
-            Object v = DatFields.of(a).get(name);
-            assertTrue(((Number) v).longValue() >= 1, name + " = " + v + " must be at least 1");
+        // A limit of 0 denies the object (as max_rmrs = 0 denies RMRs): honest only if the provider refuses it. An EP
+        // that may hold no DTO, or no segment, is denied as well.
+        boolean endpoints = a.maxEps() > 0 && a.maxDtoPerEp() > 0 && a.maxIovSegmentsPerDto() > 0;
+        if (!endpoints) {
+            assertThrows(DatException.class, () -> f.ia.createEp(f.pz, null, null, null, DatEpAttr.builder().build()),
+                    "max_eps = " + a.maxEps() + ", max_dto_per_ep = " + a.maxDtoPerEp()
+                            + ", max_iov_segments_per_dto = " + a.maxIovSegmentsPerDto()
+                            + " deny endpoints, yet dat_ep_create succeeded");
+        }
+        if (a.maxEvds() == 0) {
+            assertThrows(DatException.class, () -> f.ia.createEvd(1, null, DatEvdFlags.SOFTWARE),
+                    "max_evds = 0, yet dat_evd_create succeeded");
+        }
+        if (a.maxLmrs() == 0) {
+            assertThrows(DatException.class, () -> f.ia.createLmr(f.pz, f.arena.allocate(64), DatMemPriv.ALL),
+                    "max_lmrs = 0, yet dat_lmr_create succeeded");
+        }
+        assertTrue(a.maxPzs() >= 1, "max_pzs = " + a.maxPzs() + " must be at least 1");
+        if (a.maxEvds() > 0) {
+            assertTrue(a.maxEvdQlen() >= 1, "max_evd_qlen = " + a.maxEvdQlen() + " must be at least 1");
         }
         assertTrue(a.maxLmrBlockSize() >= 4096, "max_lmr_block_size");
         assertTrue(a.maxMessageSize() >= 1, "max_message_size");
@@ -105,7 +131,7 @@ public abstract class IaPzLmrRules extends RuleSupport {
     @DatRule(call = "dat_ia_close", section = "DESCRIPTION", rule = "graceful close refuses while objects live",
             returns = DatReturn.INVALID_STATE)
     void required_ia_close_gracefulRefusesWhileObjectsLive() {
-        DatIa ia = env.openIa();
+        DatIa ia = openIa();
         try {
             DatPz pz = ia.createPz();
             assertThrowsDat(DatReturn.INVALID_STATE, () -> ia.close(DatCloseFlags.GRACEFUL), "dat_ia_close with a PZ");
@@ -126,7 +152,8 @@ public abstract class IaPzLmrRules extends RuleSupport {
     @DatRule(call = "dat_ia_close", section = "DESCRIPTION", rule = "abrupt close destroys every object",
             returns = DatReturn.INVALID_HANDLE)
     void required_ia_close_abruptDestroysEveryObject() {
-        DatIa ia = env.openIa();
+        needs("max_lmrs", f.limits.maxLmrs(), 1);
+        DatIa ia = openIa();
         DatPz pz = ia.createPz();
         MemorySegment memory = f.arena.allocate(4096, 256);
         DatLmr lmr = ia.createLmr(pz, memory, DatMemPriv.ALL);
@@ -200,6 +227,7 @@ public abstract class IaPzLmrRules extends RuleSupport {
     @DatRule(call = "dat_lmr_create", section = "RETURN VALUES", rule = "bad regions and privileges are refused",
             returns = DatReturn.INVALID_PARAMETER)
     void required_lmr_create_invalidParameterForBadRegionOrPrivileges() {
+        needs("max_lmrs", f.limits.maxLmrs(), 1);
         assertThrowsDat(DatReturn.INVALID_PARAMETER,
                 () -> f.ia.createLmr(f.pz, MemorySegment.ofArray(new byte[64]), DatMemPriv.ALL), "a heap segment");
         assertThrowsDat(DatReturn.INVALID_PARAMETER,
@@ -244,5 +272,91 @@ public abstract class IaPzLmrRules extends RuleSupport {
         r.lmr().close();
         assertThrowsDat(DatReturn.INVALID_HANDLE, r.lmr()::query, "dat_lmr_query on a freed LMR");
         r.lmr().close();
+    }
+
+    /**
+     * dat_lmr_free: "the Consumer ... cannot use the LMR ... after the dat_lmr_free() has completed" and the
+     * provider "must not write into the memory region after the LMR is freed": once dat_lmr_free returns, no delivery
+     * into the region is still under way. Rounds of large RDMA writes into the region (the peer's delivery) and RDMA
+     * reads into it (the local one), with the free landing at a random point of the transfers: from the moment the
+     * free returns, the region never changes. (A free refused as in use, DAT_INVALID_STATE, is allowed; the round
+     * then frees once its transfers completed.)
+     * If this fails, dat_lmr_free returned while a copy or DMA into the region still ran: it must wait for, or fence
+     * off, every transfer that holds the region.
+     *
+     * @throws InterruptedException when interrupted while the transfers run
+     */
+    @Test
+    @DatRule(call = "dat_lmr_free", section = "DESCRIPTION", rule = "no byte lands in the region after the free")
+    void required_lmr_free_noByteLandsAfterItReturns() throws InterruptedException {
+        Connection c = f.connect();
+        DatEpAttr attr = c.active().ep().query().epAttr();
+        long size = Math.min(1 << 20, Math.min(attr.maxRdmaSize(), f.limits.maxLmrBlockSize()));
+        boolean reads = attr.maxRdmaReadOut() > 0;
+        Region src = f.region(size, DatMemPriv.ALL);
+        TckFixture.pattern(src.memory(), 29);
+        SplittableRandom random = new SplittableRandom(size);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        for (int round = 0; round < 48 && System.nanoTime() < deadline; round++) {
+            if (c.active().ep().state() != DatEpState.CONNECTED || c.passive().ep().state() != DatEpState.CONNECTED) {
+                c = f.connect();
+            }
+            boolean read = reads && round % 2 == 1;
+            Region target = f.region(size, DatMemPriv.ALL);
+            Connection now = c;
+            int transfers = 3;
+            Thread poster = Thread.ofPlatform().name("dat.tck lmr_free poster").daemon().start(() -> {
+                Iov iov = Iov.allocate(f.arena, 1);
+                for (int i = 0; i < transfers; i++) {
+                    if (read) {
+                        now.active().ep().postRdmaRead(1, iov.set(0, target.lmr().lmrContext(), target.address(),
+                                size), i, src.lmr().rmrContext(), src.address(), size, 0);
+                    } else {
+                        now.active().ep().postRdmaWrite(1, iov.set(0, src.lmr(), 0, size), i,
+                                target.lmr().rmrContext(), target.address(), size, 0);
+                    }
+                }
+            });
+            LockSupport.parkNanos(random.nextLong(300_000));
+            boolean freed = free(target);
+            MemorySegment after = f.arena.allocate(size);
+            after.copyFrom(target.memory());
+            f.join(poster, "the RDMA posts of round " + round);
+            reapAll(now.active().requestEvd());
+            if (!freed) {
+                target.lmr().close();
+                after.copyFrom(target.memory());
+            }
+            // Long enough for a copy the free did not wait for to have landed.
+            Thread.sleep(20);
+            TckFixture.assertSameBytes(after, target.memory(), (read ? "RDMA read" : "RDMA write") + " round "
+                    + round + ": the region after dat_lmr_free returned");
+        }
+    }
+
+    /** Frees {@code r}'s LMR; {@return whether it was freed, or refused as in use} */
+    private static boolean free(Region r) {
+        try {
+            r.lmr().close();
+            return true;
+        } catch (DatException e) {
+            if (e.type() != DatReturn.INVALID_STATE) {
+                throw e;
+            }
+            return false;
+        }
+    }
+
+    /** Dequeues what {@code evd} holds, waiting {@link TckFixture#QUIET_MILLIS} past the last event. */
+    private void reapAll(DatEvd evd) {
+        DatEvent e = new DatEvent();
+        long quietSince = System.nanoTime();
+        while (System.nanoTime() - quietSince < TimeUnit.MILLISECONDS.toNanos(TckFixture.QUIET_MILLIS)) {
+            if (evd.dequeue(e) == DatReturn.DAT_SUCCESS) {
+                quietSince = System.nanoTime();
+            } else {
+                Thread.yield();
+            }
+        }
     }
 }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
+import dat.api.DatCloseFlags;
 import dat.api.DatDtoStatus;
 import dat.api.DatEp;
 import dat.api.DatEvent;
@@ -16,10 +17,13 @@ import dat.api.DatMemPriv;
 import dat.api.DatReturn;
 import dat.api.DatRmr;
 import dat.api.DatRmrParam;
+import dat.api.Iov;
 import dat.tck.DatRule;
 import dat.tck.TckEnvironment;
 import dat.tck.rules.TckFixture.Connection;
 import dat.tck.rules.TckFixture.Region;
+import java.lang.foreign.MemorySegment;
+import java.util.function.ToIntFunction;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -270,6 +274,171 @@ public abstract class RmrRules extends RuleSupport {
             assertSame(DatDtoStatus.SUCCESS, e.dtoStatus(), "completion " + cookie);
         }
         assertSameBytes(theirs.memory().asSlice(1024, 512), read.memory().asSlice(0, 512), "bytes read");
+    }
+
+    /** The remote privileges a window can be asked for, and an LMR registered with. */
+    private static final int[] REMOTE_PRIVILEGES = {DatMemPriv.REMOTE_READ, DatMemPriv.REMOTE_WRITE,
+        DatMemPriv.REMOTE_READ | DatMemPriv.REMOTE_WRITE};
+
+    private static String privileges(int p) {
+        String read = (p & DatMemPriv.REMOTE_READ) != 0 ? "REMOTE_READ" : "";
+        String write = (p & DatMemPriv.REMOTE_WRITE) != 0 ? "REMOTE_WRITE" : "";
+        String both = read.isEmpty() || write.isEmpty() ? read + write : read + "|" + write;
+        return both.isEmpty() ? "no remote privilege" : both;
+    }
+
+    /**
+     * Tries an RDMA write and an RDMA read of 64 bytes at {@code address} through {@code context}, each over a
+     * connection of its own made by {@code open} (a refused RDMA may break its connection): each must succeed when
+     * {@code writable} / {@code readable}, else be refused or fail and move no byte either way.
+     *
+     * @param open makes a connection and returns it with the context to use over it
+     */
+    private void assertWindowAccess(ToIntFunction<Connection> open, Region memory,
+                                    long address, boolean writable, boolean readable, String window) {
+        Region src = f.region();
+        pattern(src.memory(), 17);
+        for (boolean write : new boolean[] {true, false}) {
+            Connection c = f.connect();
+            int context = open.applyAsInt(c);
+            MemorySegment before = f.arena.allocate(memory.memory().byteSize());
+            before.copyFrom(memory.memory());
+            Region local = f.region();
+            local.memory().fill((byte) 0x5A);
+            Iov iov = f.iov(1).set(0, (write ? src : local).lmr(), 0, 64);
+            int rc = write ? c.active().ep().postRdmaWrite(1, iov, 9, context, address, 64, 0)
+                    : c.active().ep().postRdmaRead(1, iov, 9, context, address, 64, 0);
+            String what = (write ? "an RDMA write" : "an RDMA read") + " through " + window;
+            if (write ? writable : readable) {
+                assertStatus(DatReturn.DAT_SUCCESS, rc, what);
+                assertSame(DatDtoStatus.SUCCESS, f.next(c.active().requestEvd()).dtoStatus(), what);
+                continue;
+            }
+            assertRefused(rc, c, what + " must not succeed");
+            assertSameBytes(before, memory.memory(), "the memory after " + what);
+            assertFilled(local.memory(), (byte) 0x5A, "the local buffer after " + what);
+        }
+    }
+
+    /**
+     * dat_rmr_bind RETURN VALUES: "DAT_PRIVILEGES_VIOLATION Privileges violation for local or remote memory access":
+     * a window never grants what its LMR was not registered with. For every LMR (no remote privilege, REMOTE_READ,
+     * REMOTE_WRITE, both) and every request (REMOTE_READ, REMOTE_WRITE, both), a bind asking a privilege the LMR lacks
+     * is DAT_PRIVILEGES_VIOLATION; every bind it accepts gives exactly the privileges asked: no remote write ever
+     * lands through a window over memory registered without REMOTE_WRITE, and no remote read through one without
+     * REMOTE_READ.
+     * If this fails, the bind compares only some bits of the request with the LMR's privileges (each asked bit must be
+     * held), or the window takes the request's privileges rather than what both allow.
+     */
+    @Test
+    @DatRule(call = "dat_rmr_bind", section = "RETURN VALUES", rule = "never wider than the LMR's remote privileges",
+            returns = DatReturn.PRIVILEGES_VIOLATION)
+    void optional_rmr_bind_neverWiderThanItsLmr() {
+        DatRmr rmr = rmr();
+        int local = DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE;
+        for (int registered : new int[] {0, DatMemPriv.REMOTE_READ, DatMemPriv.REMOTE_WRITE,
+            DatMemPriv.REMOTE_READ | DatMemPriv.REMOTE_WRITE}) {
+            Region memory = f.region(4096, local | registered);
+            memory.memory().fill((byte) 0x66);
+            for (int asked : REMOTE_PRIVILEGES) {
+                String window = "a window asking " + privileges(asked) + " of an LMR with " + privileges(registered);
+                if ((asked & ~registered) != 0) {
+                    Connection c = f.connect();
+                    assertStatus(DatReturn.DAT_PRIVILEGES_VIOLATION,
+                            rmr.bind(memory.lmr(), 0, 512, asked, c.passive().ep(), 5, 0), "dat_rmr_bind of " + window);
+                    f.quiet(c.passive().requestEvd(), "a refused bind of " + window + " completes nothing");
+                    continue;
+                }
+                assertWindowAccess(c -> {
+                    bind(rmr, memory, 0, 512, asked, c);
+                    return rmr.rmrContext();
+                }, memory, memory.address() + 64, (asked & DatMemPriv.REMOTE_WRITE) != 0,
+                        (asked & DatMemPriv.REMOTE_READ) != 0, window);
+            }
+        }
+    }
+
+    /**
+     * dat_rmr_bind: "the rmr_context ... of the previous binding is invalidated" by a rebind; dat_rmr_free: "Any
+     * remote RDMA operation that uses the destroyed RMR rmr_context ... fails". A context an RMR handed out before its
+     * latest bind reaches nothing: not the new window over the same range, not one moved elsewhere in the LMR or to
+     * another LMR, by RDMA write or read; after dat_rmr_free no context the RMR ever had does.
+     * If this fails, the provider keeps the contexts a rebind replaced (or a freed RMR's) mapped to the memory.
+     */
+    @Test
+    @DatRule(call = "dat_rmr_bind", section = "DESCRIPTION", rule = "a rebind or a free kills every older context")
+    void optional_rmr_bind_olderContextsDieWithRebindAndFree() {
+        rmr().close();
+        Region memory = f.region(4096, DatMemPriv.ALL);
+        memory.memory().fill((byte) 0x77);
+        Region other = f.region(4096, DatMemPriv.ALL);
+        long[] rebindAt = {0, 1024};
+        for (long offset : rebindAt) {
+            for (boolean toOther : new boolean[] {false, true}) {
+                if (toOther && offset != 0) {
+                    continue;
+                }
+                Region target = toOther ? other : memory;
+                String window = "the context a rebind to " + (toOther ? "another LMR" : "offset " + offset
+                        + " of the same LMR") + " replaced";
+                assertWindowAccess(c -> {
+                    DatRmr rmr = rmr();
+                    bind(rmr, memory, 0, 2048, DatMemPriv.REMOTE_READ | DatMemPriv.REMOTE_WRITE, c);
+                    int old = rmr.rmrContext();
+                    bind(rmr, target, offset, 2048, DatMemPriv.REMOTE_READ | DatMemPriv.REMOTE_WRITE, c);
+                    assertNotEquals(old, rmr.rmrContext(), "a rebind gives a new rmr_context");
+                    return old;
+                }, memory, memory.address() + offset + 64, false, false, window);
+            }
+        }
+        for (boolean current : new boolean[] {true, false}) {
+            assertWindowAccess(c -> {
+                DatRmr rmr = rmr();
+                bind(rmr, memory, 0, 2048, DatMemPriv.REMOTE_READ | DatMemPriv.REMOTE_WRITE, c);
+                int first = rmr.rmrContext();
+                bind(rmr, memory, 0, 2048, DatMemPriv.REMOTE_READ | DatMemPriv.REMOTE_WRITE, c);
+                int latest = rmr.rmrContext();
+                rmr.close();
+                return current ? latest : first;
+            }, memory, memory.address() + 64, false, false, (current ? "the last" : "an earlier")
+                    + " context of a freed RMR");
+        }
+    }
+
+    /**
+     * dat_rmr_bind: "ep_handle ... the Endpoint that the RMR is bound to": a window is usable over the connection it
+     * was bound on. Once that connection ends (either side disconnects, abruptly or gracefully) and the EPs are reset
+     * and connected again, an RDMA write or read through the old window's context is refused or fails and moves no
+     * byte.
+     * If this fails, the provider keeps a window alive across the end of its connection (a new connection of the same
+     * EPs reaches memory nobody bound on it).
+     */
+    @Test
+    @DatRule(call = "dat_rmr_bind", section = "DESCRIPTION", rule = "a window dies with its connection")
+    void optional_rmr_bind_windowDiesWithItsConnection() {
+        rmr().close();
+        Region memory = f.region(4096, DatMemPriv.ALL);
+        memory.memory().fill((byte) 0x78);
+        for (boolean ownerDisconnects : new boolean[] {true, false}) {
+            for (DatCloseFlags how : DatCloseFlags.values()) {
+                String window = "a window bound before " + (ownerDisconnects ? "its owner" : "the peer") + " ("
+                        + how + ") disconnected, both EPs reset and reconnected";
+                assertWindowAccess(c -> {
+                    DatRmr rmr = rmr();
+                    bind(rmr, memory, 0, 2048, DatMemPriv.REMOTE_READ | DatMemPriv.REMOTE_WRITE, c);
+                    int context = rmr.rmrContext();
+                    (ownerDisconnects ? c.passive() : c.active()).ep().disconnect(how);
+                    assertSame(DatEventType.CONNECTION_EVENT_DISCONNECTED, f.next(c.active().connectEvd()).type(),
+                            "the active side's disconnect event");
+                    assertSame(DatEventType.CONNECTION_EVENT_DISCONNECTED, f.next(c.passive().connectEvd()).type(),
+                            "the passive side's disconnect event");
+                    c.active().ep().reset();
+                    c.passive().ep().reset();
+                    f.connect(c.active(), c.passive());
+                    return context;
+                }, memory, memory.address() + 64, false, false, window);
+            }
+        }
     }
 
     /**

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dat.api.DatException;
+import dat.api.DatIa;
 import dat.api.DatReturn;
 import dat.tck.RuleLevel;
 import dat.tck.TckContext;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.function.Executable;
+import org.opentest4j.TestAbortedException;
 
 /**
  * Base of every rule class: opens a {@link TckFixture} on a fresh IA before each test and closes it abruptly
@@ -45,7 +47,17 @@ public abstract class RuleSupport {
         this.context = runContext;
         this.level = test.getTestMethod().map(m -> RuleLevel.of(m.getName())).orElse(RuleLevel.REQUIRED);
         env.configure(runContext);
-        f = new TckFixture(env.openIa(), runContext.eventTimeoutMillis());
+        f = new TckFixture(IaOpener.open(env, runContext), runContext.eventTimeoutMillis(),
+                attribute -> requiredFeature(false, attribute));
+    }
+
+    /**
+     * Opens another IA of the provider under test, bounded as the fixture's own ({@link TckContext#OPEN_TIMEOUT_MS}).
+     *
+     * @return an open IA; the caller closes it
+     */
+    protected final DatIa openIa() {
+        return IaOpener.open(env, context);
     }
 
     @AfterEach
@@ -97,6 +109,18 @@ public abstract class RuleSupport {
     }
 
     /**
+     * Skips (or in strict mode fails) the rule when the IA's limit {@code name} allows fewer than {@code needed} of
+     * an object the rule creates itself, so the kit never asks for what the limits deny.
+     *
+     * @param name the limit as DAT spells it, for example {@code max_eps}
+     * @param limit its value
+     * @param needed how many the rule needs
+     */
+    protected final void needs(String name, long limit, long needed) {
+        requiredFeature(limit >= needed, name + " = " + limit + " (this rule needs " + needed + ")");
+    }
+
+    /**
      * Asserts a data-path status.
      *
      * @param expected the expected status, for example {@link DatReturn#DAT_INVALID_PARAMETER}
@@ -120,6 +144,9 @@ public abstract class RuleSupport {
     protected static DatException assertThrowsDat(DatReturn expected, Executable call, String what) {
         try {
             call.execute();
+        } catch (TestAbortedException e) {
+            // The fixture found a limit that denies what the call needed: a skip, not the call's failure.
+            throw e;
         } catch (DatException e) {
             if (e.type() != expected) {
                 fail(what + ": expected DAT_" + expected + " but got " + e.getMessage(), e);

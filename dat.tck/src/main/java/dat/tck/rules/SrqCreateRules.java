@@ -109,7 +109,7 @@ public abstract class SrqCreateRules extends RuleSupport {
         freed.close();
         assertThrowsDat(DatReturn.INVALID_HANDLE, () -> f.ia.createSrq(freed, DatSrqAttr.of(4, 1)),
                 CALL + " with a freed PZ");
-        DatIa other = env.openIa();
+        DatIa other = openIa();
         try {
             DatPz foreign = other.createPz();
             assertThrowsDat(DatReturn.INVALID_HANDLE, () -> f.ia.createSrq(foreign, DatSrqAttr.of(4, 1)),
@@ -275,6 +275,7 @@ public abstract class SrqCreateRules extends RuleSupport {
     @DatRule(call = CALL, section = "USAGE",
             rule = "EPs of another PZ share the SRQ when srq_ep_pz_difference_supported")
     void optional_srq_create_epsOfAnotherPzShareTheSrq() {
+        needs("max_eps", f.limits.maxEps(), 2);
         requireSrq();
         optionalFeature(f.provider.srqEpPzDifferenceSupported(), "srq_ep_pz_difference_supported = false");
         DatSrq srq = f.ia.createSrq(f.pz, DatSrqAttr.of(4, 1));

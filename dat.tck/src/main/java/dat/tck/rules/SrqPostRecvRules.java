@@ -735,7 +735,7 @@ public abstract class SrqPostRecvRules extends RuleSupport {
             });
         }
         for (Thread t : posters) {
-            t.join();
+            f.join(t, "a thread posting dat_srq_post_recv");
         }
         assertEquals(0, failures.get(), "failed concurrent posts");
         Connection c = srqConnection(srq, DatCompletionFlags.DEFAULT);

@@ -16,6 +16,9 @@ final class TckContextResolver implements ParameterResolver {
 
     @Override
     public Object resolveParameter(ParameterContext parameter, ExtensionContext extension) {
-        return new TckContext(extension::getConfigurationParameter);
+        // One state per run: the root context's store lives as long as the launcher's execution.
+        TckContext.RunState run = extension.getRoot().getStore(ExtensionContext.Namespace.create(TckContext.class))
+                .computeIfAbsent(TckContext.RunState.class);
+        return new TckContext(extension::getConfigurationParameter, run);
     }
 }

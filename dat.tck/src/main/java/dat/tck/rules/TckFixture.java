@@ -15,6 +15,7 @@ import dat.api.DatEvd;
 import dat.api.DatEvdFlags;
 import dat.api.DatEvent;
 import dat.api.DatEventType;
+import dat.api.DatException;
 import dat.api.DatIa;
 import dat.api.DatIaAttr;
 import dat.api.DatLmr;
@@ -32,6 +33,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * One test's world: an open IA with its attributes, a PZ, native memory, and helpers to register memory,
@@ -57,17 +61,65 @@ public final class TckFixture implements AutoCloseable {
     public final Arena arena = Arena.ofShared();
 
     private final long eventTimeoutMillis;
+    private final Consumer<String> deny;
+    private int eps;
+    private int evds;
+    private int lmrs;
 
     /**
+     * A fixture whose denied needs skip the rule (see {@link #TckFixture(DatIa, long, Consumer)}).
+     *
      * @param ia the IA under test, closed abruptly by {@link #close()}
      * @param eventTimeoutMillis how long {@link #next} waits
      */
     public TckFixture(DatIa ia, long eventTimeoutMillis) {
+        this(ia, eventTimeoutMillis, attribute -> Assumptions.abort(
+                "provider attribute denies the feature this rule needs: " + attribute));
+    }
+
+    /**
+     * @param ia the IA under test, closed abruptly by {@link #close()}
+     * @param eventTimeoutMillis how long {@link #next} waits
+     * @param deny called, instead of asking the provider, when the IA's limits deny what the fixture would create
+     *     (an EP where {@code max_eps} is 0, an EVD past {@code max_evds}, ...), with the limit and what was
+     *     needed; it must throw (skip or fail the rule)
+     */
+    public TckFixture(DatIa ia, long eventTimeoutMillis, Consumer<String> deny) {
         this.eventTimeoutMillis = eventTimeoutMillis;
+        this.deny = deny;
         this.ia = ia;
-        this.provider = ia.providerAttr();
-        this.limits = ia.query();
+        DatIaAttr attributes;
+        try {
+            this.provider = ia.providerAttr();
+            attributes = ia.query();
+            if (attributes.maxPzs() < 1) {
+                deny.accept("max_pzs = " + attributes.maxPzs() + " (the kit needs a protection zone)");
+            }
+        } catch (RuntimeException | Error e) {
+            ia.close(DatCloseFlags.ABRUPT);
+            throw e;
+        }
+        this.limits = attributes;
         this.pz = ia.createPz();
+    }
+
+    /**
+     * Asks the provider for the {@code count}-th object of a kind the IA limits (counting every one this fixture
+     * made): never when the limit is 0; and a refusal for want of resources once the fixture made more than the
+     * limit is the limit's doing, so it denies rather than fails.
+     */
+    private <T> T create(String limit, int max, int count, Supplier<T> call) {
+        if (max < 1) {
+            deny.accept(limit + " = " + max);
+        }
+        try {
+            return call.get();
+        } catch (DatException e) {
+            if (e.is(DatReturn.INSUFFICIENT_RESOURCES) && count > max) {
+                deny.accept(limit + " = " + max + ": the rule needs more (" + e.getMessage() + ")");
+            }
+            throw e;
+        }
     }
 
     /** {@return how long {@link #next} waits, in milliseconds} */
@@ -110,7 +162,8 @@ public final class TckFixture implements AutoCloseable {
     public Region region(DatPz zone, long size, int privileges) {
         long align = Math.max(8, provider.optimalBufferAlignment());
         MemorySegment memory = arena.allocate(size, align);
-        return new Region(ia.createLmr(zone, memory, privileges), memory);
+        return new Region(create("max_lmrs", limits.maxLmrs(), ++lmrs, () -> ia.createLmr(zone, memory, privileges)),
+                memory);
     }
 
     /** {@return a region of 4 KiB with every privilege} */
@@ -156,7 +209,8 @@ public final class TckFixture implements AutoCloseable {
         whole.fill(Guarded.GUARD);
         MemorySegment inside = whole.asSlice(guard, size);
         inside.fill((byte) 0);
-        return new Guarded(new Region(ia.createLmr(pz, inside, privileges), inside), whole, guard);
+        return new Guarded(new Region(create("max_lmrs", limits.maxLmrs(), ++lmrs,
+                () -> ia.createLmr(pz, inside, privileges)), inside), whole, guard);
     }
 
     /**
@@ -233,7 +287,11 @@ public final class TckFixture implements AutoCloseable {
      * @param flags {@link DatEvdFlags}
      */
     public DatEvd evd(int flags) {
-        return ia.createEvd(Math.min(256, limits.maxEvdQlen()), null, flags);
+        if (limits.maxEvdQlen() < 1) {
+            deny.accept("max_evd_qlen = " + limits.maxEvdQlen());
+        }
+        return create("max_evds", limits.maxEvds(), ++evds,
+                () -> ia.createEvd(Math.min(256, limits.maxEvdQlen()), null, flags));
     }
 
     /** What one side of a connection is made of. */
@@ -258,6 +316,10 @@ public final class TckFixture implements AutoCloseable {
      * @param requestFlags {@code request_completion_flags}
      */
     public DatEpAttr epAttr(int recvFlags, int requestFlags) {
+        if (limits.maxDtoPerEp() < 1 || limits.maxIovSegmentsPerDto() < 1) {
+            deny.accept("max_dto_per_ep = " + limits.maxDtoPerEp() + ", max_iov_segments_per_dto = "
+                    + limits.maxIovSegmentsPerDto() + " (an EP needs at least 1 of each)");
+        }
         int iov = Math.min(4, limits.maxIovSegmentsPerDto());
         return DatEpAttr.builder()
                 .maxMessageSize(Math.min(1 << 20, limits.maxMessageSize()))
@@ -281,12 +343,23 @@ public final class TckFixture implements AutoCloseable {
      * @return the EP and its EVDs
      */
     public Side side(DatEpAttr attr, DatSrq srq) {
+        if (limits.maxEps() < 1) {
+            deny.accept("max_eps = " + limits.maxEps() + " (this rule needs an endpoint)");
+        }
         DatEvd request = evd(DatEvdFlags.DTO | DatEvdFlags.RMR_BIND);
         DatEvd recv = evd(DatEvdFlags.DTO);
         DatEvd connect = evd(DatEvdFlags.CONNECTION);
-        DatEp ep = srq == null
-                ? ia.createEp(pz, recv, request, connect, attr)
-                : ia.createEpWithSrq(pz, recv, request, connect, srq, attr);
+        DatEp ep;
+        try {
+            ep = create("max_eps", limits.maxEps(), ++eps, () -> srq == null
+                    ? ia.createEp(pz, recv, request, connect, attr)
+                    : ia.createEpWithSrq(pz, recv, request, connect, srq, attr));
+        } catch (DatException e) {
+            // Name what the kit asked for: the provider's message names only the field it refused.
+            throw new DatException(e.type(), e.subtype(), "dat_ep_create" + (srq == null ? "" : "_with_srq")
+                    + " with the kit's " + attr + " (IA limits: max_dto_per_ep " + limits.maxDtoPerEp()
+                    + ", max_iov_segments_per_dto " + limits.maxIovSegmentsPerDto() + "): " + e.getMessage(), e);
+        }
         return new Side(ep, request, recv, connect);
     }
 
@@ -353,6 +426,20 @@ public final class TckFixture implements AutoCloseable {
         for (int i = 0; i < messages; i++) {
             RuleSupport.assertStatus(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, iov, i, 0), "dat_ep_post_send");
             completion(c.active().requestEvd(), DatDtoStatus.SUCCESS);
+        }
+    }
+
+    /**
+     * Waits for {@code thread} to end, failing after {@link #eventTimeoutMillis()}: no wait of the kit is unbounded.
+     *
+     * @param thread a thread of the rule
+     * @param what what the thread does, for the failure message
+     * @throws InterruptedException when interrupted while waiting
+     */
+    public void join(Thread thread, String what) throws InterruptedException {
+        thread.join(eventTimeoutMillis);
+        if (thread.isAlive()) {
+            fail(what + " did not end within " + eventTimeoutMillis + " ms");
         }
     }
 
