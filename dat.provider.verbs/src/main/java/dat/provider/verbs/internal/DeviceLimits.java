@@ -2,9 +2,6 @@
 package dat.provider.verbs.internal;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import dat.provider.verbs.internal.ffm.IbvDeviceAttr;
 import java.lang.foreign.MemorySegment;
@@ -49,36 +46,36 @@ record DeviceLimits(String fwVer, long nodeGuid, long maxMrSize, int vendorId, i
      * @param attr a filled {@link IbvDeviceAttr}
      */
     static DeviceLimits read(MemorySegment attr) {
-        MemorySegment fw = attr.asSlice(IbvDeviceAttr.FW_VER, 64);
+        MemorySegment fw = IbvDeviceAttr.fwVer(attr);
         long nul = 0;
         while (nul < 64 && fw.get(JAVA_BYTE, nul) != 0) {
             nul++;
         }
         return new DeviceLimits(
                 new String(fw.asSlice(0, nul).toArray(JAVA_BYTE), StandardCharsets.US_ASCII),
-                attr.get(JAVA_LONG, IbvDeviceAttr.NODE_GUID),
-                attr.get(JAVA_LONG, IbvDeviceAttr.MAX_MR_SIZE),
-                attr.get(JAVA_INT, IbvDeviceAttr.VENDOR_ID),
-                attr.get(JAVA_INT, IbvDeviceAttr.VENDOR_PART_ID),
-                attr.get(JAVA_INT, IbvDeviceAttr.HW_VER),
-                attr.get(JAVA_INT, IbvDeviceAttr.MAX_QP),
-                attr.get(JAVA_INT, IbvDeviceAttr.MAX_QP_WR),
-                attr.get(JAVA_INT, IbvDeviceAttr.DEVICE_CAP_FLAGS),
-                attr.get(JAVA_INT, IbvDeviceAttr.MAX_SGE),
-                attr.get(JAVA_INT, IbvDeviceAttr.MAX_SGE_RD),
-                attr.get(JAVA_INT, IbvDeviceAttr.MAX_CQ),
-                attr.get(JAVA_INT, IbvDeviceAttr.MAX_CQE),
-                attr.get(JAVA_INT, IbvDeviceAttr.MAX_MR),
-                attr.get(JAVA_INT, IbvDeviceAttr.MAX_PD),
-                attr.get(JAVA_INT, IbvDeviceAttr.MAX_QP_RD_ATOM),
-                attr.get(JAVA_INT, IbvDeviceAttr.MAX_RES_RD_ATOM),
-                attr.get(JAVA_INT, IbvDeviceAttr.MAX_QP_INIT_RD_ATOM),
-                attr.get(JAVA_INT, IbvDeviceAttr.ATOMIC_CAP),
-                attr.get(JAVA_INT, IbvDeviceAttr.MAX_MW),
-                attr.get(JAVA_INT, IbvDeviceAttr.MAX_SRQ),
-                attr.get(JAVA_INT, IbvDeviceAttr.MAX_SRQ_WR),
-                attr.get(JAVA_INT, IbvDeviceAttr.MAX_SRQ_SGE),
-                Short.toUnsignedInt(attr.get(JAVA_SHORT, IbvDeviceAttr.MAX_PKEYS)),
-                Byte.toUnsignedInt(attr.get(JAVA_BYTE, IbvDeviceAttr.PHYS_PORT_CNT)));
+                IbvDeviceAttr.nodeGuid(attr),
+                IbvDeviceAttr.maxMrSize(attr),
+                IbvDeviceAttr.vendorId(attr),
+                IbvDeviceAttr.vendorPartId(attr),
+                IbvDeviceAttr.hwVer(attr),
+                IbvDeviceAttr.maxQp(attr),
+                IbvDeviceAttr.maxQpWr(attr),
+                IbvDeviceAttr.deviceCapFlags(attr),
+                IbvDeviceAttr.maxSge(attr),
+                IbvDeviceAttr.maxSgeRd(attr),
+                IbvDeviceAttr.maxCq(attr),
+                IbvDeviceAttr.maxCqe(attr),
+                IbvDeviceAttr.maxMr(attr),
+                IbvDeviceAttr.maxPd(attr),
+                IbvDeviceAttr.maxQpRdAtom(attr),
+                IbvDeviceAttr.maxResRdAtom(attr),
+                IbvDeviceAttr.maxQpInitRdAtom(attr),
+                IbvDeviceAttr.atomicCap(attr),
+                IbvDeviceAttr.maxMw(attr),
+                IbvDeviceAttr.maxSrq(attr),
+                IbvDeviceAttr.maxSrqWr(attr),
+                IbvDeviceAttr.maxSrqSge(attr),
+                Short.toUnsignedInt(IbvDeviceAttr.maxPkeys(attr)),
+                Byte.toUnsignedInt(IbvDeviceAttr.physPortCnt(attr)));
     }
 }

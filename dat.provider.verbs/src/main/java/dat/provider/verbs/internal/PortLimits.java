@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.provider.verbs.internal;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-
 import dat.provider.verbs.internal.ffm.IbvPortAttr;
 import java.lang.foreign.MemorySegment;
 
@@ -26,12 +23,12 @@ record PortLimits(int state, int maxMtu, int activeMtu, int gidTblLen, long maxM
      */
     static PortLimits read(MemorySegment attr) {
         return new PortLimits(
-                attr.get(JAVA_INT, IbvPortAttr.STATE),
-                attr.get(JAVA_INT, IbvPortAttr.MAX_MTU),
-                attr.get(JAVA_INT, IbvPortAttr.ACTIVE_MTU),
-                attr.get(JAVA_INT, IbvPortAttr.GID_TBL_LEN),
-                Integer.toUnsignedLong(attr.get(JAVA_INT, IbvPortAttr.MAX_MSG_SZ)),
-                Byte.toUnsignedInt(attr.get(JAVA_BYTE, IbvPortAttr.LINK_LAYER)));
+                IbvPortAttr.state(attr),
+                IbvPortAttr.maxMtu(attr),
+                IbvPortAttr.activeMtu(attr),
+                IbvPortAttr.gidTblLen(attr),
+                Integer.toUnsignedLong(IbvPortAttr.maxMsgSz(attr)),
+                Byte.toUnsignedInt(IbvPortAttr.linkLayer(attr)));
     }
 
     /** {@return the active MTU in bytes, 0 when unknown} */

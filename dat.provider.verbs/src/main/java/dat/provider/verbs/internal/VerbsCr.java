@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.provider.verbs.internal;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import dat.api.DatCrParam;
 import dat.api.DatEp;
@@ -11,11 +9,7 @@ import dat.api.DatException;
 import dat.api.DatReturnSubtype;
 import dat.provider.verbs.internal.ffm.LibRdmacm;
 import dat.provider.verbs.internal.ffm.NativeCallException;
-import dat.provider.verbs.internal.ffm.RdmaAddr;
 import dat.provider.verbs.internal.ffm.RdmaCmId;
-import dat.provider.verbs.internal.ffm.RdmaRoute;
-import dat.provider.verbs.internal.ffm.SockaddrIn;
-import dat.provider.verbs.internal.ffm.SockaddrIn6;
 import dat.spi.AbstractCr;
 import dat.spi.DatArgs;
 import java.lang.foreign.MemorySegment;
@@ -60,24 +54,18 @@ final class VerbsCr extends AbstractCr<VerbsIa, VerbsEp> {
         this.responderResources = e.responderResources();
         this.initiatorDepth = e.initiatorDepth();
         // Later events of this id are processed by the same thread after this store, so they see the new key.
-        id.set(ADDRESS, RdmaCmId.CONTEXT, MemorySegment.ofAddress(key));
+        RdmaCmId.context(id, MemorySegment.ofAddress(key));
         this.remoteAddress = destination(id);
         this.remotePort = ia.cm.rdma_get_dst_port(id);
         ia.cmOwners.put(key, this);
     }
 
     private static InetAddress destination(MemorySegment id) {
-        long dst = RdmaCmId.ROUTE + RdmaRoute.ADDR + RdmaAddr.DST_ADDR;
-        short family = id.get(JAVA_SHORT, dst);
         try {
-            if (family == LibRdmacm.AF_INET) {
-                byte[] raw = new byte[4];
-                MemorySegment.copy(id, JAVA_BYTE, dst + SockaddrIn.SIN_ADDR, raw, 0, 4);
-                return InetAddress.getByAddress(raw);
+            if (RdmaCmId.routeAddrDstAddrSaFamily(id) == LibRdmacm.AF_INET) {
+                return InetAddress.getByAddress(RdmaCmId.routeAddrDstSinSinAddr(id).toArray(JAVA_BYTE));
             }
-            byte[] raw = new byte[16];
-            MemorySegment.copy(id, JAVA_BYTE, dst + SockaddrIn6.SIN6_ADDR, raw, 0, 16);
-            return InetAddress.getByAddress(raw);
+            return InetAddress.getByAddress(RdmaCmId.routeAddrDstSin6Sin6Addr(id).toArray(JAVA_BYTE));
         } catch (UnknownHostException e) {
             throw new IllegalStateException("a 4- or 16-byte address is always valid", e);
         }

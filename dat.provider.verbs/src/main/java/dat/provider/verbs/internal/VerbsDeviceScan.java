@@ -92,7 +92,7 @@ final class VerbsDeviceScan {
         String name = "device";
         try {
             name = lib.ibv_get_device_name(device);
-            int transport = device.reinterpret(IbvDevice.SIZE).get(JAVA_INT, IbvDevice.TRANSPORT_TYPE);
+            int transport = IbvDevice.transportType(device.reinterpret(IbvDevice.SIZE));
             MemorySegment context = lib.ibv_open_device(device);
             try {
                 MemorySegment attr = arena.allocate(IbvDeviceAttr.LAYOUT);
@@ -131,7 +131,7 @@ final class VerbsDeviceScan {
             } catch (NativeCallException e) {
                 continue;
             }
-            byte[] raw = gid.asSlice(IbvGid.RAW, 16).toArray(JAVA_BYTE);
+            byte[] raw = IbvGid.raw(gid).toArray(JAVA_BYTE);
             if (isIpv4Mapped(raw)) {
                 return raw;
             }

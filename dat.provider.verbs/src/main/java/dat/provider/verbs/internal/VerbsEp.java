@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.provider.verbs.internal;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import dat.api.DatCloseFlags;
@@ -19,7 +17,6 @@ import dat.api.DatReturnSubtype;
 import dat.api.Iov;
 import dat.provider.verbs.internal.ffm.IbvQp;
 import dat.provider.verbs.internal.ffm.IbvQpAttr;
-import dat.provider.verbs.internal.ffm.IbvQpCap;
 import dat.provider.verbs.internal.ffm.IbvQpInitAttr;
 import dat.provider.verbs.internal.ffm.LibIbverbs;
 import dat.provider.verbs.internal.ffm.NativeCallException;
@@ -112,17 +109,16 @@ final class VerbsEp extends AbstractEp<VerbsIa> {
         recvCq.attach(recvDepth, solicitedWait);
         try {
             MemorySegment init = arena.allocate(IbvQpInitAttr.LAYOUT);
-            init.set(ADDRESS, IbvQpInitAttr.QP_CONTEXT, MemorySegment.ofAddress(key));
-            init.set(ADDRESS, IbvQpInitAttr.SEND_CQ, sendCq.cq);
-            init.set(ADDRESS, IbvQpInitAttr.RECV_CQ, recvCq.cq);
-            init.set(ADDRESS, IbvQpInitAttr.SRQ, srq == null ? MemorySegment.NULL : srq.srq);
-            long cap = IbvQpInitAttr.CAP;
-            init.set(JAVA_INT, cap + IbvQpCap.MAX_SEND_WR, attr.maxRequestDtos());
-            init.set(JAVA_INT, cap + IbvQpCap.MAX_RECV_WR, srq == null ? attr.maxRecvDtos() : 0);
-            init.set(JAVA_INT, cap + IbvQpCap.MAX_SEND_SGE, sendIov);
-            init.set(JAVA_INT, cap + IbvQpCap.MAX_RECV_SGE, srq == null ? attr.maxRecvIov() : 0);
-            init.set(JAVA_INT, IbvQpInitAttr.QP_TYPE, LibIbverbs.IBV_QPT_RC);
-            init.set(JAVA_INT, IbvQpInitAttr.SQ_SIG_ALL, 0);
+            IbvQpInitAttr.qpContext(init, MemorySegment.ofAddress(key));
+            IbvQpInitAttr.sendCq(init, sendCq.cq);
+            IbvQpInitAttr.recvCq(init, recvCq.cq);
+            IbvQpInitAttr.srq(init, srq == null ? MemorySegment.NULL : srq.srq);
+            IbvQpInitAttr.capMaxSendWr(init, attr.maxRequestDtos());
+            IbvQpInitAttr.capMaxRecvWr(init, srq == null ? attr.maxRecvDtos() : 0);
+            IbvQpInitAttr.capMaxSendSge(init, sendIov);
+            IbvQpInitAttr.capMaxRecvSge(init, srq == null ? attr.maxRecvIov() : 0);
+            IbvQpInitAttr.qpType(init, LibIbverbs.IBV_QPT_RC);
+            IbvQpInitAttr.sqSigAll(init, 0);
             this.qp = ia.verbs.ibv_create_qp(pz.pd, init);
         } catch (NativeCallException e) {
             sendCq.detach(sendDepth, false);
@@ -130,7 +126,7 @@ final class VerbsEp extends AbstractEp<VerbsIa> {
             arena.close();
             throw VerbsIa.resources("dat_ep_create", e);
         }
-        this.qpNum = qp.get(JAVA_INT, IbvQp.QP_NUM);
+        this.qpNum = IbvQp.qpNum(qp);
         this.qpAttr = arena.allocate(IbvQpAttr.LAYOUT);
         this.maskOut = arena.allocate(JAVA_INT);
         this.connection = new VerbsEpConnection(this);
@@ -206,12 +202,12 @@ final class VerbsEp extends AbstractEp<VerbsIa> {
             VerbsConfig.trace("qp " + qpNum + " to RESET, INIT (EP " + state + ")");
         }
         qpAttr.fill((byte) 0);
-        qpAttr.set(JAVA_INT, IbvQpAttr.QP_STATE, LibIbverbs.IBV_QPS_RESET);
+        IbvQpAttr.qpState(qpAttr, LibIbverbs.IBV_QPS_RESET);
         ia.verbs.ibv_modify_qp(qp, qpAttr, LibIbverbs.IBV_QP_STATE);
         qpAttr.fill((byte) 0);
-        qpAttr.set(JAVA_INT, IbvQpAttr.QP_STATE, LibIbverbs.IBV_QPS_INIT);
-        qpAttr.set(JAVA_BYTE, IbvQpAttr.PORT_NUM, (byte) ia.port.port());
-        qpAttr.set(JAVA_INT, IbvQpAttr.QP_ACCESS_FLAGS, LibIbverbs.IBV_ACCESS_LOCAL_WRITE
+        IbvQpAttr.qpState(qpAttr, LibIbverbs.IBV_QPS_INIT);
+        IbvQpAttr.portNum(qpAttr, (byte) ia.port.port());
+        IbvQpAttr.qpAccessFlags(qpAttr, LibIbverbs.IBV_ACCESS_LOCAL_WRITE
                 | LibIbverbs.IBV_ACCESS_REMOTE_WRITE | LibIbverbs.IBV_ACCESS_REMOTE_READ);
         ia.verbs.ibv_modify_qp(qp, qpAttr, LibIbverbs.IBV_QP_STATE | LibIbverbs.IBV_QP_PKEY_INDEX
                 | LibIbverbs.IBV_QP_PORT | LibIbverbs.IBV_QP_ACCESS_FLAGS);
@@ -223,12 +219,12 @@ final class VerbsEp extends AbstractEp<VerbsIa> {
             VerbsConfig.trace("qp " + qpNum + " to " + (target == LibIbverbs.IBV_QPS_RTR ? "RTR" : "RTS"));
         }
         qpAttr.fill((byte) 0);
-        qpAttr.set(JAVA_INT, IbvQpAttr.QP_STATE, target);
+        IbvQpAttr.qpState(qpAttr, target);
         ia.cm.rdma_init_qp_attr(id, qpAttr, maskOut);
         int mask = maskOut.get(JAVA_INT, 0);
         if (target == LibIbverbs.IBV_QPS_RTS) {
             // The provider's ACK timeout, not rdma_cm's (see VerbsConfig.ackTimeout).
-            qpAttr.set(JAVA_BYTE, IbvQpAttr.TIMEOUT, (byte) ACK_TIMEOUT);
+            IbvQpAttr.timeout(qpAttr, (byte) ACK_TIMEOUT);
             mask |= LibIbverbs.IBV_QP_TIMEOUT;
         }
         ia.verbs.ibv_modify_qp(qp, qpAttr, mask);
@@ -240,7 +236,7 @@ final class VerbsEp extends AbstractEp<VerbsIa> {
             VerbsConfig.trace("qp " + qpNum + " to ERROR (EP " + state + ")");
         }
         qpAttr.fill((byte) 0);
-        qpAttr.set(JAVA_INT, IbvQpAttr.QP_STATE, LibIbverbs.IBV_QPS_ERR);
+        IbvQpAttr.qpState(qpAttr, LibIbverbs.IBV_QPS_ERR);
         try {
             ia.verbs.ibv_modify_qp(qp, qpAttr, LibIbverbs.IBV_QP_STATE);
         } catch (NativeCallException e) {

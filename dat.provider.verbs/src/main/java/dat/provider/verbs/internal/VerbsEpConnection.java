@@ -2,8 +2,6 @@
 package dat.provider.verbs.internal;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import dat.api.Dat;
 import dat.api.DatCloseFlags;
@@ -290,16 +288,16 @@ final class VerbsEpConnection {
     private void fillConnParam(byte[] data, int responderResources, int initiatorDepth) {
         connParam.fill((byte) 0);
         int length = VerbsCr.encodePrivateData(data, privateDataBuffer);
-        connParam.set(ADDRESS, RdmaConnParam.PRIVATE_DATA, length == 0 ? MemorySegment.NULL : privateDataBuffer);
-        connParam.set(JAVA_BYTE, RdmaConnParam.PRIVATE_DATA_LEN, (byte) length);
-        connParam.set(JAVA_BYTE, RdmaConnParam.RESPONDER_RESOURCES, (byte) Math.min(255, responderResources));
-        connParam.set(JAVA_BYTE, RdmaConnParam.INITIATOR_DEPTH, (byte) Math.min(255, initiatorDepth));
-        connParam.set(JAVA_BYTE, RdmaConnParam.FLOW_CONTROL, (byte) 1);
-        connParam.set(JAVA_BYTE, RdmaConnParam.RETRY_COUNT, (byte) TRANSPORT_RETRIES);
+        RdmaConnParam.privateData(connParam, length == 0 ? MemorySegment.NULL : privateDataBuffer);
+        RdmaConnParam.privateDataLen(connParam, (byte) length);
+        RdmaConnParam.responderResources(connParam, (byte) Math.min(255, responderResources));
+        RdmaConnParam.initiatorDepth(connParam, (byte) Math.min(255, initiatorDepth));
+        RdmaConnParam.flowControl(connParam, (byte) 1);
+        RdmaConnParam.retryCount(connParam, (byte) TRANSPORT_RETRIES);
         // 7: retry forever while the receiver has no buffer posted, as a DAT send waits for a receive.
-        connParam.set(JAVA_BYTE, RdmaConnParam.RNR_RETRY_COUNT, (byte) 7);
-        connParam.set(JAVA_BYTE, RdmaConnParam.SRQ, (byte) (ep.srq != null ? 1 : 0));
-        connParam.set(JAVA_INT, RdmaConnParam.QP_NUM, ep.qpNum);
+        RdmaConnParam.rnrRetryCount(connParam, (byte) 7);
+        RdmaConnParam.srq(connParam, (byte) (ep.srq != null ? 1 : 0));
+        RdmaConnParam.qpNum(connParam, ep.qpNum);
     }
 
     /**

@@ -2,8 +2,6 @@
 package dat.provider.verbs.internal;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dat.api.DatCompletionFlags;
 import dat.api.DatDtoStatus;
@@ -169,9 +167,9 @@ final class VerbsEpData {
         this.recvSges = arena.allocate(IbvSge.LAYOUT, Math.max(1, ep.attr.maxRecvIov()));
         this.badWr = arena.allocate(ADDRESS);
         this.bindArgs = arena.allocate(IbvMwBind.LAYOUT);
-        sendWr.set(ADDRESS, IbvSendWr.SG_LIST, sendSges);
-        sendWr.set(JAVA_INT, IbvSendWr.IMM_DATA, VerbsEvd.SOLICITED);
-        recvWr.set(ADDRESS, IbvRecvWr.SG_LIST, recvSges);
+        IbvSendWr.sgList(sendWr, sendSges);
+        IbvSendWr.immData(sendWr, VerbsEvd.SOLICITED);
+        IbvRecvWr.sgList(recvWr, recvSges);
         sizeQueues(ep.attr);
     }
 
@@ -331,18 +329,18 @@ final class VerbsEpData {
         reqLength[i] = length;
         reqOp[i] = op;
         reqReport[i] = report;
-        sendWr.set(JAVA_LONG, IbvSendWr.WR_ID, WorkRequests.id(WorkRequests.SEND, qpNum, seq));
-        sendWr.set(JAVA_INT, IbvSendWr.NUM_SGE, numSegments);
+        IbvSendWr.wrId(sendWr, WorkRequests.id(WorkRequests.SEND, qpNum, seq));
+        IbvSendWr.numSge(sendWr, numSegments);
         // A solicited send carries its solicitation as immediate data too: a work completion cannot tell it.
         boolean solicited = (flags & DatCompletionFlags.SOLICITED_WAIT) != 0;
-        sendWr.set(JAVA_INT, IbvSendWr.OPCODE, op == OP_SEND
+        IbvSendWr.opcode(sendWr, op == OP_SEND
                 ? (solicited ? LibIbverbs.IBV_WR_SEND_WITH_IMM : LibIbverbs.IBV_WR_SEND)
                 : op == OP_WRITE ? LibIbverbs.IBV_WR_RDMA_WRITE : LibIbverbs.IBV_WR_RDMA_READ);
-        sendWr.set(JAVA_INT, IbvSendWr.SEND_FLAGS, (signalled ? LibIbverbs.IBV_SEND_SIGNALED : 0)
+        IbvSendWr.sendFlags(sendWr, (signalled ? LibIbverbs.IBV_SEND_SIGNALED : 0)
                 | ((flags & DatCompletionFlags.BARRIER_FENCE) != 0 ? LibIbverbs.IBV_SEND_FENCE : 0)
                 | (solicited ? LibIbverbs.IBV_SEND_SOLICITED : 0));
-        sendWr.set(JAVA_LONG, IbvSendWr.WR_RDMA_REMOTE_ADDR, remoteAddress);
-        sendWr.set(JAVA_INT, IbvSendWr.WR_RDMA_RKEY, rkey);
+        IbvSendWr.wrRdmaRemoteAddr(sendWr, remoteAddress);
+        IbvSendWr.wrRdmaRkey(sendWr, rkey);
         reqUnreaped.incrementAndGet();
         if (holding && hold(seq, i, numSegments)) {
             return DatReturn.DAT_SUCCESS;
@@ -422,8 +420,8 @@ final class VerbsEpData {
                     // What completed already counts: the bind goes now if nothing posted before it is outstanding.
                     sendCq.takeCompletionsLocked();
                     if (reqCompleted == seq) {
-                        bindArgs.set(JAVA_LONG, IbvMwBind.WR_ID, wrId);
-                        bindArgs.set(JAVA_INT, IbvMwBind.SEND_FLAGS, sendFlags);
+                        IbvMwBind.wrId(bindArgs, wrId);
+                        IbvMwBind.sendFlags(bindArgs, sendFlags);
                         int rc = rmr.execute(qp, bindArgs);
                         if (VerbsConfig.TRACE) {
                             VerbsConfig.trace("bind qp " + qpNum + " seq " + seq + ": " + rc);
@@ -443,8 +441,8 @@ final class VerbsEpData {
                     heldFrom = seq;
                     holding = true;
                 }
-                heldWr[i].set(JAVA_LONG, IbvSendWr.WR_ID, wrId);
-                heldWr[i].set(JAVA_INT, IbvSendWr.SEND_FLAGS, sendFlags);
+                IbvSendWr.wrId(heldWr[i], wrId);
+                IbvSendWr.sendFlags(heldWr[i], sendFlags);
                 if (VerbsConfig.TRACE) {
                     VerbsConfig.trace("bind qp " + qpNum + " seq " + seq + " held behind seq " + reqCompleted);
                 }
@@ -465,7 +463,7 @@ final class VerbsEpData {
         MemorySegment[] slots = new MemorySegment[reqCookie.length];
         for (int k = 0; k < slots.length; k++) {
             slots[k] = all.asSlice(k * stride, stride);
-            slots[k].set(ADDRESS, IbvSendWr.SG_LIST, slots[k].asSlice(wrSize));
+            IbvSendWr.sgList(slots[k], slots[k].asSlice(wrSize));
         }
         drainBadWr = arena.allocate(ADDRESS);
         standInWr = arena.allocate(IbvSendWr.LAYOUT);
@@ -516,8 +514,8 @@ final class VerbsEpData {
                 if (reqCompleted != seq) {
                     return;
                 }
-                bindArgs.set(JAVA_LONG, IbvMwBind.WR_ID, wr.get(JAVA_LONG, IbvSendWr.WR_ID));
-                bindArgs.set(JAVA_INT, IbvMwBind.SEND_FLAGS, wr.get(JAVA_INT, IbvSendWr.SEND_FLAGS));
+                IbvMwBind.wrId(bindArgs, IbvSendWr.wrId(wr));
+                IbvMwBind.sendFlags(bindArgs, IbvSendWr.sendFlags(wr));
                 rc = reqRmr[i] == null ? Errno.ENOMEM : reqRmr[i].execute(qp, bindArgs);
             } else {
                 rc = IbvOps.post_send(postSendFn, qp, wr, drainBadWr);
@@ -542,16 +540,16 @@ final class VerbsEpData {
         LOG.log(System.Logger.Level.WARNING, "verbs qp " + qpNum + " refused a held request ("
                 + Errno.describe(Math.abs(rc))
                 + "): its completion is reported flushed and the connection breaks");
-        standInAttr.set(JAVA_INT, IbvQpAttr.QP_STATE, LibIbverbs.IBV_QPS_ERR);
+        IbvQpAttr.qpState(standInAttr, LibIbverbs.IBV_QPS_ERR);
         try {
             ia.verbs.ibv_modify_qp(qp, standInAttr, LibIbverbs.IBV_QP_STATE);
         } catch (NativeCallException e) {
             // Already in ERROR, or the device is gone.
         }
         standInWr.fill((byte) 0);
-        standInWr.set(JAVA_LONG, IbvSendWr.WR_ID, wr.get(JAVA_LONG, IbvSendWr.WR_ID));
-        standInWr.set(JAVA_INT, IbvSendWr.OPCODE, LibIbverbs.IBV_WR_RDMA_WRITE);
-        standInWr.set(JAVA_INT, IbvSendWr.SEND_FLAGS, LibIbverbs.IBV_SEND_SIGNALED);
+        IbvSendWr.wrId(standInWr, IbvSendWr.wrId(wr));
+        IbvSendWr.opcode(standInWr, LibIbverbs.IBV_WR_RDMA_WRITE);
+        IbvSendWr.sendFlags(standInWr, LibIbverbs.IBV_SEND_SIGNALED);
         int again = IbvOps.post_send(postSendFn, qp, standInWr, drainBadWr);
         if (again != 0) {
             LOG.log(System.Logger.Level.ERROR, "verbs qp " + qpNum + " refused the stand-in too ("
@@ -620,8 +618,8 @@ final class VerbsEpData {
             int i = (int) seq & (recvCookie.length - 1);
             recvCookie[i] = userCookie;
             recvReport[i] = (completionFlags & DatCompletionFlags.SUPPRESS) == 0;
-            recvWr.set(JAVA_LONG, IbvRecvWr.WR_ID, WorkRequests.id(WorkRequests.RECV, qpNum, seq));
-            recvWr.set(JAVA_INT, IbvRecvWr.NUM_SGE, numSegments);
+            IbvRecvWr.wrId(recvWr, WorkRequests.id(WorkRequests.RECV, qpNum, seq));
+            IbvRecvWr.numSge(recvWr, numSegments);
             recvUnreaped.incrementAndGet();
             recvPosted = seq + 1;
             int rc = IbvOps.post_recv(postRecvFn, qp, recvWr, badWr);

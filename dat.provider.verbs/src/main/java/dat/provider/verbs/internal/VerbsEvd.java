@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.provider.verbs.internal;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-
 import dat.api.Dat;
 import dat.api.DatAsyncReason;
 import dat.api.DatDtoStatus;
@@ -430,9 +427,8 @@ final class VerbsEvd extends AbstractEvd<VerbsIa> {
                 return;
             }
             for (int k = 0; k < n; k++) {
-                long wc = k * IbvWc.SIZE;
-                int i = (head + count) & mask;
-                long token = translate(wc, slots[i]);
+                                int i = (head + count) & mask;
+                long token = translate(k, slots[i]);
                 if (token != 0) {
                     tokens[i] = token;
                     quiet[i] = translatedQuiet;
@@ -454,27 +450,27 @@ final class VerbsEvd extends AbstractEvd<VerbsIa> {
      * @return the release token of a completion to report, 0 for one consumed here (a suppressed success, an
      *     internal signal, the completion of an object already freed)
      */
-    private long translate(long wc, DatEvent slot) {
+    private long translate(int wc, DatEvent slot) {
         translatedQuiet = false;
-        long wrId = wcs.get(JAVA_LONG, wc + IbvWc.WR_ID);
+        long wrId = IbvWc.wrId(wcs, wc);
         int kind = WorkRequests.kind(wrId);
-        int wcStatus = wcs.get(JAVA_INT, wc + IbvWc.STATUS);
+        int wcStatus = IbvWc.status(wcs, wc);
         DatDtoStatus status = kind != WorkRequests.SEND && wcStatus == LibIbverbs.IBV_WC_LOC_QP_OP_ERR
                 // A receive whose segments passed the post-time checks fails locally only when the message does
                 // not fit; soft-RoCE (rxe) reports that as a malformed WQE where HCAs report LOC_LEN_ERR.
                 ? DatDtoStatus.LOCAL_LENGTH_ERR : status(wcStatus);
         if (VerbsConfig.TRACE) {
-            VerbsConfig.trace("wc qp " + wcs.get(JAVA_INT, wc + IbvWc.QP_NUM) + " " + WorkRequests.describe(wrId)
-                    + " status " + wcStatus + " opcode " + wcs.get(JAVA_INT, wc + IbvWc.OPCODE) + " byte_len "
-                    + Integer.toUnsignedLong(wcs.get(JAVA_INT, wc + IbvWc.BYTE_LEN)) + " on EVD " + key);
+            VerbsConfig.trace("wc qp " + IbvWc.qpNum(wcs, wc) + " " + WorkRequests.describe(wrId)
+                    + " status " + wcStatus + " opcode " + IbvWc.opcode(wcs, wc) + " byte_len "
+                    + Integer.toUnsignedLong(IbvWc.byteLen(wcs, wc)) + " on EVD " + key);
         }
         if (kind == WorkRequests.SRQ) {
             VerbsSrq srq = ia.srqsByIndex.get(WorkRequests.owner(wrId));
-            VerbsEp ep = ia.epsByQpn.get(wcs.get(JAVA_INT, wc + IbvWc.QP_NUM));
+            VerbsEp ep = ia.epsByQpn.get(IbvWc.qpNum(wcs, wc));
             arrived(ep, status);
             translatedQuiet = unsolicited(ep, status, wc);
             long token = srq == null ? 0 : srq.completed(wrId, status,
-                    Integer.toUnsignedLong(wcs.get(JAVA_INT, wc + IbvWc.BYTE_LEN)), ep, this, slot);
+                    Integer.toUnsignedLong(IbvWc.byteLen(wcs, wc)), ep, this, slot);
             return broke(ep, token, status);
         }
         VerbsEp ep = ia.epsByQpn.get(WorkRequests.owner(wrId));
@@ -486,7 +482,7 @@ final class VerbsEvd extends AbstractEvd<VerbsIa> {
             translatedQuiet = unsolicited(ep, status, wc);
         }
         long token = kind == WorkRequests.RECV
-                ? ep.data.recvCompleted(wrId, status, Integer.toUnsignedLong(wcs.get(JAVA_INT, wc + IbvWc.BYTE_LEN)),
+                ? ep.data.recvCompleted(wrId, status, Integer.toUnsignedLong(IbvWc.byteLen(wcs, wc)),
                         this, slot)
                 : ep.data.requestCompleted(wrId, status, this, slot);
         return broke(ep, token, status);
@@ -504,10 +500,10 @@ final class VerbsEvd extends AbstractEvd<VerbsIa> {
     }
 
     /** Whether a receive completes unsignalled: a success on a SOLICITED_WAIT EP whose send did not solicit. */
-    private boolean unsolicited(VerbsEp ep, DatDtoStatus status, long wc) {
+    private boolean unsolicited(VerbsEp ep, DatDtoStatus status, int wc) {
         return ep != null && ep.solicitedWait && status == DatDtoStatus.SUCCESS
-                && ((wcs.get(JAVA_INT, wc + IbvWc.WC_FLAGS) & LibIbverbs.IBV_WC_WITH_IMM) == 0
-                        || wcs.get(JAVA_INT, wc + IbvWc.IMM_DATA) != SOLICITED);
+                && ((IbvWc.wcFlags(wcs, wc) & LibIbverbs.IBV_WC_WITH_IMM) == 0
+                        || IbvWc.immData(wcs, wc) != SOLICITED);
     }
 
     /** A message landed for {@code ep} (a receive of its own or an SRQ buffer it took). */

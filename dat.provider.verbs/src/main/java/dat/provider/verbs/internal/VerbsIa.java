@@ -3,8 +3,6 @@ package dat.provider.verbs.internal;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import dat.api.DatCno;
 import dat.api.DatCompletionFlags;
@@ -109,7 +107,7 @@ final class VerbsIa extends AbstractIa<VerbsIa, VerbsPz, VerbsEvd, VerbsSrq, Ver
             cm.rdma_create_id(channel, idOut, MemorySegment.NULL, LibRdmacm.RDMA_PS_TCP);
             anchor = idOut.get(ADDRESS, 0).reinterpret(RdmaCmId.SIZE);
             cm.rdma_bind_addr(anchor, sockaddr(arena, address(), 0));
-            MemorySegment ctx = anchor.get(ADDRESS, RdmaCmId.VERBS);
+            MemorySegment ctx = RdmaCmId.verbs(anchor);
             if (ctx.address() == 0) {
                 throw new DatException(DatReturn.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
                         "dat_ia_open: " + name() + ": rdma_cm bound " + address().getHostAddress()
@@ -132,9 +130,8 @@ final class VerbsIa extends AbstractIa<VerbsIa, VerbsPz, VerbsEvd, VerbsSrq, Ver
         this.anchorId = anchor;
         this.compChannel = comp;
         initAsyncEvd(VerbsEvd.async(this, asyncQlen));
-        this.progress = new VerbsProgress(this, channel.reinterpret(RdmaEventChannel.SIZE).get(JAVA_INT,
-                RdmaEventChannel.FD), comp.reinterpret(IbvCompChannel.SIZE).get(JAVA_INT, IbvCompChannel.FD),
-                context.get(JAVA_INT, IbvContext.ASYNC_FD));
+        this.progress = new VerbsProgress(this, RdmaEventChannel.fd(channel.reinterpret(RdmaEventChannel.SIZE)),
+                IbvCompChannel.fd(comp.reinterpret(IbvCompChannel.SIZE)), IbvContext.asyncFd(context));
         progress.start();
     }
 
@@ -171,15 +168,15 @@ final class VerbsIa extends AbstractIa<VerbsIa, VerbsPz, VerbsEvd, VerbsSrq, Ver
         }
         if (ip instanceof Inet4Address) {
             MemorySegment sa = arena.allocate(SockaddrIn.LAYOUT);
-            sa.set(JAVA_SHORT, SockaddrIn.SIN_FAMILY, (short) LibRdmacm.AF_INET);
-            sa.set(JAVA_SHORT, SockaddrIn.SIN_PORT, netPort);
-            MemorySegment.copy(raw, 0, sa, JAVA_BYTE, SockaddrIn.SIN_ADDR, 4);
+            SockaddrIn.sinFamily(sa, (short) LibRdmacm.AF_INET);
+            SockaddrIn.sinPort(sa, netPort);
+            MemorySegment.copy(raw, 0, SockaddrIn.sinAddr(sa), JAVA_BYTE, 0, 4);
             return sa;
         }
         MemorySegment sa = arena.allocate(SockaddrIn6.LAYOUT);
-        sa.set(JAVA_SHORT, SockaddrIn6.SIN6_FAMILY, (short) LibRdmacm.AF_INET6);
-        sa.set(JAVA_SHORT, SockaddrIn6.SIN6_PORT, netPort);
-        MemorySegment.copy(raw, 0, sa, JAVA_BYTE, SockaddrIn6.SIN6_ADDR, 16);
+        SockaddrIn6.sin6Family(sa, (short) LibRdmacm.AF_INET6);
+        SockaddrIn6.sin6Port(sa, netPort);
+        MemorySegment.copy(raw, 0, SockaddrIn6.sin6Addr(sa), JAVA_BYTE, 0, 16);
         return sa;
     }
 

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.provider.verbs.internal;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-
 import dat.api.DatMemPriv;
 import dat.provider.verbs.internal.ffm.IbvMr;
 import dat.provider.verbs.internal.ffm.LibIbverbs;
@@ -29,8 +27,8 @@ final class VerbsLmr extends AbstractLmr<VerbsIa, VerbsPz> {
         } catch (NativeCallException e) {
             throw VerbsIa.resources("dat_lmr_create", e);
         }
-        this.lkey = mr.get(JAVA_INT, IbvMr.LKEY);
-        this.rkey = mr.get(JAVA_INT, IbvMr.RKEY);
+        this.lkey = IbvMr.lkey(mr);
+        this.rkey = IbvMr.rkey(mr);
     }
 
     /**

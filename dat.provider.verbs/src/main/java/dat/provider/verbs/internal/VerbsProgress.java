@@ -3,12 +3,11 @@ package dat.provider.verbs.internal;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import dat.api.DatAsyncReason;
 import dat.api.DatDtoStatus;
 import dat.api.DatEventType;
+import dat.provider.verbs.internal.ffm.Errno;
 import dat.provider.verbs.internal.ffm.IbvAsyncEvent;
 import dat.provider.verbs.internal.ffm.IbvCq;
 import dat.provider.verbs.internal.ffm.IbvQp;
@@ -17,9 +16,9 @@ import dat.provider.verbs.internal.ffm.LibC;
 import dat.provider.verbs.internal.ffm.LibIbverbs;
 import dat.provider.verbs.internal.ffm.LibRdmacm;
 import dat.provider.verbs.internal.ffm.NativeCallException;
+import dat.provider.verbs.internal.ffm.Pollfd;
 import dat.provider.verbs.internal.ffm.RdmaCmEvent;
 import dat.provider.verbs.internal.ffm.RdmaCmId;
-import dat.provider.verbs.internal.ffm.RdmaConnParam;
 import java.lang.foreign.MemorySegment;
 import java.util.Queue;
 import java.util.Set;
@@ -85,14 +84,14 @@ final class VerbsProgress implements Runnable {
 
     VerbsProgress(VerbsIa ia, int cmFd, int compFd, int asyncFd) {
         this.ia = ia;
-        this.fds = ia.arena.allocate(LibC.POLLFD, 3);
+        this.fds = ia.arena.allocate(Pollfd.LAYOUT, 3);
         int[] fd = {cmFd, compFd, asyncFd};
         for (int i = 0; i < 3; i++) {
             // Non-blocking: a read that finds nothing after all (see LibC.setNonBlocking) returns EAGAIN instead of
             // holding this thread, and with it the IA's close, until the next event.
             LibC.setNonBlocking(fd[i]);
-            fds.set(JAVA_INT, i * LibC.POLLFD.byteSize(), fd[i]);
-            fds.set(JAVA_SHORT, i * LibC.POLLFD.byteSize() + 4, LibC.POLLIN);
+            Pollfd.fd(fds, i, fd[i]);
+            Pollfd.events(fds, i, LibC.POLLIN);
         }
         this.cqOut = ia.arena.allocate(ADDRESS);
         this.contextOut = ia.arena.allocate(ADDRESS);
@@ -149,7 +148,7 @@ final class VerbsProgress implements Runnable {
                     }
                 }
             } catch (NativeCallException e) {
-                if (e.errno() != LibC.EAGAIN) {
+                if (e.errno() != Errno.EAGAIN) {
                     LOG.log(System.Logger.Level.WARNING, "verbs progress thread of " + ia.name() + ": " + e, e);
                 }
             } catch (RuntimeException e) {
@@ -169,7 +168,7 @@ final class VerbsProgress implements Runnable {
     }
 
     private boolean readable(int index) {
-        return (fds.get(JAVA_SHORT, index * LibC.POLLFD.byteSize() + 6) & LibC.POLLIN) != 0;
+        return (Pollfd.revents(fds, index) & LibC.POLLIN) != 0;
     }
 
     private void completion() {
@@ -188,23 +187,19 @@ final class VerbsProgress implements Runnable {
         MemorySegment event = eventOut.get(ADDRESS, 0).reinterpret(RdmaCmEvent.SIZE);
         CmEvent copied;
         try {
-            int type = event.get(JAVA_INT, RdmaCmEvent.EVENT);
-            int status = event.get(JAVA_INT, RdmaCmEvent.STATUS);
-            MemorySegment id = event.get(ADDRESS, RdmaCmEvent.ID).reinterpret(
-                    RdmaCmId.SIZE);
-            MemorySegment listen = event.get(ADDRESS, RdmaCmEvent.LISTEN_ID);
-            long key = id.get(ADDRESS, RdmaCmId.CONTEXT).address();
-            long listenKey = listen.address() == 0 ? 0 : listen.reinterpret(
-                    RdmaCmId.SIZE).get(ADDRESS,
-                    RdmaCmId.CONTEXT).address();
-            long conn = RdmaCmEvent.PARAM_CONN;
-            MemorySegment data = event.get(ADDRESS, conn + RdmaConnParam.PRIVATE_DATA);
-            int dataLength = Byte.toUnsignedInt(event.get(JAVA_BYTE, conn + RdmaConnParam.PRIVATE_DATA_LEN));
+            int type = RdmaCmEvent.event(event);
+            int status = RdmaCmEvent.status(event);
+            MemorySegment id = RdmaCmEvent.id(event).reinterpret(RdmaCmId.SIZE);
+            MemorySegment listen = RdmaCmEvent.listenId(event);
+            long key = RdmaCmId.context(id).address();
+            long listenKey = listen.address() == 0 ? 0 : RdmaCmId.context(listen.reinterpret(RdmaCmId.SIZE)).address();
+            MemorySegment data = RdmaCmEvent.paramConnPrivateData(event);
+            int dataLength = Byte.toUnsignedInt(RdmaCmEvent.paramConnPrivateDataLen(event));
             byte[] raw = data.address() == 0 || dataLength == 0 ? new byte[0]
                     : data.reinterpret(dataLength).toArray(JAVA_BYTE);
             copied = new CmEvent(type, status, id, key, listenKey, VerbsCr.decodePrivateData(raw),
-                    Byte.toUnsignedInt(event.get(JAVA_BYTE, conn + RdmaConnParam.RESPONDER_RESOURCES)),
-                    Byte.toUnsignedInt(event.get(JAVA_BYTE, conn + RdmaConnParam.INITIATOR_DEPTH)));
+                    Byte.toUnsignedInt(RdmaCmEvent.paramConnResponderResources(event)),
+                    Byte.toUnsignedInt(RdmaCmEvent.paramConnInitiatorDepth(event)));
         } finally {
             ia.cm.rdma_ack_cm_event(event);
         }
@@ -238,19 +233,19 @@ final class VerbsProgress implements Runnable {
 
     private void async() {
         ia.verbs.ibv_get_async_event(ia.context, asyncEvent);
-        int type = asyncEvent.get(JAVA_INT, IbvAsyncEvent.EVENT_TYPE);
-        MemorySegment element = asyncEvent.get(ADDRESS, IbvAsyncEvent.ELEMENT_QP);
+        int type = IbvAsyncEvent.eventType(asyncEvent);
+        MemorySegment element = IbvAsyncEvent.elementQp(asyncEvent);
         long srqKey = 0;
         int qpn = 0;
         long cqKey = 0;
         switch (type) {
             case LibIbverbs.IBV_EVENT_SRQ_LIMIT_REACHED, LibIbverbs.IBV_EVENT_SRQ_ERR ->
-                    srqKey = element.reinterpret(IbvSrq.SIZE).get(ADDRESS, IbvSrq.SRQ_CONTEXT).address();
+                    srqKey = IbvSrq.srqContext(element.reinterpret(IbvSrq.SIZE)).address();
             case LibIbverbs.IBV_EVENT_QP_FATAL, LibIbverbs.IBV_EVENT_QP_REQ_ERR, LibIbverbs.IBV_EVENT_QP_ACCESS_ERR,
                  LibIbverbs.IBV_EVENT_COMM_EST, LibIbverbs.IBV_EVENT_QP_LAST_WQE_REACHED ->
-                    qpn = element.reinterpret(IbvQp.SIZE).get(JAVA_INT, IbvQp.QP_NUM);
+                    qpn = IbvQp.qpNum(element.reinterpret(IbvQp.SIZE));
             case LibIbverbs.IBV_EVENT_CQ_ERR ->
-                    cqKey = element.reinterpret(IbvCq.SIZE).get(ADDRESS, IbvCq.CQ_CONTEXT).address();
+                    cqKey = IbvCq.cqContext(element.reinterpret(IbvCq.SIZE)).address();
             default -> {
             }
         }

@@ -7,6 +7,7 @@ import dat.api.DatException;
 import dat.api.DatPspFlags;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
+import dat.provider.verbs.internal.ffm.Errno;
 import dat.provider.verbs.internal.ffm.LibRdmacm;
 import dat.provider.verbs.internal.ffm.NativeCallException;
 import dat.provider.verbs.internal.ffm.RdmaCmId;
@@ -25,7 +26,6 @@ final class VerbsPsp extends AbstractPsp<VerbsIa, VerbsEvd> {
 
     /** rdma_cm ports are 16 bits wide. */
     static final long MAX_QUALIFIER = 0xFFFF;
-    private static final int EADDRINUSE = 98;
     private static final int BACKLOG = 128;
 
     private final VerbsIa ia;
@@ -73,7 +73,7 @@ final class VerbsPsp extends AbstractPsp<VerbsIa, VerbsEvd> {
             if (listening.address() != 0) {
                 ia.cm.rdma_destroy_id(listening);
             }
-            if (e.errno() == EADDRINUSE) {
+            if (e.errno() == Errno.EADDRINUSE) {
                 throw new DatException(DatReturn.CONN_QUAL_IN_USE, call + ": conn_qual " + connQual
                         + " is already listened on at " + ia.address().getHostAddress());
             }

@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.provider.verbs.internal;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-
 import dat.api.DatEp;
 import dat.api.DatLmr;
 import dat.api.DatMemPriv;
@@ -13,7 +9,6 @@ import dat.api.DatRmrParam;
 import dat.provider.verbs.internal.ffm.Errno;
 import dat.provider.verbs.internal.ffm.IbvMw;
 import dat.provider.verbs.internal.ffm.IbvMwBind;
-import dat.provider.verbs.internal.ffm.IbvMwBindInfo;
 import dat.provider.verbs.internal.ffm.IbvOps;
 import dat.provider.verbs.internal.ffm.LibIbverbs;
 import dat.provider.verbs.internal.ffm.NativeCallException;
@@ -95,7 +90,7 @@ final class VerbsRmr extends AbstractRmr<VerbsIa, VerbsPz> {
         } catch (NativeCallException e) {
             throw VerbsIa.resources("dat_rmr_create", e);
         }
-        this.context = mw.get(JAVA_INT, IbvMw.RKEY);
+        this.context = IbvMw.rkey(mw);
     }
 
     /** The PZ, and every LMR a bind posted or applied may have tied the window to (dat_lmr_free waits for them). */
@@ -222,14 +217,13 @@ final class VerbsRmr extends AbstractRmr<VerbsIa, VerbsPz> {
             // Replacing the window failed after a bind of this chain failed: nothing to bind.
             rc = Errno.ENOMEM;
         } else {
-            long info = IbvMwBind.BIND_INFO;
             // An unbind names the PZ's anchor region: rxe's provider reads the region's lkey even for length 0.
-            args.set(ADDRESS, info + IbvMwBindInfo.MR, b.lmr() == null ? pz().windowAnchor() : b.region());
-            args.set(JAVA_LONG, info + IbvMwBindInfo.ADDR, b.address());
-            args.set(JAVA_LONG, info + IbvMwBindInfo.LENGTH, b.length());
-            args.set(JAVA_INT, info + IbvMwBindInfo.MW_ACCESS_FLAGS, b.lmr() == null ? 0 : access(b.privileges()));
+            IbvMwBind.bindInfoMr(args, b.lmr() == null ? pz().windowAnchor() : b.region());
+            IbvMwBind.bindInfoAddr(args, b.address());
+            IbvMwBind.bindInfoLength(args, b.length());
+            IbvMwBind.bindInfoMwAccessFlags(args, b.lmr() == null ? 0 : access(b.privileges()));
             rc = IbvOps.ibv_bind_mw(qp, mw, args);
-            if (rc == 0 && mw.get(JAVA_INT, IbvMw.RKEY) != b.key()) {
+            if (rc == 0 && IbvMw.rkey(mw) != b.key()) {
                 b = b.inexact();
             }
         }
@@ -319,7 +313,7 @@ final class VerbsRmr extends AbstractRmr<VerbsIa, VerbsPz> {
         }
         try {
             mw = IbvOps.ibv_alloc_mw(pz().pd, LibIbverbs.IBV_MW_TYPE_1);
-            context = mw.get(JAVA_INT, IbvMw.RKEY);
+            context = IbvMw.rkey(mw);
         } catch (NativeCallException e) {
             // Later binds answer DAT_INSUFFICIENT_RESOURCES; the old contexts reach nothing.
             mw = null;

@@ -2,8 +2,6 @@
 package dat.provider.verbs.internal;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dat.api.Dat;
 import dat.api.DatAsyncReason;
@@ -91,12 +89,12 @@ final class VerbsSrq extends AbstractSrq<VerbsIa, VerbsPz> {
         this.max = maxRecvDtos;
         try {
             MemorySegment init = arena.allocate(IbvSrqInitAttr.LAYOUT);
-            init.set(ADDRESS, IbvSrqInitAttr.SRQ_CONTEXT, MemorySegment.ofAddress(index));
-            init.set(JAVA_INT, IbvSrqInitAttr.ATTR + IbvSrqAttr.MAX_WR, maxRecvDtos);
-            init.set(JAVA_INT, IbvSrqInitAttr.ATTR + IbvSrqAttr.MAX_SGE, maxRecvIov);
+            IbvSrqInitAttr.srqContext(init, MemorySegment.ofAddress(index));
+            IbvSrqInitAttr.attrMaxWr(init, maxRecvDtos);
+            IbvSrqInitAttr.attrMaxSge(init, maxRecvIov);
             this.srq = ia.verbs.ibv_create_srq(pz.pd, init);
             // The HCA may round the queue up; it reports what it allocated.
-            this.hardwareCapacity = Math.max(maxRecvDtos, init.get(JAVA_INT, IbvSrqInitAttr.ATTR + IbvSrqAttr.MAX_WR));
+            this.hardwareCapacity = Math.max(maxRecvDtos, IbvSrqInitAttr.attrMaxWr(init));
         } catch (NativeCallException e) {
             arena.close();
             throw VerbsIa.resources("dat_srq_create", e);
@@ -106,7 +104,7 @@ final class VerbsSrq extends AbstractSrq<VerbsIa, VerbsPz> {
         this.sges = arena.allocate(IbvSge.LAYOUT, maxRecvIov);
         this.badWr = arena.allocate(ADDRESS);
         this.attr = arena.allocate(IbvSrqAttr.LAYOUT);
-        wr.set(ADDRESS, IbvRecvWr.SG_LIST, sges);
+        IbvRecvWr.sgList(wr, sges);
         this.cookies = new long[maxRecvDtos];
         this.free = new int[maxRecvDtos];
         for (int i = 0; i < maxRecvDtos; i++) {
@@ -148,8 +146,8 @@ final class VerbsSrq extends AbstractSrq<VerbsIa, VerbsPz> {
             }
             int slot = free[freeCount - 1];
             cookies[slot] = userCookie;
-            wr.set(JAVA_LONG, IbvRecvWr.WR_ID, WorkRequests.id(WorkRequests.SRQ, index, slot));
-            wr.set(JAVA_INT, IbvRecvWr.NUM_SGE, numSegments);
+            IbvRecvWr.wrId(wr, WorkRequests.id(WorkRequests.SRQ, index, slot));
+            IbvRecvWr.numSge(wr, numSegments);
             int rc = IbvOps.post_srq_recv(postFn, srq, wr, badWr);
             if (rc != 0) {
                 return VerbsEpData.postFailure(rc);
@@ -214,7 +212,7 @@ final class VerbsSrq extends AbstractSrq<VerbsIa, VerbsPz> {
             // reaped), so no buffer is ever lost; the SRQ is unchanged on failure.
             DatArgs.srqResizeState(srqMaxRecvDto, outstanding, lowWatermark);
             if (srqMaxRecvDto > hardwareCapacity) {
-                attr.set(JAVA_INT, IbvSrqAttr.MAX_WR, srqMaxRecvDto);
+                IbvSrqAttr.maxWr(attr, srqMaxRecvDto);
                 try {
                     ia.verbs.ibv_modify_srq(srq, attr, LibIbverbs.IBV_SRQ_MAX_WR);
                 } catch (NativeCallException e) {
@@ -251,7 +249,7 @@ final class VerbsSrq extends AbstractSrq<VerbsIa, VerbsPz> {
             fire = lowWatermarkValue > 0 && available < lowWatermarkValue;
             boolean arm = lowWatermarkValue > 0 && !fire;
             // IBV_SRQ_LIMIT 0 disarms; otherwise the HCA reports the first drop below the limit, once.
-            attr.set(JAVA_INT, IbvSrqAttr.SRQ_LIMIT, arm ? lowWatermarkValue : 0);
+            IbvSrqAttr.srqLimit(attr, arm ? lowWatermarkValue : 0);
             try {
                 ia.verbs.ibv_modify_srq(srq, attr, LibIbverbs.IBV_SRQ_LIMIT);
             } catch (NativeCallException e) {
@@ -291,7 +289,7 @@ final class VerbsSrq extends AbstractSrq<VerbsIa, VerbsPz> {
                 return false;
             }
             lowWatermarkArmed = false;
-            attr.set(JAVA_INT, IbvSrqAttr.SRQ_LIMIT, 0);
+            IbvSrqAttr.srqLimit(attr, 0);
             try {
                 ia.verbs.ibv_modify_srq(srq, attr, LibIbverbs.IBV_SRQ_LIMIT);
             } catch (NativeCallException e) {

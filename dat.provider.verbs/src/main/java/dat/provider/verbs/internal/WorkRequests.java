@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.provider.verbs.internal;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-
 import dat.api.DatReturn;
 import dat.api.Iov;
 import dat.provider.verbs.internal.ffm.IbvSge;
@@ -92,10 +89,9 @@ final class WorkRequests {
                 // An ibv_sge's length is 32 bits.
                 return DatReturn.DAT_INVALID_PARAMETER;
             }
-            long sge = i * IbvSge.SIZE;
-            sges.set(JAVA_LONG, sge + IbvSge.ADDR, address);
-            sges.set(JAVA_INT, sge + IbvSge.LENGTH, (int) length);
-            sges.set(JAVA_INT, sge + IbvSge.LKEY, context);
+            IbvSge.addr(sges, i, address);
+            IbvSge.length(sges, i, (int) length);
+            IbvSge.lkey(sges, i, context);
             total += length;
         }
         return total;
@@ -117,10 +113,9 @@ final class WorkRequests {
             if (left == 0) {
                 return i;
             }
-            long at = i * IbvSge.SIZE + IbvSge.LENGTH;
-            long length = Integer.toUnsignedLong(sges.get(JAVA_INT, at));
+            long length = Integer.toUnsignedLong(IbvSge.length(sges, i));
             if (length >= left) {
-                sges.set(JAVA_INT, at, (int) left);
+                IbvSge.length(sges, i, (int) left);
                 return i + 1;
             }
             left -= length;

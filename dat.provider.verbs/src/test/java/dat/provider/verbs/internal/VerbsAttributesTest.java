@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.provider.verbs.internal;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -32,32 +29,32 @@ class VerbsAttributesTest {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = arena.allocate(IbvDeviceAttr.LAYOUT);
             attr.setString(IbvDeviceAttr.FW_VER, "0.0.0");
-            attr.set(JAVA_LONG, IbvDeviceAttr.MAX_MR_SIZE, -1L);
-            attr.set(JAVA_INT, IbvDeviceAttr.VENDOR_ID, 0xffffff);
-            attr.set(JAVA_INT, IbvDeviceAttr.MAX_QP, 0x10000);
-            attr.set(JAVA_INT, IbvDeviceAttr.MAX_QP_WR, 0x4000);
-            attr.set(JAVA_INT, IbvDeviceAttr.MAX_SGE, 32);
-            attr.set(JAVA_INT, IbvDeviceAttr.MAX_SGE_RD, 32);
-            attr.set(JAVA_INT, IbvDeviceAttr.MAX_CQ, 0x4000);
-            attr.set(JAVA_INT, IbvDeviceAttr.MAX_CQE, 0x8000 - 1);
-            attr.set(JAVA_INT, IbvDeviceAttr.MAX_MR, 0x40000);
-            attr.set(JAVA_INT, IbvDeviceAttr.MAX_PD, 0x10000);
-            attr.set(JAVA_INT, IbvDeviceAttr.MAX_QP_RD_ATOM, 128);
-            attr.set(JAVA_INT, IbvDeviceAttr.MAX_RES_RD_ATOM, 0x3f80);
-            attr.set(JAVA_INT, IbvDeviceAttr.MAX_QP_INIT_RD_ATOM, 128);
-            attr.set(JAVA_INT, IbvDeviceAttr.MAX_MW, 0x10000);
-            attr.set(JAVA_INT, IbvDeviceAttr.DEVICE_CAP_FLAGS, LibIbverbs.IBV_DEVICE_SRQ_RESIZE
+            IbvDeviceAttr.maxMrSize(attr, -1L);
+            IbvDeviceAttr.vendorId(attr, 0xffffff);
+            IbvDeviceAttr.maxQp(attr, 0x10000);
+            IbvDeviceAttr.maxQpWr(attr, 0x4000);
+            IbvDeviceAttr.maxSge(attr, 32);
+            IbvDeviceAttr.maxSgeRd(attr, 32);
+            IbvDeviceAttr.maxCq(attr, 0x4000);
+            IbvDeviceAttr.maxCqe(attr, 0x8000 - 1);
+            IbvDeviceAttr.maxMr(attr, 0x40000);
+            IbvDeviceAttr.maxPd(attr, 0x10000);
+            IbvDeviceAttr.maxQpRdAtom(attr, 128);
+            IbvDeviceAttr.maxResRdAtom(attr, 0x3f80);
+            IbvDeviceAttr.maxQpInitRdAtom(attr, 128);
+            IbvDeviceAttr.maxMw(attr, 0x10000);
+            IbvDeviceAttr.deviceCapFlags(attr, LibIbverbs.IBV_DEVICE_SRQ_RESIZE
                     | LibIbverbs.IBV_DEVICE_MEM_WINDOW);
-            attr.set(JAVA_INT, IbvDeviceAttr.MAX_SRQ, 0x40000);
-            attr.set(JAVA_INT, IbvDeviceAttr.MAX_SRQ_WR, 0x4000);
-            attr.set(JAVA_INT, IbvDeviceAttr.MAX_SRQ_SGE, 27);
-            attr.set(JAVA_BYTE, IbvDeviceAttr.PHYS_PORT_CNT, (byte) 1);
+            IbvDeviceAttr.maxSrq(attr, 0x40000);
+            IbvDeviceAttr.maxSrqWr(attr, 0x4000);
+            IbvDeviceAttr.maxSrqSge(attr, 27);
+            IbvDeviceAttr.physPortCnt(attr, (byte) 1);
             MemorySegment port = arena.allocate(IbvPortAttr.LAYOUT);
-            port.set(JAVA_INT, IbvPortAttr.STATE, LibIbverbs.IBV_PORT_ACTIVE);
-            port.set(JAVA_INT, IbvPortAttr.ACTIVE_MTU, LibIbverbs.IBV_MTU_1024);
-            port.set(JAVA_INT, IbvPortAttr.GID_TBL_LEN, 1024);
-            port.set(JAVA_INT, IbvPortAttr.MAX_MSG_SZ, 0x800000);
-            port.set(JAVA_BYTE, IbvPortAttr.LINK_LAYER, (byte) LibIbverbs.IBV_LINK_LAYER_ETHERNET);
+            IbvPortAttr.state(port, LibIbverbs.IBV_PORT_ACTIVE);
+            IbvPortAttr.activeMtu(port, LibIbverbs.IBV_MTU_1024);
+            IbvPortAttr.gidTblLen(port, 1024);
+            IbvPortAttr.maxMsgSz(port, 0x800000);
+            IbvPortAttr.linkLayer(port, (byte) LibIbverbs.IBV_LINK_LAYER_ETHERNET);
             byte[] gid = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 0xff, (byte) 0xff, 10, 0, 2, 15};
             return new VerbsPort("rxe0", 1, LibIbverbs.IBV_TRANSPORT_IB, DeviceLimits.read(attr),
                     PortLimits.read(port), VerbsDeviceScan.address(gid), VerbsDeviceScan.gidText(gid), true);

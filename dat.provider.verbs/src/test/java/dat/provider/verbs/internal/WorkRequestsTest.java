@@ -58,18 +58,18 @@ class WorkRequestsTest {
             MemorySegment sges = arena.allocate(IbvSge.SIZE * 3);
             int[] lengths = {30, 100, 50};
             for (int i = 0; i < lengths.length; i++) {
-                sges.set(ValueLayout.JAVA_INT, i * IbvSge.SIZE + IbvSge.LENGTH, lengths[i]);
+                IbvSge.length(sges, i, lengths[i]);
             }
             assertEquals(2, WorkRequests.trim(sges, 3, 100), "30 + 70 of the 100-byte segment");
-            assertEquals(30, sges.get(ValueLayout.JAVA_INT, IbvSge.LENGTH));
-            assertEquals(70, sges.get(ValueLayout.JAVA_INT, IbvSge.SIZE + IbvSge.LENGTH));
-            assertEquals(50, sges.get(ValueLayout.JAVA_INT, 2 * IbvSge.SIZE + IbvSge.LENGTH), "not offered, not cut");
+            assertEquals(30, IbvSge.length(sges, 0));
+            assertEquals(70, IbvSge.length(sges, 1));
+            assertEquals(50, IbvSge.length(sges, 2), "not offered, not cut");
             assertEquals(1, WorkRequests.trim(sges, 3, 30), "an exact first segment");
             assertEquals(0, WorkRequests.trim(sges, 3, 0), "a read of nothing offers no segment");
-            sges.set(ValueLayout.JAVA_INT, IbvSge.LENGTH, 30);
-            sges.set(ValueLayout.JAVA_INT, IbvSge.SIZE + IbvSge.LENGTH, 100);
+            IbvSge.length(sges, 0, 30);
+            IbvSge.length(sges, 1, 100);
             assertEquals(3, WorkRequests.trim(sges, 3, 180), "the whole list");
-            assertEquals(50, sges.get(ValueLayout.JAVA_INT, 2 * IbvSge.SIZE + IbvSge.LENGTH));
+            assertEquals(50, IbvSge.length(sges, 2));
         }
     }
 

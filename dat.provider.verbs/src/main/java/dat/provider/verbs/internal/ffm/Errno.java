@@ -21,15 +21,22 @@ import java.lang.invoke.VarHandle;
  */
 public final class Errno {
 
-    // The errno values the provider tests for, as on Linux (asm-generic/errno-base.h, errno.h); one place.
+    // The errno values the provider tests for, as on Linux (asm-generic/errno-base.h, errno.h), in one place;
+    // VerbsLayoutOffsetTest checks each against <errno.h>.
     /** {@code EPERM}. */
     public static final int EPERM = 1;
+    /** {@code EINTR}: a signal interrupted the call; poll again. */
+    public static final int EINTR = 4;
+    /** {@code EAGAIN}: a non-blocking descriptor has nothing to read. */
+    public static final int EAGAIN = 11;
     /** {@code ENOMEM}: a queue or the device is out of room. */
     public static final int ENOMEM = 12;
     /** {@code EINVAL}. */
     public static final int EINVAL = 22;
     /** {@code EOPNOTSUPP}. */
     public static final int EOPNOTSUPP = 95;
+    /** {@code EADDRINUSE}: another id is bound to the port {@code rdma_bind_addr} asked for. */
+    public static final int EADDRINUSE = 98;
     /** {@code ETIMEDOUT}: rdma_cm's status of a connection request nobody answered. */
     public static final int ETIMEDOUT = 110;
 

@@ -4,8 +4,11 @@ package dat.provider.verbs.internal.ffm;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import java.lang.foreign.AddressLayout;
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * {@code struct ibv_async_event} (verbs.h): one event of {@code ibv_get_async_event} (DAT async EVD).
@@ -56,6 +59,30 @@ public final class IbvAsyncEvent {
 
     /** Offset of {@code event_type}. */
     public static final long EVENT_TYPE = NativeTypes.offset(LAYOUT, "event_type");
+
+    // Each accessor reads and writes its member through the member's own layout, so a call site cannot
+    // restate its width; VerbsLayoutOffsetTest checks every $LAYOUT against the C member.
+    static final AddressLayout ELEMENT_QP$LAYOUT = NativeTypes.member(LAYOUT, "element.qp", AddressLayout.class);
+    static final ValueLayout.OfInt EVENT_TYPE$LAYOUT =
+            NativeTypes.member(LAYOUT, "event_type", ValueLayout.OfInt.class);
+
+    /**
+     * {@return {@code element.qp} ({@code struct ibv_qp *}), a zero-length segment}
+     *
+     * @param struct a {@code struct ibv_async_event}
+     */
+    public static MemorySegment elementQp(MemorySegment struct) {
+        return struct.get(ELEMENT_QP$LAYOUT, ELEMENT_QP);
+    }
+
+    /**
+     * {@return {@code event_type} ({@code enum ibv_event_type})}
+     *
+     * @param struct a {@code struct ibv_async_event}
+     */
+    public static int eventType(MemorySegment struct) {
+        return struct.get(EVENT_TYPE$LAYOUT, EVENT_TYPE);
+    }
 
     private IbvAsyncEvent() {
     }

@@ -6,6 +6,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * {@code struct ibv_comp_channel} (verbs.h): a completion event channel: a file descriptor a thread blocks on in {@code
@@ -40,6 +42,19 @@ public final class IbvCompChannel {
 
     /** Offset of {@code refcnt}. */
     public static final long REFCNT = NativeTypes.offset(LAYOUT, "refcnt");
+
+    // Each accessor reads and writes its member through the member's own layout, so a call site cannot
+    // restate its width; VerbsLayoutOffsetTest checks every $LAYOUT against the C member.
+    static final ValueLayout.OfInt FD$LAYOUT = NativeTypes.member(LAYOUT, "fd", ValueLayout.OfInt.class);
+
+    /**
+     * {@return {@code fd} ({@code int})}
+     *
+     * @param struct a {@code struct ibv_comp_channel}
+     */
+    public static int fd(MemorySegment struct) {
+        return struct.get(FD$LAYOUT, FD);
+    }
 
     private IbvCompChannel() {
     }

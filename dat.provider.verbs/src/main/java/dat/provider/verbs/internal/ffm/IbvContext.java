@@ -6,6 +6,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * {@code struct ibv_context} (verbs.h): an open device; {@code ops} holds the data-path function pointers.
@@ -60,6 +62,19 @@ public final class IbvContext {
 
     /** Offset of {@code abi_compat}. */
     public static final long ABI_COMPAT = NativeTypes.offset(LAYOUT, "abi_compat");
+
+    // Each accessor reads and writes its member through the member's own layout, so a call site cannot
+    // restate its width; VerbsLayoutOffsetTest checks every $LAYOUT against the C member.
+    static final ValueLayout.OfInt ASYNC_FD$LAYOUT = NativeTypes.member(LAYOUT, "async_fd", ValueLayout.OfInt.class);
+
+    /**
+     * {@return {@code async_fd} ({@code int})}
+     *
+     * @param struct a {@code struct ibv_context}
+     */
+    public static int asyncFd(MemorySegment struct) {
+        return struct.get(ASYNC_FD$LAYOUT, ASYNC_FD);
+    }
 
     private IbvContext() {
     }

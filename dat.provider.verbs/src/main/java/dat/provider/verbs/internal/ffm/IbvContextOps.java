@@ -3,6 +3,7 @@ package dat.provider.verbs.internal.ffm;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
+import java.lang.foreign.AddressLayout;
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
 
@@ -114,6 +115,10 @@ public final class IbvContextOps {
 
     /** Offset of {@code post_recv}. */
     public static final long POST_RECV = NativeTypes.offset(LAYOUT, "post_recv");
+
+    // Every slot is a function pointer, so IbvOps.function reads any of them through this one layout: the slots'
+    // own, as VerbsLayoutConsistencyTest checks member by member (and VerbsLayoutOffsetTest checks each against C).
+    static final AddressLayout SLOT = NativeTypes.member(LAYOUT, "poll_cq", AddressLayout.class);
 
     private IbvContextOps() {
     }

@@ -4,8 +4,10 @@ package dat.provider.verbs.internal.ffm;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import java.lang.foreign.AddressLayout;
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
 
 /**
  * {@code struct ibv_cq} (verbs.h): a completion queue (DAT DTO EVD).
@@ -69,6 +71,30 @@ public final class IbvCq {
 
     /** Offset of {@code async_events_completed}. */
     public static final long ASYNC_EVENTS_COMPLETED = NativeTypes.offset(LAYOUT, "async_events_completed");
+
+    // Each accessor reads and writes its member through the member's own layout, so a call site cannot
+    // restate its width; VerbsLayoutOffsetTest checks every $LAYOUT against the C member.
+    static final AddressLayout CONTEXT$LAYOUT = NativeTypes.member(LAYOUT, "context", AddressLayout.class);
+    static final AddressLayout CQ_CONTEXT$LAYOUT = NativeTypes.member(LAYOUT, "cq_context", AddressLayout.class);
+
+    /**
+     * {@return {@code cq_context} ({@code void *}), a zero-length segment}
+     *
+     * @param struct a {@code struct ibv_cq}
+     */
+    public static MemorySegment cqContext(MemorySegment struct) {
+        return struct.get(CQ_CONTEXT$LAYOUT, CQ_CONTEXT);
+    }
+
+    /**
+     * Sets {@code context} ({@code struct ibv_context *}).
+     *
+     * @param struct a {@code struct ibv_cq}
+     * @param value the new value
+     */
+    public static void context(MemorySegment struct, MemorySegment value) {
+        struct.set(CONTEXT$LAYOUT, CONTEXT, value);
+    }
 
     private IbvCq() {
     }

@@ -7,6 +7,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * {@code struct ibv_device} (verbs.h): one entry of {@code ibv_get_device_list}; only the identity fields are read.
@@ -60,6 +62,20 @@ public final class IbvDevice {
 
     /** Offset of {@code ibdev_path}. */
     public static final long IBDEV_PATH = NativeTypes.offset(LAYOUT, "ibdev_path");
+
+    // Each accessor reads and writes its member through the member's own layout, so a call site cannot
+    // restate its width; VerbsLayoutOffsetTest checks every $LAYOUT against the C member.
+    static final ValueLayout.OfInt TRANSPORT_TYPE$LAYOUT =
+            NativeTypes.member(LAYOUT, "transport_type", ValueLayout.OfInt.class);
+
+    /**
+     * {@return {@code transport_type} ({@code enum ibv_transport_type})}
+     *
+     * @param struct a {@code struct ibv_device}
+     */
+    public static int transportType(MemorySegment struct) {
+        return struct.get(TRANSPORT_TYPE$LAYOUT, TRANSPORT_TYPE);
+    }
 
     private IbvDevice() {
     }

@@ -8,6 +8,9 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SequenceLayout;
+import java.lang.foreign.ValueLayout;
 
 /**
  * {@code struct ibv_device_attr} (verbs.h): what {@code ibv_query_device} reports; the source of most DAT IA limits.
@@ -227,6 +230,462 @@ public final class IbvDeviceAttr {
 
     /** Offset of {@code phys_port_cnt}. */
     public static final long PHYS_PORT_CNT = NativeTypes.offset(LAYOUT, "phys_port_cnt");
+
+    // Each accessor reads and writes its member through the member's own layout, so a call site cannot
+    // restate its width; VerbsLayoutOffsetTest checks every $LAYOUT against the C member.
+    static final SequenceLayout FW_VER$LAYOUT = NativeTypes.member(LAYOUT, "fw_ver", SequenceLayout.class);
+    static final ValueLayout.OfLong NODE_GUID$LAYOUT =
+            NativeTypes.member(LAYOUT, "node_guid", ValueLayout.OfLong.class);
+    static final ValueLayout.OfLong MAX_MR_SIZE$LAYOUT =
+            NativeTypes.member(LAYOUT, "max_mr_size", ValueLayout.OfLong.class);
+    static final ValueLayout.OfInt VENDOR_ID$LAYOUT = NativeTypes.member(LAYOUT, "vendor_id", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt VENDOR_PART_ID$LAYOUT =
+            NativeTypes.member(LAYOUT, "vendor_part_id", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt HW_VER$LAYOUT = NativeTypes.member(LAYOUT, "hw_ver", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt MAX_QP$LAYOUT = NativeTypes.member(LAYOUT, "max_qp", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt MAX_QP_WR$LAYOUT = NativeTypes.member(LAYOUT, "max_qp_wr", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt DEVICE_CAP_FLAGS$LAYOUT =
+            NativeTypes.member(LAYOUT, "device_cap_flags", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt MAX_SGE$LAYOUT = NativeTypes.member(LAYOUT, "max_sge", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt MAX_SGE_RD$LAYOUT =
+            NativeTypes.member(LAYOUT, "max_sge_rd", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt MAX_CQ$LAYOUT = NativeTypes.member(LAYOUT, "max_cq", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt MAX_CQE$LAYOUT = NativeTypes.member(LAYOUT, "max_cqe", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt MAX_MR$LAYOUT = NativeTypes.member(LAYOUT, "max_mr", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt MAX_PD$LAYOUT = NativeTypes.member(LAYOUT, "max_pd", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt MAX_QP_RD_ATOM$LAYOUT =
+            NativeTypes.member(LAYOUT, "max_qp_rd_atom", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt MAX_RES_RD_ATOM$LAYOUT =
+            NativeTypes.member(LAYOUT, "max_res_rd_atom", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt MAX_QP_INIT_RD_ATOM$LAYOUT =
+            NativeTypes.member(LAYOUT, "max_qp_init_rd_atom", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt ATOMIC_CAP$LAYOUT =
+            NativeTypes.member(LAYOUT, "atomic_cap", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt MAX_MW$LAYOUT = NativeTypes.member(LAYOUT, "max_mw", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt MAX_SRQ$LAYOUT = NativeTypes.member(LAYOUT, "max_srq", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt MAX_SRQ_WR$LAYOUT =
+            NativeTypes.member(LAYOUT, "max_srq_wr", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt MAX_SRQ_SGE$LAYOUT =
+            NativeTypes.member(LAYOUT, "max_srq_sge", ValueLayout.OfInt.class);
+    static final ValueLayout.OfShort MAX_PKEYS$LAYOUT =
+            NativeTypes.member(LAYOUT, "max_pkeys", ValueLayout.OfShort.class);
+    static final ValueLayout.OfByte PHYS_PORT_CNT$LAYOUT =
+            NativeTypes.member(LAYOUT, "phys_port_cnt", ValueLayout.OfByte.class);
+
+    /**
+     * {@return {@code fw_ver} ({@code char[64]}), its bytes in place: a slice of {@code struct}}
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     */
+    public static MemorySegment fwVer(MemorySegment struct) {
+        return struct.asSlice(FW_VER, FW_VER$LAYOUT.byteSize());
+    }
+
+    /**
+     * {@return {@code node_guid} ({@code __be64}, network byte order)}
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     */
+    public static long nodeGuid(MemorySegment struct) {
+        return struct.get(NODE_GUID$LAYOUT, NODE_GUID);
+    }
+
+    /**
+     * {@return {@code max_mr_size} ({@code uint64_t}, unsigned)}
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     */
+    public static long maxMrSize(MemorySegment struct) {
+        return struct.get(MAX_MR_SIZE$LAYOUT, MAX_MR_SIZE);
+    }
+
+    /**
+     * Sets {@code max_mr_size} ({@code uint64_t}, unsigned).
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     * @param value the new value
+     */
+    public static void maxMrSize(MemorySegment struct, long value) {
+        struct.set(MAX_MR_SIZE$LAYOUT, MAX_MR_SIZE, value);
+    }
+
+    /**
+     * {@return {@code vendor_id} ({@code uint32_t}, unsigned)}
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     */
+    public static int vendorId(MemorySegment struct) {
+        return struct.get(VENDOR_ID$LAYOUT, VENDOR_ID);
+    }
+
+    /**
+     * Sets {@code vendor_id} ({@code uint32_t}, unsigned).
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     * @param value the new value
+     */
+    public static void vendorId(MemorySegment struct, int value) {
+        struct.set(VENDOR_ID$LAYOUT, VENDOR_ID, value);
+    }
+
+    /**
+     * {@return {@code vendor_part_id} ({@code uint32_t}, unsigned)}
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     */
+    public static int vendorPartId(MemorySegment struct) {
+        return struct.get(VENDOR_PART_ID$LAYOUT, VENDOR_PART_ID);
+    }
+
+    /**
+     * {@return {@code hw_ver} ({@code uint32_t}, unsigned)}
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     */
+    public static int hwVer(MemorySegment struct) {
+        return struct.get(HW_VER$LAYOUT, HW_VER);
+    }
+
+    /**
+     * {@return {@code max_qp} ({@code int})}
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     */
+    public static int maxQp(MemorySegment struct) {
+        return struct.get(MAX_QP$LAYOUT, MAX_QP);
+    }
+
+    /**
+     * Sets {@code max_qp} ({@code int}).
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     * @param value the new value
+     */
+    public static void maxQp(MemorySegment struct, int value) {
+        struct.set(MAX_QP$LAYOUT, MAX_QP, value);
+    }
+
+    /**
+     * {@return {@code max_qp_wr} ({@code int})}
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     */
+    public static int maxQpWr(MemorySegment struct) {
+        return struct.get(MAX_QP_WR$LAYOUT, MAX_QP_WR);
+    }
+
+    /**
+     * Sets {@code max_qp_wr} ({@code int}).
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     * @param value the new value
+     */
+    public static void maxQpWr(MemorySegment struct, int value) {
+        struct.set(MAX_QP_WR$LAYOUT, MAX_QP_WR, value);
+    }
+
+    /**
+     * {@return {@code device_cap_flags} ({@code unsigned int}, unsigned)}
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     */
+    public static int deviceCapFlags(MemorySegment struct) {
+        return struct.get(DEVICE_CAP_FLAGS$LAYOUT, DEVICE_CAP_FLAGS);
+    }
+
+    /**
+     * Sets {@code device_cap_flags} ({@code unsigned int}, unsigned).
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     * @param value the new value
+     */
+    public static void deviceCapFlags(MemorySegment struct, int value) {
+        struct.set(DEVICE_CAP_FLAGS$LAYOUT, DEVICE_CAP_FLAGS, value);
+    }
+
+    /**
+     * {@return {@code max_sge} ({@code int})}
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     */
+    public static int maxSge(MemorySegment struct) {
+        return struct.get(MAX_SGE$LAYOUT, MAX_SGE);
+    }
+
+    /**
+     * Sets {@code max_sge} ({@code int}).
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     * @param value the new value
+     */
+    public static void maxSge(MemorySegment struct, int value) {
+        struct.set(MAX_SGE$LAYOUT, MAX_SGE, value);
+    }
+
+    /**
+     * {@return {@code max_sge_rd} ({@code int})}
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     */
+    public static int maxSgeRd(MemorySegment struct) {
+        return struct.get(MAX_SGE_RD$LAYOUT, MAX_SGE_RD);
+    }
+
+    /**
+     * Sets {@code max_sge_rd} ({@code int}).
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     * @param value the new value
+     */
+    public static void maxSgeRd(MemorySegment struct, int value) {
+        struct.set(MAX_SGE_RD$LAYOUT, MAX_SGE_RD, value);
+    }
+
+    /**
+     * {@return {@code max_cq} ({@code int})}
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     */
+    public static int maxCq(MemorySegment struct) {
+        return struct.get(MAX_CQ$LAYOUT, MAX_CQ);
+    }
+
+    /**
+     * Sets {@code max_cq} ({@code int}).
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     * @param value the new value
+     */
+    public static void maxCq(MemorySegment struct, int value) {
+        struct.set(MAX_CQ$LAYOUT, MAX_CQ, value);
+    }
+
+    /**
+     * {@return {@code max_cqe} ({@code int})}
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     */
+    public static int maxCqe(MemorySegment struct) {
+        return struct.get(MAX_CQE$LAYOUT, MAX_CQE);
+    }
+
+    /**
+     * Sets {@code max_cqe} ({@code int}).
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     * @param value the new value
+     */
+    public static void maxCqe(MemorySegment struct, int value) {
+        struct.set(MAX_CQE$LAYOUT, MAX_CQE, value);
+    }
+
+    /**
+     * {@return {@code max_mr} ({@code int})}
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     */
+    public static int maxMr(MemorySegment struct) {
+        return struct.get(MAX_MR$LAYOUT, MAX_MR);
+    }
+
+    /**
+     * Sets {@code max_mr} ({@code int}).
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     * @param value the new value
+     */
+    public static void maxMr(MemorySegment struct, int value) {
+        struct.set(MAX_MR$LAYOUT, MAX_MR, value);
+    }
+
+    /**
+     * {@return {@code max_pd} ({@code int})}
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     */
+    public static int maxPd(MemorySegment struct) {
+        return struct.get(MAX_PD$LAYOUT, MAX_PD);
+    }
+
+    /**
+     * Sets {@code max_pd} ({@code int}).
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     * @param value the new value
+     */
+    public static void maxPd(MemorySegment struct, int value) {
+        struct.set(MAX_PD$LAYOUT, MAX_PD, value);
+    }
+
+    /**
+     * {@return {@code max_qp_rd_atom} ({@code int})}
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     */
+    public static int maxQpRdAtom(MemorySegment struct) {
+        return struct.get(MAX_QP_RD_ATOM$LAYOUT, MAX_QP_RD_ATOM);
+    }
+
+    /**
+     * Sets {@code max_qp_rd_atom} ({@code int}).
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     * @param value the new value
+     */
+    public static void maxQpRdAtom(MemorySegment struct, int value) {
+        struct.set(MAX_QP_RD_ATOM$LAYOUT, MAX_QP_RD_ATOM, value);
+    }
+
+    /**
+     * {@return {@code max_res_rd_atom} ({@code int})}
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     */
+    public static int maxResRdAtom(MemorySegment struct) {
+        return struct.get(MAX_RES_RD_ATOM$LAYOUT, MAX_RES_RD_ATOM);
+    }
+
+    /**
+     * Sets {@code max_res_rd_atom} ({@code int}).
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     * @param value the new value
+     */
+    public static void maxResRdAtom(MemorySegment struct, int value) {
+        struct.set(MAX_RES_RD_ATOM$LAYOUT, MAX_RES_RD_ATOM, value);
+    }
+
+    /**
+     * {@return {@code max_qp_init_rd_atom} ({@code int})}
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     */
+    public static int maxQpInitRdAtom(MemorySegment struct) {
+        return struct.get(MAX_QP_INIT_RD_ATOM$LAYOUT, MAX_QP_INIT_RD_ATOM);
+    }
+
+    /**
+     * Sets {@code max_qp_init_rd_atom} ({@code int}).
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     * @param value the new value
+     */
+    public static void maxQpInitRdAtom(MemorySegment struct, int value) {
+        struct.set(MAX_QP_INIT_RD_ATOM$LAYOUT, MAX_QP_INIT_RD_ATOM, value);
+    }
+
+    /**
+     * {@return {@code atomic_cap} ({@code enum ibv_atomic_cap})}
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     */
+    public static int atomicCap(MemorySegment struct) {
+        return struct.get(ATOMIC_CAP$LAYOUT, ATOMIC_CAP);
+    }
+
+    /**
+     * {@return {@code max_mw} ({@code int})}
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     */
+    public static int maxMw(MemorySegment struct) {
+        return struct.get(MAX_MW$LAYOUT, MAX_MW);
+    }
+
+    /**
+     * Sets {@code max_mw} ({@code int}).
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     * @param value the new value
+     */
+    public static void maxMw(MemorySegment struct, int value) {
+        struct.set(MAX_MW$LAYOUT, MAX_MW, value);
+    }
+
+    /**
+     * {@return {@code max_srq} ({@code int})}
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     */
+    public static int maxSrq(MemorySegment struct) {
+        return struct.get(MAX_SRQ$LAYOUT, MAX_SRQ);
+    }
+
+    /**
+     * Sets {@code max_srq} ({@code int}).
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     * @param value the new value
+     */
+    public static void maxSrq(MemorySegment struct, int value) {
+        struct.set(MAX_SRQ$LAYOUT, MAX_SRQ, value);
+    }
+
+    /**
+     * {@return {@code max_srq_wr} ({@code int})}
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     */
+    public static int maxSrqWr(MemorySegment struct) {
+        return struct.get(MAX_SRQ_WR$LAYOUT, MAX_SRQ_WR);
+    }
+
+    /**
+     * Sets {@code max_srq_wr} ({@code int}).
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     * @param value the new value
+     */
+    public static void maxSrqWr(MemorySegment struct, int value) {
+        struct.set(MAX_SRQ_WR$LAYOUT, MAX_SRQ_WR, value);
+    }
+
+    /**
+     * {@return {@code max_srq_sge} ({@code int})}
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     */
+    public static int maxSrqSge(MemorySegment struct) {
+        return struct.get(MAX_SRQ_SGE$LAYOUT, MAX_SRQ_SGE);
+    }
+
+    /**
+     * Sets {@code max_srq_sge} ({@code int}).
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     * @param value the new value
+     */
+    public static void maxSrqSge(MemorySegment struct, int value) {
+        struct.set(MAX_SRQ_SGE$LAYOUT, MAX_SRQ_SGE, value);
+    }
+
+    /**
+     * {@return {@code max_pkeys} ({@code uint16_t}, unsigned)}
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     */
+    public static short maxPkeys(MemorySegment struct) {
+        return struct.get(MAX_PKEYS$LAYOUT, MAX_PKEYS);
+    }
+
+    /**
+     * {@return {@code phys_port_cnt} ({@code uint8_t}, unsigned)}
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     */
+    public static byte physPortCnt(MemorySegment struct) {
+        return struct.get(PHYS_PORT_CNT$LAYOUT, PHYS_PORT_CNT);
+    }
+
+    /**
+     * Sets {@code phys_port_cnt} ({@code uint8_t}, unsigned).
+     *
+     * @param struct a {@code struct ibv_device_attr}
+     * @param value the new value
+     */
+    public static void physPortCnt(MemorySegment struct, byte value) {
+        struct.set(PHYS_PORT_CNT$LAYOUT, PHYS_PORT_CNT, value);
+    }
 
     private IbvDeviceAttr() {
     }

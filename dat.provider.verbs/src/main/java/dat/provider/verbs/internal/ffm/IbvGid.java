@@ -6,6 +6,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SequenceLayout;
 
 /**
  * {@code union ibv_gid} (verbs.h): a 128-bit port GID (for RoCE an IPv6 or IPv4-mapped address).
@@ -40,6 +42,19 @@ public final class IbvGid {
 
     /** Offset of {@code global.interface_id}. */
     public static final long GLOBAL_INTERFACE_ID = NativeTypes.offset(LAYOUT, "global.interface_id");
+
+    // Each accessor reads and writes its member through the member's own layout, so a call site cannot
+    // restate its width; VerbsLayoutOffsetTest checks every $LAYOUT against the C member.
+    static final SequenceLayout RAW$LAYOUT = NativeTypes.member(LAYOUT, "raw", SequenceLayout.class);
+
+    /**
+     * {@return {@code raw} ({@code uint8_t[16]}), its bytes in place: a slice of {@code struct}}
+     *
+     * @param struct a {@code union ibv_gid}
+     */
+    public static MemorySegment raw(MemorySegment struct) {
+        return struct.asSlice(RAW, RAW$LAYOUT.byteSize());
+    }
 
     private IbvGid() {
     }

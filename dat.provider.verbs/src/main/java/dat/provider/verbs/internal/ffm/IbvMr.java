@@ -5,8 +5,11 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import java.lang.foreign.AddressLayout;
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * {@code struct ibv_mr} (verbs.h): a registered memory region (DAT LMR); {@code lkey} and {@code rkey} are the DAT LMR
@@ -62,6 +65,49 @@ public final class IbvMr {
 
     /** Offset of {@code rkey}. */
     public static final long RKEY = NativeTypes.offset(LAYOUT, "rkey");
+
+    // Each accessor reads and writes its member through the member's own layout, so a call site cannot
+    // restate its width; VerbsLayoutOffsetTest checks every $LAYOUT against the C member.
+    static final AddressLayout PD$LAYOUT = NativeTypes.member(LAYOUT, "pd", AddressLayout.class);
+    static final ValueLayout.OfInt LKEY$LAYOUT = NativeTypes.member(LAYOUT, "lkey", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt RKEY$LAYOUT = NativeTypes.member(LAYOUT, "rkey", ValueLayout.OfInt.class);
+
+    /**
+     * {@return {@code pd} ({@code struct ibv_pd *}), a zero-length segment}
+     *
+     * @param struct a {@code struct ibv_mr}
+     */
+    public static MemorySegment pd(MemorySegment struct) {
+        return struct.get(PD$LAYOUT, PD);
+    }
+
+    /**
+     * {@return {@code lkey} ({@code uint32_t}, unsigned)}
+     *
+     * @param struct a {@code struct ibv_mr}
+     */
+    public static int lkey(MemorySegment struct) {
+        return struct.get(LKEY$LAYOUT, LKEY);
+    }
+
+    /**
+     * {@return {@code rkey} ({@code uint32_t}, unsigned)}
+     *
+     * @param struct a {@code struct ibv_mr}
+     */
+    public static int rkey(MemorySegment struct) {
+        return struct.get(RKEY$LAYOUT, RKEY);
+    }
+
+    /**
+     * Sets {@code pd} ({@code struct ibv_pd *}).
+     *
+     * @param struct a {@code struct ibv_mr}
+     * @param value the new value
+     */
+    public static void pd(MemorySegment struct, MemorySegment value) {
+        struct.set(PD$LAYOUT, PD, value);
+    }
 
     private IbvMr() {
     }

@@ -4,8 +4,11 @@ package dat.provider.verbs.internal.ffm;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import java.lang.foreign.AddressLayout;
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * {@code struct ibv_mw} (verbs.h): a memory window (DAT RMR).
@@ -50,6 +53,79 @@ public final class IbvMw {
 
     /** Offset of {@code type}. */
     public static final long TYPE = NativeTypes.offset(LAYOUT, "type");
+
+    // Each accessor reads and writes its member through the member's own layout, so a call site cannot
+    // restate its width; VerbsLayoutOffsetTest checks every $LAYOUT against the C member.
+    static final AddressLayout CONTEXT$LAYOUT = NativeTypes.member(LAYOUT, "context", AddressLayout.class);
+    static final AddressLayout PD$LAYOUT = NativeTypes.member(LAYOUT, "pd", AddressLayout.class);
+    static final ValueLayout.OfInt RKEY$LAYOUT = NativeTypes.member(LAYOUT, "rkey", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt TYPE$LAYOUT = NativeTypes.member(LAYOUT, "type", ValueLayout.OfInt.class);
+
+    /**
+     * {@return {@code context} ({@code struct ibv_context *}), a zero-length segment}
+     *
+     * @param struct a {@code struct ibv_mw}
+     */
+    public static MemorySegment context(MemorySegment struct) {
+        return struct.get(CONTEXT$LAYOUT, CONTEXT);
+    }
+
+    /**
+     * {@return {@code pd} ({@code struct ibv_pd *}), a zero-length segment}
+     *
+     * @param struct a {@code struct ibv_mw}
+     */
+    public static MemorySegment pd(MemorySegment struct) {
+        return struct.get(PD$LAYOUT, PD);
+    }
+
+    /**
+     * {@return {@code rkey} ({@code uint32_t}, unsigned)}
+     *
+     * @param struct a {@code struct ibv_mw}
+     */
+    public static int rkey(MemorySegment struct) {
+        return struct.get(RKEY$LAYOUT, RKEY);
+    }
+
+    /**
+     * {@return {@code type} ({@code enum ibv_mw_type})}
+     *
+     * @param struct a {@code struct ibv_mw}
+     */
+    public static int type(MemorySegment struct) {
+        return struct.get(TYPE$LAYOUT, TYPE);
+    }
+
+    /**
+     * Sets {@code context} ({@code struct ibv_context *}).
+     *
+     * @param struct a {@code struct ibv_mw}
+     * @param value the new value
+     */
+    public static void context(MemorySegment struct, MemorySegment value) {
+        struct.set(CONTEXT$LAYOUT, CONTEXT, value);
+    }
+
+    /**
+     * Sets {@code type} ({@code enum ibv_mw_type}).
+     *
+     * @param struct a {@code struct ibv_mw}
+     * @param value the new value
+     */
+    public static void type(MemorySegment struct, int value) {
+        struct.set(TYPE$LAYOUT, TYPE, value);
+    }
+
+    /**
+     * Sets {@code pd} ({@code struct ibv_pd *}).
+     *
+     * @param struct a {@code struct ibv_mw}
+     * @param value the new value
+     */
+    public static void pd(MemorySegment struct, MemorySegment value) {
+        struct.set(PD$LAYOUT, PD, value);
+    }
 
     private IbvMw() {
     }

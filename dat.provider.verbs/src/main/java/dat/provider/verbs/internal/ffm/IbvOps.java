@@ -84,17 +84,17 @@ public final class IbvOps {
      * @return the function pointer; {@link MemorySegment#NULL} when the driver leaves the slot empty
      */
     public static MemorySegment function(MemorySegment context, long slot) {
-        return context.reinterpret(IbvContext.SIZE).get(ADDRESS, IbvContext.OPS + slot);
+        return context.reinterpret(IbvContext.SIZE).get(IbvContextOps.SLOT, IbvContext.OPS + slot);
     }
 
     /**
      * {@return the {@code ibv_context} of {@code object}}
      *
      * @param object a verbs object whose first field is {@code struct ibv_context *context} (ibv_qp, ibv_cq,
-     *     ibv_srq, ibv_pd, ibv_mw all start so)
+     *     ibv_srq, ibv_pd, ibv_mw all start so, as ibv_pd does; VerbsLayoutConsistencyTest checks it)
      */
     static MemorySegment contextOf(MemorySegment object) {
-        return object.reinterpret(ADDRESS.byteSize()).get(ADDRESS, 0);
+        return IbvPd.context(object.reinterpret(IbvPd.SIZE));
     }
 
     /**
@@ -291,22 +291,19 @@ public final class IbvOps {
     public static int ibv_bind_mw(MemorySegment qp, MemorySegment mw, MemorySegment mwBind) {
         MemorySegment window = mw.reinterpret(IbvMw.SIZE);
         MemorySegment bind = mwBind.reinterpret(IbvMwBind.SIZE);
-        if (window.get(JAVA_INT, IbvMw.TYPE) != LibIbverbs.IBV_MW_TYPE_1) {
+        if (IbvMw.type(window) != LibIbverbs.IBV_MW_TYPE_1) {
             return Errno.EINVAL;
         }
-        long info = IbvMwBind.BIND_INFO;
-        MemorySegment mr = bind.get(ADDRESS, info + IbvMwBindInfo.MR);
+        MemorySegment mr = IbvMwBind.bindInfoMr(bind);
         if (mr.address() == 0) {
-            if (bind.get(JAVA_LONG, info + IbvMwBindInfo.ADDR) != 0
-                    || bind.get(JAVA_LONG, info + IbvMwBindInfo.LENGTH) != 0) {
+            if (IbvMwBind.bindInfoAddr(bind) != 0 || IbvMwBind.bindInfoLength(bind) != 0) {
                 return Errno.EINVAL;
             }
-        } else if (window.get(ADDRESS, IbvMw.PD).address()
-                != mr.reinterpret(IbvMr.SIZE).get(ADDRESS, IbvMr.PD).address()) {
+        } else if (IbvMw.pd(window).address() != IbvMr.pd(mr.reinterpret(IbvMr.SIZE)).address()) {
             return Errno.EPERM;
         }
         try {
-            return (int) BIND_MW.invokeExact(function(window.get(ADDRESS, IbvMw.CONTEXT), IbvContextOps.BIND_MW),
+            return (int) BIND_MW.invokeExact(function(IbvMw.context(window), IbvContextOps.BIND_MW),
                     qp.address(), mw.address(), mwBind.address());
         } catch (Throwable t) {
             throw LibIbverbs.unexpected(t);

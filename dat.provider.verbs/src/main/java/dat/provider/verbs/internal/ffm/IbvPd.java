@@ -4,8 +4,10 @@ package dat.provider.verbs.internal.ffm;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import java.lang.foreign.AddressLayout;
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
 
 /**
  * {@code struct ibv_pd} (verbs.h): a protection domain (DAT PZ).
@@ -35,6 +37,29 @@ public final class IbvPd {
 
     /** Offset of {@code handle}. */
     public static final long HANDLE = NativeTypes.offset(LAYOUT, "handle");
+
+    // Each accessor reads and writes its member through the member's own layout, so a call site cannot
+    // restate its width; VerbsLayoutOffsetTest checks every $LAYOUT against the C member.
+    static final AddressLayout CONTEXT$LAYOUT = NativeTypes.member(LAYOUT, "context", AddressLayout.class);
+
+    /**
+     * {@return {@code context} ({@code struct ibv_context *}), a zero-length segment}
+     *
+     * @param struct a {@code struct ibv_pd}
+     */
+    public static MemorySegment context(MemorySegment struct) {
+        return struct.get(CONTEXT$LAYOUT, CONTEXT);
+    }
+
+    /**
+     * Sets {@code context} ({@code struct ibv_context *}).
+     *
+     * @param struct a {@code struct ibv_pd}
+     * @param value the new value
+     */
+    public static void context(MemorySegment struct, MemorySegment value) {
+        struct.set(CONTEXT$LAYOUT, CONTEXT, value);
+    }
 
     private IbvPd() {
     }

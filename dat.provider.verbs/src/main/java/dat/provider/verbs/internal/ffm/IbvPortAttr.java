@@ -7,6 +7,8 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * {@code struct ibv_port_attr} (verbs.h): what {@code ibv_query_port} reports for one port.
@@ -136,6 +138,123 @@ public final class IbvPortAttr {
 
     /** Offset of {@code port_cap_flags2}. */
     public static final long PORT_CAP_FLAGS2 = NativeTypes.offset(LAYOUT, "port_cap_flags2");
+
+    // Each accessor reads and writes its member through the member's own layout, so a call site cannot
+    // restate its width; VerbsLayoutOffsetTest checks every $LAYOUT against the C member.
+    static final ValueLayout.OfInt STATE$LAYOUT = NativeTypes.member(LAYOUT, "state", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt MAX_MTU$LAYOUT = NativeTypes.member(LAYOUT, "max_mtu", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt ACTIVE_MTU$LAYOUT =
+            NativeTypes.member(LAYOUT, "active_mtu", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt GID_TBL_LEN$LAYOUT =
+            NativeTypes.member(LAYOUT, "gid_tbl_len", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt MAX_MSG_SZ$LAYOUT =
+            NativeTypes.member(LAYOUT, "max_msg_sz", ValueLayout.OfInt.class);
+    static final ValueLayout.OfByte LINK_LAYER$LAYOUT =
+            NativeTypes.member(LAYOUT, "link_layer", ValueLayout.OfByte.class);
+
+    /**
+     * {@return {@code state} ({@code enum ibv_port_state})}
+     *
+     * @param struct a {@code struct ibv_port_attr}
+     */
+    public static int state(MemorySegment struct) {
+        return struct.get(STATE$LAYOUT, STATE);
+    }
+
+    /**
+     * Sets {@code state} ({@code enum ibv_port_state}).
+     *
+     * @param struct a {@code struct ibv_port_attr}
+     * @param value the new value
+     */
+    public static void state(MemorySegment struct, int value) {
+        struct.set(STATE$LAYOUT, STATE, value);
+    }
+
+    /**
+     * {@return {@code max_mtu} ({@code enum ibv_mtu})}
+     *
+     * @param struct a {@code struct ibv_port_attr}
+     */
+    public static int maxMtu(MemorySegment struct) {
+        return struct.get(MAX_MTU$LAYOUT, MAX_MTU);
+    }
+
+    /**
+     * {@return {@code active_mtu} ({@code enum ibv_mtu})}
+     *
+     * @param struct a {@code struct ibv_port_attr}
+     */
+    public static int activeMtu(MemorySegment struct) {
+        return struct.get(ACTIVE_MTU$LAYOUT, ACTIVE_MTU);
+    }
+
+    /**
+     * Sets {@code active_mtu} ({@code enum ibv_mtu}).
+     *
+     * @param struct a {@code struct ibv_port_attr}
+     * @param value the new value
+     */
+    public static void activeMtu(MemorySegment struct, int value) {
+        struct.set(ACTIVE_MTU$LAYOUT, ACTIVE_MTU, value);
+    }
+
+    /**
+     * {@return {@code gid_tbl_len} ({@code int})}
+     *
+     * @param struct a {@code struct ibv_port_attr}
+     */
+    public static int gidTblLen(MemorySegment struct) {
+        return struct.get(GID_TBL_LEN$LAYOUT, GID_TBL_LEN);
+    }
+
+    /**
+     * Sets {@code gid_tbl_len} ({@code int}).
+     *
+     * @param struct a {@code struct ibv_port_attr}
+     * @param value the new value
+     */
+    public static void gidTblLen(MemorySegment struct, int value) {
+        struct.set(GID_TBL_LEN$LAYOUT, GID_TBL_LEN, value);
+    }
+
+    /**
+     * {@return {@code max_msg_sz} ({@code uint32_t}, unsigned)}
+     *
+     * @param struct a {@code struct ibv_port_attr}
+     */
+    public static int maxMsgSz(MemorySegment struct) {
+        return struct.get(MAX_MSG_SZ$LAYOUT, MAX_MSG_SZ);
+    }
+
+    /**
+     * Sets {@code max_msg_sz} ({@code uint32_t}, unsigned).
+     *
+     * @param struct a {@code struct ibv_port_attr}
+     * @param value the new value
+     */
+    public static void maxMsgSz(MemorySegment struct, int value) {
+        struct.set(MAX_MSG_SZ$LAYOUT, MAX_MSG_SZ, value);
+    }
+
+    /**
+     * {@return {@code link_layer} ({@code uint8_t}, unsigned)}
+     *
+     * @param struct a {@code struct ibv_port_attr}
+     */
+    public static byte linkLayer(MemorySegment struct) {
+        return struct.get(LINK_LAYER$LAYOUT, LINK_LAYER);
+    }
+
+    /**
+     * Sets {@code link_layer} ({@code uint8_t}, unsigned).
+     *
+     * @param struct a {@code struct ibv_port_attr}
+     * @param value the new value
+     */
+    public static void linkLayer(MemorySegment struct, byte value) {
+        struct.set(LINK_LAYER$LAYOUT, LINK_LAYER, value);
+    }
 
     private IbvPortAttr() {
     }

@@ -4,8 +4,11 @@ package dat.provider.verbs.internal.ffm;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import java.lang.foreign.AddressLayout;
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * {@code struct ibv_qp} (verbs.h): a queue pair (DAT EP, RC).
@@ -90,6 +93,30 @@ public final class IbvQp {
 
     /** Offset of {@code events_completed}. */
     public static final long EVENTS_COMPLETED = NativeTypes.offset(LAYOUT, "events_completed");
+
+    // Each accessor reads and writes its member through the member's own layout, so a call site cannot
+    // restate its width; VerbsLayoutOffsetTest checks every $LAYOUT against the C member.
+    static final ValueLayout.OfInt QP_NUM$LAYOUT = NativeTypes.member(LAYOUT, "qp_num", ValueLayout.OfInt.class);
+    static final AddressLayout CONTEXT$LAYOUT = NativeTypes.member(LAYOUT, "context", AddressLayout.class);
+
+    /**
+     * {@return {@code qp_num} ({@code uint32_t}, unsigned)}
+     *
+     * @param struct a {@code struct ibv_qp}
+     */
+    public static int qpNum(MemorySegment struct) {
+        return struct.get(QP_NUM$LAYOUT, QP_NUM);
+    }
+
+    /**
+     * Sets {@code context} ({@code struct ibv_context *}).
+     *
+     * @param struct a {@code struct ibv_qp}
+     * @param value the new value
+     */
+    public static void context(MemorySegment struct, MemorySegment value) {
+        struct.set(CONTEXT$LAYOUT, CONTEXT, value);
+    }
 
     private IbvQp() {
     }

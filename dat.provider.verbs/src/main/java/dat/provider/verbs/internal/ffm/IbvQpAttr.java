@@ -7,6 +7,8 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * {@code struct ibv_qp_attr} (verbs.h): the argument of {@code ibv_modify_qp} / {@code ibv_query_qp}.
@@ -157,6 +159,54 @@ public final class IbvQpAttr {
 
     /** Offset of {@code rate_limit}. */
     public static final long RATE_LIMIT = NativeTypes.offset(LAYOUT, "rate_limit");
+
+    // Each accessor reads and writes its member through the member's own layout, so a call site cannot
+    // restate its width; VerbsLayoutOffsetTest checks every $LAYOUT against the C member.
+    static final ValueLayout.OfInt QP_STATE$LAYOUT = NativeTypes.member(LAYOUT, "qp_state", ValueLayout.OfInt.class);
+    static final ValueLayout.OfByte PORT_NUM$LAYOUT = NativeTypes.member(LAYOUT, "port_num", ValueLayout.OfByte.class);
+    static final ValueLayout.OfInt QP_ACCESS_FLAGS$LAYOUT =
+            NativeTypes.member(LAYOUT, "qp_access_flags", ValueLayout.OfInt.class);
+    static final ValueLayout.OfByte TIMEOUT$LAYOUT = NativeTypes.member(LAYOUT, "timeout", ValueLayout.OfByte.class);
+
+    /**
+     * Sets {@code qp_state} ({@code enum ibv_qp_state}).
+     *
+     * @param struct a {@code struct ibv_qp_attr}
+     * @param value the new value
+     */
+    public static void qpState(MemorySegment struct, int value) {
+        struct.set(QP_STATE$LAYOUT, QP_STATE, value);
+    }
+
+    /**
+     * Sets {@code port_num} ({@code uint8_t}, unsigned).
+     *
+     * @param struct a {@code struct ibv_qp_attr}
+     * @param value the new value
+     */
+    public static void portNum(MemorySegment struct, byte value) {
+        struct.set(PORT_NUM$LAYOUT, PORT_NUM, value);
+    }
+
+    /**
+     * Sets {@code qp_access_flags} ({@code unsigned int}, unsigned).
+     *
+     * @param struct a {@code struct ibv_qp_attr}
+     * @param value the new value
+     */
+    public static void qpAccessFlags(MemorySegment struct, int value) {
+        struct.set(QP_ACCESS_FLAGS$LAYOUT, QP_ACCESS_FLAGS, value);
+    }
+
+    /**
+     * Sets {@code timeout} ({@code uint8_t}, unsigned).
+     *
+     * @param struct a {@code struct ibv_qp_attr}
+     * @param value the new value
+     */
+    public static void timeout(MemorySegment struct, byte value) {
+        struct.set(TIMEOUT$LAYOUT, TIMEOUT, value);
+    }
 
     private IbvQpAttr() {
     }

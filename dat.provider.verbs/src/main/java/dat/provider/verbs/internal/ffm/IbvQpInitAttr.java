@@ -4,8 +4,11 @@ package dat.provider.verbs.internal.ffm;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import java.lang.foreign.AddressLayout;
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * {@code struct ibv_qp_init_attr} (verbs.h): the argument of {@code ibv_create_qp} / {@code rdma_create_qp}.
@@ -60,6 +63,136 @@ public final class IbvQpInitAttr {
 
     /** Offset of {@code sq_sig_all}. */
     public static final long SQ_SIG_ALL = NativeTypes.offset(LAYOUT, "sq_sig_all");
+
+    /** Offset of {@code cap.max_send_wr}. */
+    public static final long CAP_MAX_SEND_WR = NativeTypes.offset(LAYOUT, "cap.max_send_wr");
+
+    /** Offset of {@code cap.max_recv_wr}. */
+    public static final long CAP_MAX_RECV_WR = NativeTypes.offset(LAYOUT, "cap.max_recv_wr");
+
+    /** Offset of {@code cap.max_send_sge}. */
+    public static final long CAP_MAX_SEND_SGE = NativeTypes.offset(LAYOUT, "cap.max_send_sge");
+
+    /** Offset of {@code cap.max_recv_sge}. */
+    public static final long CAP_MAX_RECV_SGE = NativeTypes.offset(LAYOUT, "cap.max_recv_sge");
+
+    // Each accessor reads and writes its member through the member's own layout, so a call site cannot
+    // restate its width; VerbsLayoutOffsetTest checks every $LAYOUT against the C member.
+    static final AddressLayout QP_CONTEXT$LAYOUT = NativeTypes.member(LAYOUT, "qp_context", AddressLayout.class);
+    static final AddressLayout SEND_CQ$LAYOUT = NativeTypes.member(LAYOUT, "send_cq", AddressLayout.class);
+    static final AddressLayout RECV_CQ$LAYOUT = NativeTypes.member(LAYOUT, "recv_cq", AddressLayout.class);
+    static final AddressLayout SRQ$LAYOUT = NativeTypes.member(LAYOUT, "srq", AddressLayout.class);
+    static final ValueLayout.OfInt CAP_MAX_SEND_WR$LAYOUT =
+            NativeTypes.member(LAYOUT, "cap.max_send_wr", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt CAP_MAX_RECV_WR$LAYOUT =
+            NativeTypes.member(LAYOUT, "cap.max_recv_wr", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt CAP_MAX_SEND_SGE$LAYOUT =
+            NativeTypes.member(LAYOUT, "cap.max_send_sge", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt CAP_MAX_RECV_SGE$LAYOUT =
+            NativeTypes.member(LAYOUT, "cap.max_recv_sge", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt QP_TYPE$LAYOUT = NativeTypes.member(LAYOUT, "qp_type", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt SQ_SIG_ALL$LAYOUT =
+            NativeTypes.member(LAYOUT, "sq_sig_all", ValueLayout.OfInt.class);
+
+    /**
+     * Sets {@code qp_context} ({@code void *}).
+     *
+     * @param struct a {@code struct ibv_qp_init_attr}
+     * @param value the new value
+     */
+    public static void qpContext(MemorySegment struct, MemorySegment value) {
+        struct.set(QP_CONTEXT$LAYOUT, QP_CONTEXT, value);
+    }
+
+    /**
+     * Sets {@code send_cq} ({@code struct ibv_cq *}).
+     *
+     * @param struct a {@code struct ibv_qp_init_attr}
+     * @param value the new value
+     */
+    public static void sendCq(MemorySegment struct, MemorySegment value) {
+        struct.set(SEND_CQ$LAYOUT, SEND_CQ, value);
+    }
+
+    /**
+     * Sets {@code recv_cq} ({@code struct ibv_cq *}).
+     *
+     * @param struct a {@code struct ibv_qp_init_attr}
+     * @param value the new value
+     */
+    public static void recvCq(MemorySegment struct, MemorySegment value) {
+        struct.set(RECV_CQ$LAYOUT, RECV_CQ, value);
+    }
+
+    /**
+     * Sets {@code srq} ({@code struct ibv_srq *}).
+     *
+     * @param struct a {@code struct ibv_qp_init_attr}
+     * @param value the new value
+     */
+    public static void srq(MemorySegment struct, MemorySegment value) {
+        struct.set(SRQ$LAYOUT, SRQ, value);
+    }
+
+    /**
+     * Sets {@code cap.max_send_wr} ({@code uint32_t}, unsigned).
+     *
+     * @param struct a {@code struct ibv_qp_init_attr}
+     * @param value the new value
+     */
+    public static void capMaxSendWr(MemorySegment struct, int value) {
+        struct.set(CAP_MAX_SEND_WR$LAYOUT, CAP_MAX_SEND_WR, value);
+    }
+
+    /**
+     * Sets {@code cap.max_recv_wr} ({@code uint32_t}, unsigned).
+     *
+     * @param struct a {@code struct ibv_qp_init_attr}
+     * @param value the new value
+     */
+    public static void capMaxRecvWr(MemorySegment struct, int value) {
+        struct.set(CAP_MAX_RECV_WR$LAYOUT, CAP_MAX_RECV_WR, value);
+    }
+
+    /**
+     * Sets {@code cap.max_send_sge} ({@code uint32_t}, unsigned).
+     *
+     * @param struct a {@code struct ibv_qp_init_attr}
+     * @param value the new value
+     */
+    public static void capMaxSendSge(MemorySegment struct, int value) {
+        struct.set(CAP_MAX_SEND_SGE$LAYOUT, CAP_MAX_SEND_SGE, value);
+    }
+
+    /**
+     * Sets {@code cap.max_recv_sge} ({@code uint32_t}, unsigned).
+     *
+     * @param struct a {@code struct ibv_qp_init_attr}
+     * @param value the new value
+     */
+    public static void capMaxRecvSge(MemorySegment struct, int value) {
+        struct.set(CAP_MAX_RECV_SGE$LAYOUT, CAP_MAX_RECV_SGE, value);
+    }
+
+    /**
+     * Sets {@code qp_type} ({@code enum ibv_qp_type}).
+     *
+     * @param struct a {@code struct ibv_qp_init_attr}
+     * @param value the new value
+     */
+    public static void qpType(MemorySegment struct, int value) {
+        struct.set(QP_TYPE$LAYOUT, QP_TYPE, value);
+    }
+
+    /**
+     * Sets {@code sq_sig_all} ({@code int}).
+     *
+     * @param struct a {@code struct ibv_qp_init_attr}
+     * @param value the new value
+     */
+    public static void sqSigAll(MemorySegment struct, int value) {
+        struct.set(SQ_SIG_ALL$LAYOUT, SQ_SIG_ALL, value);
+    }
 
     private IbvQpInitAttr() {
     }

@@ -5,8 +5,11 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import java.lang.foreign.AddressLayout;
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * {@code struct ibv_recv_wr} (verbs.h): a receive work request (QP or SRQ).
@@ -46,6 +49,42 @@ public final class IbvRecvWr {
 
     /** Offset of {@code num_sge}. */
     public static final long NUM_SGE = NativeTypes.offset(LAYOUT, "num_sge");
+
+    // Each accessor reads and writes its member through the member's own layout, so a call site cannot
+    // restate its width; VerbsLayoutOffsetTest checks every $LAYOUT against the C member.
+    static final ValueLayout.OfLong WR_ID$LAYOUT = NativeTypes.member(LAYOUT, "wr_id", ValueLayout.OfLong.class);
+    static final AddressLayout SG_LIST$LAYOUT = NativeTypes.member(LAYOUT, "sg_list", AddressLayout.class);
+    static final ValueLayout.OfInt NUM_SGE$LAYOUT = NativeTypes.member(LAYOUT, "num_sge", ValueLayout.OfInt.class);
+
+    /**
+     * Sets {@code wr_id} ({@code uint64_t}, unsigned).
+     *
+     * @param struct a {@code struct ibv_recv_wr}
+     * @param value the new value
+     */
+    public static void wrId(MemorySegment struct, long value) {
+        struct.set(WR_ID$LAYOUT, WR_ID, value);
+    }
+
+    /**
+     * Sets {@code sg_list} ({@code struct ibv_sge *}).
+     *
+     * @param struct a {@code struct ibv_recv_wr}
+     * @param value the new value
+     */
+    public static void sgList(MemorySegment struct, MemorySegment value) {
+        struct.set(SG_LIST$LAYOUT, SG_LIST, value);
+    }
+
+    /**
+     * Sets {@code num_sge} ({@code int}).
+     *
+     * @param struct a {@code struct ibv_recv_wr}
+     * @param value the new value
+     */
+    public static void numSge(MemorySegment struct, int value) {
+        struct.set(NUM_SGE$LAYOUT, NUM_SGE, value);
+    }
 
     private IbvRecvWr() {
     }

@@ -6,8 +6,11 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
+import java.lang.foreign.AddressLayout;
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * {@code struct ibv_send_wr} (verbs.h): a send-queue work request; {@code wr.rdma} carries the remote buffer of RDMA
@@ -162,6 +165,118 @@ public final class IbvSendWr {
 
     /** Offset of {@code tso.mss}. */
     public static final long TSO_MSS = NativeTypes.offset(LAYOUT, "tso.mss");
+
+    // Each accessor reads and writes its member through the member's own layout, so a call site cannot
+    // restate its width; VerbsLayoutOffsetTest checks every $LAYOUT against the C member.
+    static final ValueLayout.OfLong WR_ID$LAYOUT = NativeTypes.member(LAYOUT, "wr_id", ValueLayout.OfLong.class);
+    static final AddressLayout SG_LIST$LAYOUT = NativeTypes.member(LAYOUT, "sg_list", AddressLayout.class);
+    static final ValueLayout.OfInt NUM_SGE$LAYOUT = NativeTypes.member(LAYOUT, "num_sge", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt OPCODE$LAYOUT = NativeTypes.member(LAYOUT, "opcode", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt SEND_FLAGS$LAYOUT =
+            NativeTypes.member(LAYOUT, "send_flags", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt IMM_DATA$LAYOUT = NativeTypes.member(LAYOUT, "imm_data", ValueLayout.OfInt.class);
+    static final ValueLayout.OfLong WR_RDMA_REMOTE_ADDR$LAYOUT =
+            NativeTypes.member(LAYOUT, "wr.rdma.remote_addr", ValueLayout.OfLong.class);
+    static final ValueLayout.OfInt WR_RDMA_RKEY$LAYOUT =
+            NativeTypes.member(LAYOUT, "wr.rdma.rkey", ValueLayout.OfInt.class);
+
+    /**
+     * {@return {@code wr_id} ({@code uint64_t}, unsigned)}
+     *
+     * @param struct a {@code struct ibv_send_wr}
+     */
+    public static long wrId(MemorySegment struct) {
+        return struct.get(WR_ID$LAYOUT, WR_ID);
+    }
+
+    /**
+     * Sets {@code wr_id} ({@code uint64_t}, unsigned).
+     *
+     * @param struct a {@code struct ibv_send_wr}
+     * @param value the new value
+     */
+    public static void wrId(MemorySegment struct, long value) {
+        struct.set(WR_ID$LAYOUT, WR_ID, value);
+    }
+
+    /**
+     * Sets {@code sg_list} ({@code struct ibv_sge *}).
+     *
+     * @param struct a {@code struct ibv_send_wr}
+     * @param value the new value
+     */
+    public static void sgList(MemorySegment struct, MemorySegment value) {
+        struct.set(SG_LIST$LAYOUT, SG_LIST, value);
+    }
+
+    /**
+     * Sets {@code num_sge} ({@code int}).
+     *
+     * @param struct a {@code struct ibv_send_wr}
+     * @param value the new value
+     */
+    public static void numSge(MemorySegment struct, int value) {
+        struct.set(NUM_SGE$LAYOUT, NUM_SGE, value);
+    }
+
+    /**
+     * Sets {@code opcode} ({@code enum ibv_wr_opcode}).
+     *
+     * @param struct a {@code struct ibv_send_wr}
+     * @param value the new value
+     */
+    public static void opcode(MemorySegment struct, int value) {
+        struct.set(OPCODE$LAYOUT, OPCODE, value);
+    }
+
+    /**
+     * {@return {@code send_flags} ({@code unsigned int}, unsigned)}
+     *
+     * @param struct a {@code struct ibv_send_wr}
+     */
+    public static int sendFlags(MemorySegment struct) {
+        return struct.get(SEND_FLAGS$LAYOUT, SEND_FLAGS);
+    }
+
+    /**
+     * Sets {@code send_flags} ({@code unsigned int}, unsigned).
+     *
+     * @param struct a {@code struct ibv_send_wr}
+     * @param value the new value
+     */
+    public static void sendFlags(MemorySegment struct, int value) {
+        struct.set(SEND_FLAGS$LAYOUT, SEND_FLAGS, value);
+    }
+
+    /**
+     * Sets {@code imm_data} ({@code __be32}, network byte order).
+     *
+     * @param struct a {@code struct ibv_send_wr}
+     * @param value the new value
+     */
+    public static void immData(MemorySegment struct, int value) {
+        struct.set(IMM_DATA$LAYOUT, IMM_DATA, value);
+    }
+
+    /**
+     * Sets {@code wr.rdma.remote_addr} ({@code uint64_t}, unsigned).
+     *
+     * @param struct a {@code struct ibv_send_wr}
+     * @param value the new value
+     */
+    public static void wrRdmaRemoteAddr(MemorySegment struct, long value) {
+        struct.set(WR_RDMA_REMOTE_ADDR$LAYOUT, WR_RDMA_REMOTE_ADDR, value);
+    }
+
+    /**
+     * Sets {@code wr.rdma.rkey} ({@code uint32_t}, unsigned).
+     *
+     * @param struct a {@code struct ibv_send_wr}
+     * @param value the new value
+     */
+    public static void wrRdmaRkey(MemorySegment struct, int value) {
+        struct.set(WR_RDMA_RKEY$LAYOUT, WR_RDMA_RKEY, value);
+    }
 
     private IbvSendWr() {
     }

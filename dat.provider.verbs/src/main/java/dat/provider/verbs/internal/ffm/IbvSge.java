@@ -6,6 +6,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * {@code struct ibv_sge} (verbs.h): one scatter/gather element (a DAT LMR triplet: lkey = lmr_context).
@@ -39,6 +41,55 @@ public final class IbvSge {
 
     /** Offset of {@code lkey}. */
     public static final long LKEY = NativeTypes.offset(LAYOUT, "lkey");
+
+    // Each accessor reads and writes its member through the member's own layout, so a call site cannot
+    // restate its width; VerbsLayoutOffsetTest checks every $LAYOUT against the C member.
+    static final ValueLayout.OfLong ADDR$LAYOUT = NativeTypes.member(LAYOUT, "addr", ValueLayout.OfLong.class);
+    static final ValueLayout.OfInt LENGTH$LAYOUT = NativeTypes.member(LAYOUT, "length", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt LKEY$LAYOUT = NativeTypes.member(LAYOUT, "lkey", ValueLayout.OfInt.class);
+
+    /**
+     * Sets {@code addr} ({@code uint64_t}, unsigned).
+     *
+     * @param array {@code struct ibv_sge} entries
+     * @param index the entry
+     * @param value the new value
+     */
+    public static void addr(MemorySegment array, long index, long value) {
+        array.set(ADDR$LAYOUT, index * SIZE + ADDR, value);
+    }
+
+    /**
+     * {@return {@code length} ({@code uint32_t}, unsigned)}
+     *
+     * @param array {@code struct ibv_sge} entries
+     * @param index the entry
+     */
+    public static int length(MemorySegment array, long index) {
+        return array.get(LENGTH$LAYOUT, index * SIZE + LENGTH);
+    }
+
+    /**
+     * Sets {@code length} ({@code uint32_t}, unsigned).
+     *
+     * @param array {@code struct ibv_sge} entries
+     * @param index the entry
+     * @param value the new value
+     */
+    public static void length(MemorySegment array, long index, int value) {
+        array.set(LENGTH$LAYOUT, index * SIZE + LENGTH, value);
+    }
+
+    /**
+     * Sets {@code lkey} ({@code uint32_t}, unsigned).
+     *
+     * @param array {@code struct ibv_sge} entries
+     * @param index the entry
+     * @param value the new value
+     */
+    public static void lkey(MemorySegment array, long index, int value) {
+        array.set(LKEY$LAYOUT, index * SIZE + LKEY, value);
+    }
 
     private IbvSge() {
     }

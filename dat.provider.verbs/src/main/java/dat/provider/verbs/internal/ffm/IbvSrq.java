@@ -4,8 +4,10 @@ package dat.provider.verbs.internal.ffm;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import java.lang.foreign.AddressLayout;
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
 
 /**
  * {@code struct ibv_srq} (verbs.h): a shared receive queue (DAT SRQ).
@@ -61,6 +63,30 @@ public final class IbvSrq {
 
     /** Offset of {@code events_completed}. */
     public static final long EVENTS_COMPLETED = NativeTypes.offset(LAYOUT, "events_completed");
+
+    // Each accessor reads and writes its member through the member's own layout, so a call site cannot
+    // restate its width; VerbsLayoutOffsetTest checks every $LAYOUT against the C member.
+    static final AddressLayout CONTEXT$LAYOUT = NativeTypes.member(LAYOUT, "context", AddressLayout.class);
+    static final AddressLayout SRQ_CONTEXT$LAYOUT = NativeTypes.member(LAYOUT, "srq_context", AddressLayout.class);
+
+    /**
+     * {@return {@code srq_context} ({@code void *}), a zero-length segment}
+     *
+     * @param struct a {@code struct ibv_srq}
+     */
+    public static MemorySegment srqContext(MemorySegment struct) {
+        return struct.get(SRQ_CONTEXT$LAYOUT, SRQ_CONTEXT);
+    }
+
+    /**
+     * Sets {@code context} ({@code struct ibv_context *}).
+     *
+     * @param struct a {@code struct ibv_srq}
+     * @param value the new value
+     */
+    public static void context(MemorySegment struct, MemorySegment value) {
+        struct.set(CONTEXT$LAYOUT, CONTEXT, value);
+    }
 
     private IbvSrq() {
     }

@@ -5,6 +5,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * {@code struct ibv_srq_attr} (verbs.h): SRQ depth, SGE limit and low watermark ({@code srq_limit}).
@@ -38,6 +40,31 @@ public final class IbvSrqAttr {
 
     /** Offset of {@code srq_limit}. */
     public static final long SRQ_LIMIT = NativeTypes.offset(LAYOUT, "srq_limit");
+
+    // Each accessor reads and writes its member through the member's own layout, so a call site cannot
+    // restate its width; VerbsLayoutOffsetTest checks every $LAYOUT against the C member.
+    static final ValueLayout.OfInt MAX_WR$LAYOUT = NativeTypes.member(LAYOUT, "max_wr", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt SRQ_LIMIT$LAYOUT = NativeTypes.member(LAYOUT, "srq_limit", ValueLayout.OfInt.class);
+
+    /**
+     * Sets {@code max_wr} ({@code uint32_t}, unsigned).
+     *
+     * @param struct a {@code struct ibv_srq_attr}
+     * @param value the new value
+     */
+    public static void maxWr(MemorySegment struct, int value) {
+        struct.set(MAX_WR$LAYOUT, MAX_WR, value);
+    }
+
+    /**
+     * Sets {@code srq_limit} ({@code uint32_t}, unsigned).
+     *
+     * @param struct a {@code struct ibv_srq_attr}
+     * @param value the new value
+     */
+    public static void srqLimit(MemorySegment struct, int value) {
+        struct.set(SRQ_LIMIT$LAYOUT, SRQ_LIMIT, value);
+    }
 
     private IbvSrqAttr() {
     }

@@ -8,6 +8,8 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * {@code struct ibv_wc} (verbs.h): one work completion, as {@code ibv_poll_cq} writes it.
@@ -98,6 +100,86 @@ public final class IbvWc {
 
     /** Offset of {@code dlid_path_bits}. */
     public static final long DLID_PATH_BITS = NativeTypes.offset(LAYOUT, "dlid_path_bits");
+
+    // Each accessor reads and writes its member through the member's own layout, so a call site cannot
+    // restate its width; VerbsLayoutOffsetTest checks every $LAYOUT against the C member.
+    static final ValueLayout.OfLong WR_ID$LAYOUT = NativeTypes.member(LAYOUT, "wr_id", ValueLayout.OfLong.class);
+    static final ValueLayout.OfInt STATUS$LAYOUT = NativeTypes.member(LAYOUT, "status", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt OPCODE$LAYOUT = NativeTypes.member(LAYOUT, "opcode", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt BYTE_LEN$LAYOUT = NativeTypes.member(LAYOUT, "byte_len", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt IMM_DATA$LAYOUT = NativeTypes.member(LAYOUT, "imm_data", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt QP_NUM$LAYOUT = NativeTypes.member(LAYOUT, "qp_num", ValueLayout.OfInt.class);
+    static final ValueLayout.OfInt WC_FLAGS$LAYOUT = NativeTypes.member(LAYOUT, "wc_flags", ValueLayout.OfInt.class);
+
+    /**
+     * {@return {@code wr_id} ({@code uint64_t}, unsigned)}
+     *
+     * @param array {@code struct ibv_wc} entries
+     * @param index the entry
+     */
+    public static long wrId(MemorySegment array, long index) {
+        return array.get(WR_ID$LAYOUT, index * SIZE + WR_ID);
+    }
+
+    /**
+     * {@return {@code status} ({@code enum ibv_wc_status})}
+     *
+     * @param array {@code struct ibv_wc} entries
+     * @param index the entry
+     */
+    public static int status(MemorySegment array, long index) {
+        return array.get(STATUS$LAYOUT, index * SIZE + STATUS);
+    }
+
+    /**
+     * {@return {@code opcode} ({@code enum ibv_wc_opcode})}
+     *
+     * @param array {@code struct ibv_wc} entries
+     * @param index the entry
+     */
+    public static int opcode(MemorySegment array, long index) {
+        return array.get(OPCODE$LAYOUT, index * SIZE + OPCODE);
+    }
+
+    /**
+     * {@return {@code byte_len} ({@code uint32_t}, unsigned)}
+     *
+     * @param array {@code struct ibv_wc} entries
+     * @param index the entry
+     */
+    public static int byteLen(MemorySegment array, long index) {
+        return array.get(BYTE_LEN$LAYOUT, index * SIZE + BYTE_LEN);
+    }
+
+    /**
+     * {@return {@code imm_data} ({@code __be32}, network byte order)}
+     *
+     * @param array {@code struct ibv_wc} entries
+     * @param index the entry
+     */
+    public static int immData(MemorySegment array, long index) {
+        return array.get(IMM_DATA$LAYOUT, index * SIZE + IMM_DATA);
+    }
+
+    /**
+     * {@return {@code qp_num} ({@code uint32_t}, unsigned)}
+     *
+     * @param array {@code struct ibv_wc} entries
+     * @param index the entry
+     */
+    public static int qpNum(MemorySegment array, long index) {
+        return array.get(QP_NUM$LAYOUT, index * SIZE + QP_NUM);
+    }
+
+    /**
+     * {@return {@code wc_flags} ({@code unsigned int}, unsigned)}
+     *
+     * @param array {@code struct ibv_wc} entries
+     * @param index the entry
+     */
+    public static int wcFlags(MemorySegment array, long index) {
+        return array.get(WC_FLAGS$LAYOUT, index * SIZE + WC_FLAGS);
+    }
 
     private IbvWc() {
     }

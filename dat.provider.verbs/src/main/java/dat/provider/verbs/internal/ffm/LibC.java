@@ -4,13 +4,10 @@ package dat.provider.verbs.internal.ffm;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
 
 /**
@@ -22,15 +19,8 @@ import java.lang.invoke.MethodHandle;
 @SuppressWarnings("restricted")
 public final class LibC {
 
-    /** {@code struct pollfd { int fd; short events; short revents; }}. */
-    public static final StructLayout POLLFD = MemoryLayout.structLayout(
-            JAVA_INT.withName("fd"), JAVA_SHORT.withName("events"), JAVA_SHORT.withName("revents"));
     /** {@code POLLIN}. */
     public static final short POLLIN = 0x001;
-    /** {@code EINTR}: a signal interrupted the call; poll again. */
-    public static final int EINTR = 4;
-    /** {@code EAGAIN}: a non-blocking descriptor has nothing to read. */
-    public static final int EAGAIN = 11;
     private static final int F_GETFL = 3;
     private static final int F_SETFL = 4;
     private static final int O_NONBLOCK = 04000;
@@ -72,7 +62,7 @@ public final class LibC {
     /**
      * {@return how many entries have events, 0 on timeout or {@code EINTR}}
      *
-     * @param fds an array of {@link #POLLFD}
+     * @param fds an array of {@link Pollfd}
      * @param count how many entries to watch
      * @param timeoutMillis how long to wait
      */
@@ -85,7 +75,7 @@ public final class LibC {
         }
         if (rc < 0) {
             int errno = Errno.last();
-            if (errno == EINTR) {
+            if (errno == Errno.EINTR) {
                 return 0;
             }
             throw new NativeCallException("poll", errno);

@@ -60,54 +60,65 @@ public final class NativeTypes {
      * @throws IllegalArgumentException if there is no such member
      */
     public static long offset(GroupLayout layout, String designator) {
-        long offset = 0;
-        MemoryLayout current = layout;
+        return resolve(layout, designator).offset();
+    }
+
+    /**
+     * The layout of a field given by its C member designator, as {@link #offset} finds it: what a struct class binds
+     * an accessor to, so the accessor reads and writes the member's own width.
+     *
+     * @param <T> the kind of layout the accessor expects
+     * @param layout a struct or union layout whose member names are the C field names
+     * @param designator the dotted C member designator
+     * @param kind the kind of layout the accessor expects, for example {@code ValueLayout.OfInt.class}
+     * @return the member's layout
+     * @throws IllegalArgumentException if there is no such member, or it is not a {@code kind}
+     */
+    static <T extends MemoryLayout> T member(GroupLayout layout, String designator, Class<T> kind) {
+        MemoryLayout found = resolve(layout, designator).layout();
+        if (!kind.isInstance(found)) {
+            throw new IllegalArgumentException(designator + " of " + layout.name().orElse("layout") + " is " + found
+                    + ", not a " + kind.getSimpleName());
+        }
+        return kind.cast(found);
+    }
+
+    /** A member found by its designator: where it starts and its layout. */
+    private record Found(long offset, MemoryLayout layout) {
+    }
+
+    private static Found resolve(GroupLayout layout, String designator) {
+        Found at = new Found(0, layout);
         for (String name : designator.split("\\.", -1)) {
-            if (!(current instanceof GroupLayout group)) {
-                throw new IllegalArgumentException(designator + ": " + current + " has no members");
+            if (!(at.layout() instanceof GroupLayout group)) {
+                throw new IllegalArgumentException(designator + ": " + at.layout() + " has no members");
             }
-            long[] found = find(group, name);
-            if (found == null) {
+            Found inner = find(group, name);
+            if (inner == null) {
                 throw new IllegalArgumentException(designator + ": no member " + name + " in " + layout.name()
                         .orElse("layout"));
             }
-            offset += found[0];
-            current = member(group, name);
+            at = new Found(at.offset() + inner.offset(), inner.layout());
         }
-        return offset;
+        return at;
     }
 
-    /** {@return {offset} of the member named {@code name}, descending into unnamed groups; null if absent} */
-    private static long[] find(GroupLayout group, String name) {
+    /** {@return the member named {@code name} and its offset in {@code group}, descending into unnamed groups} */
+    private static Found find(GroupLayout group, String name) {
         boolean union = group instanceof UnionLayout;
         long at = 0;
         for (MemoryLayout m : group.memberLayouts()) {
             if (m.name().filter(name::equals).isPresent()) {
-                return new long[] {at};
+                return new Found(at, m);
             }
             if (m.name().isEmpty() && m instanceof GroupLayout inner) {
-                long[] deeper = find(inner, name);
+                Found deeper = find(inner, name);
                 if (deeper != null) {
-                    return new long[] {at + deeper[0]};
+                    return new Found(at + deeper.offset(), deeper.layout());
                 }
             }
             if (!union) {
                 at += m.byteSize();
-            }
-        }
-        return null;
-    }
-
-    private static MemoryLayout member(GroupLayout group, String name) {
-        for (MemoryLayout m : group.memberLayouts()) {
-            if (m.name().filter(name::equals).isPresent()) {
-                return m;
-            }
-            if (m.name().isEmpty() && m instanceof GroupLayout inner) {
-                MemoryLayout deeper = member(inner, name);
-                if (deeper != null) {
-                    return deeper;
-                }
             }
         }
         return null;

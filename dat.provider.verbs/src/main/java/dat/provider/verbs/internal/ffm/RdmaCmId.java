@@ -5,8 +5,12 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import java.lang.foreign.AddressLayout;
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SequenceLayout;
+import java.lang.foreign.ValueLayout;
 
 /**
  * {@code struct rdma_cm_id} (rdma_cma.h): an rdma_cm communication identifier (DAT EP connection, PSP listener).
@@ -102,6 +106,85 @@ public final class RdmaCmId {
 
     /** Offset of {@code qp_type}. */
     public static final long QP_TYPE = NativeTypes.offset(LAYOUT, "qp_type");
+
+    /** Offset of {@code route.addr.dst_addr.sa_family}. */
+    public static final long ROUTE_ADDR_DST_ADDR_SA_FAMILY =
+            NativeTypes.offset(LAYOUT, "route.addr.dst_addr.sa_family");
+
+    /** Offset of {@code route.addr.dst_sin.sin_addr}. */
+    public static final long ROUTE_ADDR_DST_SIN_SIN_ADDR = NativeTypes.offset(LAYOUT, "route.addr.dst_sin.sin_addr");
+
+    /** Offset of {@code route.addr.dst_sin6.sin6_addr}. */
+    public static final long ROUTE_ADDR_DST_SIN6_SIN6_ADDR =
+            NativeTypes.offset(LAYOUT, "route.addr.dst_sin6.sin6_addr");
+
+    // Each accessor reads and writes its member through the member's own layout, so a call site cannot
+    // restate its width; VerbsLayoutOffsetTest checks every $LAYOUT against the C member.
+    static final AddressLayout VERBS$LAYOUT = NativeTypes.member(LAYOUT, "verbs", AddressLayout.class);
+    static final AddressLayout CONTEXT$LAYOUT = NativeTypes.member(LAYOUT, "context", AddressLayout.class);
+    static final ValueLayout.OfShort ROUTE_ADDR_DST_ADDR_SA_FAMILY$LAYOUT =
+            NativeTypes.member(LAYOUT, "route.addr.dst_addr.sa_family", ValueLayout.OfShort.class);
+    static final SequenceLayout ROUTE_ADDR_DST_SIN_SIN_ADDR$LAYOUT =
+            NativeTypes.member(LAYOUT, "route.addr.dst_sin.sin_addr", SequenceLayout.class);
+    static final SequenceLayout ROUTE_ADDR_DST_SIN6_SIN6_ADDR$LAYOUT =
+            NativeTypes.member(LAYOUT, "route.addr.dst_sin6.sin6_addr", SequenceLayout.class);
+
+    /**
+     * {@return {@code verbs} ({@code struct ibv_context *}), a zero-length segment}
+     *
+     * @param struct a {@code struct rdma_cm_id}
+     */
+    public static MemorySegment verbs(MemorySegment struct) {
+        return struct.get(VERBS$LAYOUT, VERBS);
+    }
+
+    /**
+     * {@return {@code context} ({@code void *}), a zero-length segment}
+     *
+     * @param struct a {@code struct rdma_cm_id}
+     */
+    public static MemorySegment context(MemorySegment struct) {
+        return struct.get(CONTEXT$LAYOUT, CONTEXT);
+    }
+
+    /**
+     * Sets {@code context} ({@code void *}).
+     *
+     * @param struct a {@code struct rdma_cm_id}
+     * @param value the new value
+     */
+    public static void context(MemorySegment struct, MemorySegment value) {
+        struct.set(CONTEXT$LAYOUT, CONTEXT, value);
+    }
+
+    /**
+     * {@return {@code route.addr.dst_addr.sa_family} ({@code sa_family_t}, unsigned)}
+     *
+     * @param struct a {@code struct rdma_cm_id}
+     */
+    public static short routeAddrDstAddrSaFamily(MemorySegment struct) {
+        return struct.get(ROUTE_ADDR_DST_ADDR_SA_FAMILY$LAYOUT, ROUTE_ADDR_DST_ADDR_SA_FAMILY);
+    }
+
+    /**
+     * {@return {@code route.addr.dst_sin.sin_addr} ({@code struct in_addr}),
+     *     its bytes in place: a slice of {@code struct}}
+     *
+     * @param struct a {@code struct rdma_cm_id}
+     */
+    public static MemorySegment routeAddrDstSinSinAddr(MemorySegment struct) {
+        return struct.asSlice(ROUTE_ADDR_DST_SIN_SIN_ADDR, ROUTE_ADDR_DST_SIN_SIN_ADDR$LAYOUT.byteSize());
+    }
+
+    /**
+     * {@return {@code route.addr.dst_sin6.sin6_addr} ({@code struct in6_addr}),
+     *     its bytes in place: a slice of {@code struct}}
+     *
+     * @param struct a {@code struct rdma_cm_id}
+     */
+    public static MemorySegment routeAddrDstSin6Sin6Addr(MemorySegment struct) {
+        return struct.asSlice(ROUTE_ADDR_DST_SIN6_SIN6_ADDR, ROUTE_ADDR_DST_SIN6_SIN6_ADDR$LAYOUT.byteSize());
+    }
 
     private RdmaCmId() {
     }

@@ -5,6 +5,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * {@code struct rdma_event_channel} (rdma_cma.h): the file descriptor rdma_cm events arrive on.
@@ -28,6 +30,19 @@ public final class RdmaEventChannel {
 
     /** Offset of {@code fd}. */
     public static final long FD = NativeTypes.offset(LAYOUT, "fd");
+
+    // Each accessor reads and writes its member through the member's own layout, so a call site cannot
+    // restate its width; VerbsLayoutOffsetTest checks every $LAYOUT against the C member.
+    static final ValueLayout.OfInt FD$LAYOUT = NativeTypes.member(LAYOUT, "fd", ValueLayout.OfInt.class);
+
+    /**
+     * {@return {@code fd} ({@code int})}
+     *
+     * @param struct a {@code struct rdma_event_channel}
+     */
+    public static int fd(MemorySegment struct) {
+        return struct.get(FD$LAYOUT, FD);
+    }
 
     private RdmaEventChannel() {
     }

@@ -6,6 +6,9 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SequenceLayout;
+import java.lang.foreign.ValueLayout;
 
 /**
  * {@code struct sockaddr_in} (netinet/in.h): an IPv4 socket address; port and address in network byte order.
@@ -44,6 +47,43 @@ public final class SockaddrIn {
 
     /** Offset of {@code sin_zero}. */
     public static final long SIN_ZERO = NativeTypes.offset(LAYOUT, "sin_zero");
+
+    // Each accessor reads and writes its member through the member's own layout, so a call site cannot
+    // restate its width; VerbsLayoutOffsetTest checks every $LAYOUT against the C member.
+    static final ValueLayout.OfShort SIN_FAMILY$LAYOUT =
+            NativeTypes.member(LAYOUT, "sin_family", ValueLayout.OfShort.class);
+    static final ValueLayout.OfShort SIN_PORT$LAYOUT =
+            NativeTypes.member(LAYOUT, "sin_port", ValueLayout.OfShort.class);
+    static final SequenceLayout SIN_ADDR$LAYOUT = NativeTypes.member(LAYOUT, "sin_addr", SequenceLayout.class);
+
+    /**
+     * Sets {@code sin_family} ({@code sa_family_t}, unsigned).
+     *
+     * @param struct a {@code struct sockaddr_in}
+     * @param value the new value
+     */
+    public static void sinFamily(MemorySegment struct, short value) {
+        struct.set(SIN_FAMILY$LAYOUT, SIN_FAMILY, value);
+    }
+
+    /**
+     * Sets {@code sin_port} ({@code in_port_t}, unsigned).
+     *
+     * @param struct a {@code struct sockaddr_in}
+     * @param value the new value
+     */
+    public static void sinPort(MemorySegment struct, short value) {
+        struct.set(SIN_PORT$LAYOUT, SIN_PORT, value);
+    }
+
+    /**
+     * {@return {@code sin_addr} ({@code struct in_addr}), its bytes in place: a slice of {@code struct}}
+     *
+     * @param struct a {@code struct sockaddr_in}
+     */
+    public static MemorySegment sinAddr(MemorySegment struct) {
+        return struct.asSlice(SIN_ADDR, SIN_ADDR$LAYOUT.byteSize());
+    }
 
     private SockaddrIn() {
     }

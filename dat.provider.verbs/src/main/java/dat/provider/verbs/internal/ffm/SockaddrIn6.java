@@ -7,6 +7,9 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SequenceLayout;
+import java.lang.foreign.ValueLayout;
 
 /**
  * {@code struct sockaddr_in6} (netinet/in.h): an IPv6 socket address; port and address in network byte order.
@@ -50,6 +53,43 @@ public final class SockaddrIn6 {
 
     /** Offset of {@code sin6_scope_id}. */
     public static final long SIN6_SCOPE_ID = NativeTypes.offset(LAYOUT, "sin6_scope_id");
+
+    // Each accessor reads and writes its member through the member's own layout, so a call site cannot
+    // restate its width; VerbsLayoutOffsetTest checks every $LAYOUT against the C member.
+    static final ValueLayout.OfShort SIN6_FAMILY$LAYOUT =
+            NativeTypes.member(LAYOUT, "sin6_family", ValueLayout.OfShort.class);
+    static final ValueLayout.OfShort SIN6_PORT$LAYOUT =
+            NativeTypes.member(LAYOUT, "sin6_port", ValueLayout.OfShort.class);
+    static final SequenceLayout SIN6_ADDR$LAYOUT = NativeTypes.member(LAYOUT, "sin6_addr", SequenceLayout.class);
+
+    /**
+     * Sets {@code sin6_family} ({@code sa_family_t}, unsigned).
+     *
+     * @param struct a {@code struct sockaddr_in6}
+     * @param value the new value
+     */
+    public static void sin6Family(MemorySegment struct, short value) {
+        struct.set(SIN6_FAMILY$LAYOUT, SIN6_FAMILY, value);
+    }
+
+    /**
+     * Sets {@code sin6_port} ({@code in_port_t}, unsigned).
+     *
+     * @param struct a {@code struct sockaddr_in6}
+     * @param value the new value
+     */
+    public static void sin6Port(MemorySegment struct, short value) {
+        struct.set(SIN6_PORT$LAYOUT, SIN6_PORT, value);
+    }
+
+    /**
+     * {@return {@code sin6_addr} ({@code struct in6_addr}), its bytes in place: a slice of {@code struct}}
+     *
+     * @param struct a {@code struct sockaddr_in6}
+     */
+    public static MemorySegment sin6Addr(MemorySegment struct) {
+        return struct.asSlice(SIN6_ADDR, SIN6_ADDR$LAYOUT.byteSize());
+    }
 
     private SockaddrIn6() {
     }

@@ -62,17 +62,17 @@ class IbvOpsTest {
             MemorySegment post = driver.findOrThrow("fake_post");
             MemorySegment notify = driver.findOrThrow("fake_req_notify_cq");
             MemorySegment context = arena.allocate(IbvContext.LAYOUT);
-            context.set(ADDRESS, IbvContext.OPS + IbvContextOps.POLL_CQ, poll);
-            context.set(ADDRESS, IbvContext.OPS + IbvContextOps.POST_SEND, post);
-            context.set(ADDRESS, IbvContext.OPS + IbvContextOps.POST_RECV, post);
-            context.set(ADDRESS, IbvContext.OPS + IbvContextOps.POST_SRQ_RECV, post);
-            context.set(ADDRESS, IbvContext.OPS + IbvContextOps.REQ_NOTIFY_CQ, notify);
+            context.set(IbvContextOps.SLOT, IbvContext.OPS + IbvContextOps.POLL_CQ, poll);
+            context.set(IbvContextOps.SLOT, IbvContext.OPS + IbvContextOps.POST_SEND, post);
+            context.set(IbvContextOps.SLOT, IbvContext.OPS + IbvContextOps.POST_RECV, post);
+            context.set(IbvContextOps.SLOT, IbvContext.OPS + IbvContextOps.POST_SRQ_RECV, post);
+            context.set(IbvContextOps.SLOT, IbvContext.OPS + IbvContextOps.REQ_NOTIFY_CQ, notify);
             MemorySegment cq = arena.allocate(IbvCq.LAYOUT);
-            cq.set(ADDRESS, IbvCq.CONTEXT, context);
+            IbvCq.context(cq, context);
             MemorySegment qp = arena.allocate(IbvQp.LAYOUT);
-            qp.set(ADDRESS, IbvQp.CONTEXT, context);
+            IbvQp.context(qp, context);
             MemorySegment srq = arena.allocate(IbvSrq.LAYOUT);
-            srq.set(ADDRESS, IbvSrq.CONTEXT, context);
+            IbvSrq.context(srq, context);
             MemorySegment wc = arena.allocate(IbvWc.LAYOUT, 4);
             MemorySegment badWr = arena.allocate(ADDRESS);
 
@@ -127,21 +127,21 @@ class IbvOpsTest {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment context = arena.allocate(IbvContext.LAYOUT);
             MemorySegment pd = arena.allocate(IbvPd.LAYOUT);
-            pd.set(ADDRESS, IbvPd.CONTEXT, context);
+            IbvPd.context(pd, context);
             NativeCallException e = assertThrows(NativeCallException.class, () -> IbvOps.ibv_alloc_mw(pd, 1));
             assertEquals(Errno.EOPNOTSUPP, e.errno());
 
             MemorySegment mw = arena.allocate(IbvMw.LAYOUT);
-            mw.set(ADDRESS, IbvMw.CONTEXT, context);
-            mw.set(JAVA_INT, IbvMw.TYPE, LibIbverbs.IBV_MW_TYPE_2);
+            IbvMw.context(mw, context);
+            IbvMw.type(mw, LibIbverbs.IBV_MW_TYPE_2);
             MemorySegment bind = arena.allocate(IbvMwBind.LAYOUT);
             assertEquals(Errno.EINVAL, IbvOps.ibv_bind_mw(MemorySegment.NULL, mw, bind));
 
-            mw.set(JAVA_INT, IbvMw.TYPE, LibIbverbs.IBV_MW_TYPE_1);
+            IbvMw.type(mw, LibIbverbs.IBV_MW_TYPE_1);
             MemorySegment mr = arena.allocate(IbvMr.LAYOUT);
-            mr.set(ADDRESS, IbvMr.PD, arena.allocate(IbvPd.LAYOUT));
-            mw.set(ADDRESS, IbvMw.PD, pd);
-            bind.set(ADDRESS, IbvMwBind.BIND_INFO + IbvMwBindInfo.MR, mr);
+            IbvMr.pd(mr, arena.allocate(IbvPd.LAYOUT));
+            IbvMw.pd(mw, pd);
+            IbvMwBind.bindInfoMr(bind, mr);
             assertEquals(Errno.EPERM, IbvOps.ibv_bind_mw(MemorySegment.NULL, mw, bind));
         }
     }

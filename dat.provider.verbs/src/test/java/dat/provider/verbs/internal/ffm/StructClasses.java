@@ -13,7 +13,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /** Finds the struct classes of the bindings package and walks their layouts the way C names their members. */
@@ -26,6 +29,21 @@ final class StructClasses {
     /** A struct class: the class, its C type (the layout's name) and its layout. */
     record Struct(Class<?> type, String cType, GroupLayout layout) {
     }
+
+    /**
+     * An accessor's layout: the {@code static final} field {@code NAME$LAYOUT} of a struct class, the layout it holds,
+     * the offset constant {@code NAME} the accessor reads at, and the member both name ({@code null} when none does).
+     */
+    record Accessor(Field field, MemoryLayout layout, Long offset, Member member) {
+
+        /** {@return the field as a reader finds it, for example {@code IbvSendWr.NUM_SGE$LAYOUT}} */
+        String where() {
+            return field.getDeclaringClass().getSimpleName() + "." + field.getName();
+        }
+    }
+
+    /** What every accessor layout's name ends with, as jextract names them. */
+    static final String ACCESSOR_SUFFIX = "$LAYOUT";
 
     private StructClasses() {
     }
@@ -98,17 +116,52 @@ final class StructClasses {
     }
 
     /**
-     * {@return the {@code public static final int} constants of {@code c} named like C enumerators and macros
-     * ({@code IBV_*}, {@code RDMA_*}, {@code AF_*})}
+     * {@return every accessor layout of {@code s}: each {@code static final} field whose name ends in
+     * {@value #ACCESSOR_SUFFIX}, whatever its access, so an accessor added later is found too}
+     *
+     * @param s a struct class
+     */
+    static List<Accessor> accessors(Struct s) {
+        Map<String, Member> byConstantName = new HashMap<>();
+        for (Member m : members(s.layout())) {
+            byConstantName.putIfAbsent(m.designator().replace('.', '_').toUpperCase(Locale.ROOT), m);
+        }
+        List<Accessor> out = new ArrayList<>();
+        try {
+            for (Field f : s.type().getDeclaredFields()) {
+                if (!Modifier.isStatic(f.getModifiers()) || !f.getName().endsWith(ACCESSOR_SUFFIX)) {
+                    continue;
+                }
+                String name = f.getName().substring(0, f.getName().length() - ACCESSOR_SUFFIX.length());
+                Long offset = null;
+                try {
+                    offset = s.type().getField(name).getLong(null);
+                } catch (NoSuchFieldException e) {
+                    // Reported by the caller: an accessor reads at its member's offset constant.
+                }
+                f.setAccessible(true);
+                out.add(new Accessor(f, (MemoryLayout) f.get(null), offset, byConstantName.get(name)));
+            }
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e);
+        }
+        out.sort(Comparator.comparing(Accessor::where));
+        return out;
+    }
+
+    /**
+     * {@return the {@code public static final int} constants of {@code c} whose names match {@code names}: the C
+     * enumerators and macros a binding restates}
      *
      * @param c a class
+     * @param names a regular expression, for example {@code (IBV|RDMA|AF)_[A-Z0-9_]+}
      */
-    static List<Field> cConstants(Class<?> c) {
+    static List<Field> cConstants(Class<?> c, String names) {
         List<Field> out = new ArrayList<>();
         for (Field f : c.getFields()) {
             int mod = f.getModifiers();
             if (Modifier.isStatic(mod) && Modifier.isFinal(mod) && f.getType() == int.class
-                    && f.getName().matches("(IBV|RDMA|AF)_[A-Z0-9_]+")) {
+                    && f.getName().matches(names)) {
                 out.add(f);
             }
         }

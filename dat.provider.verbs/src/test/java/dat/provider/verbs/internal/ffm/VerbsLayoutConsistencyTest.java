@@ -3,33 +3,41 @@ package dat.provider.verbs.internal.ffm;
 
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
 /**
  * The Java layouts agree with themselves, without a C compiler: sizes are multiples of alignments, every member
- * sits at an offset its alignment allows, struct members do not overlap, and each offset constant equals the
- * offset of the member it names.
+ * sits at an offset its alignment allows, struct members do not overlap, each offset constant equals the offset of
+ * the member it names, each accessor's layout is its member's, and no code outside the struct classes reads or
+ * writes a struct field with a width of its own.
  */
 class VerbsLayoutConsistencyTest {
 
     @Test
     void everyStructIsFoundAndNamedAfterItsCType() {
         List<StructClasses.Struct> structs = StructClasses.all();
-        assertTrue(structs.size() >= 39, () -> "struct classes found: " + structs);
+        assertTrue(structs.size() >= 40, () -> "struct classes found: " + structs);
         for (StructClasses.Struct s : structs) {
             assertTrue(s.cType().matches("(struct|union) [a-z_0-9]+"), s.cType());
         }
@@ -97,6 +105,73 @@ class VerbsLayoutConsistencyTest {
         }
         assertTrue(constants > 200, "offset constants checked: " + constants);
         assertAll(checks);
+    }
+
+    @Test
+    void everyAccessorIsBoundToItsMembersLayout() {
+        List<Executable> checks = new ArrayList<>();
+        int accessors = 0;
+        for (StructClasses.Struct s : StructClasses.all()) {
+            for (StructClasses.Accessor a : StructClasses.accessors(s)) {
+                accessors++;
+                checks.add(() -> {
+                    assertNotNull(a.member(), a.where() + " names no member of " + s.cType());
+                    assertEquals(a.member().offset(), a.offset(), a.where() + ": the offset its accessor uses");
+                    assertEquals(a.member().size(), a.layout().byteSize(), a.where() + ": its width");
+                });
+            }
+        }
+        assertTrue(accessors > 100, "accessors checked: " + accessors);
+        assertAll(checks);
+    }
+
+    @Test
+    void theOpsSlotLayoutIsEverySlots() {
+        for (MemoryLayout m : IbvContextOps.LAYOUT.memberLayouts()) {
+            assertEquals(IbvContextOps.SLOT.withName(m.name().orElseThrow()), m, "IbvOps.function reads every slot"
+                    + " through IbvContextOps.SLOT");
+        }
+    }
+
+    @Test
+    void theObjectsIbvOpsFollowStartWithTheirContext() {
+        // IbvOps.contextOf reads any of them as an ibv_pd.
+        for (long offset : new long[] {IbvPd.CONTEXT, IbvQp.CONTEXT, IbvCq.CONTEXT, IbvSrq.CONTEXT, IbvMw.CONTEXT}) {
+            assertEquals(0, offset);
+        }
+    }
+
+    /**
+     * A struct field read or written with a width of the call site's own ({@code set(JAVA_INT, IbvSendWr.NUM_SGE, n)}
+     * on a segment), a slice or a copy at a struct's offset constant: the accessors exist so no call site restates a
+     * width.
+     */
+    private static final Pattern RAW_FIELD_ACCESS = Pattern.compile(
+            "\\.(?:get|set)(?:AtIndex)?\\(\\s*(?:ValueLayout\\.)?(?:JAVA_[A-Z]+|ADDRESS)\\s*,"
+                    + "[^,;)]*?\\b[A-Z]\\w*\\.[A-Z][A-Z0-9_]*\\b"
+                    + "|\\.asSlice\\(\\s*[A-Z]\\w*\\.[A-Z][A-Z0-9_]*\\b"
+                    + "|JAVA_BYTE\\s*,[^,;)]*?\\b[A-Z]\\w*\\.[A-Z][A-Z0-9_]*\\s*,");
+
+    @Test
+    void structFieldsAreReadAndWrittenThroughTheirAccessors() throws IOException {
+        List<String> raw = new ArrayList<>();
+        int files = 0;
+        for (String root : new String[] {"src/main/java", "src/test/java"}) {
+            try (Stream<Path> paths = Files.walk(Path.of(root))) {
+                for (Path p : paths.filter(f -> f.toString().endsWith(".java")).sorted().toList()) {
+                    files++;
+                    String text = Files.readString(p);
+                    Matcher m = RAW_FIELD_ACCESS.matcher(text);
+                    while (m.find()) {
+                        long line = text.substring(0, m.start()).lines().count();
+                        raw.add(p + ":" + line + ": " + m.group().lines().findFirst().orElse(""));
+                    }
+                }
+            }
+        }
+        assertTrue(files > 50, "source files scanned: " + files);
+        assertEquals(List.of(), raw, "use the struct class's accessor (IbvSendWr.numSge(wr, n)), bound to the"
+                + " member's own layout");
     }
 
     @Test

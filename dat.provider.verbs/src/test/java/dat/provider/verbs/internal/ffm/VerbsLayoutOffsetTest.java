@@ -24,9 +24,12 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Checks every Java struct layout against the C compiler: writes a C program that prints {@code offsetof} and
  * {@code sizeof} of every named member the Java layouts declare (nested members by their dotted designator),
- * {@code sizeof} and {@code _Alignof} of every struct, and the value of every {@code IBV_*}, {@code RDMA_*} and
- * {@code AF_*} constant of {@link LibIbverbs} and {@link LibRdmacm}; compiles it with {@code gcc} against the
- * installed rdma-core headers, runs it and compares. Each mismatch is its own assertion message.
+ * {@code sizeof} and {@code _Alignof} of every struct, the value of every {@code IBV_*}, {@code RDMA_*} and
+ * {@code AF_*} constant of {@link LibIbverbs} and {@link LibRdmacm} and of every {@code E*} constant of
+ * {@link Errno}; compiles it with {@code gcc} against the installed rdma-core headers, runs it and compares. Each
+ * accessor's layout ({@code NAME$LAYOUT}, found by reflection) is compared too: its width with the C member's
+ * {@code sizeof}, the offset it reads at ({@code NAME}) with its {@code offsetof}. Each mismatch is its own
+ * assertion message.
  *
  * <p>Needs {@code gcc} and the headers of {@code libibverbs-dev} and {@code librdmacm-dev}. When they are missing
  * the test is <b>skipped</b> with "install gcc libibverbs-dev librdmacm-dev (apt)", except when the environment
@@ -37,6 +40,9 @@ class VerbsLayoutOffsetTest {
 
     static final String MISSING = "install gcc libibverbs-dev librdmacm-dev (apt)";
 
+    /** The constants of the library classes named like C enumerators and macros. */
+    private static final String C_NAMES = "(IBV|RDMA|AF)_[A-Z0-9_]+";
+
     private static final long TIMEOUT_SECONDS = 120;
 
     @TempDir
@@ -46,10 +52,13 @@ class VerbsLayoutOffsetTest {
     void javaLayoutsMatchTheCCompiler(TestReporter reporter) throws Exception {
         requireToolchain();
         List<StructClasses.Struct> structs = StructClasses.all();
-        List<Field> constants = new ArrayList<>(StructClasses.cConstants(LibIbverbs.class));
-        constants.addAll(StructClasses.cConstants(LibRdmacm.class));
+        List<Field> constants = new ArrayList<>(StructClasses.cConstants(LibIbverbs.class, C_NAMES));
+        constants.addAll(StructClasses.cConstants(LibRdmacm.class, C_NAMES));
+        constants.addAll(StructClasses.cConstants(Errno.class, "E[A-Z0-9]+"));
 
         StringBuilder c = new StringBuilder("""
+                #include <errno.h>
+                #include <poll.h>
                 #include <stddef.h>
                 #include <stdio.h>
                 #include <sys/socket.h>
@@ -97,15 +106,35 @@ class VerbsLayoutOffsetTest {
                         + m.designator() + ") in C vs " + s.type().getSimpleName() + ".LAYOUT"));
             }
         }
+        int accessors = 0;
+        for (StructClasses.Struct s : structs) {
+            for (StructClasses.Accessor a : StructClasses.accessors(s)) {
+                accessors++;
+                checks.add(() -> checkAccessor(s, a, measured));
+            }
+        }
         for (Field f : constants) {
             long java = f.getInt(null);
             checks.add(() -> assertEquals(measured.get("C|" + f.getName()), Long.toString(java),
                     f.getName() + " in C vs " + f.getDeclaringClass().getSimpleName() + "." + f.getName()));
         }
         reporter.publishEntry("compared", structs.size() + " structs (sizeof and _Alignof), " + members
-                + " members (offsetof and sizeof), " + constants.size() + " constants");
+                + " members (offsetof and sizeof), " + accessors + " accessors (offset and width), "
+                + constants.size() + " constants");
         assertAll(checks);
         assertTrue(members > 300, "members compared: " + members);
+        assertTrue(accessors > 100, "accessors compared: " + accessors);
+    }
+
+    /** An accessor reads and writes exactly its C member: the offset it uses is offsetof, its width sizeof. */
+    private static void checkAccessor(StructClasses.Struct s, StructClasses.Accessor a, Map<String, String> measured) {
+        assertNotNull(a.member(), () -> a.where() + " names no member of " + s.cType());
+        assertNotNull(a.offset(), () -> a.where() + " has no offset constant beside it");
+        String designator = a.member().designator();
+        String c = measured.get("M|" + s.cType() + "|" + designator);
+        String java = a.offset() + "|" + a.layout().byteSize();
+        assertEquals(c, java, () -> "offsetof|sizeof(" + s.cType() + ", " + designator + ") in C vs "
+                + a.where() + " (the offset and width its accessor reads and writes)");
     }
 
     private static int nthBar(String line, int n) {
