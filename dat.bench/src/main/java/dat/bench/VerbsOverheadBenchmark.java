@@ -150,14 +150,14 @@ public class VerbsOverheadBenchmark {
     /** {@return 0} One post through the provider's invoker. */
     @Benchmark
     public int postSend() {
-        wr.set(JAVA_LONG, IbvSendWr.WR_ID, ++id);
+        IbvSendWr.wrId(wr, ++id);
         return check(IbvOps.post_send(postSendFn, qp, wr, badWr));
     }
 
     /** {@return 0} One post through a plain (not critical) invoker. */
     @Benchmark
     public int postSendPlain() throws Throwable {
-        wr.set(JAVA_LONG, IbvSendWr.WR_ID, ++id);
+        IbvSendWr.wrId(wr, ++id);
         return check((int) PLAIN_POST_SEND.invokeExact(postSendFn, qp, wr, badWr));
     }
 

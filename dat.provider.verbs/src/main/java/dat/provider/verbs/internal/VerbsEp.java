@@ -26,6 +26,8 @@ import dat.spi.ProviderHandle;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -86,6 +88,11 @@ final class VerbsEp extends AbstractEp<VerbsIa> {
     DatEpAttr attr;
     /** The recv completion flags are SOLICITED_WAIT: read by the EVDs translating this EP's receives. */
     volatile boolean solicitedWait;
+    /**
+     * The windows whose last bind completed through this EP ({@link VerbsRmr#connectionEnded}): they are replaced when
+     * its connection ends. Added to by the translating thread, drained under {@link #lock}.
+     */
+    final Set<VerbsRmr> windows = ConcurrentHashMap.newKeySet();
 
     VerbsEp(VerbsPz pz, VerbsEvd recvEvd, VerbsEvd requestEvd, VerbsEvd connectEvd, VerbsSrq srq, DatEpAttr attr) {
         super(pz.ia(), srq != null);

@@ -24,6 +24,7 @@ import dat.spi.DatArgs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
+import java.util.Iterator;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -363,6 +364,12 @@ final class VerbsEpConnection {
         // disconnected. Posts take this lock, so none slips in between.
         ep.state = DatEpState.DISCONNECTED;
         ep.toError();
+        // After the state: a window bind translated from now on sees DISCONNECTED (VerbsRmr#completed).
+        for (Iterator<VerbsRmr> it = ep.windows.iterator(); it.hasNext(); ) {
+            VerbsRmr window = it.next();
+            it.remove();
+            window.connectionEnded(ep);
+        }
         ia.progress().connecting.remove(ep);
         if (event != null) {
             postConnectionEvent(event, null);

@@ -2,6 +2,7 @@
 package dat.provider.verbs.internal;
 
 import dat.api.DatEp;
+import dat.api.DatEpState;
 import dat.api.DatLmr;
 import dat.api.DatMemPriv;
 import dat.api.DatReturn;
@@ -79,6 +80,8 @@ final class VerbsRmr extends AbstractRmr<VerbsIa, VerbsPz> {
     /** Binds {@link #chainEp} accepted but holds back, oldest first: they come after every bind in flight. */
     private final ArrayDeque<Binding> held = new ArrayDeque<>();
     private VerbsEp chainEp;
+    /** The EP {@link #applied} was bound through: the window dies with that EP's connection. */
+    private VerbsEp appliedEp;
     /** A bind of the current chain failed: the window was replaced, the rest of the chain is flushed. */
     private boolean chainFailed;
 
@@ -267,8 +270,18 @@ final class VerbsRmr extends AbstractRmr<VerbsIa, VerbsPz> {
             // The window left the previous binding's region when this bind executed.
             Binding old = applied;
             applied = b.length() == 0 ? null : b;
+            appliedEp = applied == null ? null : chainEp;
             if (old != null) {
                 deregister(old.region());
+            }
+            if (appliedEp != null) {
+                // Registered before the state is read, as teardown writes the state before it drains the set: one of
+                // the two sees the other, so a bind that completes as its connection ends is replaced either way.
+                appliedEp.windows.add(this);
+                DatEpState s = appliedEp.state;
+                if (s != DatEpState.CONNECTED && s != DatEpState.DISCONNECT_PENDING) {
+                    replaceLocked();
+                }
             }
         } else {
             if (!chainFailed) {
@@ -304,9 +317,24 @@ final class VerbsRmr extends AbstractRmr<VerbsIa, VerbsPz> {
         forgetAllLocked();
     }
 
+    /**
+     * The connection of {@code ep} ended (disconnected, broken, or the EP freed). A type 1 window belongs to the PD,
+     * not to the QP, so the rkey it handed out would reach the region again through the next connection of the EP
+     * (after dat_ep_reset and a new connect) or of another EP on the PZ; a window bound through a connection must not
+     * outlive it ({@code optional_rmr_bind_windowDiesWithItsConnection}), so it is replaced. Binds of this window
+     * still in flight on {@code ep} flush, and {@link #completed} or {@link #abandon} replaces it then. Caller holds
+     * the EP's connection lock.
+     */
+    synchronized void connectionEnded(VerbsEp ep) {
+        if (!isClosed() && appliedEp == ep && !chained()) {
+            replaceLocked();
+        }
+    }
+
     /** Deallocates the window and allocates a fresh, unbound one with a new rkey. */
     private void replaceLocked() {
         deallocLocked();
+        appliedEp = null;
         if (applied != null) {
             deregister(applied.region());
             applied = null;
@@ -346,6 +374,7 @@ final class VerbsRmr extends AbstractRmr<VerbsIa, VerbsPz> {
             deregister(applied.region());
             applied = null;
         }
+        appliedEp = null;
     }
 
     private void deregister(MemorySegment region) {
