@@ -107,7 +107,7 @@ final class PerfPeer {
             int count = b.getInt(8);
             long maxSize = b.getLong(16);
             if (b.getInt(0) != MAGIC || test < 0 || test >= PerfPlan.Test.values().length || op < 0
-                    || op >= PerfPlan.Op.values().length || count < 1 || maxSize < 1) {
+                    || op >= PerfPlan.Op.values().length || count < 1 || count > PerfPlan.MAX_SIZES || maxSize < 1) {
                 return null;
             }
             return new Request(b.get(4), PerfPlan.Test.values()[test], PerfPlan.Op.values()[op], count, maxSize,
