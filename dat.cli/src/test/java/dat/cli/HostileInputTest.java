@@ -4,6 +4,7 @@ package dat.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dat.registry.DatRegistry;
@@ -14,6 +15,7 @@ import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -31,11 +33,20 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class HostileInputTest {
 
+    /** Far above the few seconds any command here needs, the one-second timeouts included. */
+    private static final Duration COMMAND_BOUND = Duration.ofSeconds(30);
+
     @TempDir
     Path dir;
 
+    /**
+     * Runs the command in this JVM, bounded: a command that hangs in a provider fails the test after
+     * {@link #COMMAND_BOUND} (and its thread is interrupted, which releases the hanging provider).
+     */
     private DatCommandTest.Run dat(String... args) {
-        return HostileProviders.withConf(dir, () -> DatCommandTest.dat(args));
+        return assertTimeoutPreemptively(COMMAND_BOUND,
+                () -> HostileProviders.withConf(dir, () -> DatCommandTest.dat(args)),
+                () -> "dat " + String.join(" ", args) + " did not return within " + COMMAND_BOUND);
     }
 
     /** No control character of a provider's strings reaches the output; each error is one line. */
