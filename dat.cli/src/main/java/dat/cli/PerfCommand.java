@@ -195,7 +195,7 @@ final class PerfCommand implements Callable<Integer> {
             List<PerfResult> rows = new ArrayList<>();
             if (!json) {
                 out.printf(Locale.ROOT, "# dat perf %s: op %s, provider %s, IA %s, window %d%s%n", t.cliName(),
-                        o.cliName(), entry.providerName(), entry.name(),
+                        o.cliName(), Text.safe(entry.providerName()), Text.safe(entry.name()),
                         t == PerfPlan.Test.PINGPONG ? 1 : plan.window(),
                         peerAddress == null ? "" : ", peer " + peerAddress);
                 out.println(header(t));
@@ -311,8 +311,8 @@ final class PerfCommand implements Callable<Integer> {
             watchdog.step("serving on IA " + entry.name(), 0);
             PerfPeer.Served served = PerfPeer.serve(ia, connQual, TimeUnit.SECONDS.toNanos(timeoutSeconds),
                     address -> {
-                        out.println("dat perf serve: listening on " + address + " (IA " + entry.name()
-                                + ", provider " + entry.providerName() + ") for " + timeoutSeconds + " s");
+                        out.println("dat perf serve: listening on " + address + " (IA " + Text.safe(entry.name())
+                                + ", provider " + Text.safe(entry.providerName()) + ") for " + timeoutSeconds + " s");
                         out.flush();
                     },
                     refused -> {
