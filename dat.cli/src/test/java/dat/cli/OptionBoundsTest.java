@@ -2,11 +2,16 @@
 package dat.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dat.registry.DatRegistry;
 import java.io.File;
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -87,6 +92,36 @@ class OptionBoundsTest {
         String sizes = String.join(",", Collections.nCopies(PerfPlan.MAX_SIZES + 1, "8"));
         assertUsage("--sizes lists " + (PerfPlan.MAX_SIZES + 1) + " sizes; at most " + PerfPlan.MAX_SIZES, "perf",
                 "pingpong", "--sizes", sizes);
+    }
+
+    /** A serving node sizes its buffer from the client's count of sizes: a count it could not hold is refused. */
+    @Test
+    void aServerTakesNoMoreSizesOrTimeFromAClientThanItsOwnCommandLineWould() {
+        for (int count : new int[] {PerfPlan.MAX_SIZES + 1, Integer.MAX_VALUE}) {
+            assertNull(PerfPeer.Request.decode(new PerfPeer.Request(PerfPeer.VERSION, PerfPlan.Test.PINGPONG,
+                    PerfPlan.Op.SEND, count, 8, 0, 0).encode()), "count " + count);
+        }
+        PerfPeer.Request request = new PerfPeer.Request(PerfPeer.VERSION, PerfPlan.Test.PINGPONG, PerfPlan.Op.SEND,
+                PerfPlan.MAX_SIZES, 8, 0, 0);
+        assertEquals(request, PerfPeer.Request.decode(request.encode()));
+        try (Arena arena = Arena.ofConfined()) {
+            assertPlanTimeoutIsBounded(arena.allocate(PerfPeer.planBytes(1)));
+        }
+    }
+
+    private static void assertPlanTimeoutIsBounded(MemorySegment plan) {
+        plan.set(ValueLayout.JAVA_INT_UNALIGNED, 8, 1);
+        plan.set(ValueLayout.JAVA_LONG_UNALIGNED, 16, 8);
+        plan.set(ValueLayout.JAVA_INT_UNALIGNED, 24, 10);
+        PerfPeer.Request one = new PerfPeer.Request(PerfPeer.VERSION, PerfPlan.Test.PINGPONG, PerfPlan.Op.SEND, 1, 8,
+                0, 0);
+        plan.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, TimeUnit.SECONDS.toNanos(60));
+        assertEquals(TimeUnit.SECONDS.toNanos(60),
+                PerfPeer.plan(one, plan, PerfPeer.planBytes(1), "test").timeoutNanos());
+        plan.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, Long.MAX_VALUE);
+        CommandFailure refused = assertThrows(CommandFailure.class,
+                () -> PerfPeer.plan(one, plan, PerfPeer.planBytes(1), "serving x"));
+        assertTrue(refused.getMessage().contains("out of range"), refused.getMessage());
     }
 
     @Test
