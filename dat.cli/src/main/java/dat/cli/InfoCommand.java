@@ -62,10 +62,10 @@ final class InfoCommand implements Callable<Integer> {
         if (json) {
             out.println(Json.write(jsonView(registry, selection, shown)));
         } else if (namesOnly) {
-            shown.forEach(ia -> out.println(ia.name()));
+            shown.forEach(ia -> out.println(Text.safe(ia.name())));
         } else {
             if (selection != null && shown.isEmpty()) {
-                out.println("no IA matches '" + selection.query() + "'");
+                out.println("no IA matches '" + Text.safe(selection.query()) + "'");
             } else {
                 printTable(out, registry, shown);
             }
@@ -91,12 +91,14 @@ final class InfoCommand implements Callable<Integer> {
                     .findFirst().map(p -> p.info() == null ? "-" : p.info().version()).orElse("-");
             rows.add(new String[] {ia.name(), ia.providerName(), version,
                 ia.available() ? "available" : "unavailable: " + ia.unavailableReason()});
+            escape(rows.getLast());
         }
         for (ProviderEntry p : registry.providers()) {
             boolean hasIa = shown.stream().anyMatch(ia -> ia.providerName().equals(p.name()));
             if (!p.available() && !hasIa) {
                 rows.add(new String[] {"-", p.name(), p.info() == null ? "-" : p.info().version(),
                     "unavailable: " + p.unavailableReason()});
+                escape(rows.getLast());
             }
         }
         int[] width = new int[3];
@@ -110,6 +112,13 @@ final class InfoCommand implements Callable<Integer> {
         }
     }
 
+    /** Every cell of a row comes from a provider, a file or a path: none may add a row or move the cursor. */
+    private static void escape(String[] row) {
+        for (int i = 0; i < row.length; i++) {
+            row[i] = Text.safe(row[i]);
+        }
+    }
+
     private static Map<String, Object> attributes(IaEntry ia) {
         Map<String, Object> all = new LinkedHashMap<>(DatFields.of(ia.info().providerAttr()));
         all.putAll(DatFields.of(ia.info().iaAttr()));
@@ -118,7 +127,7 @@ final class InfoCommand implements Callable<Integer> {
 
     private static void printAttributes(PrintWriter out, IaEntry ia) {
         out.println();
-        out.println(ia.name() + " (provider " + ia.providerName() + "):");
+        out.println(Text.safe(ia.name()) + " (provider " + Text.safe(ia.providerName()) + "):");
         out.println("  provider attributes (DAT_PROVIDER_ATTR):");
         DatFields.of(ia.info().providerAttr()).forEach((k, v) -> out.println("    " + k + " = " + text(k, v)));
         out.println("  IA attributes (DAT_IA_ATTR):");
@@ -133,7 +142,7 @@ final class InfoCommand implements Callable<Integer> {
         if (bits && value instanceof Number n) {
             return "0x" + Long.toHexString(n.longValue());
         }
-        return value instanceof InetAddress a ? a.getHostAddress() : String.valueOf(value);
+        return Text.safe(value instanceof InetAddress a ? a.getHostAddress() : String.valueOf(value));
     }
 
     private static void printSettings(PrintWriter out, DatRegistry registry) {
@@ -142,7 +151,7 @@ final class InfoCommand implements Callable<Integer> {
         printSettingList(out, registry.settings());
         for (ProviderEntry p : registry.providers()) {
             if (p.info() != null) {
-                out.println(p.name() + " settings:");
+                out.println(Text.safe(p.name()) + " settings:");
                 printSettingList(out, p.info().settings());
             }
         }
@@ -153,9 +162,9 @@ final class InfoCommand implements Callable<Integer> {
             out.println("  (none)");
         }
         for (DatSetting s : list) {
-            out.printf("  %s = %s (default %s): %s%n", s.property(), s.currentValue().isEmpty() ? "\"\""
-                    : s.currentValue(),
-                    s.defaultValue().isEmpty() ? "\"\"" : s.defaultValue(), s.description());
+            out.printf("  %s = %s (default %s): %s%n", Text.safe(s.property()), s.currentValue().isEmpty() ? "\"\""
+                    : Text.safe(s.currentValue()),
+                    s.defaultValue().isEmpty() ? "\"\"" : Text.safe(s.defaultValue()), Text.safe(s.description()));
         }
     }
 
@@ -164,8 +173,9 @@ final class InfoCommand implements Callable<Integer> {
             return;
         }
         out.println();
-        out.println("rejected by '" + selection.query() + "':");
-        selection.rejections().forEach((ia, reasons) -> reasons.forEach(r -> out.println("  " + ia.name() + ": " + r)));
+        out.println("rejected by '" + Text.safe(selection.query()) + "':");
+        selection.rejections().forEach((ia, reasons) -> reasons.forEach(r -> out.println("  " + Text.safe(ia.name())
+                + ": " + Text.safe(r))));
     }
 
     private static Map<String, Object> jsonView(DatRegistry registry, Selection selection, List<IaEntry> shown) {

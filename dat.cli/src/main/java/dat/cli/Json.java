@@ -61,6 +61,12 @@ final class Json {
         }
     }
 
+    /**
+     * Writes a JSON string. RFC 8259 requires the escapes below U+0020; every other character {@link Text#unsafe}
+     * finds (DEL, the C1 controls with their 8-bit CSI, format characters, the line separators JavaScript reads as
+     * line ends, a lone surrogate) is escaped too, so a provider's string shows no terminal the same tricks through
+     * {@code --json} that the tables refuse it.
+     */
     private static void quote(StringBuilder sb, String s) {
         sb.append('"');
         for (int i = 0; i < s.length(); i++) {
@@ -72,8 +78,8 @@ final class Json {
                 case '\r' -> sb.append("\\r");
                 case '\t' -> sb.append("\\t");
                 default -> {
-                    if (c < 0x20) {
-                        sb.append(String.format("\\u%04x", (int) c));
+                    if (c < 0x20 || Text.unsafe(s, i)) {
+                        Text.unicode(sb, c);
                     } else {
                         sb.append(c);
                     }

@@ -9,17 +9,15 @@ import dat.api.DatReturn;
 import dat.api.Iov;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.Arrays;
 
 /**
  * The measuring side of {@code dat perf}, run on its own platform thread.
  *
  * <p>Every timed loop works on objects made before it starts (the IOVs, one {@link dat.api.DatEvent}, the
- * registered buffers, the {@code long[]} of samples sized for the largest iteration count): a post, a
+ * registered buffers, the {@link LatencyHistogram} of fixed size, whatever the iteration count): a post, a
  * {@code dat_evd_dequeue} busy-poll with {@link Thread#onSpinWait()} (see {@link PerfEngine#SPINS_BEFORE_YIELD}), two
- * {@link System#nanoTime()} reads and an
- * array store per iteration, and nothing that allocates. Sorting the samples and building the result happen
- * after the clock stops.
+ * {@link System#nanoTime()} reads and a histogram count per iteration, and nothing that allocates. Reading the
+ * percentiles and building the result happen after the clock stops.
  *
  * <p>Latency: each pingpong iteration is timed on its own, from just before the post to the moment the answer is
  * seen (the echo's receive completion, the flag byte of the peer's RDMA write, the RDMA read's completion). For
@@ -42,7 +40,7 @@ final class PerfClient implements Runnable {
     private final PerfSession.Side side;
     private final int peerRmrContext;
     private final long peerAddress;
-    private final long[] samples;
+    private final LatencyHistogram samples = new LatencyHistogram();
 
     PerfClient(PerfPlan plan, PerfEngine engine, PerfSession session) {
         this.plan = plan;
@@ -53,7 +51,6 @@ final class PerfClient implements Runnable {
         this.side = session.client;
         this.peerRmrContext = side.peerRmrContext;
         this.peerAddress = side.peerAddress;
-        this.samples = plan.test() == PerfPlan.Test.PINGPONG ? new long[plan.maxIters()] : new long[0];
     }
 
     @Override
@@ -78,6 +75,7 @@ final class PerfClient implements Runnable {
         int warmup = plan.warmups()[s];
         long start;
         long end;
+        samples.reset();
         switch (plan.op()) {
             case SEND -> {
                 side.txIov.set(0, side.txLmr, 0, size);
@@ -117,16 +115,10 @@ final class PerfClient implements Runnable {
             default -> throw new IllegalStateException("op " + plan.op());
         }
         int xfers = plan.xfersPerIter();
-        Arrays.sort(samples, 0, iters);
-        long p50 = samples[rank(0.50, iters)] / xfers;
-        long p99 = samples[rank(0.99, iters)] / xfers;
+        long p50 = samples.percentile(0.50) / xfers;
+        long p99 = samples.percentile(0.99) / xfers;
         return new PerfResult(size, iters, iters, iters, size * iters * xfers, end - start, (long) iters * xfers,
                 p50, p99);
-    }
-
-    /** Nearest-rank percentile index into {@code n} sorted samples. */
-    private static int rank(double quantile, int n) {
-        return Math.max(0, (int) Math.ceil(quantile * n) - 1);
     }
 
     /**
@@ -147,7 +139,7 @@ final class PerfClient implements Runnable {
             }
             long t1 = System.nanoTime();
             if (record) {
-                samples[i] = t1 - t0;
+                samples.record(t1 - t0);
             }
             if (poller.event.transferredLength() != size) {
                 poller.fail("echo of a " + size + "-byte message was " + poller.event.transferredLength() + " bytes");
@@ -197,7 +189,7 @@ final class PerfClient implements Runnable {
                 return false;
             }
             if (record) {
-                samples[i] = t1 - t0;
+                samples.record(t1 - t0);
             }
             if (answer != tag) {
                 poller.fail("the answer to tag " + tag + " carried tag " + answer);
@@ -226,7 +218,7 @@ final class PerfClient implements Runnable {
             }
             long t1 = System.nanoTime();
             if (record) {
-                samples[i] = t1 - t0;
+                samples.record(t1 - t0);
             }
             if (lmrSync && !poller.posted(ia.lmrSyncRdmaRead(rxIov, 1), "dat_lmr_sync_rdma_read")) {
                 return false;

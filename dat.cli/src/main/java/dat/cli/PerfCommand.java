@@ -9,7 +9,6 @@ import dat.api.DatIaAttr;
 import dat.api.DatReturn;
 import dat.registry.DatRegistry;
 import dat.registry.IaEntry;
-import dat.registry.ProviderEntry;
 import dat.tck.PeerAddress;
 import java.io.PrintWriter;
 import java.math.BigDecimal;
@@ -45,9 +44,6 @@ import picocli.CommandLine.Spec;
             "Exit status: 0 measured (or served), 2 usage error or failure."})
 final class PerfCommand implements Callable<Integer> {
 
-    /** Provider used when neither {@code --provider} nor {@code --ia} is given. */
-    static final String PROVIDER_DEFAULT = "loopback";
-
     @Spec
     CommandSpec spec;
 
@@ -59,7 +55,7 @@ final class PerfCommand implements Callable<Integer> {
     String test;
 
     @Option(names = "--provider", paramLabel = "NAME",
-            description = "Use the first available IA of this provider (default: " + PROVIDER_DEFAULT + ").")
+            description = "Use the first available IA of this provider (default: " + IaTarget.PROVIDER_DEFAULT + ").")
     String providerName;
 
     @Option(names = "--ia", paramLabel = "NAME", description = "Use this IA (instead of --provider).")
@@ -94,8 +90,10 @@ final class PerfCommand implements Callable<Integer> {
     Long connQual;
 
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",
-            description = "Abort when one size takes longer than this; with --peer, also how long to try to"
-                + " connect; serve: how long to wait for the client (default: ${DEFAULT-VALUE}).")
+            description = "Bound each step: finding the providers, opening the IA, creating and connecting the"
+                + " endpoints, each size of the run, closing; a step that takes longer ends the command with what it"
+                + " was doing (exit 2). With --peer, also how long to try to connect; serve: how long to wait for"
+                + " the client (default: ${DEFAULT-VALUE}, at most 365 days).")
     long timeoutSeconds;
 
     @Option(names = "--json", description = "Print one JSON object instead of the table.")
@@ -106,7 +104,7 @@ final class PerfCommand implements Callable<Integer> {
     }
 
     /** A failure with a message for the user; the command prints it and exits with 2. */
-    static final class PerfException extends RuntimeException {
+    static final class PerfException extends CommandFailure {
         private static final long serialVersionUID = 1L;
 
         PerfException(String message) {
@@ -119,19 +117,18 @@ final class PerfCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try {
-            return measure(out);
-        } catch (PerfException e) {
+            OptionChecks.timeout("--timeout", timeoutSeconds);
+            return Watchdog.run(timeoutSeconds, watchdog -> SERVE.equals(test) ? serve(out, watchdog)
+                    : measure(out, watchdog));
+        } catch (CommandFailure e) {
             out.flush();
-            err.println("dat perf: " + e.getMessage());
+            err.println("dat perf: " + Text.safe(e.getMessage()));
             err.flush();
             return DatCommand.EXIT_USAGE;
         }
     }
 
-    private int measure(PrintWriter out) {
-        if (SERVE.equals(test)) {
-            return serve(out);
-        }
+    private int measure(PrintWriter out, Watchdog watchdog) {
         PerfPlan.Test t = PerfPlan.Test.parse(test);
         if (t == null) {
             throw new PerfException("unknown test '" + test + "': expected pingpong, bw, rate or serve");
@@ -166,15 +163,14 @@ final class PerfCommand implements Callable<Integer> {
         if (warmup != null && warmup < 0) {
             throw new PerfException("--warmup " + warmup + " must not be negative");
         }
-        if (timeoutSeconds < 1) {
-            throw new PerfException("--timeout " + timeoutSeconds + " must be at least 1 second");
-        }
-        DatRegistry registry = DatRegistry.load();
-        IaEntry entry = entry(registry);
-        DatIa ia = open(registry, entry);
+        checkCounts(sizeList);
+        DatRegistry registry = discover(watchdog);
+        IaEntry entry = IaTarget.resolve(registry, providerName, iaName);
+        DatIa ia = open(watchdog, registry, entry);
         long timeoutNanos = TimeUnit.SECONDS.toNanos(timeoutSeconds);
         PerfSession session;
         try {
+            watchdog.step("creating endpoints on IA " + entry.name());
             session = new PerfSession(ia, o, true, peerAddress == null);
         } catch (DatException e) {
             throw new PerfException("creating endpoints on IA " + entry.name() + ": " + e.getMessage());
@@ -186,17 +182,20 @@ final class PerfCommand implements Callable<Integer> {
             long bufferBytes = checkSizes(sizeList, o, attr, session.limits, entry);
             PerfPlan plan = plan(t, o, sizeList, window(o, attr, session.limits), timeoutNanos);
             if (peerAddress == null) {
+                watchdog.step("connecting two endpoints of IA " + entry.name(), timeoutNanos);
                 session.connect(timeoutNanos);
-                session.allocate(Math.max(bufferBytes, Long.BYTES), PerfPeer.remotePrivileges(o));
+                allocate(watchdog, session, entry, Math.max(bufferBytes, Long.BYTES), o);
             } else {
-                session.allocate(PerfPeer.bufferBytes(bufferBytes, sizeList.length), PerfPeer.remotePrivileges(o));
+                allocate(watchdog, session, entry, PerfPeer.bufferBytes(bufferBytes, sizeList.length), o);
+                watchdog.step("connecting to the peer at " + peerAddress, timeoutNanos);
                 PerfPeer.connect(session, peerAddress, plan, timeoutNanos);
             }
+            watchdog.step("measuring on IA " + entry.name(), 0);
             engine = new PerfEngine(plan, session);
             List<PerfResult> rows = new ArrayList<>();
             if (!json) {
                 out.printf(Locale.ROOT, "# dat perf %s: op %s, provider %s, IA %s, window %d%s%n", t.cliName(),
-                        o.cliName(), entry.providerName(), entry.name(),
+                        o.cliName(), Text.safe(entry.providerName()), Text.safe(entry.name()),
                         t == PerfPlan.Test.PINGPONG ? 1 : plan.window(),
                         peerAddress == null ? "" : ", peer " + peerAddress);
                 out.println(header(t));
@@ -214,6 +213,7 @@ final class PerfCommand implements Callable<Integer> {
                         + (workersEnded ? "" : "; a worker thread did not stop and was left behind"));
             }
             if (peerAddress != null) {
+                watchdog.step("disconnecting from the peer at " + peerAddress, PerfPeer.END_GRACE_NANOS);
                 PerfPeer.disconnect(session);
             }
             if (json) {
@@ -229,7 +229,39 @@ final class PerfCommand implements Callable<Integer> {
             }
             throw new PerfException("on IA " + entry.name() + ": " + e.getMessage());
         } finally {
+            watchdog.step("closing IA " + entry.name() + " of provider " + entry.providerName(),
+                    2 * PerfEngine.STOP_GRACE.toNanos());
             release(session, engine);
+        }
+    }
+
+    /**
+     * Refuses, before anything is opened, counts whose figures could not be held: more sizes than a plan carries,
+     * or a byte total past a {@code long}. Latencies go to a histogram of fixed size, so {@code --iters} itself
+     * needs no memory per iteration.
+     */
+    private void checkCounts(long[] sizeList) {
+        if (sizeList.length > PerfPlan.MAX_SIZES) {
+            throw new PerfException("--sizes lists " + sizeList.length + " sizes; at most " + PerfPlan.MAX_SIZES);
+        }
+        if (iters == null) {
+            return;
+        }
+        for (long size : sizeList) {
+            if (Math.multiplyHigh(size, 2L * iters) != 0 || size * 2L * iters < 0) {
+                throw new PerfException("--iters " + iters + " of size " + PerfPlan.sizeName(size)
+                        + " moves more bytes than a 64-bit count holds; give fewer iterations or smaller sizes");
+            }
+        }
+    }
+
+    /** Registers the buffers; memory the JVM cannot give is a failure with the sizes, not a stack trace. */
+    private static void allocate(Watchdog watchdog, PerfSession session, IaEntry entry, long bytes, PerfPlan.Op o) {
+        watchdog.step("registering buffers of " + PerfPlan.sizeName(bytes) + " on IA " + entry.name());
+        try {
+            session.allocate(bytes, PerfPeer.remotePrivileges(o));
+        } catch (OutOfMemoryError e) {
+            throw new PerfException("cannot allocate the buffers of " + bytes + " bytes each (--sizes): " + e);
         }
     }
 
@@ -257,7 +289,7 @@ final class PerfCommand implements Callable<Integer> {
      * {@code dat perf serve}: listens on {@code --conn-qual} and answers one client on another node, which
      * chooses what is measured; the options that would choose it here are refused.
      */
-    private int serve(PrintWriter out) {
+    private int serve(PrintWriter out, Watchdog watchdog) {
         CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
         for (String option : List.of("--op", "--sizes", "--iters", "--warmup", "--json", "--peer")) {
             if (parsed.hasMatchedOption(option)) {
@@ -268,23 +300,19 @@ final class PerfCommand implements Callable<Integer> {
         if (connQual == null) {
             throw new PerfException("dat perf serve needs --conn-qual N, the qualifier the client connects to");
         }
-        if (connQual < 0) {
-            throw new PerfException("--conn-qual " + connQual + " must not be negative");
-        }
+        OptionChecks.notNegative("--conn-qual", connQual);
         if (providerName != null && iaName != null) {
             throw new PerfException("give --provider or --ia, not both");
         }
-        if (timeoutSeconds < 1) {
-            throw new PerfException("--timeout " + timeoutSeconds + " must be at least 1 second");
-        }
-        DatRegistry registry = DatRegistry.load();
-        IaEntry entry = entry(registry);
-        DatIa ia = open(registry, entry);
+        DatRegistry registry = discover(watchdog);
+        IaEntry entry = IaTarget.resolve(registry, providerName, iaName);
+        DatIa ia = open(watchdog, registry, entry);
         try {
+            watchdog.step("serving on IA " + entry.name(), 0);
             PerfPeer.Served served = PerfPeer.serve(ia, connQual, TimeUnit.SECONDS.toNanos(timeoutSeconds),
                     address -> {
-                        out.println("dat perf serve: listening on " + address + " (IA " + entry.name()
-                                + ", provider " + entry.providerName() + ") for " + timeoutSeconds + " s");
+                        out.println("dat perf serve: listening on " + address + " (IA " + Text.safe(entry.name())
+                                + ", provider " + Text.safe(entry.providerName()) + ") for " + timeoutSeconds + " s");
                         out.flush();
                     },
                     refused -> {
@@ -300,68 +328,38 @@ final class PerfCommand implements Callable<Integer> {
         } catch (DatException e) {
             throw new PerfException("on IA " + entry.name() + ": " + e.getMessage());
         } finally {
+            watchdog.step("closing IA " + entry.name() + " of provider " + entry.providerName());
             if (!ia.isClosed()) {
                 ia.close(DatCloseFlags.ABRUPT);
             }
         }
     }
 
-    private IaEntry entry(DatRegistry registry) {
-        return iaName != null ? iaByName(registry, iaName)
-                : iaOfProvider(registry, providerName == null ? PROVIDER_DEFAULT : providerName);
+    /**
+     * {@return the registry, discovery bounded by the watchdog}
+     *
+     * @param watchdog the command's watchdog
+     */
+    static DatRegistry discover(Watchdog watchdog) {
+        watchdog.step("discovering providers");
+        return DatRegistry.load();
     }
 
-    private static DatIa open(DatRegistry registry, IaEntry entry) {
+    /**
+     * {@return the open IA}
+     *
+     * @param watchdog the command's watchdog, which bounds the provider's open
+     * @param registry the registry that found the IA
+     * @param entry the IA
+     * @throws CommandFailure naming the IA when the open fails
+     */
+    static DatIa open(Watchdog watchdog, DatRegistry registry, IaEntry entry) {
+        watchdog.step("opening IA " + entry.name() + " of provider " + entry.providerName());
         try {
             return registry.open(entry.name());
         } catch (DatException e) {
-            throw new PerfException("cannot open IA " + entry.name() + ": " + e.getMessage());
+            throw new CommandFailure("cannot open IA " + entry.name() + ": " + e.getMessage());
         }
-    }
-
-    private static IaEntry iaByName(DatRegistry registry, String name) {
-        for (IaEntry ia : registry.ias()) {
-            if (ia.name().equals(name)) {
-                if (!ia.available()) {
-                    throw new PerfException("IA " + name + " (provider " + ia.providerName() + ") is unavailable: "
-                            + ia.unavailableReason());
-                }
-                return ia;
-            }
-        }
-        throw new PerfException("unknown IA '" + name + "'; " + listIas(registry.ias()));
-    }
-
-    private static IaEntry iaOfProvider(DatRegistry registry, String name) {
-        ProviderEntry provider = registry.providers().stream().filter(p -> p.name().equals(name)).findFirst()
-                .orElseThrow(() -> new PerfException("unknown provider '" + name + "'; "
-                        + listProviders(registry.providers())));
-        if (!provider.available()) {
-            throw new PerfException("provider " + name + " is unavailable: " + provider.unavailableReason());
-        }
-        List<IaEntry> own = registry.ias().stream().filter(ia -> ia.providerName().equals(name)).toList();
-        return own.stream().filter(IaEntry::available).findFirst()
-                .orElseThrow(() -> new PerfException("provider " + name + " has no available IA; "
-                        + listIas(own)));
-    }
-
-    private static String listProviders(List<ProviderEntry> providers) {
-        if (providers.isEmpty()) {
-            return "no providers were found";
-        }
-        return "providers: " + providers.stream()
-                .map(p -> p.name() + (p.available() ? " (available)" : " (unavailable: " + p.unavailableReason() + ")"))
-                .collect(Collectors.joining(", "));
-    }
-
-    private static String listIas(List<IaEntry> ias) {
-        if (ias.isEmpty()) {
-            return "no IAs are registered";
-        }
-        return "IAs: " + ias.stream()
-                .map(ia -> ia.name() + " (provider " + ia.providerName()
-                        + (ia.available() ? ", available)" : ", unavailable: " + ia.unavailableReason() + ")"))
-                .collect(Collectors.joining(", "));
     }
 
     /** RDMA needs a non-zero {@code max_rdma_size}; reads also need read credits both ways. */

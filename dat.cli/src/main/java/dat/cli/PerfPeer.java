@@ -107,7 +107,7 @@ final class PerfPeer {
             int count = b.getInt(8);
             long maxSize = b.getLong(16);
             if (b.getInt(0) != MAGIC || test < 0 || test >= PerfPlan.Test.values().length || op < 0
-                    || op >= PerfPlan.Op.values().length || count < 1 || maxSize < 1) {
+                    || op >= PerfPlan.Op.values().length || count < 1 || count > PerfPlan.MAX_SIZES || maxSize < 1) {
                 return null;
             }
             return new Request(b.get(4), PerfPlan.Test.values()[test], PerfPlan.Op.values()[op], count, maxSize,
@@ -347,8 +347,11 @@ final class PerfPeer {
         }
     }
 
-    /** Reads and checks the plan message the client sent. */
-    private static PerfPlan plan(Request request, MemorySegment rx, long length, String doing) {
+    /**
+     * Reads and checks the plan message the client sent: every count and the timeout within what this node would
+     * accept from its own command line, so a client cannot make it wait past a clock overflow.
+     */
+    static PerfPlan plan(Request request, MemorySegment rx, long length, String doing) {
         int n = request.sizeCount();
         if (length != planBytes(n)) {
             throw new PerfCommand.PerfException(doing + ": the plan message has " + length + " bytes, not "
@@ -368,7 +371,8 @@ final class PerfPeer {
                         + " bytes, " + iters[s] + " iterations, " + warmups[s] + " warm-up");
             }
         }
-        if (timeoutNanos < 1 || window < 1 || window > PerfPlan.MAX_WINDOW) {
+        if (timeoutNanos < 1 || timeoutNanos > TimeUnit.SECONDS.toNanos(OptionChecks.MAX_SECONDS) || window < 1
+                || window > PerfPlan.MAX_WINDOW) {
             throw new PerfCommand.PerfException(doing + ": the plan's timeout " + timeoutNanos + " ns or window "
                     + window + " is out of range");
         }

@@ -35,6 +35,11 @@ record PerfPlan(Test test, Op op, long[] sizes, int[] iters, int[] warmups, int 
     static final int MIN_ITERS = 10;
     /** Largest window of outstanding operations, as fi_pingpong's and ib_send_bw's default tx depth. */
     static final int MAX_WINDOW = 64;
+    /**
+     * Most sizes one run measures: the plan message a two-node run sends (16 bytes a size) stays far below DAT's
+     * smallest {@code max_message_size}, and a serving node never sizes a buffer from a client's count beyond it.
+     */
+    static final int MAX_SIZES = 64;
 
     /** The three measurements. */
     enum Test {
@@ -110,15 +115,6 @@ record PerfPlan(Test test, Op op, long[] sizes, int[] iters, int[] warmups, int 
         long max = 0;
         for (long s : sizes) {
             max = Math.max(max, s);
-        }
-        return max;
-    }
-
-    /** {@return the largest timed iteration count of the plan} */
-    int maxIters() {
-        int max = 0;
-        for (int n : iters) {
-            max = Math.max(max, n);
         }
         return max;
     }

@@ -2,12 +2,15 @@
 package dat.cli;
 
 import dat.registry.DatRegistry;
-import dat.registry.IaEntry;
 import dat.tck.RuleLevel;
 import dat.tck.TckContext;
 import dat.tck.TckLauncher;
 import java.io.Console;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.charset.MalformedInputException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -106,6 +109,21 @@ final class TckCommand implements Callable<Integer> {
             out.flush();
             return 0;
         }
+        checkOnly();
+        checkExclude();
+        if (seed != null) {
+            try {
+                TckContext.parseSeed(seed);
+            } catch (IllegalArgumentException e) {
+                throw new CommandFailure("--seed '" + Text.safe(seed) + "' is not a seed (decimal or 0x hex, at most"
+                        + " 64 bits)");
+            }
+        }
+        if (steps != null) {
+            OptionChecks.notNegative("--steps", steps);
+        }
+        OptionChecks.duration("--random-seconds", randomSeconds);
+        OptionChecks.duration("--concurrent-seconds", concurrentSeconds);
         String ia = resolveIa(DatRegistry.load(), target == null ? null : target.provider,
                 target == null ? null : target.ia);
         TckLauncher.Options options = TckLauncher.Options.ia(ia).strict(strict).excludeFile(exclude)
@@ -116,20 +134,13 @@ final class TckCommand implements Callable<Integer> {
         try {
             options = options.peer(peer);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--peer: " + e.getMessage(), e);
+            throw new CommandFailure("--peer: " + e.getMessage(), e);
         }
-        try {
-            options = options.campaign(seed, steps, randomSeconds);
-            if (concurrentSeconds != null) {
-                if (concurrentSeconds < 0 || concurrentSeconds.isNaN()) {
-                    throw new IllegalArgumentException("--concurrent-seconds must be 0 or more: " + concurrentSeconds);
-                }
-                options = options.parameter(TckContext.CAMPAIGN_CONCURRENT_SECONDS, concurrentSeconds.toString());
-            }
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--seed/--steps/--random-seconds: " + e.getMessage(), e);
+        options = options.campaign(seed, steps, randomSeconds);
+        if (concurrentSeconds != null) {
+            options = options.parameter(TckContext.CAMPAIGN_CONCURRENT_SECONDS, concurrentSeconds.toString());
         }
-        out.println("dat tck: verifying IA " + ia + (strict ? " (strict)" : "")
+        out.println("dat tck: verifying IA " + Text.safe(ia) + (strict ? " (strict)" : "")
                 + (peer == null ? "" : ", cross-node rules against the peer at " + peer));
         out.flush();
         // Since JDK 22 System.console() is not null when output is redirected: ask whether it is a terminal.
@@ -148,27 +159,59 @@ final class TckCommand implements Callable<Integer> {
      * @param providerName {@code --provider}, or {@code null}
      * @param iaName {@code --ia}, or {@code null}
      * @return the IA named, or the first available IA of the provider (loopback when neither is given)
-     * @throws IllegalArgumentException naming what exists when nothing fits
+     * @throws CommandFailure naming what exists when nothing fits, or the reason of an unavailable IA
      */
     static String resolveIa(DatRegistry registry, String providerName, String iaName) {
-        if (iaName != null) {
-            return iaName;
+        return IaTarget.resolve(registry, providerName, iaName).name();
+    }
+
+    /** A pattern that matches no rule would run nothing and pass: refused, with the names it may have meant. */
+    private void checkOnly() {
+        if (only == null) {
+            return;
         }
-        String provider = providerName == null ? "loopback" : providerName;
-        List<IaEntry> ias = registry.ias().stream().filter(e -> e.providerName().equals(provider)).toList();
-        if (ias.isEmpty()) {
-            // An unavailable provider lists no IA: its reason says what to fix (load a module, add a device).
-            registry.providers().stream().filter(p -> p.name().equals(provider) && !p.available()).findFirst()
-                    .ifPresent(p -> {
-                        throw new IllegalArgumentException("provider " + provider + " is unavailable: "
-                                + p.unavailableReason());
-                    });
+        for (String pattern : only) {
+            if (pattern.isBlank()) {
+                throw new CommandFailure("--only has an empty pattern: give test names or * patterns, separated"
+                        + " by commas");
+            }
+            String why = RuleNames.unmatched(pattern.strip());
+            if (why != null) {
+                throw new CommandFailure("--only " + why);
+            }
         }
-        return ias.stream().filter(IaEntry::available).findFirst().map(IaEntry::name).orElseThrow(() ->
-                new IllegalArgumentException(ias.isEmpty()
-                        ? "no provider named " + provider + " offers an IA; providers found: " + registry.providers()
-                                .stream().map(p -> p.name() + (p.available() ? "" : " (unavailable)")).toList()
-                        : "provider " + provider + " has no available IA: " + ias.get(0).unavailableReason()));
+    }
+
+    /**
+     * The exclude file must be a readable text file, and each name in it must match a rule: a name that matches
+     * none is a typo that leaves the rule it meant in the run.
+     */
+    private void checkExclude() {
+        if (exclude == null) {
+            return;
+        }
+        String file = Text.safe(exclude);
+        if (!Files.isRegularFile(exclude)) {
+            throw new CommandFailure("--exclude " + file + ": " + (Files.exists(exclude) ? "not a regular file"
+                    : "no such file"));
+        }
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(exclude, StandardCharsets.UTF_8);
+        } catch (MalformedInputException e) {
+            throw new CommandFailure("--exclude " + file + ": not UTF-8 text");
+        } catch (IOException e) {
+            throw new CommandFailure("--exclude " + file + ": cannot read it: " + e);
+        }
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i);
+            int hash = line.indexOf('#');
+            String name = (hash >= 0 ? line.substring(0, hash) : line).strip();
+            String why = name.isEmpty() ? null : RuleNames.unmatched(name);
+            if (why != null) {
+                throw new CommandFailure("--exclude " + file + ", line " + (i + 1) + ": " + why);
+            }
+        }
     }
 
     private static void printSummary(PrintWriter out, TckLauncher.Result result) {
@@ -178,13 +221,13 @@ final class TckCommand implements Callable<Integer> {
         out.printf("%-28s %7d %7d %8d%n", "total", result.passed(), result.failed(), result.skipped());
         for (TckLauncher.Failure f : result.failures()) {
             out.println((f.level() == RuleLevel.REQUIRED ? "FAILED " : "FAILED (optional) ") + f.testName() + ": "
-                    + f.message());
+                    + Text.safe(f.message()));
         }
         if (!result.skips().isEmpty()) {
             out.println("skipped:");
-            result.skips().forEach((rule, why) -> out.println("  " + rule + ": " + why));
+            result.skips().forEach((rule, why) -> out.println("  " + rule + ": " + Text.safe(why)));
         }
-        result.reports().forEach((rule, report) -> out.println(rule + ": " + report));
+        result.reports().forEach((rule, report) -> out.println(rule + ": " + Text.safe(report)));
     }
 
     /**

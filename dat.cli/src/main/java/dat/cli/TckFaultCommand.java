@@ -2,9 +2,9 @@
 package dat.cli;
 
 import dat.api.DatCloseFlags;
-import dat.api.DatException;
 import dat.api.DatIa;
 import dat.registry.DatRegistry;
+import dat.registry.IaEntry;
 import dat.tck.FaultDrill;
 import dat.tck.PeerAddress;
 import java.io.PrintWriter;
@@ -42,7 +42,7 @@ final class TckFaultCommand implements Callable<Integer> {
     TckPeerCommand.Target target;
 
     @Option(names = "--conn-qual", paramLabel = "N", description = "victim: the connection qualifier to listen on")
-    long connQual = -1;
+    Long connQual;
 
     @Option(names = "--fault", paramLabel = "FAULT", description = "victim: kill, link, close or none")
     String fault;
@@ -74,38 +74,39 @@ final class TckFaultCommand implements Callable<Integer> {
         if (!victim && !"survivor".equals(role)) {
             return usage(err, "ROLE is victim or survivor, not " + role);
         }
-        if (timeoutSeconds < 1) {
-            return usage(err, "--timeout " + timeoutSeconds + " must be at least 1 second");
-        }
-        FaultDrill.Fault victimFault = null;
-        List<FaultDrill.Fault> phases = null;
-        PeerAddress address = null;
         try {
+            OptionChecks.timeout("--timeout", timeoutSeconds);
             if (victim) {
-                if (connQual < 0 || fault == null || marker == null) {
+                if (connQual == null || fault == null || marker == null) {
                     return usage(err, "a victim needs --conn-qual, --fault and --marker");
                 }
-                victimFault = FaultDrill.Fault.parse(fault);
-            } else {
-                if (peer == null) {
-                    return usage(err, "a survivor needs --peer HOST:CONN_QUAL");
-                }
-                address = PeerAddress.parse(peer);
-                phases = FaultDrill.parseFaults(faults);
+                OptionChecks.notNegative("--conn-qual", connQual);
+                FaultDrill.Fault victimFault = FaultDrill.Fault.parse(fault);
+                return Watchdog.run(timeoutSeconds, watchdog -> run(out, watchdog, victimFault, null, null));
             }
+            if (peer == null) {
+                return usage(err, "a survivor needs --peer HOST:CONN_QUAL");
+            }
+            PeerAddress address = PeerAddress.parse(peer);
+            List<FaultDrill.Fault> phases = FaultDrill.parseFaults(faults);
+            return Watchdog.run(timeoutSeconds, watchdog -> run(out, watchdog, null, address, phases));
         } catch (IllegalArgumentException e) {
             return usage(err, e.getMessage());
         }
-        DatRegistry registry = DatRegistry.load();
-        DatIa ia;
+    }
+
+    /** One role's run, on the watchdog's thread; {@code victimFault} for a victim, the rest for a survivor. */
+    private int run(PrintWriter out, Watchdog watchdog, FaultDrill.Fault victimFault, PeerAddress address,
+                    List<FaultDrill.Fault> phases) {
+        DatRegistry registry = PerfCommand.discover(watchdog);
+        IaEntry entry = IaTarget.resolve(registry, target == null ? null : target.provider,
+                target == null ? null : target.ia);
+        DatIa ia = PerfCommand.open(watchdog, registry, entry);
         try {
-            ia = registry.open(TckCommand.resolveIa(registry, target == null ? null : target.provider,
-                    target == null ? null : target.ia));
-        } catch (IllegalArgumentException | DatException e) {
-            return usage(err, e.getMessage());
-        }
-        try {
+            // Each phase bounds its own waits by the timeout; the watchdog only catches a provider stuck past them.
+            watchdog.step("running the fault suite on IA " + Text.safe(entry.name()), 0);
             Duration timeout = Duration.ofSeconds(timeoutSeconds);
+            boolean victim = victimFault != null;
             if (victim) {
                 return FaultDrill.victim(ia, connQual, victimFault, marker, timeout, out) == 0 ? 0
                         : DatCommand.EXIT_NO;
@@ -119,6 +120,7 @@ final class TckFaultCommand implements Callable<Integer> {
             out.flush();
             return failed == 0 ? 0 : DatCommand.EXIT_NO;
         } finally {
+            watchdog.step("closing IA " + Text.safe(entry.name()));
             if (!ia.isClosed()) {
                 ia.close(DatCloseFlags.ABRUPT);
             }
@@ -126,7 +128,7 @@ final class TckFaultCommand implements Callable<Integer> {
     }
 
     private static int usage(PrintWriter err, String problem) {
-        err.println("dat tck-fault: " + problem);
+        err.println("dat tck-fault: " + Text.safe(problem));
         err.flush();
         return DatCommand.EXIT_USAGE;
     }

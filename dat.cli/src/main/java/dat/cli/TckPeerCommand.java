@@ -5,10 +5,12 @@ import dat.api.DatCloseFlags;
 import dat.api.DatException;
 import dat.api.DatIa;
 import dat.registry.DatRegistry;
+import dat.registry.IaEntry;
 import dat.tck.TckPeer;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -62,40 +64,37 @@ final class TckPeerCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (connQual < 0) {
-            return usage(err, "--conn-qual " + connQual + " must not be negative");
-        }
-        if (timeoutSeconds < 1) {
-            return usage(err, "--timeout " + timeoutSeconds + " must be at least 1 second");
-        }
-        DatRegistry registry = DatRegistry.load();
-        String iaName;
         try {
-            iaName = TckCommand.resolveIa(registry, target == null ? null : target.provider,
-                    target == null ? null : target.ia);
-        } catch (IllegalArgumentException e) {
+            OptionChecks.notNegative("--conn-qual", connQual);
+            OptionChecks.timeout("--timeout", timeoutSeconds);
+            return Watchdog.run(timeoutSeconds, watchdog -> serve(out, err, watchdog));
+        } catch (CommandFailure e) {
             return usage(err, e.getMessage());
         }
-        DatIa ia;
-        try {
-            ia = registry.open(iaName);
-        } catch (DatException e) {
-            return usage(err, "cannot open IA " + iaName + ": " + e.getMessage());
-        }
+    }
+
+    private int serve(PrintWriter out, PrintWriter err, Watchdog watchdog) {
+        DatRegistry registry = PerfCommand.discover(watchdog);
+        IaEntry entry = IaTarget.resolve(registry, target == null ? null : target.provider,
+                target == null ? null : target.ia);
+        String iaName = Text.safe(entry.name());
+        DatIa ia = PerfCommand.open(watchdog, registry, entry);
         try {
             TckPeer peer;
             try {
+                watchdog.step("listening on conn_qual " + connQual + " of IA " + iaName);
                 peer = TckPeer.open(ia, connQual);
             } catch (DatException e) {
-                return usage(err, "cannot listen on conn_qual " + connQual + " of IA " + iaName + ": "
+                throw new CommandFailure("cannot listen on conn_qual " + connQual + " of IA " + iaName + ": "
                         + e.getMessage());
             }
             try (peer) {
                 out.println("dat tck-peer: listening on " + peer.address() + " (IA " + iaName + ", provider "
-                        + ia.providerAttr().providerName() + ") for " + timeoutSeconds + " s");
+                        + Text.safe(ia.providerAttr().providerName()) + ") for " + timeoutSeconds + " s");
                 out.flush();
+                watchdog.step("serving the cross-node rules on IA " + iaName, TimeUnit.SECONDS.toNanos(timeoutSeconds));
                 TckPeer.Summary summary = peer.serve(Duration.ofSeconds(timeoutSeconds), report -> {
-                    out.println(report);
+                    out.println(Text.safe(report));
                     out.flush();
                 });
                 int failed = summary.failures().size();
@@ -111,16 +110,17 @@ final class TckPeerCommand implements Callable<Integer> {
             }
         } catch (DatException e) {
             out.flush();
-            err.println("dat tck-peer: the peer's own PSP or EVD failed: " + e.getMessage());
+            err.println("dat tck-peer: the peer's own PSP or EVD failed: " + Text.safe(e.getMessage()));
             err.flush();
             return DatCommand.EXIT_NO;
         } finally {
+            watchdog.step("closing IA " + iaName);
             ia.close(DatCloseFlags.ABRUPT);
         }
     }
 
     private static int usage(PrintWriter err, String problem) {
-        err.println("dat tck-peer: " + problem);
+        err.println("dat tck-peer: " + Text.safe(problem));
         err.flush();
         return DatCommand.EXIT_USAGE;
     }

@@ -189,7 +189,7 @@ class PerfCommandTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "pingpong --provider nosuch | unknown provider 'nosuch'; providers: loopback (available)",
+        "pingpong --provider nosuch | no provider named nosuch offers an IA; providers: loopback (available)",
         "pingpong --ia nosuch       | unknown IA 'nosuch'; IAs: loopback0 (provider loopback, available)",
         "latency                    | unknown test 'latency': expected pingpong, bw, rate or serve",
         "pingpong --op atomic       | unknown op 'atomic': expected send, write or read",
