@@ -78,6 +78,7 @@ final class InfoCommand implements Callable<Integer> {
             if (selection != null) {
                 printRejections(out, selection);
             }
+            printDiagnostics(out, registry);
         }
         out.flush();
         return selection != null && selection.matches().isEmpty() ? DatCommand.EXIT_NO : 0;
@@ -110,6 +111,19 @@ final class InfoCommand implements Callable<Integer> {
         for (String[] r : rows) {
             out.printf("%-" + width[0] + "s  %-" + width[1] + "s  %-" + width[2] + "s  %s%n", r[0], r[1], r[2], r[3]);
         }
+    }
+
+    /**
+     * What the static registry file did not load, by file and line ({@code DatRegistry.diagnostics()}): an entry
+     * missing from the table above says why here, in the form editors jump to.
+     */
+    private static void printDiagnostics(PrintWriter out, DatRegistry registry) {
+        if (registry.diagnostics().isEmpty()) {
+            return;
+        }
+        out.println();
+        out.println("dat.conf:");
+        registry.diagnostics().forEach(d -> out.println("  " + Text.safe(d.toString())));
     }
 
     /** Every cell of a row comes from a provider, a file or a path: none may add a row or move the cursor. */
@@ -213,6 +227,10 @@ final class InfoCommand implements Callable<Integer> {
             ias.add(m);
         }
         root.put("ias", ias);
+        List<Object> diagnostics = new ArrayList<>();
+        registry.diagnostics().forEach(d -> diagnostics.add(Map.of("file", d.fileName(), "line", d.line(),
+                "message", d.message())));
+        root.put("diagnostics", diagnostics);
         if (selection != null) {
             root.put("query", selection.query().toString());
             Map<String, Object> rejected = new LinkedHashMap<>();

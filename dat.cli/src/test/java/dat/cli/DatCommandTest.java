@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dat.registry.DatRegistry;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -181,6 +183,39 @@ class DatCommandTest {
         List<LogRecord> warnings = records.stream().filter(e -> e.getLevel() == Level.WARNING
                 && e.getMessage().contains(missing.getFileName().toString())).toList();
         assertEquals(1, warnings.size(), () -> warnings.stream().map(LogRecord::getMessage).toList().toString());
+    }
+
+    /**
+     * Issue 24 R1: a {@code dat.conf} with a Latin-1 byte lost every entry, and {@code dat info} did not say why. The
+     * bad line is skipped, the others load, and {@code dat info} names the file and line (and so does {@code --json}).
+     */
+    @Test
+    void infoNamesTheDatConfLineItSkippedAndListsTheRest(@TempDir Path dir) throws IOException {
+        Path conf = dir.resolve("dat.conf");
+        byte[] good = "lo-a u1.2 threadsafe default loopback dapl.1.2 \"\" \"\"\n".getBytes(StandardCharsets.UTF_8);
+        byte[] bad = "lo-b u1.2 threadsafe default loopback dapl.1.2 \"caf\u00e9\" \"\"\n"
+                .getBytes(StandardCharsets.ISO_8859_1);
+        try (OutputStream o = Files.newOutputStream(conf)) {
+            o.write(good);
+            o.write(bad);
+        }
+        String before = System.getProperty(DatRegistry.DAT_CONF_PROPERTY);
+        System.setProperty(DatRegistry.DAT_CONF_PROPERTY, conf.toString());
+        try {
+            Run r = dat("info");
+            assertEquals(0, r.exit(), r.err());
+            assertTrue(r.out().lines().anyMatch(l -> l.startsWith("lo-a ") && l.endsWith("available")), r.out());
+            assertTrue(r.out().lines().noneMatch(l -> l.startsWith("lo-b ")), r.out());
+            assertTrue(r.out().contains(conf + ":2:"), "dat info names the file and line it skipped: " + r.out());
+            Run json = dat("info", "--json");
+            assertTrue(json.out().contains("\"line\": 2") || json.out().contains("\"line\":2"), json.out());
+        } finally {
+            if (before == null) {
+                System.clearProperty(DatRegistry.DAT_CONF_PROPERTY);
+            } else {
+                System.setProperty(DatRegistry.DAT_CONF_PROPERTY, before);
+            }
+        }
     }
 
     @Test

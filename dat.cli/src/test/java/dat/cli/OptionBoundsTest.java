@@ -24,6 +24,7 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -195,7 +196,12 @@ class OptionBoundsTest {
         Pattern only = Pattern.compile("--only[ =](?:'([^']*)'|\"([^\"]*)\")"
                 + "|dat tck\\b[^`\\n]*?--only[ =]([^\\s'\"`]+)");
         int found = 0;
-        for (String doc : List.of("README.md", "docs/dat-calls.md", "CONTRIBUTING.md")) {
+        List<String> docs = new ArrayList<>(List.of("README.md", "CONTRIBUTING.md"));
+        try (Stream<Path> md = Files.list(root.resolve("docs"))) {
+            md.filter(f -> f.toString().endsWith(".md")).map(f -> "docs/" + f.getFileName()).sorted()
+                    .forEach(docs::add);
+        }
+        for (String doc : docs) {
             Matcher m = only.matcher(Files.readString(root.resolve(doc)));
             while (m.find()) {
                 String patterns = m.group(1) != null ? m.group(1) : m.group(2) != null ? m.group(2) : m.group(3);
