@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.cli;
 
+import dat.registry.SafeText;
 import java.net.InetAddress;
 import java.util.Collection;
 import java.util.Map;
@@ -79,7 +80,7 @@ final class Json {
                 case '\t' -> sb.append("\\t");
                 default -> {
                     if (c < 0x20 || Text.unsafe(s, i)) {
-                        Text.unicode(sb, c);
+                        SafeText.unicodeEscape(sb, c);
                     } else {
                         sb.append(c);
                     }

@@ -121,7 +121,9 @@ final class HostileProviders {
 
         @Override
         public DatProviderInfo info() {
-            return DatProviderInfo.available(name(), "1.0" + FORGERY, List.of(),
+            // The registry refuses a forged name or version at entry (the provider would be unavailable and print
+            // nothing else); the settings, attribute strings and exception text below it passes on as they are.
+            return DatProviderInfo.available(name(), "1.0", List.of(),
                     List.of(new DatSetting("dat.forger.mode" + FORGERY, "a" + FORGERY, "b" + FORGERY,
                             "what it does" + FORGERY)));
         }

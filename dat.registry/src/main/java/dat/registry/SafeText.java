@@ -8,14 +8,19 @@ package dat.registry;
  * lines and in exception messages. A newline or an ANSI escape in it would forge a row of that table, a bidi
  * override would make it read backwards and a zero-width character or a byte-order mark would make two different
  * names look equal, so names with any of them are refused, and every reason that quotes outside text escapes it.
+ *
+ * <p>{@link #escape(String, int)} is also the {@code dat} command's escaper for everything it prints that it did not
+ * write itself: one rule for what is printable, one form of escape, wherever outside text is shown.
  */
-final class SafeText {
+public final class SafeText {
 
     /** The longest provider or IA name accepted ({@code DAT_NAME_MAX_LENGTH}). */
     static final int NAME_MAX_LENGTH = DatConf.IA_NAME_MAX_LENGTH;
 
     /** Outside text a reason quotes is cut to this many characters, so one hostile message cannot flood a log. */
     static final int QUOTE_MAX_LENGTH = 200;
+
+    private static final char[] HEX = "0123456789abcdef".toCharArray();
 
     private SafeText() {
     }
@@ -86,7 +91,7 @@ final class SafeText {
      *
      * @param c the code point
      */
-    static boolean isPrintable(int c) {
+    public static boolean isPrintable(int c) {
         return switch (Character.getType(c)) {
             case Character.CONTROL, Character.FORMAT, Character.LINE_SEPARATOR, Character.PARAGRAPH_SEPARATOR,
                  Character.SURROGATE, Character.PRIVATE_USE, Character.UNASSIGNED -> false;
@@ -105,13 +110,14 @@ final class SafeText {
     }
 
     /**
-     * Makes outside text safe to print on one line: every code point {@link #isPrintable} rejects becomes
-     * {@code \}{@code uXXXX} (its UTF-16 units), and text beyond {@link #QUOTE_MAX_LENGTH} characters is cut.
+     * Makes outside text safe to print on one line: every code point {@link #isPrintable} rejects becomes a visible
+     * escape ({@code \n}, {@code \r}, {@code \t}, {@code \xNN} below U+0100, else {@code \}{@code uNNNN} for each
+     * of its UTF-16 units), and text beyond {@link #QUOTE_MAX_LENGTH} characters is cut.
      *
      * @param text the text, {@code null} printing as {@code null}
      * @return the escaped text
      */
-    static String escape(String text) {
+    public static String escape(String text) {
         return escape(text, QUOTE_MAX_LENGTH);
     }
 
@@ -119,23 +125,30 @@ final class SafeText {
      * {@link #escape(String)} with another length limit.
      *
      * @param text the text, {@code null} printing as {@code null}
-     * @param maxLength the characters kept
+     * @param maxLength the characters kept; {@link Integer#MAX_VALUE} keeps them all
      * @return the escaped text
      */
-    static String escape(String text, int maxLength) {
+    public static String escape(String text, int maxLength) {
         if (text == null) {
             return "null";
         }
         int end = Math.min(text.length(), maxLength);
-        StringBuilder sb = new StringBuilder(end + 16);
-        for (int i = 0; i < end; ) {
+        int first = 0;
+        while (first < end && isPrintable(text.codePointAt(first))) {
+            first += Character.charCount(text.codePointAt(first));
+        }
+        if (first >= text.length()) {
+            return text;
+        }
+        StringBuilder sb = new StringBuilder(end + 16).append(text, 0, Math.min(first, end));
+        for (int i = first; i < end; ) {
             int c = text.codePointAt(i);
             int units = Character.charCount(c);
             if (isPrintable(c)) {
                 sb.appendCodePoint(c);
             } else {
                 for (int u = i; u < i + units && u < text.length(); u++) {
-                    sb.append(String.format("\\u%04X", (int) text.charAt(u)));
+                    escapeUnit(sb, text.charAt(u));
                 }
             }
             i += units;
@@ -144,6 +157,32 @@ final class SafeText {
             sb.append("... (").append(text.length() - end).append(" more characters)");
         }
         return sb.toString();
+    }
+
+    private static void escapeUnit(StringBuilder sb, char c) {
+        switch (c) {
+            case '\n' -> sb.append("\\n");
+            case '\r' -> sb.append("\\r");
+            case '\t' -> sb.append("\\t");
+            default -> {
+                if (c < 0x100) {
+                    sb.append("\\x").append(HEX[c >> 4]).append(HEX[c & 0xf]);
+                } else {
+                    unicodeEscape(sb, c);
+                }
+            }
+        }
+    }
+
+    /**
+     * Appends {@code c} as {@code \}{@code uNNNN}, the escape JSON and Java share.
+     *
+     * @param sb where to append
+     * @param c the UTF-16 unit
+     */
+    public static void unicodeEscape(StringBuilder sb, char c) {
+        sb.append("\\u").append(HEX[c >> 12]).append(HEX[(c >> 8) & 0xf]).append(HEX[(c >> 4) & 0xf])
+                .append(HEX[c & 0xf]);
     }
 
     /**

@@ -306,7 +306,7 @@ class HostileProviderTest {
         DatRegistry registry = builder(provider("a", "a0")).build();
         DatException e = assertThrows(DatException.class, () -> registry.open("a0\n\u001b[2J"));
         assertPrintable(e.getMessage());
-        assertTrue(e.getMessage().contains("\\u001B"), e::getMessage);
+        assertTrue(e.getMessage().contains("\\n\\x1b[2J"), e::getMessage);
     }
 
     static void assertPrintable(String text) {
