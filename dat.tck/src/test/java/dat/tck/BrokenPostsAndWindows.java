@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.BiPredicate;
+import java.util.function.ToLongFunction;
 
 /**
  * Broken providers of the defects issue 24's held-out suite planted and the kit first missed: windows wider than
@@ -278,6 +279,15 @@ final class BrokenPostsAndWindows {
 
     /** The free returns while a copy into the region still runs: it lands a moment later. */
     private static Fault freeReturnsUnderADelivery() {
+        return bytesLandAfterFree(region -> region.byteSize() / 2);
+    }
+
+    /**
+     * A delivery still under way when {@code dat_lmr_free} returns: it flips a byte of the region 2 ms later.
+     *
+     * @param where the offset of the byte, from the region
+     */
+    static Fault bytesLandAfterFree(ToLongFunction<MemorySegment> where) {
         return new Fault() {
             @Override
             public Object after(Call call, Object result) {
@@ -289,7 +299,7 @@ final class BrokenPostsAndWindows {
                         } catch (InterruptedException e) {
                             return;
                         }
-                        long at = region.byteSize() / 2;
+                        long at = where.applyAsLong(region);
                         region.set(ValueLayout.JAVA_BYTE, at, (byte) ~region.get(ValueLayout.JAVA_BYTE, at));
                     });
                 }

@@ -15,7 +15,6 @@ import dat.api.DatEvent;
 import dat.api.DatEventType;
 import dat.api.DatException;
 import dat.api.DatIa;
-import dat.api.DatLmr;
 import dat.api.DatMemPriv;
 import dat.api.DatPz;
 import dat.api.DatReturn;
@@ -27,7 +26,6 @@ import dat.tck.Breaker.Fault;
 import dat.tck.BrokenProviders.Broken;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.IdentityHashMap;
@@ -73,25 +71,8 @@ final class CampaignBrokenProviders {
                                 return result;
                             }
                         }),
-                new Broken("campaign: bytes land in a region after dat_lmr_free returned", CAMPAIGN, new Fault() {
-                    @Override
-                    public Object after(Call call, Object result) {
-                        if (call.is(DatLmr.class, "close")) {
-                            MemorySegment region = ((DatLmr) call.target()).segment();
-                            // A delivery still under way: it finishes a moment after the free returned.
-                            Thread.ofPlatform().daemon().start(() -> {
-                                try {
-                                    Thread.sleep(2);
-                                } catch (InterruptedException e) {
-                                    return;
-                                }
-                                byte b = region.get(ValueLayout.JAVA_BYTE, 100);
-                                region.set(ValueLayout.JAVA_BYTE, 100, (byte) ~b);
-                            });
-                        }
-                        return result;
-                    }
-                }),
+                new Broken("campaign: bytes land in a region after dat_lmr_free returned", CAMPAIGN,
+                        BrokenPostsAndWindows.bytesLandAfterFree(region -> 100)),
                 new Broken("campaign: every 40th DTO completion is lost", CAMPAIGN, new Fault() {
                     private int seen;
 
