@@ -82,7 +82,7 @@ final class Repo {
     }
 
     /**
-     * Runs a generator of ours, {@code python3 tools/NAME ARGS}, and fails unless it exits 0.
+     * Runs a script of ours, {@code python3 tools/NAME ARGS} (a generator, a check), and fails unless it exits 0.
      *
      * @param root the repository root
      * @param args the script under {@code tools/} and its arguments
@@ -90,7 +90,7 @@ final class Repo {
     static void python(Path root, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of("python3", "tools/" + args[0]));
         command.addAll(List.of(args).subList(1, args.length));
-        Run run = run(root, 60, "the generator", command);
+        Run run = run(root, 60, args[0].startsWith("gen-") ? "the generator" : "python3 tools/" + args[0], command);
         assertEquals(0, run.exit(), "python3 tools/" + args[0] + ": " + run.output());
     }
 
