@@ -4,7 +4,7 @@
 
 The tables below are the single place where a DAT attribute's Java name, type, default and documentation
 live. Run from the repository root after editing them: python3 tools/gen-attr-records.py
-An argument names another output directory (dat.api's SourceTreeTest writes there and compares).
+An argument names another output directory (repo-checks' GeneratorDriftTest writes there and compares).
 """
 import os
 import re

@@ -8,7 +8,7 @@ the class that class hands the method to; where the shell base implements the me
 provider's file of each impl* hook the method calls; a rule belongs to the longest call its name starts with
 (required_ep_post_send_... to dat_ep_post_send). Run from the
 repository root after changing any of them: python3 tools/gen-dat-calls.py. An argument names another output file
-(dat.api's SourceTreeTest writes there and compares).
+(repo-checks' GeneratorDriftTest writes there and compares).
 """
 import os
 import re
