@@ -4,7 +4,7 @@ package dat.cli;
 /**
  * A command could not do what it was asked, for a reason its message gives in one line: bad usage, an unknown or
  * unavailable IA, a provider call that failed or did not return. {@link DatCommand} prints {@code dat COMMAND:
- * MESSAGE} and exits with {@link DatCommand#EXIT_USAGE}. An {@link IllegalArgumentException}, as what the arguments
+ * MESSAGE} and exits with {@link Exit#USAGE}. An {@link IllegalArgumentException}, as what the arguments
  * asked for cannot be had.
  */
 class CommandFailure extends IllegalArgumentException {

@@ -25,8 +25,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code dat}: the jDAT command. Exit codes: 0 success, 1 the command ran and the answer is "no" (a TCK rule
- * failed, no IA matched), 2 bad usage or an error before the command could run.
+ * {@code dat}: the jDAT command. Its exit codes are {@link Exit}'s.
  */
 @Command(name = "dat", mixinStandardHelpOptions = true, versionProvider = DatCommand.Version.class,
         description = "DAT/uDAPL 1.2 for Java: list providers, run the conformance kit (on one node or two), measure.",
@@ -35,10 +34,6 @@ import picocli.CommandLine.Option;
             CommandLine.HelpCommand.class})
 public final class DatCommand implements Runnable {
 
-    /** Exit code: the command ran and the answer is no. */
-    static final int EXIT_NO = 1;
-    /** Exit code: bad usage, or the command could not run, or its output could not be written. */
-    static final int EXIT_USAGE = 2;
     /** Environment variable that, set to anything, adds the stack trace to a failure's one line. */
     static final String DEBUG_ENV = "DAT_DEBUG";
     /** System property that, {@code true}, adds the stack trace to a failure's one line. */
@@ -131,18 +126,18 @@ public final class DatCommand implements Runnable {
      * @param out standard output
      * @param err standard error
      * @param args the arguments
-     * @return the exit code: the command's, or {@link #EXIT_USAGE} when its output could not be written
+     * @return the exit code: the command's, or {@link Exit#USAGE} when its output could not be written
      */
     public static int execute(PrintWriter out, PrintWriter err, String... args) {
         return execute(out, err, () -> null, args);
     }
 
     private static int execute(PrintWriter out, PrintWriter err, Supplier<IOException> outError, String... args) {
-        CommandLine cli = new CommandLine(new DatCommand());
+        CommandLine cli = commandLine();
         cli.setOut(out).setErr(err);
         cli.setExecutionExceptionHandler((e, line, parsed) -> {
-            report(line.getErr(), line.getCommandName(), e);
-            return EXIT_USAGE;
+            report(line.getErr(), line.getCommandSpec().qualifiedName(" "), e);
+            return Exit.USAGE;
         });
         // --provider-path sets the registry's property for this run only: an embedder's next run starts clean.
         String before = System.getProperty(DatRegistry.PROVIDER_PATH_PROPERTY);
@@ -153,7 +148,7 @@ public final class DatCommand implements Runnable {
             // picocli hands only Exceptions to the handler: an Error from a provider (a stack overflow, memory
             // exhausted) would otherwise end main with a stack trace and exit 1, the code of a "no".
             report(err, cli.getParseResult() == null ? "dat" : lastCommand(cli), e);
-            exit = EXIT_USAGE;
+            exit = Exit.USAGE;
         } finally {
             if (before == null) {
                 System.clearProperty(DatRegistry.PROVIDER_PATH_PROPERTY);
@@ -167,10 +162,18 @@ public final class DatCommand implements Runnable {
             err.println("dat: cannot write to standard output" + (cause == null ? ""
                     : ": " + Text.safe(cause.getMessage() == null ? cause.toString() : cause.getMessage()))
                     + "; the output is incomplete");
-            exit = EXIT_USAGE;
+            exit = Exit.USAGE;
         }
         err.flush();
         return exit;
+    }
+
+    /**
+     * {@return the command tree as {@link #execute} runs it and the reference documents it: every command with the
+     * exit codes of {@link Exit}}
+     */
+    static CommandLine commandLine() {
+        return Exit.apply(new CommandLine(new DatCommand()));
     }
 
     private static String lastCommand(CommandLine cli) {
@@ -178,7 +181,7 @@ public final class DatCommand implements Runnable {
         while (parsed.hasSubcommand()) {
             parsed = parsed.subcommand();
         }
-        return parsed.commandSpec().name();
+        return parsed.commandSpec().qualifiedName(" ");
     }
 
     /**
@@ -187,7 +190,7 @@ public final class DatCommand implements Runnable {
      * included. Never a stack trace, unless {@value #DEBUG_ENV} or {@code -D}{@value #DEBUG_PROPERTY} asks for one.
      */
     static void report(PrintWriter err, String command, Throwable e) {
-        String prefix = "dat".equals(command) ? "dat: " : "dat " + command + ": ";
+        String prefix = command + ": ";
         if (e instanceof DatQuerySyntaxException) {
             // The message quotes the user's own query and points at a column on the next line.
             e.getMessage().lines().forEach(l -> err.println(prefix + Text.safe(l)));

@@ -81,7 +81,7 @@ final class InfoCommand implements Callable<Integer> {
             printDiagnostics(out, registry);
         }
         out.flush();
-        return selection != null && selection.matches().isEmpty() ? DatCommand.EXIT_NO : 0;
+        return selection != null && selection.matches().isEmpty() ? Exit.NO : Exit.OK;
     }
 
     private static void printTable(PrintWriter out, DatRegistry registry, List<IaEntry> shown) {

@@ -20,11 +20,13 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
@@ -34,32 +36,31 @@ import picocli.CommandLine.Spec;
  * ({@link PerfPeer}). See {@link PerfEngine} for the threads, {@link PerfClient} for what is timed and how.
  */
 @Command(name = "perf", mixinStandardHelpOptions = true, sortOptions = false,
+        subcommands = PerfCommand.Serve.class,
         description = {"Measure a DAT provider: pingpong latency, streaming bandwidth, message rate.",
             "Two endpoints of one IA are connected through a PSP; a responder thread answers the client.",
-            "Across two nodes: dat perf serve --conn-qual N on one, dat perf TEST --peer HOST:N on the other."},
+            "Across two nodes: dat perf serve --conn-qual=N on one, dat perf TEST --peer=HOST:N on the other."},
         footer = {"", "Columns as fi_pingpong's; MB/sec is 10^6 bytes per second. For a send or write",
             "pingpong, total counts both directions and usec/xfer, p50 and p99 are one-way",
             "latencies (RTT/2); a read pingpong reports whole RDMA read latencies.",
-            "serve answers one client, which chooses the test, op, sizes and iterations.",
-            "Exit status: 0 measured (or served), 2 usage error or failure."})
+            "serve answers one client, which chooses the test, op, sizes and iterations."})
 final class PerfCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
-    /** The {@code TEST} that serves a client on another node instead of measuring. */
-    static final String SERVE = "serve";
-
-    @Parameters(index = "0", paramLabel = "TEST",
-            description = "pingpong, bw or rate; serve to answer a client on another node.")
+    /**
+     * Optional to picocli only because a command with a required positional cannot have a subcommand ({@code
+     * serve}): a missing one is refused by hand, in picocli's words.
+     */
+    @Parameters(index = "0", paramLabel = "TEST", arity = "0..1",
+            description = "pingpong, bw or rate (required); see the serve subcommand to answer a client on another"
+                + " node.")
     String test;
 
-    @Option(names = "--provider", paramLabel = "NAME",
-            description = "Use the first available IA of this provider (default: " + IaTarget.PROVIDER_DEFAULT + ").")
-    String providerName;
-
-    @Option(names = "--ia", paramLabel = "NAME", description = "Use this IA (instead of --provider).")
-    String iaName;
+    /** Which IA to measure. */
+    @Mixin
+    IaTarget target;
 
     @Option(names = "--op", paramLabel = "OP", defaultValue = "send",
             description = "send (default), write (RDMA write) or read (RDMA read).")
@@ -85,15 +86,15 @@ final class PerfCommand implements Callable<Integer> {
                 + " instead of between two endpoints of this process.")
     String peer;
 
-    @Option(names = "--conn-qual", paramLabel = "N",
-            description = "serve: the connection qualifier to listen on (the client gives --peer HOST:N).")
+    /** Hidden: {@code serve}'s, refused here with the way to serve rather than picocli's "unknown option". */
+    @Option(names = "--conn-qual", paramLabel = "N", hidden = true)
     Long connQual;
 
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",
             description = "Bound each step: finding the providers, opening the IA, creating and connecting the"
                 + " endpoints, each size of the run, closing; a step that takes longer ends the command with what it"
-                + " was doing (exit 2). With --peer, also how long to try to connect; serve: how long to wait for"
-                + " the client (default: ${DEFAULT-VALUE}, at most 365 days).")
+                + " was doing (exit 2). With --peer, also how long to try to connect (default: ${DEFAULT-VALUE}, at"
+                + " most 365 days).")
     long timeoutSeconds;
 
     @Option(names = "--json", description = "Print one JSON object instead of the table.")
@@ -115,17 +116,24 @@ final class PerfCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+        if (test == null) {
+            throw new ParameterException(spec.commandLine(), "Missing required parameter: 'TEST'");
+        }
         try {
             OptionChecks.timeout("--timeout", timeoutSeconds);
-            return Watchdog.run(timeoutSeconds, watchdog -> SERVE.equals(test) ? serve(out, watchdog)
-                    : measure(out, watchdog));
+            return Watchdog.run(timeoutSeconds, watchdog -> measure(out, watchdog));
         } catch (CommandFailure e) {
-            out.flush();
-            err.println("dat perf: " + Text.safe(e.getMessage()));
-            err.flush();
-            return DatCommand.EXIT_USAGE;
+            return failed(spec, e);
         }
+    }
+
+    /** {@return {@link Exit#USAGE}, once the command's one line about {@code e} is printed} */
+    private static int failed(CommandSpec spec, CommandFailure e) {
+        spec.commandLine().getOut().flush();
+        PrintWriter err = spec.commandLine().getErr();
+        err.println(spec.qualifiedName(" ") + ": " + Text.safe(e.getMessage()));
+        err.flush();
+        return Exit.USAGE;
     }
 
     private int measure(PrintWriter out, Watchdog watchdog) {
@@ -148,9 +156,7 @@ final class PerfCommand implements Callable<Integer> {
         if (o == null) {
             throw new PerfException("unknown op '" + op + "': expected send, write or read");
         }
-        if (providerName != null && iaName != null) {
-            throw new PerfException("give --provider or --ia, not both");
-        }
+        target.check();
         long[] sizeList;
         try {
             sizeList = PerfPlan.parseSizes(sizes == null ? t.defaultSizes() : sizes);
@@ -165,7 +171,7 @@ final class PerfCommand implements Callable<Integer> {
         }
         checkCounts(sizeList);
         DatRegistry registry = discover(watchdog);
-        IaEntry entry = IaTarget.resolve(registry, providerName, iaName);
+        IaEntry entry = target.resolve(registry);
         DatIa ia = open(watchdog, registry, entry);
         long timeoutNanos = TimeUnit.SECONDS.toNanos(timeoutSeconds);
         PerfSession session;
@@ -221,7 +227,7 @@ final class PerfCommand implements Callable<Integer> {
                         peerAddress == null ? null : peerAddress.toString(), t.cliName(), o.cliName(), rows));
             }
             out.flush();
-            return 0;
+            return Exit.OK;
         } catch (DatException e) {
             if (e.type() == DatReturn.MODEL_NOT_SUPPORTED || e.type() == DatReturn.NOT_IMPLEMENTED) {
                 throw new PerfException("op " + o.cliName() + " is not supported by IA " + entry.name()
@@ -283,56 +289,6 @@ final class PerfCommand implements Callable<Integer> {
             }
         }
         session.close(ended);
-    }
-
-    /**
-     * {@code dat perf serve}: listens on {@code --conn-qual} and answers one client on another node, which
-     * chooses what is measured; the options that would choose it here are refused.
-     */
-    private int serve(PrintWriter out, Watchdog watchdog) {
-        CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
-        for (String option : List.of("--op", "--sizes", "--iters", "--warmup", "--json", "--peer")) {
-            if (parsed.hasMatchedOption(option)) {
-                throw new PerfException(option + " is for the client: dat perf serve runs what the client"
-                        + " (dat perf TEST --peer HOST:CONN_QUAL) asks for");
-            }
-        }
-        if (connQual == null) {
-            throw new PerfException("dat perf serve needs --conn-qual N, the qualifier the client connects to");
-        }
-        OptionChecks.notNegative("--conn-qual", connQual);
-        if (providerName != null && iaName != null) {
-            throw new PerfException("give --provider or --ia, not both");
-        }
-        DatRegistry registry = discover(watchdog);
-        IaEntry entry = IaTarget.resolve(registry, providerName, iaName);
-        DatIa ia = open(watchdog, registry, entry);
-        try {
-            watchdog.step("serving on IA " + entry.name(), 0);
-            PerfPeer.Served served = PerfPeer.serve(ia, connQual, TimeUnit.SECONDS.toNanos(timeoutSeconds),
-                    address -> {
-                        out.println("dat perf serve: listening on " + address + " (IA " + Text.safe(entry.name())
-                                + ", provider " + Text.safe(entry.providerName()) + ") for " + timeoutSeconds + " s");
-                        out.flush();
-                    },
-                    refused -> {
-                        out.println("dat perf serve: refused a connection from " + refused);
-                        out.flush();
-                    });
-            PerfPlan plan = served.plan();
-            out.println("dat perf serve: served " + plan.test().cliName() + ", op " + plan.op().cliName()
-                    + ", sizes " + Arrays.stream(plan.sizes()).mapToObj(PerfPlan::sizeName)
-                            .collect(Collectors.joining(",")) + ", to " + served.client());
-            out.flush();
-            return 0;
-        } catch (DatException e) {
-            throw new PerfException("on IA " + entry.name() + ": " + e.getMessage());
-        } finally {
-            watchdog.step("closing IA " + entry.name() + " of provider " + entry.providerName());
-            if (!ia.isClosed()) {
-                ia.close(DatCloseFlags.ABRUPT);
-            }
-        }
     }
 
     /**
@@ -458,5 +414,108 @@ final class PerfCommand implements Callable<Integer> {
             i++;
         }
         return String.format(Locale.ROOT, "%.1f%s", v, suffixes[i]);
+    }
+
+    /**
+     * {@code dat perf serve}: listens on {@code --conn-qual} and answers one client on another node, which chooses
+     * what is measured. The client's options are refused with that reason rather than picocli's "unknown option",
+     * and so are {@code dat perf}'s own given before {@code serve}, which would otherwise be dropped unread.
+     */
+    @Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
+            description = {"Answer one dat perf client on another node (dat perf TEST --peer HOST:CONN_QUAL),",
+                "which chooses the test, op, sizes and iterations."})
+    static final class Serve implements Callable<Integer> {
+
+        @Spec
+        CommandSpec spec;
+
+        @ParentCommand
+        PerfCommand parent;
+
+        /** Which IA to listen on. */
+        @Mixin
+        IaTarget target;
+
+        @Option(names = "--conn-qual", paramLabel = "N", required = true,
+                description = "The connection qualifier to listen on (the client gives --peer HOST:N).")
+        long connQual;
+
+        @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",
+                description = "How long to wait for the client, and a bound on each step of the run, as dat perf's"
+                    + " (default: ${DEFAULT-VALUE}, at most 365 days).")
+        long timeoutSeconds;
+
+        private static final List<String> CLIENT_OPTIONS = List.of("--op", "--sizes", "--iters", "--warmup", "--json",
+                "--peer");
+
+        /** Hidden: the client's options, named only to be refused with the reason. */
+        @Option(names = {"--op", "--sizes", "--iters", "--warmup", "--peer"}, paramLabel = "VALUE", hidden = true)
+        String clientOption;
+
+        /** Hidden, as {@link #clientOption}. */
+        @Option(names = "--json", hidden = true)
+        boolean json;
+
+        /** Created by picocli. */
+        Serve() {
+        }
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            try {
+                if (clientOption != null || json) {
+                    // One field holds all the client's options, so the name is the one typed.
+                    String option = spec.commandLine().getParseResult().originalArgs().stream()
+                            .map(arg -> arg.split("=", 2)[0]).filter(CLIENT_OPTIONS::contains).findFirst()
+                            .orElse("--json");
+                    throw new PerfException(option + " is for the client: dat perf serve runs what the client"
+                            + " (dat perf TEST --peer HOST:CONN_QUAL) asks for");
+                }
+                // --provider-path is the root's, copied to every command: it may stand anywhere.
+                if (parent.spec.commandLine().getParseResult().matchedArgs().stream().anyMatch(a -> !a.inherited())) {
+                    throw new PerfException("give the options of dat perf serve after serve");
+                }
+                target.check();
+                OptionChecks.notNegative("--conn-qual", connQual);
+                OptionChecks.timeout("--timeout", timeoutSeconds);
+                return Watchdog.run(timeoutSeconds, watchdog -> serve(out, watchdog));
+            } catch (CommandFailure e) {
+                return failed(spec, e);
+            }
+        }
+
+        private int serve(PrintWriter out, Watchdog watchdog) {
+            DatRegistry registry = discover(watchdog);
+            IaEntry entry = target.resolve(registry);
+            DatIa ia = open(watchdog, registry, entry);
+            try {
+                watchdog.step("serving on IA " + entry.name(), 0);
+                PerfPeer.Served served = PerfPeer.serve(ia, connQual, TimeUnit.SECONDS.toNanos(timeoutSeconds),
+                        address -> {
+                            out.println("dat perf serve: listening on " + address + " (IA " + Text.safe(entry.name())
+                                    + ", provider " + Text.safe(entry.providerName()) + ") for " + timeoutSeconds
+                                    + " s");
+                            out.flush();
+                        },
+                        refused -> {
+                            out.println("dat perf serve: refused a connection from " + refused);
+                            out.flush();
+                        });
+                PerfPlan plan = served.plan();
+                out.println("dat perf serve: served " + plan.test().cliName() + ", op " + plan.op().cliName()
+                        + ", sizes " + Arrays.stream(plan.sizes()).mapToObj(PerfPlan::sizeName)
+                                .collect(Collectors.joining(",")) + ", to " + served.client());
+                out.flush();
+                return Exit.OK;
+            } catch (DatException e) {
+                throw new PerfException("on IA " + entry.name() + ": " + e.getMessage());
+            } finally {
+                watchdog.step("closing IA " + entry.name() + " of provider " + entry.providerName());
+                if (!ia.isClosed()) {
+                    ia.close(DatCloseFlags.ABRUPT);
+                }
+            }
+        }
     }
 }

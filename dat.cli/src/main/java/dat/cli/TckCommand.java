@@ -22,8 +22,8 @@ import org.junit.platform.engine.support.descriptor.MethodSource;
 import org.junit.platform.launcher.TestExecutionListener;
 import org.junit.platform.launcher.TestIdentifier;
 import org.junit.platform.launcher.TestPlan;
-import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -40,17 +40,9 @@ final class TckCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    /** Which IA to verify: by provider (its first available IA) or by IA name. */
-    static final class Target {
-        @Option(names = "--provider", paramLabel = "NAME", description = "Verify the first available IA of NAME.")
-        String provider;
-
-        @Option(names = "--ia", paramLabel = "NAME", description = "Verify the IA NAME.")
-        String ia;
-    }
-
-    @ArgGroup(exclusive = true)
-    Target target;
+    /** Which IA to verify. */
+    @Mixin
+    IaTarget target;
 
     @Option(names = "--strict", description = "Fail, rather than skip, required rules the provider cannot run.")
     boolean strict;
@@ -107,7 +99,7 @@ final class TckCommand implements Callable<Integer> {
         if (listRules) {
             TckLauncher.printRules(out);
             out.flush();
-            return 0;
+            return Exit.OK;
         }
         checkOnly();
         checkExclude();
@@ -124,8 +116,8 @@ final class TckCommand implements Callable<Integer> {
         }
         OptionChecks.duration("--random-seconds", randomSeconds);
         OptionChecks.duration("--concurrent-seconds", concurrentSeconds);
-        String ia = resolveIa(DatRegistry.load(), target == null ? null : target.provider,
-                target == null ? null : target.ia);
+        target.check();
+        String ia = target.resolve(DatRegistry.load()).name();
         TckLauncher.Options options = TckLauncher.Options.ia(ia).strict(strict).excludeFile(exclude)
                 .reportsDir(reports);
         if (only != null && !only.isEmpty()) {
@@ -151,7 +143,7 @@ final class TckCommand implements Callable<Integer> {
         printSummary(out, result);
         out.println("JUnit XML reports: " + reports.toAbsolutePath());
         out.flush();
-        return result.success() ? 0 : DatCommand.EXIT_NO;
+        return result.success() ? Exit.OK : Exit.NO;
     }
 
     /**

@@ -11,8 +11,8 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -36,17 +36,9 @@ final class TckPeerCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    /** Which IA to listen on: by provider (its first available IA) or by IA name. */
-    static final class Target {
-        @Option(names = "--provider", paramLabel = "NAME", description = "Listen on the first available IA of NAME.")
-        String provider;
-
-        @Option(names = "--ia", paramLabel = "NAME", description = "Listen on the IA NAME.")
-        String ia;
-    }
-
-    @ArgGroup(exclusive = true)
-    Target target;
+    /** Which IA to listen on. */
+    @Mixin
+    IaTarget target;
 
     @Option(names = "--conn-qual", paramLabel = "N", required = true,
             description = "The connection qualifier to listen on (the run connects to HOST:N).")
@@ -65,6 +57,7 @@ final class TckPeerCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try {
+            target.check();
             OptionChecks.notNegative("--conn-qual", connQual);
             OptionChecks.timeout("--timeout", timeoutSeconds);
             return Watchdog.run(timeoutSeconds, watchdog -> serve(out, err, watchdog));
@@ -75,8 +68,7 @@ final class TckPeerCommand implements Callable<Integer> {
 
     private int serve(PrintWriter out, PrintWriter err, Watchdog watchdog) {
         DatRegistry registry = PerfCommand.discover(watchdog);
-        IaEntry entry = IaTarget.resolve(registry, target == null ? null : target.provider,
-                target == null ? null : target.ia);
+        IaEntry entry = target.resolve(registry);
         String iaName = Text.safe(entry.name());
         DatIa ia = PerfCommand.open(watchdog, registry, entry);
         try {
@@ -106,13 +98,13 @@ final class TckPeerCommand implements Callable<Integer> {
                     out.println("dat tck-peer: bye received; " + sessions);
                 }
                 out.flush();
-                return summary.clean() ? 0 : DatCommand.EXIT_NO;
+                return summary.clean() ? Exit.OK : Exit.NO;
             }
         } catch (DatException e) {
             out.flush();
             err.println("dat tck-peer: the peer's own PSP or EVD failed: " + Text.safe(e.getMessage()));
             err.flush();
-            return DatCommand.EXIT_NO;
+            return Exit.NO;
         } finally {
             watchdog.step("closing IA " + iaName);
             ia.close(DatCloseFlags.ABRUPT);
@@ -122,6 +114,6 @@ final class TckPeerCommand implements Callable<Integer> {
     private static int usage(PrintWriter err, String problem) {
         err.println("dat tck-peer: " + Text.safe(problem));
         err.flush();
-        return DatCommand.EXIT_USAGE;
+        return Exit.USAGE;
     }
 }

@@ -29,6 +29,9 @@ class DatCommandTest {
 
     /** What one run printed and returned. */
     record Run(int exit, String out, String err) {
+        String both() {
+            return out + err;
+        }
     }
 
     static Run dat(String... args) {
@@ -91,7 +94,7 @@ class DatCommandTest {
         assertEquals(0, matched.exit(), matched.err());
         assertTrue(matched.out().contains("loopback0"), matched.out());
         Run rejected = dat("info", "--where", "optimal_buffer_alignment <= 32");
-        assertEquals(DatCommand.EXIT_NO, rejected.exit());
+        assertEquals(Exit.NO, rejected.exit());
         assertTrue(rejected.out().contains("loopback0: optimal_buffer_alignment <= 32 failed: actual 64"),
                 rejected.out());
         assertTrue(rejected.out().startsWith("no IA matches 'optimal_buffer_alignment <= 32'"), rejected.out());
@@ -100,7 +103,7 @@ class DatCommandTest {
     @Test
     void infoWhereWithABadQueryPointsAtIt() {
         Run r = dat("info", "--where", "srq_suported");
-        assertEquals(DatCommand.EXIT_USAGE, r.exit());
+        assertEquals(Exit.USAGE, r.exit());
         assertTrue(r.err().contains("srq_supported"), "suggests the right name: " + r.err());
         assertTrue(r.err().contains("^"), "points at the column: " + r.err());
     }
@@ -149,7 +152,7 @@ class DatCommandTest {
                     String.join(" ", args) + "\n" + r.out());
             assertNull(System.getProperty(DatRegistry.PROVIDER_PATH_PROPERTY), "the property outlived the run");
         }
-        assertEquals(DatCommand.EXIT_USAGE, dat("--provider-path", " ", "info").exit());
+        assertEquals(Exit.USAGE, dat("--provider-path", " ", "info").exit());
     }
 
     @Test
@@ -221,7 +224,7 @@ class DatCommandTest {
     @Test
     void tckOnAnUnknownProviderIsAUsageError() {
         Run r = dat("tck", "--provider", "nosuch", "--reports", "target/unused");
-        assertEquals(DatCommand.EXIT_USAGE, r.exit());
+        assertEquals(Exit.USAGE, r.exit());
         assertTrue(r.err().contains("no provider named nosuch"), r.err());
         assertTrue(r.err().contains("loopback"), "lists what exists: " + r.err());
     }
@@ -236,6 +239,35 @@ class DatCommandTest {
         Run v = dat("--version");
         assertEquals(0, v.exit());
         assertTrue(v.out().contains("jDAT"), v.out());
-        assertEquals(DatCommand.EXIT_USAGE, dat("info", "--no-such-option").exit());
+        assertEquals(Exit.USAGE, dat("info", "--no-such-option").exit());
+    }
+
+    @Test
+    void helpListsTheExitCodesOfEveryCommand() {
+        for (String[] args : new String[][] {{"--help"}, {"perf", "--help"}, {"perf", "serve", "--help"},
+            {"tck-fault", "victim", "--help"}, {"tck-peer", "--help"}}) {
+            Run r = dat(args);
+            assertEquals(Exit.OK, r.exit(), String.join(" ", args) + ": " + r.err());
+            assertTrue(r.out().contains("Exit codes:") && r.out().contains(Exit.USAGE + "   bad usage"), r.out());
+        }
+    }
+
+    @Test
+    void rolesAreSubcommandsWithTheirOwnRequiredOptions() {
+        Run none = dat("tck-fault");
+        assertEquals(Exit.USAGE, none.exit(), none.both());
+        assertTrue(none.err().contains("Missing required subcommand"), none.both());
+        Run victim = dat("tck-fault", "victim", "--conn-qual", "7");
+        assertEquals(Exit.USAGE, victim.exit(), victim.both());
+        assertTrue(victim.err().contains("Missing required options: '--fault=FAULT', '--marker=FILE'"),
+                victim.both());
+        Run survivor = dat("tck-fault", "survivor");
+        assertEquals(Exit.USAGE, survivor.exit(), survivor.both());
+        assertTrue(survivor.err().contains("Missing required option: '--peer=HOST:CONN_QUAL'"), survivor.both());
+        Run role = dat("tck-fault", "bystander");
+        assertEquals(Exit.USAGE, role.exit(), role.both());
+        Run before = dat("perf", "--ia", "loopback0", "serve", "--conn-qual", "7");
+        assertEquals(Exit.USAGE, before.exit(), before.both());
+        assertTrue(before.err().contains("give the options of dat perf serve after serve"), before.both());
     }
 }

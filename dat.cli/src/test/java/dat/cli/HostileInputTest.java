@@ -76,7 +76,7 @@ class HostileInputTest {
         long start = System.nanoTime();
         DatCommandTest.Run r = dat(args.replace("MARKER", dir.resolve("marker").toString()).split(" ", -1));
         long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
-        assertEquals(DatCommand.EXIT_USAGE, r.exit(), r.out() + r.err());
+        assertEquals(Exit.USAGE, r.exit(), r.out() + r.err());
         assertTrue(r.err().contains("opening IA hang0 of provider hang did not return within 1 s"), r.err());
         assertOneLine(r.err(), args);
         assertTrue(seconds < 10, "gave up after " + seconds + " s");
@@ -86,7 +86,7 @@ class HostileInputTest {
     void theJvmEndsWhileAProviderThreadIsStuckInOpen() throws Exception {
         ChildDat.Result r = HostileProviders.withConf(dir, () -> child("", "perf", "pingpong", "--ia", "hang0",
                 "--timeout", "1"));
-        assertEquals(DatCommand.EXIT_USAGE, r.exit(), r.both());
+        assertEquals(Exit.USAGE, r.exit(), r.both());
         assertTrue(r.err().contains("opening IA hang0 of provider hang did not return within 1 s"), r.both());
         assertTrue(r.millis() < 30_000, r.both());
     }
@@ -114,7 +114,7 @@ class HostileInputTest {
         "tck-fault survivor --ia overflow0 --peer 127.0.0.1:7 --timeout 1"})
     void aProviderErrorIsOneLineNamingTheStep(String args) {
         DatCommandTest.Run r = dat(args.split(" ", -1));
-        assertEquals(DatCommand.EXIT_USAGE, r.exit(), r.out() + r.err());
+        assertEquals(Exit.USAGE, r.exit(), r.out() + r.err());
         // The registry bounds and catches the open (DAT_INTERNAL_ERROR naming provider, IA and the Error); the
         // command's own boundary catches what escapes it: either way one line with all three.
         assertTrue(r.err().contains("IA overflow0") && r.err().contains("provider overflow")
@@ -137,7 +137,7 @@ class HostileInputTest {
         "tck-fault victim --ia absent0 --conn-qual 7 --fault none --marker M | IA absent0 (provider absent) is unav"})
     void anUnknownOrUnavailableIaIsOneUsageError(String args, String message) {
         DatCommandTest.Run r = dat(args.replace("REPORTS", dir.resolve("reports").toString()).trim().split("\\s+", -1));
-        assertEquals(DatCommand.EXIT_USAGE, r.exit(), r.out() + r.err());
+        assertEquals(Exit.USAGE, r.exit(), r.out() + r.err());
         assertTrue(r.err().contains(message), r.err());
         assertOneLine(r.err(), args);
         assertClean(r.err(), args);
@@ -172,7 +172,7 @@ class HostileInputTest {
     @Test
     void aProviderMessageInAnErrorIsEscaped() {
         DatCommandTest.Run r = dat("perf", "pingpong", "--ia", "forger0");
-        assertEquals(DatCommand.EXIT_USAGE, r.exit(), r.out() + r.err());
+        assertEquals(Exit.USAGE, r.exit(), r.out() + r.err());
         assertTrue(r.err().contains("cannot open IA forger0: ") && r.err().contains("no memory\\n"), r.err());
         assertOneLine(r.err(), "perf");
         assertClean(r.err(), "perf");
@@ -212,7 +212,7 @@ class HostileInputTest {
         StringWriter err = new StringWriter();
         int exit = DatCommand.execute(new PrintWriter(new FullDisk(), true), new PrintWriter(err, true),
                 args.split(" ", -1));
-        assertEquals(DatCommand.EXIT_USAGE, exit, args + ": " + err);
+        assertEquals(Exit.USAGE, exit, args + ": " + err);
         assertTrue(err.toString().contains("cannot write to standard output"), args + ": " + err);
     }
 

@@ -42,7 +42,7 @@ class OptionBoundsTest {
 
     private static void assertUsage(String message, String... args) {
         DatCommandTest.Run r = DatCommandTest.dat(args);
-        assertEquals(DatCommand.EXIT_USAGE, r.exit(), String.join(" ", args) + ":\n" + r.out() + r.err());
+        assertEquals(Exit.USAGE, r.exit(), String.join(" ", args) + ":\n" + r.out() + r.err());
         assertTrue(r.err().contains(message), String.join(" ", args) + ": expected '" + message + "' in\n" + r.err());
         assertEquals(1, r.err().lines().count(), "one line: " + r.err());
         assertTrue(!r.out().contains("ran "), "no rule ran: " + r.out());
@@ -56,7 +56,7 @@ class OptionBoundsTest {
         DatCommandTest.Run r = DatCommandTest.dat("perf", "pingpong", "--sizes", "8", "--iters", "2147483647",
                 "--warmup", "0", "--timeout", "1");
         long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
-        assertEquals(DatCommand.EXIT_USAGE, r.exit(), r.out() + r.err());
+        assertEquals(Exit.USAGE, r.exit(), r.out() + r.err());
         assertTrue(r.err().contains("size 8 (0 warm-up + 2147483647 iterations) did not finish within 1 s"), r.err());
         assertTrue(seconds < 10, "took " + seconds + " s");
     }
@@ -236,10 +236,10 @@ class OptionBoundsTest {
             assertEquals(List.of("a.jar", "b.jar", "c.jar", "d.jar"), listed, r.out());
         }
         DatCommandTest.Run last = DatCommandTest.dat("info", "--provider-path");
-        assertEquals(DatCommand.EXIT_USAGE, last.exit(), last.err());
+        assertEquals(Exit.USAGE, last.exit(), last.err());
         assertTrue(last.err().startsWith("--provider-path needs a PATH (jars and directories of jars)\n"), last.err());
         DatCommandTest.Run option = DatCommandTest.dat("info", "--provider-path", "--json");
-        assertEquals(DatCommand.EXIT_USAGE, option.exit(), option.err());
+        assertEquals(Exit.USAGE, option.exit(), option.err());
         assertTrue(option.err().startsWith("--provider-path needs a PATH (jars and directories of jars), not '--json'"),
                 option.err());
     }

@@ -126,7 +126,7 @@ class PerfPeerTest {
             assertEquals(status, accept.getInt(4));
             ia.close(DatCloseFlags.ABRUPT);
         }
-        assertEquals(DatCommand.EXIT_USAGE, server.await(), server.both());
+        assertEquals(Exit.USAGE, server.await(), server.both());
         assertTrue(server.err.toString().contains(": refused the plan: " + why), server.both());
     }
 
@@ -168,7 +168,7 @@ class PerfPeerTest {
         String address = refusingServer(connQual, status, value, done);
         PerfCommandTest.Run r = PerfCommandTest.dat("perf", "pingpong", "--sizes", "8,4k", "--iters", "10",
                 "--peer", address, "--timeout", "20");
-        assertEquals(DatCommand.EXIT_USAGE, r.exit(), r.both());
+        assertEquals(Exit.USAGE, r.exit(), r.both());
         assertTrue(r.err().contains(why.replace("ADDRESS", address)), r.both());
         done.get(30, TimeUnit.SECONDS);
     }
@@ -188,9 +188,9 @@ class PerfPeerTest {
     @Test
     void aServerWithoutClientGivesUpAfterItsTimeout() throws Exception {
         var server = new BackgroundCommand("perf", "serve", "--conn-qual", "7489", "--timeout", "1");
-        assertEquals(DatCommand.EXIT_USAGE, server.await(), server.both());
+        assertEquals(Exit.USAGE, server.await(), server.both());
         assertTrue(server.out.toString().startsWith("dat perf serve: listening on "), server.both());
-        assertTrue(server.err.toString().contains("dat perf: no client connected within 1 s"), server.both());
+        assertTrue(server.err.toString().contains("dat perf serve: no client connected within 1 s"), server.both());
     }
 
     @Test
@@ -199,7 +199,7 @@ class PerfPeerTest {
                 "pingpong", "--peer", "no.such.host.invalid:7471");
         assertUsage("--peer: peer 'loopback0' is not HOST:CONN_QUAL", "perf", "pingpong", "--peer", "loopback0");
         assertUsage("--conn-qual is for dat perf serve", "perf", "pingpong", "--conn-qual", "7471");
-        assertUsage("dat perf serve needs --conn-qual N", "perf", "serve");
+        assertUsage("Missing required option: '--conn-qual=N'", "perf", "serve");
         assertUsage("--conn-qual -1 must not be negative", "perf", "serve", "--conn-qual", "-1");
         for (String[] option : new String[][] {{"--op", "write"}, {"--sizes", "8"}, {"--iters", "5"},
             {"--warmup", "1"}, {"--json"}, {"--peer", "127.0.0.1:1"}}) {
@@ -212,7 +212,7 @@ class PerfPeerTest {
         var first = new BackgroundCommand("perf", "serve", "--conn-qual", "7490", "--timeout", "5");
         first.address();
         assertUsage("cannot listen on conn_qual 7490", "perf", "serve", "--conn-qual", "7490");
-        assertEquals(DatCommand.EXIT_USAGE, first.await(), first.both());
+        assertEquals(Exit.USAGE, first.await(), first.both());
     }
 
     @Test
@@ -224,7 +224,7 @@ class PerfPeerTest {
 
     private static void assertUsage(String reason, String... args) {
         PerfCommandTest.Run r = PerfCommandTest.dat(args);
-        assertEquals(DatCommand.EXIT_USAGE, r.exit(), String.join(" ", args) + ": " + r.both());
+        assertEquals(Exit.USAGE, r.exit(), String.join(" ", args) + ": " + r.both());
         assertTrue(r.err().contains(reason), String.join(" ", args) + ": " + r.both());
     }
 }

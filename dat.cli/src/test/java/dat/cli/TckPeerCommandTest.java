@@ -86,7 +86,7 @@ class TckPeerCommandTest {
         DatCommandTest.Run tck = DatCommandTest.dat("tck", "--ia", "loopback0", "--peer", address.toString(),
                 "--exclude", onlyRules(dir, "crossNodePeerReject").toString(), "--reports", dir.toString());
         assertEquals(0, tck.exit(), tck.out() + tck.err());
-        assertEquals(DatCommand.EXIT_NO, peer.await(), peer.out.toString());
+        assertEquals(Exit.NO, peer.await(), peer.out.toString());
         assertTrue(peer.out.toString().contains("session 1 ? token=0x0: FAILED, 0 messages: request private data of "
                 + "16 bytes; the protocol's request is 48"), peer.out.toString());
         assertTrue(peer.out.toString().contains("dat tck-peer: bye received; 3 sessions, 1 failed"),
@@ -96,7 +96,7 @@ class TckPeerCommandTest {
     @Test
     void withoutByeThePeerTimesOutAndExitsOne() throws Exception {
         var peer = new BackgroundCommand("tck-peer", "--conn-qual", "7473", "--timeout", "1");
-        assertEquals(DatCommand.EXIT_NO, peer.await(), peer.out.toString() + peer.err);
+        assertEquals(Exit.NO, peer.await(), peer.out.toString() + peer.err);
         assertTrue(peer.out.toString().contains("dat tck-peer: no bye within 1 s; 0 sessions, 0 failed"),
                 peer.out.toString());
     }
@@ -107,19 +107,19 @@ class TckPeerCommandTest {
         assertUsage("--timeout 0 must be at least 1 second", "tck-peer", "--conn-qual", "7474", "--timeout", "0");
         assertUsage("no provider named nosuch offers an IA", "tck-peer", "--provider", "nosuch", "--conn-qual", "1");
         assertUsage("Missing required option: '--conn-qual=N'", "tck-peer");
-        assertUsage("mutually exclusive", "tck-peer", "--provider", "loopback", "--ia", "loopback0", "--conn-qual",
-                "1");
+        assertUsage("give --provider or --ia, not both", "tck-peer", "--provider", "loopback", "--ia", "loopback0",
+                "--conn-qual", "1");
         assertUsage("dat tck: --peer: peer 'loopback0' is not HOST:CONN_QUAL", "tck", "--peer", "loopback0",
                 "--reports", "target/unused");
         var first = new BackgroundCommand("tck-peer", "--conn-qual", "7475", "--timeout", "5");
         first.address();
         assertUsage("cannot listen on conn_qual 7475 of IA loopback0", "tck-peer", "--conn-qual", "7475");
-        assertEquals(DatCommand.EXIT_NO, first.await());
+        assertEquals(Exit.NO, first.await());
     }
 
     private static void assertUsage(String reason, String... args) {
         DatCommandTest.Run r = DatCommandTest.dat(args);
-        assertEquals(DatCommand.EXIT_USAGE, r.exit(), String.join(" ", args) + ": " + r.out() + r.err());
+        assertEquals(Exit.USAGE, r.exit(), String.join(" ", args) + ": " + r.out() + r.err());
         assertTrue(r.err().contains(reason), String.join(" ", args) + ": " + r.err());
     }
 

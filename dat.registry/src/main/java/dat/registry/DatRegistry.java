@@ -274,6 +274,78 @@ public final class DatRegistry {
         return ia;
     }
 
+    /**
+     * Chooses the IA a tool was asked for, the one resolution every command shares: by IA name, or the first
+     * available IA of a provider, or the first available IA of all.
+     *
+     * @param providerName a provider name, or {@code null}; with {@code iaName}, the provider the IA must belong to
+     * @param iaName an IA name, or {@code null}
+     * @return the entry, available
+     * @throws IaResolutionException when the IA or provider is unknown (the message lists what exists), unavailable
+     *     (the message gives the reason), or offers no available IA
+     */
+    public IaEntry resolve(String providerName, String iaName) {
+        if (iaName != null) {
+            IaEntry ia = ias.stream().filter(e -> e.name().equals(iaName)).findFirst().orElseThrow(
+                    () -> unresolved(true, "unknown IA '" + esc(iaName) + "'; " + listIas(ias)));
+            if (!ia.available()) {
+                throw unresolved(false, "IA " + esc(ia.name()) + " (provider " + esc(ia.providerName())
+                        + ") is unavailable: " + esc(ia.unavailableReason()));
+            }
+            if (providerName != null && !providerName.equals(ia.providerName())) {
+                throw unresolved(true, "IA " + esc(ia.name()) + " belongs to provider " + esc(ia.providerName())
+                        + ", not " + esc(providerName));
+            }
+            return ia;
+        }
+        List<IaEntry> own = ias;
+        if (providerName != null) {
+            ProviderEntry provider = providers.stream().filter(p -> p.name().equals(providerName)).findFirst()
+                    .orElseThrow(() -> unresolved(true, "no provider named " + esc(providerName) + " offers an IA; "
+                            + listProviders()));
+            if (!provider.available()) {
+                throw unresolved(false, "provider " + esc(provider.name()) + " is unavailable: "
+                        + esc(provider.unavailableReason()));
+            }
+            own = ias.stream().filter(ia -> ia.providerName().equals(providerName)).toList();
+        }
+        List<IaEntry> candidates = own;
+        return own.stream().filter(IaEntry::available).findFirst().orElseThrow(() -> unresolved(false,
+                (providerName == null ? "there is" : "provider " + esc(providerName) + " has") + " no available IA; "
+                        + listIas(candidates)));
+    }
+
+    /** {@return the failure of {@link #resolve}: a name not registered, or nothing available} */
+    private static IaResolutionException unresolved(boolean unknownName, String reason) {
+        return new IaResolutionException(unknownName ? DatReturnSubtype.NAME_NOT_REGISTERED
+                : DatReturnSubtype.NO_SUBTYPE, reason);
+    }
+
+    /** Names are validated where they enter, reasons escaped there; escaped again for a name a caller typed. */
+    private static String esc(String text) {
+        return SafeText.escape(text);
+    }
+
+    private String listProviders() {
+        if (providers.isEmpty()) {
+            return "no providers were found";
+        }
+        return "providers: " + providers.stream()
+                .map(p -> esc(p.name()) + (p.available() ? " (available)"
+                        : " (unavailable: " + esc(p.unavailableReason()) + ")"))
+                .collect(Collectors.joining(", "));
+    }
+
+    private static String listIas(List<IaEntry> ias) {
+        if (ias.isEmpty()) {
+            return "no IAs are registered";
+        }
+        return "IAs: " + ias.stream()
+                .map(ia -> esc(ia.name()) + " (provider " + esc(ia.providerName()) + (ia.available()
+                        ? ", available)" : ", unavailable: " + esc(ia.unavailableReason()) + ")"))
+                .collect(Collectors.joining(", "));
+    }
+
     /** Closes an IA that arrived after {@link #open} gave up: no one else holds it. */
     private static void closeOrphan(IaEntry entry, DatIa late) {
         try {

@@ -464,4 +464,40 @@ class DatRegistryTest {
             assertTrue(lines[6].matches("  a0 +a +available +explicit"), lines[6]);
         }
     }
+
+    @Test
+    void resolveNamesWhatExistsOrTheReason() {
+        DatProvider absent = new DatProvider() {
+            @Override
+            public String name() {
+                return "absent";
+            }
+
+            @Override
+            public DatProviderInfo info() {
+                return DatProviderInfo.unavailable("absent", "0.1", "no device\u001b[2J", List.of());
+            }
+
+            @Override
+            public DatIa open(String iaName, String iaParams, int asyncEvdMinQlen) {
+                throw new IllegalStateException("never opened");
+            }
+        };
+        DatRegistry registry = builder(Fixtures.provider("p", "p0", "p1"), absent).build();
+        assertEquals("p0", registry.resolve(null, null).name());
+        assertEquals("p1", registry.resolve(null, "p1").name());
+        assertEquals("p0", registry.resolve("p", null).name());
+        IaResolutionException unknown = assertThrows(IaResolutionException.class,
+                () -> registry.resolve(null, "x\u001b"));
+        assertEquals("unknown IA 'x\\u001B'; IAs: p0 (provider p, available), p1 (provider p, available)",
+                unknown.reason());
+        assertEquals(DatReturn.PROVIDER_NOT_FOUND, unknown.type());
+        assertEquals("no provider named q offers an IA; providers: p (available), absent (unavailable: no"
+                + " device\\u001B[2J)", assertThrows(IaResolutionException.class,
+                        () -> registry.resolve("q", null)).reason());
+        assertEquals("provider absent is unavailable: no device\\u001B[2J",
+                assertThrows(IaResolutionException.class, () -> registry.resolve("absent", null)).reason());
+        assertEquals("IA p1 belongs to provider p, not absent",
+                assertThrows(IaResolutionException.class, () -> registry.resolve("absent", "p1")).reason());
+    }
 }

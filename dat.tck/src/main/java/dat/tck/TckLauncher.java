@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.junit.platform.engine.FilterResult;
 import org.junit.platform.engine.TestExecutionResult;
@@ -328,65 +327,6 @@ public final class TckLauncher {
     }
 
     /**
-     * Command line: {@code --ia NAME [--strict] [--exclude FILE] [--reports DIR] [--peer HOST:CONN_QUAL]
-     * [--seed S] [--steps N] [--random-seconds T]}, or
-     * {@code --list-rules}.
-     * Exits 0 only when every required rule passed.
-     *
-     * @param args the arguments
-     */
-    public static void main(String[] args) {
-        String ia = null;
-        boolean strict = false;
-        Path exclude = null;
-        Path reports = null;
-        String peer = null;
-        String seed = null;
-        Long steps = null;
-        Double seconds = null;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--list-rules" -> {
-                    PrintWriter stdout = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
-                    printRules(stdout);
-                    stdout.flush();
-                    return;
-                }
-                case "--ia" -> ia = value(args, ++i, "--ia");
-                case "--strict" -> strict = true;
-                case "--exclude" -> exclude = Path.of(value(args, ++i, "--exclude"));
-                case "--reports" -> reports = Path.of(value(args, ++i, "--reports"));
-                case "--peer" -> peer = value(args, ++i, "--peer");
-                case "--seed" -> seed = value(args, ++i, "--seed");
-                case "--steps" -> steps = number(value(args, ++i, "--steps"), "--steps", Long::parseLong);
-                case "--random-seconds" -> seconds = number(value(args, ++i, "--random-seconds"), "--random-seconds",
-                        Double::parseDouble);
-                default -> usage("unknown argument " + args[i]);
-            }
-        }
-        if (ia == null) {
-            usage("--ia NAME is required");
-        }
-        Options options;
-        try {
-            options = Options.ia(ia).strict(strict).excludeFile(exclude).reportsDir(reports).peer(peer)
-                    .campaign(seed, steps, seconds);
-        } catch (IllegalArgumentException e) {
-            usage(e.getMessage());
-            return;
-        }
-        Result result = run(options, null);
-        System.out.printf("%-28s %7s %7s %7s%n", "DAT call", "passed", "failed", "skipped");
-        result.perCall().forEach((call, s) -> System.out.printf("%-28s %7d %7d %7d%n", call, s.passed(), s.failed(),
-                s.skipped()));
-        result.reports().forEach((rule, report) -> System.out.println(rule + ": " + report));
-        for (Failure failure : result.failures()) {
-            System.out.println("FAILED " + failure.testName() + ": " + failure.message());
-        }
-        System.exit(result.success() ? 0 : 1);
-    }
-
-    /**
      * Prints the rules index: call, section, return codes, level, test name, rule.
      *
      * @param out where to print
@@ -397,30 +337,6 @@ public final class TckLauncher {
             out.printf("%-24s %-13s %-34s %-9s %s (%s)%n", r.call(), r.section(), r.returnsText(),
                     r.level().name().toLowerCase(Locale.ROOT), r.testName(), r.rule());
         }
-    }
-
-    private static <T> T number(String text, String option, Function<String, T> parse) {
-        try {
-            return parse.apply(text);
-        } catch (NumberFormatException e) {
-            usage(option + ": not a number: " + text);
-            return null;
-        }
-    }
-
-    private static String value(String[] args, int index, String option) {
-        if (index >= args.length) {
-            usage(option + " needs a value");
-        }
-        return args[index];
-    }
-
-    private static void usage(String problem) {
-        System.err.println("dat.tck: " + problem);
-        System.err.println("usage: TckLauncher --ia NAME [--strict] [--exclude FILE] [--reports DIR]"
-                + " [--peer HOST:CONN_QUAL]"
-                + " [--seed S] [--steps N] [--random-seconds T] | --list-rules");
-        System.exit(2);
     }
 
     /**
