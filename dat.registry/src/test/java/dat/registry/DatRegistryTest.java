@@ -489,7 +489,7 @@ class DatRegistryTest {
         assertEquals("p0", registry.resolve("p", null).name());
         IaResolutionException unknown = assertThrows(IaResolutionException.class,
                 () -> registry.resolve(null, "x\u001b"));
-        assertEquals("unknown IA 'x\\u001B'; IAs: p0 (provider p, available), p1 (provider p, available)",
+        assertEquals("unknown IA 'x\\x1b'; IAs: p0 (provider p, available), p1 (provider p, available)",
                 unknown.reason());
         assertEquals(DatReturn.PROVIDER_NOT_FOUND, unknown.type());
         assertEquals("no provider named q offers an IA; providers: p (available), absent (unavailable: no"
