@@ -21,6 +21,7 @@ import dat.tck.campaign.Model.Side;
 import dat.tck.campaign.Model.SrqModel;
 import dat.tck.campaign.Model.State;
 import dat.tck.campaign.Model.Window;
+import dat.tck.campaign.Violation.Invariant;
 import dat.tck.rules.TckFixture;
 import java.util.ArrayList;
 import java.util.List;
@@ -175,7 +176,7 @@ final class Completions {
         try {
             rc = evd.dequeue(event);
         } catch (RuntimeException e) {
-            throw new Violation("dat_evd_dequeue threw " + e, e);
+            throw new Violation(Invariant.STATUS, "dat_evd_dequeue threw " + e, e);
         }
         if (rc == DatReturn.DAT_QUEUE_EMPTY) {
             return false;
@@ -200,17 +201,19 @@ final class Completions {
             lowWatermarkEvents++;
             return;
         }
-        throw new Violation("unexpected event on the async EVD: " + event
+        throw new Violation(Invariant.COMPLETIONS, "unexpected event on the async EVD: " + event
                 + (srq != null && srq.armings == 0 ? " (each arming of the SRQ low watermark was reported already)"
                 : ""));
     }
 
     private void expectDto(Side x, String queue) {
         if (event.type() != DatEventType.DTO_COMPLETION) {
-            throw new Violation("on the " + queue + " EVD of " + x.name + ": " + event + ", expected a DTO completion");
+            throw new Violation(Invariant.COMPLETIONS, "on the " + queue + " EVD of " + x.name + ": " + event
+                    + ", expected a DTO completion");
         }
         if (event.ep() != x.s.ep()) {
-            throw new Violation("completion on the " + queue + " EVD of " + x.name + " names another EP: " + event);
+            throw new Violation(Invariant.COMPLETIONS, "completion on the " + queue + " EVD of " + x.name
+                    + " names another EP: " + event);
         }
     }
 
@@ -226,7 +229,8 @@ final class Completions {
             boolean silent = r.suppressed && (r.fate == Fate.SUCCESS || r.fate == Fate.SUCCESS_OR_FLUSHED)
                     && r.ready;
             if (!silent) {
-                throw new Violation("request completion with cookie " + cookie + " on " + x.name + " while " + r
+                throw new Violation(Invariant.COMPLETIONS, "request completion with cookie " + cookie + " on "
+                        + x.name + " while " + r
                         + " posted before it has not completed: lost, out of order, or never posted; status "
                         + event.dtoStatus());
             }
@@ -235,29 +239,30 @@ final class Completions {
         }
         Req r = x.reqs.poll();
         if (r == null) {
-            throw new Violation("request completion with cookie " + cookie + " on " + x.name
+            throw new Violation(Invariant.COMPLETIONS, "request completion with cookie " + cookie + " on " + x.name
                     + " where no request is outstanding (a duplicate, or a malformed post that went through): "
                     + event);
         }
         DatDtoStatus status = event.dtoStatus();
         claimIfFloating(x, r);
         if (r.fate == null) {
-            throw new Violation(r + " on " + x.name + " completed " + status
+            throw new Violation(Invariant.COMPLETIONS, r + " on " + x.name + " completed " + status
                     + " though it could not have run: no receive was posted for it");
         }
         if ((event.type() == DatEventType.RMR_BIND_COMPLETION) != (r.kind == ReqKind.BIND)) {
-            throw new Violation(r + " on " + x.name + " completed as " + event.type());
+            throw new Violation(Invariant.COMPLETIONS, r + " on " + x.name + " completed as " + event.type());
         }
         if (r.kind == ReqKind.BIND && event.rmr() != r.window.rmr) {
-            throw new Violation(r + " on " + x.name + " completed naming another RMR: " + event);
+            throw new Violation(Invariant.COMPLETIONS, r + " on " + x.name + " completed naming another RMR: " + event);
         }
         allowed(r.fate, status, r + " on " + x.name);
         if (status == DatDtoStatus.SUCCESS && r.kind != ReqKind.BIND) {
             if (r.suppressed) {
-                throw new Violation(r + " on " + x.name + " reported its successful completion despite SUPPRESS");
+                throw new Violation(Invariant.COMPLETIONS, r + " on " + x.name
+                        + " reported its successful completion despite SUPPRESS");
             }
             if (event.transferredLength() != r.length) {
-                throw new Violation(r + " on " + x.name + " completed with transferred_length "
+                throw new Violation(Invariant.COMPLETIONS, r + " on " + x.name + " completed with transferred_length "
                         + event.transferredLength() + ", expected " + r.length);
             }
         }
@@ -320,11 +325,12 @@ final class Completions {
         if (x.onSrq) {
             Recv buffer = srq.pool.get(cookie);
             if (buffer == null) {
-                throw new Violation("receive completion on " + x.name + " with cookie " + cookie
+                throw new Violation(Invariant.COMPLETIONS, "receive completion on " + x.name + " with cookie " + cookie
                         + ", which is no buffer posted to the SRQ and not yet completed: " + event);
             }
             if (x.srqDue.isEmpty() && x.srqMaybe.isEmpty() && !claimFloating(x)) {
-                throw new Violation("SRQ buffer " + cookie + " completed " + status + " on " + x.name
+                throw new Violation(Invariant.COMPLETIONS, "SRQ buffer " + cookie + " completed " + status + " on "
+                        + x.name
                         + " though no message was sent to it, or none could have taken a buffer");
             }
             boolean optional = x.srqDue.isEmpty() || x.srqOptional > 0;
@@ -343,12 +349,13 @@ final class Completions {
         }
         Recv r = x.recvs.peek();
         if (r == null || r.cookie != cookie) {
-            throw new Violation("receive completion with cookie " + cookie + " on " + x.name + (r == null
+            throw new Violation(Invariant.COMPLETIONS, "receive completion with cookie " + cookie + " on " + x.name
+                    + (r == null
                     ? " where no receive is outstanding" : " while receive " + r.cookie
                     + " posted before it has not completed") + ": " + event);
         }
         if (r.fate == null) {
-            throw new Violation("receive " + cookie + " on " + x.name + " completed " + status
+            throw new Violation(Invariant.COMPLETIONS, "receive " + cookie + " on " + x.name + " completed " + status
                     + " though no message was sent to it");
         }
         allowed(r.fate, status, "receive " + cookie + " on " + x.name);
@@ -360,7 +367,8 @@ final class Completions {
         unlend(r.segments);
         if (status == DatDtoStatus.SUCCESS) {
             if (event.transferredLength() != m.send().length) {
-                throw new Violation("receive " + r.cookie + " on " + x.name + " completed with transferred_length "
+                throw new Violation(Invariant.COMPLETIONS, "receive " + r.cookie + " on " + x.name
+                        + " completed with transferred_length "
                         + event.transferredLength() + " for a message of " + m.send().length + " bytes");
             }
             expectBytes(r.segments, m.send().data, m.send().length, "receive " + r.cookie + " on " + x.name);
@@ -372,10 +380,11 @@ final class Completions {
     private void onConnection(Side x) {
         DatEventType type = event.type();
         if (type != DatEventType.CONNECTION_EVENT_DISCONNECTED && type != DatEventType.CONNECTION_EVENT_BROKEN) {
-            throw new Violation("on the connection EVD of " + x.name + ": " + event);
+            throw new Violation(Invariant.CONNECTION_EVENTS, "on the connection EVD of " + x.name + ": " + event);
         }
         if (x.connEventsOwed == 0) {
-            throw new Violation(type + " on " + x.name + " where the connection is " + x.pair.state
+            throw new Violation(Invariant.CONNECTION_EVENTS, type + " on " + x.name + " where the connection is "
+                    + x.pair.state
                     + " and its end was already reported");
         }
         x.connEventsOwed--;
@@ -393,7 +402,8 @@ final class Completions {
             case SUCCESS_OR_FLUSHED -> status == DatDtoStatus.SUCCESS || status == DatDtoStatus.FLUSHED;
         };
         if (!ok) {
-            throw new Violation(what + " completed " + status + "; the model allows " + switch (fate) {
+            throw new Violation(Invariant.COMPLETIONS, what + " completed " + status + "; the model allows "
+                    + switch (fate) {
                 case SUCCESS -> "SUCCESS";
                 case FLUSHED -> "FLUSHED only: it could not run before the connection went down";
                 case ERROR -> "an error status: the message was longer than its receive, or the target refused it";
@@ -452,7 +462,8 @@ final class Completions {
                 }
                 if (!any) {
                     if (System.nanoTime() > deadline) {
-                        throw new Violation("waited " + f.eventTimeoutMillis() + " ms for the connection events of"
+                        throw new Violation(Invariant.OWED_EVENTS, "waited " + f.eventTimeoutMillis()
+                                + " ms for the connection events of"
                                 + " pair " + p.index + " after a failed DTO broke it" + describe(p.a) + describe(p.b));
                     }
                     Thread.yield();
@@ -508,7 +519,8 @@ final class Completions {
             }
             if (!any) {
                 if (System.nanoTime() > deadline) {
-                    throw new Violation(srq.waiting() + " message(s) wait for SRQ buffers and " + srq.surelyFree()
+                    throw new Violation(Invariant.OWED_EVENTS, srq.waiting()
+                            + " message(s) wait for SRQ buffers and " + srq.surelyFree()
                             + " buffer(s) are on the SRQ, yet none arrived in " + f.eventTimeoutMillis() + " ms");
                 }
                 Thread.yield();
@@ -522,7 +534,8 @@ final class Completions {
         while (owed.getAsBoolean()) {
             if (!poll(evd, owner)) {
                 if (System.nanoTime() > deadline) {
-                    throw new Violation("waited " + f.eventTimeoutMillis() + " ms for " + what + ", which the model"
+                    throw new Violation(Invariant.OWED_EVENTS, "waited " + f.eventTimeoutMillis() + " ms for "
+                            + what + ", which the model"
                             + " says must come" + describe(owner));
                 }
                 Thread.yield();
@@ -568,13 +581,15 @@ final class Completions {
             while (!x.reqs.isEmpty()) {
                 Req r = x.reqs.poll();
                 if (!r.suppressed || !r.ready) {
-                    throw new Violation(r + " on " + x.name + " never completed; the connection is "
+                    throw new Violation(Invariant.OWED_EVENTS, r + " on " + x.name
+                            + " never completed; the connection is "
                             + x.pair.state);
                 }
                 settle(r, DatDtoStatus.SUCCESS);
             }
             if (!x.recvs.isEmpty()) {
-                throw new Violation("receive " + x.recvs.peek().cookie + " on " + x.name + " never completed");
+                throw new Violation(Invariant.OWED_EVENTS, "receive " + x.recvs.peek().cookie + " on " + x.name
+                        + " never completed");
             }
             x.srqDue.clear();
             x.srqMaybe.clear();
@@ -592,13 +607,15 @@ final class Completions {
             if (e instanceof Violation v) {
                 throw v;
             }
-            throw new Violation(what + " threw " + e + ": the data path returns a status, never throws", e);
+            throw new Violation(Invariant.STATUS, what + " threw " + e
+                    + ": the data path returns a status, never throws",
+                    e);
         }
     }
 
     static void expectStatus(int expected, int actual, String what) {
         if (actual != expected) {
-            throw new Violation(what + " returned " + DatReturn.toString(actual) + ", expected "
+            throw new Violation(Invariant.STATUS, what + " returned " + DatReturn.toString(actual) + ", expected "
                     + DatReturn.toString(expected));
         }
     }

@@ -52,6 +52,11 @@ final class Model {
         }
     }
 
+    /** {@return how a failure report names the EP of {@code x}: ep 2k is pair k's active EP, ep 2k+1 its passive} */
+    static String ep(Side x) {
+        return "ep " + (2 * x.pair.index + (x == x.pair.b ? 1 : 0));
+    }
+
     /** The side of {@code pair} a step names: its active ({@code passive} false) or its passive EP. */
     static Side side(Pair[] pairs, int pair, boolean passive) {
         Pair p = pairs[Math.floorMod(pair, pairs.length)];

@@ -31,6 +31,7 @@ import dat.tck.campaign.Model.State;
 import dat.tck.campaign.Model.Window;
 import dat.tck.campaign.ShadowMemory.Mem;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * The steps that post work: receives, SRQ receives, sends, RDMA writes and reads, RMR binds, RDMA through a window,
@@ -74,24 +75,37 @@ final class Posts {
         this.oracle = w.oracle;
     }
 
-    private Side side(int a, int b) {
-        return Model.side(pairs, a, (b & 1) != 0);
+    /** What the step under way called, with its arguments resolved; null while it called nothing. */
+    String call;
+
+    private Side side(int pair, boolean passive) {
+        return Model.side(pairs, pair, passive);
+    }
+
+    private void say(String text) {
+        call = text;
+    }
+
+    private static String segments(int n) {
+        return n == 1 ? "1 segment" : n + " segments";
     }
 
     // ---------------------------------------------------------------- posts
 
-    boolean postRecv(Op op) {
-        Side x = side(op.a(), op.b());
+    boolean postRecv(Op.PostRecv op) {
+        Side x = side(op.pair(), op.passive());
         if (x.onSrq || x.recvs.size() >= epAttr.maxRecvDtos()) {
             return false;
         }
         // Receives hold half a maximum message or more, sends at most half: only SEND_TOO_LONG overflows one.
-        Range[] segs = memory.ranges(1 + Math.floorMod(op.c(), recvIov),
-                MAX_MESSAGE / 2 + Math.floorMod(op.d(), MAX_MESSAGE / 2 + 1));
+        Range[] segs = memory.ranges(1 + Math.floorMod(op.segments(), recvIov),
+                MAX_MESSAGE / 2 + Math.floorMod(op.length(), MAX_MESSAGE / 2 + 1));
         if (segs == null) {
             return false;
         }
         long cookie = nextCookie++;
+        say(String.format(Locale.ROOT, "dat_ep_post_recv(%s, %s, %,d B)", Model.ep(x), segments(segs.length),
+                total(segs)));
         int rc = dataPath(() -> x.s.ep().postRecv(load(segs), iov, cookie, 0), "dat_ep_post_recv on " + x.name);
         expectStatus(DatReturn.DAT_SUCCESS, rc, "dat_ep_post_recv on " + x.name + " in " + x.state());
         Recv r = new Recv(cookie, segs, total(segs));
@@ -104,16 +118,17 @@ final class Posts {
         return true;
     }
 
-    boolean srqPost(Op op) {
+    boolean srqPost(Op.SrqPost op) {
         if (srq == null || srq.pool.size() >= srq.capacity) {
             return false;
         }
-        int n = 1 + Math.floorMod(op.c(), Math.min(recvIov, srq.maxIov));
-        Range[] segs = memory.ranges(n, SRQ_BUFFER_MIN + Math.floorMod(op.d(), MAX_MESSAGE));
+        int n = 1 + Math.floorMod(op.segments(), Math.min(recvIov, srq.maxIov));
+        Range[] segs = memory.ranges(n, SRQ_BUFFER_MIN + Math.floorMod(op.length(), MAX_MESSAGE));
         if (segs == null) {
             return false;
         }
         long cookie = nextCookie++;
+        say(String.format(Locale.ROOT, "dat_srq_post_recv(%s, %,d B)", segments(n), total(segs)));
         int rc = dataPath(() -> srq.srq.postRecv(load(segs), iov, cookie), "dat_srq_post_recv");
         expectStatus(DatReturn.DAT_SUCCESS, rc, "dat_srq_post_recv");
         lend(segs, true);
@@ -121,29 +136,33 @@ final class Posts {
         return true;
     }
 
-    boolean send(Op op, boolean tooLong) {
-        Side x = side(op.a(), op.b());
+    boolean send(Op.Send op) {
+        boolean tooLong = op.tooLong();
+        Side x = side(op.pair(), op.passive());
         Side y = x.peer();
         if (x.reqs.size() >= epAttr.maxRequestDtos()) {
             return false;
         }
-        long length = Math.floorMod(op.d(), (y.onSrq ? SRQ_BUFFER_MIN : MAX_MESSAGE / 2) + 1);
+        long length = Math.floorMod(op.length(), (y.onSrq ? SRQ_BUFFER_MIN : MAX_MESSAGE / 2) + 1);
         if (tooLong) {
             // Only where the model knows which receive the message lands in, and that it is too small.
             Recv next = y.onSrq || x.state() != State.CONNECTED || !y.incoming.isEmpty() ? null : oracle.firstFree(y);
             if (next == null || !x.allReady()) {
                 return false;
             }
-            length = next.total + 1 + Math.floorMod(op.d(), 64);
+            length = next.total + 1 + Math.floorMod(op.length(), 64);
         }
-        int n = length == 0 ? 0 : 1 + Math.floorMod(op.c(), (int) Math.min(requestIov, length));
+        int n = length == 0 ? 0 : 1 + Math.floorMod(op.segments(), (int) Math.min(requestIov, length));
         Range[] segs = memory.ranges(n, length);
         if (segs == null) {
             return false;
         }
         byte[] payload = memory.fill(segs);
-        boolean quiet = suppress && (op.c() & 0x100) != 0;
+        boolean quiet = suppress && op.suppress();
         long cookie = nextCookie++;
+        say(String.format(Locale.ROOT, "dat_ep_post_send(%s, %s, %,d B%s)%s", Model.ep(x), segments(n), length,
+                quiet ? ", SUPPRESS" : "",
+                tooLong ? ": longer than the receive it lands in" : ""));
         int rc = dataPath(() -> x.s.ep().postSend(load(segs), iov, cookie, quiet ? DatCompletionFlags.SUPPRESS : 0),
                 "dat_ep_post_send on " + x.name);
         if (x.state() == State.UNCONNECTED) {
@@ -163,8 +182,10 @@ final class Posts {
         return true;
     }
 
-    boolean rdma(Op op, ReqKind kind, boolean unprivileged) {
-        Side x = side(op.a(), op.b());
+    boolean rdma(Op.Rdma op) {
+        ReqKind kind = op.kind() == Op.Kind.READ ? ReqKind.READ : ReqKind.WRITE;
+        boolean unprivileged = op.kind() == Op.Kind.WRITE_UNPRIVILEGED;
+        Side x = side(op.pair(), op.passive());
         boolean write = kind == ReqKind.WRITE;
         if ((!write && !reads) || x.reqs.size() >= epAttr.maxRequestDtos()) {
             return false;
@@ -172,19 +193,19 @@ final class Posts {
         if (unprivileged && (x.state() != State.CONNECTED || !x.allReady())) {
             return false;
         }
-        long length = Math.floorMod(op.d(), MAX_MESSAGE + 1);
+        long length = Math.floorMod(op.length(), MAX_MESSAGE + 1);
         int max = write ? writeIov : readIov;
-        int n = length == 0 ? 0 : 1 + Math.floorMod(op.c(), (int) Math.min(max, length));
+        int n = length == 0 ? 0 : 1 + Math.floorMod(op.segments(), (int) Math.min(max, length));
         Range[] segs = memory.ranges(n, length);
         if (segs == null) {
             return false;
         }
-        Range remote = memory.remoteRange(length, write, unprivileged, op.b() >>> 1);
+        Range remote = memory.remoteRange(length, write, unprivileged, op.region());
         if (remote == null || overlaps(remote, segs)) {
             return false;
         }
         return postRdma(x, kind, segs, remote, remote.mem().lmr.rmrContext(), unprivileged,
-                suppress && (op.c() & 0x100) != 0);
+                suppress && op.suppress());
     }
 
     /**
@@ -200,6 +221,12 @@ final class Posts {
         long cookie = nextCookie++;
         int flags = quiet ? DatCompletionFlags.SUPPRESS : 0;
         String what = (write ? "dat_ep_post_rdma_write" : "dat_ep_post_rdma_read") + " on " + x.name;
+        say(String.format(Locale.ROOT, "%s(%s, %s, %,d B%s, %s [%,d, +%,d)%s%s)", write ? "dat_ep_post_rdma_write"
+                : "dat_ep_post_rdma_read",
+                Model.ep(x), segments(segs.length), length, quiet ? ", SUPPRESS" : "",
+                context == remote.mem().lmr.rmrContext() ? "region " + remote.mem().id : "window on region "
+                + remote.mem().id, remote.offset(), length, (remote.mem().privileges & DatMemPriv.REMOTE_WRITE) == 0
+                && write ? " without REMOTE_WRITE" : "", refused ? ": refused" : ""));
         int rc = dataPath(() -> write
                 ? x.s.ep().postRdmaWrite(load(segs), iov, cookie, context, remote.address(), length, flags)
                 : x.s.ep().postRdmaRead(load(segs), iov, cookie, context, remote.address(), length, flags), what);
@@ -229,23 +256,26 @@ final class Posts {
     }
 
     /** dat_rmr_bind of a window onto part of a live region, as a request of {@code x}'s connection. */
-    boolean bind(Op op) {
+    boolean bind(Op.Bind op) {
         if (windows.isEmpty()) {
             return false;
         }
-        Side x = side(op.a(), op.b());
-        Window w = windows.get(Math.floorMod(op.c(), windows.size()));
-        Mem m = memory.regions.get(1 + Math.floorMod(op.c() >>> 4, REGIONS - 1));
+        Side x = side(op.pair(), op.passive());
+        Window w = windows.get(Math.floorMod(op.window(), windows.size()));
+        Mem m = memory.regions.get(1 + Math.floorMod(op.region(), REGIONS - 1));
         if (w.pending != null || w.inFlight > 0 || x.state() != State.CONNECTED || !x.allReady()
                 || x.reqs.size() >= epAttr.maxRequestDtos() || m.lmr == null || m.retiring) {
             return false;
         }
-        long length = 1L + Math.floorMod(op.d(), 8192);
+        long length = 1L + Math.floorMod(op.length(), 8192);
         long offset = memory.bytes.nextLong(REGION_SIZE - length + 1);
-        int privileges = (op.c() & 0x100) != 0 ? DatMemPriv.REMOTE_READ
+        int privileges = op.readOnly() ? DatMemPriv.REMOTE_READ
                 : DatMemPriv.REMOTE_READ | DatMemPriv.REMOTE_WRITE;
         long cookie = nextCookie++;
         String what = "dat_rmr_bind of [" + offset + ", +" + length + ") of region " + m.id + " over " + x.name;
+        say(String.format(Locale.ROOT, "dat_rmr_bind(rmr %d, region %d [%,d, +%,d), %s, %s)", windows.indexOf(w),
+                m.id, offset, length,
+                op.readOnly() ? "REMOTE_READ" : "REMOTE_READ | REMOTE_WRITE", Model.ep(x)));
         int rc = dataPath(() -> w.rmr.bind(m.lmr, offset, length, privileges, x.s.ep(), cookie, 0), what);
         expectStatus(DatReturn.DAT_SUCCESS, rc, what);
         // The old binding is gone from the post on; the new one counts once its completion is seen.
@@ -271,26 +301,27 @@ final class Posts {
      * The peer of a window's connection writes or reads through it: inside the window it works; one byte outside, or
      * a write through a read-only window, is refused and breaks the connection, and nothing outside moves.
      */
-    boolean windowRdma(Op op) {
+    boolean windowRdma(Op.WindowRdma op) {
         if (windows.isEmpty()) {
             return false;
         }
-        Window w = windows.get(Math.floorMod(op.a(), windows.size()));
+        Window w = windows.get(Math.floorMod(op.window(), windows.size()));
         if (!w.live) {
             return false;
         }
         Side y = w.owner.peer();
-        boolean write = (op.c() & 1) == 0 || !reads;
+        boolean write = !op.read() || !reads;
         if (y.state() != State.CONNECTED || y.reqs.size() >= epAttr.maxRequestDtos()) {
             return false;
         }
-        boolean outside = (op.c() & 0x10) != 0;
+        boolean outside = op.outside();
         boolean readOnly = write && (w.privileges & DatMemPriv.REMOTE_WRITE) == 0;
         boolean refused = outside || readOnly;
         if (refused && !y.allReady()) {
             return false;
         }
-        long length = outside ? 2 + Math.floorMod(op.d(), 63) : 1 + Math.floorMod(op.d(), (int) Math.min(w.length,
+        long length = outside ? 2 + Math.floorMod(op.length(), 63) : 1 + Math.floorMod(op.length(),
+                (int) Math.min(w.length,
                 MAX_MESSAGE));
         long offset;
         if (outside) {
@@ -307,7 +338,7 @@ final class Posts {
             return false;
         }
         int max = write ? writeIov : readIov;
-        int n = 1 + Math.floorMod(op.c() >>> 8, (int) Math.min(max, length));
+        int n = 1 + Math.floorMod(op.segments(), (int) Math.min(max, length));
         Range[] segs = memory.ranges(n, length);
         if (segs == null || overlaps(remote, segs)) {
             return false;
@@ -328,13 +359,13 @@ final class Posts {
      * flags outside DAT's, 4 a negative segment count, 5 any post on a freed EP, 6 an SRQ post with too many
      * segments, 7 a receive on an EP that takes its receives from the SRQ.
      */
-    boolean badPost(Op op) {
-        Side x = side(op.a(), op.b());
-        int variant = Math.floorMod(op.c(), 8);
-        boolean recv = (op.d() & 1) != 0 && !x.onSrq;
-        String call = recv ? "dat_ep_post_recv" : "dat_ep_post_send";
+    boolean badPost(Op.BadPost op) {
+        Side x = side(op.pair(), op.passive());
+        int variant = Math.floorMod(op.variant(), 8);
+        boolean recv = op.recv() && !x.onSrq;
+        String post = recv ? "dat_ep_post_recv" : "dat_ep_post_send";
         int max = recv ? recvIov : requestIov;
-        Mem m = memory.liveRegion(op.d() >>> 1);
+        Mem m = memory.liveRegion(op.region());
         if (m == null || (x.state() == State.UNCONNECTED && !recv)) {
             return false;
         }
@@ -386,11 +417,12 @@ final class Posts {
                 if (freedEps.isEmpty()) {
                     return false;
                 }
-                DatEp dead = freedEps.get(Math.floorMod(op.d(), freedEps.size()));
+                DatEp dead = freedEps.get(Math.floorMod(op.freedEp(), freedEps.size()));
+                say(String.format(Locale.ROOT, "%s(a freed EP): DAT_INVALID_HANDLE", post));
                 iov.set(0, m.lmr, 0, 8);
                 int rc = dataPath(() -> recv ? dead.postRecv(1, iov, 1, 0) : dead.postSend(1, iov, 1, 0),
-                        call + " on a freed EP");
-                expectStatus(DatReturn.DAT_INVALID_HANDLE, rc, call + " on a freed EP");
+                        post + " on a freed EP");
+                expectStatus(DatReturn.DAT_INVALID_HANDLE, rc, post + " on a freed EP");
                 return true;
             }
             case 6 -> {
@@ -401,6 +433,9 @@ final class Posts {
                 for (int i = 0; i <= srqMax; i++) {
                     iov.set(i, m.lmr, 0, 1);
                 }
+                say(String.format(Locale.ROOT,
+                        "dat_srq_post_recv(%d segments where the SRQ takes %d): DAT_INVALID_PARAMETER", srqMax + 1,
+                                srqMax));
                 int rc = dataPath(() -> srq.srq.postRecv(srqMax + 1, iov, 1), "dat_srq_post_recv");
                 expectStatus(DatReturn.DAT_INVALID_PARAMETER, rc,
                         "dat_srq_post_recv of " + (srqMax + 1) + " segments where the SRQ takes " + srqMax);
@@ -412,6 +447,8 @@ final class Posts {
                     return false;
                 }
                 iov.set(0, m.lmr, 0, 8);
+                say(String.format(Locale.ROOT, "dat_ep_post_recv(%s, which takes its receives from the SRQ): refused",
+                        Model.ep(y)));
                 int rc = dataPath(() -> y.s.ep().postRecv(1, iov, 1, 0), "dat_ep_post_recv on an SRQ EP");
                 if (rc == DatReturn.DAT_SUCCESS) {
                     throw new Violation("dat_ep_post_recv on " + y.name + ", which takes its receives from an SRQ,"
@@ -422,7 +459,8 @@ final class Posts {
         }
         int count = n;
         int fl = flags;
-        String what = call + " on " + x.name + " with " + why;
+        String what = post + " on " + x.name + " with " + why;
+        say(String.format(Locale.ROOT, "%s(%s, %s): %s", post, Model.ep(x), why, DatReturn.toString(expected)));
         int rc = dataPath(() -> recv ? x.s.ep().postRecv(count, iov, 1, fl) : x.s.ep().postSend(count, iov, 1, fl),
                 what);
         expectStatus(expected, rc, what);

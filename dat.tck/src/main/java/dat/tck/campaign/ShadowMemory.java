@@ -3,6 +3,7 @@ package dat.tck.campaign;
 
 import dat.api.DatLmr;
 import dat.tck.campaign.Model.Range;
+import dat.tck.campaign.Violation.Invariant;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -89,7 +90,8 @@ final class ShadowMemory {
                     .mismatch(MemorySegment.ofArray(shadow).asSlice(from, to - from));
             if (at >= 0) {
                 long i = from + at;
-                throw new Violation("region " + id + (lmr == null ? " (freed)" : "") + " byte " + i + " changed to "
+                throw new Violation(Invariant.MEMORY, "region " + id + (lmr == null ? " (freed)" : "") + " byte "
+                        + i + " changed to "
                         + memory.get(ValueLayout.JAVA_BYTE, i) + " (was " + shadow[(int) i] + ") " + when
                         + ": the provider wrote memory no post held");
             }
@@ -221,7 +223,7 @@ final class ShadowMemory {
             for (long i = 0; i < n; i++) {
                 byte actual = r.mem().memory.get(ValueLayout.JAVA_BYTE, r.offset() + i);
                 if (actual != data[(int) (at + i)]) {
-                    throw new Violation(what + ": byte " + (at + i) + " is " + actual + ", expected "
+                    throw new Violation(Invariant.BYTES, what + ": byte " + (at + i) + " is " + actual + ", expected "
                             + data[(int) (at + i)] + " (region " + r.mem().id + " offset " + (r.offset() + i) + ")");
                 }
             }

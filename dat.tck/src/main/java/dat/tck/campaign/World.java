@@ -30,11 +30,13 @@ import dat.tck.campaign.Model.SrqModel;
 import dat.tck.campaign.Model.State;
 import dat.tck.campaign.Model.Window;
 import dat.tck.campaign.ShadowMemory.Mem;
+import dat.tck.campaign.Violation.Invariant;
 import dat.tck.rules.TckFixture;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.SplittableRandom;
 
 /**
@@ -85,6 +87,8 @@ final class World implements AutoCloseable {
     final List<Integer> freedContexts = new ArrayList<>();
     final Completions oracle;
     private final Posts posts;
+    /** What the control step under way called; see {@link #lastCall}. */
+    private String call;
 
     World(TckFixture f, long seed) {
         this.f = f;
@@ -127,43 +131,58 @@ final class World implements AutoCloseable {
     // ---------------------------------------------------------------- the step
 
     /**
-     * Runs one step.
+     * Runs one step: one method per kind of step, each saying what it called ({@link #lastCall}).
      *
      * @return false when the step did not apply to the world as it is (its target gone, its queue full)
      */
     boolean apply(Op op) {
-        boolean applied = switch (op.kind()) {
-            case POST_RECV -> posts.postRecv(op);
-            case SRQ_POST -> posts.srqPost(op);
-            case SEND -> posts.send(op, false);
-            case SEND_TOO_LONG -> posts.send(op, true);
-            case WRITE -> posts.rdma(op, ReqKind.WRITE, false);
-            case WRITE_UNPRIVILEGED -> posts.rdma(op, ReqKind.WRITE, true);
-            case READ -> posts.rdma(op, ReqKind.READ, false);
-            case BIND -> posts.bind(op);
-            case WINDOW_RDMA -> posts.windowRdma(op);
-            case BAD_POST -> posts.badPost(op);
-            case DEQUEUE -> dequeue(op);
-            case DRAIN -> {
-                oracle.drain();
-                yield true;
-            }
-            case DISCONNECT -> disconnect(op);
-            case RESET -> reset(op);
-            case CONNECT -> connect(op);
-            case FREE_EP -> freeEp(op);
-            case RECV_QUERY -> recvQuery(op);
-            case SRQ_QUERY -> srqQuery();
-            case SRQ_RESIZE -> srqResize(op);
-            case SRQ_SET_LW -> srqSetLw(op);
-            case LMR_FREE -> lmrFree(op);
-            case LMR_CREATE -> lmrCreate(op);
-            case LMR_CREATE_DEAD -> lmrCreateDead();
-            case BAD_CONTROL -> badControl(op);
+        call = null;
+        posts.call = null;
+        boolean applied = switch (op) {
+            case Op.PostRecv s -> posts.postRecv(s);
+            case Op.SrqPost s -> posts.srqPost(s);
+            case Op.Send s -> posts.send(s);
+            case Op.Rdma s -> posts.rdma(s);
+            case Op.Bind s -> posts.bind(s);
+            case Op.WindowRdma s -> posts.windowRdma(s);
+            case Op.BadPost s -> posts.badPost(s);
+            case Op.Dequeue s -> dequeue(s);
+            case Op.SrqResize s -> srqResize(s);
+            case Op.Plain s -> switch (s.kind()) {
+                case DRAIN -> {
+                    say("drain: every completion and event the model owes arrives");
+                    oracle.drain();
+                    yield true;
+                }
+                case SRQ_QUERY -> srqQuery();
+                default -> lmrCreateDead();
+            };
+            case Op.OnEp s -> switch (s.kind()) {
+                case DISCONNECT -> disconnect(s);
+                case FREE_EP -> freeEp(s);
+                case RECV_QUERY -> recvQuery(s);
+                default -> badControl(s);
+            };
+            case Op.OnIndex s -> switch (s.kind()) {
+                case RESET -> reset(s);
+                case CONNECT -> connect(s);
+                case LMR_FREE -> lmrFree(s);
+                case LMR_CREATE -> lmrCreate(s);
+                default -> srqSetLw(s);
+            };
         };
         oracle.settleBreaks();
-        memory.check("after " + op);
+        memory.check("after " + op.kind());
         return applied;
+    }
+
+    /** {@return what the last step called, its arguments resolved, or null when it called nothing} */
+    String lastCall() {
+        return call != null ? call : posts.call;
+    }
+
+    private void say(String text) {
+        call = text;
     }
 
     /** The end of an episode: every owed event arrives, nothing else does, memory is as the model says. */
@@ -182,14 +201,14 @@ final class World implements AutoCloseable {
         return pairs[Math.floorMod(a, PAIRS)];
     }
 
-    private Side side(int a, int b) {
-        return Model.side(pairs, a, (b & 1) != 0);
+    private Side side(Op.OnEp op) {
+        return Model.side(pairs, op.pair(), op.passive());
     }
 
 
     // ---------------------------------------------------------------- events
 
-    private boolean dequeue(Op op) {
+    private boolean dequeue(Op.Dequeue op) {
         List<DatEvd> evds = new ArrayList<>();
         List<Side> owners = new ArrayList<>();
         for (Pair p : pairs) {
@@ -202,7 +221,11 @@ final class World implements AutoCloseable {
         }
         evds.add(f.ia.asyncEvd());
         owners.add(null);
-        int i = Math.floorMod(op.a(), evds.size());
+        int i = Math.floorMod(op.evd(), evds.size());
+        String[] queues = {"request", "receive", "connection"};
+        say(String.format(Locale.ROOT, "dat_evd_dequeue(%s)", owners.get(i) == null ? "the async EVD" : "the "
+                + queues[i % 3] + " EVD of "
+                + Model.ep(owners.get(i))));
         oracle.poll(evds.get(i), owners.get(i));
         return true;
     }
@@ -210,13 +233,14 @@ final class World implements AutoCloseable {
 
     // ---------------------------------------------------------------- connection control
 
-    private boolean disconnect(Op op) {
-        Side x = side(op.a(), op.b());
+    private boolean disconnect(Op.OnEp op) {
+        Side x = side(op);
         Pair p = x.pair;
         if (p.state != State.CONNECTED) {
             return false;
         }
-        boolean graceful = (op.c() & 1) != 0 && p.a.reqs.isEmpty() && p.b.reqs.isEmpty();
+        boolean graceful = op.flag() && p.a.reqs.isEmpty() && p.b.reqs.isEmpty();
+        say(String.format(Locale.ROOT, "dat_ep_disconnect(%s, %s)", Model.ep(x), graceful ? "GRACEFUL" : "ABRUPT"));
         try {
             x.s.ep().disconnect(graceful ? DatCloseFlags.GRACEFUL : DatCloseFlags.ABRUPT);
         } catch (RuntimeException e) {
@@ -235,14 +259,16 @@ final class World implements AutoCloseable {
         return true;
     }
 
-    private boolean reset(Op op) {
-        Pair p = pair(op.a());
+    private boolean reset(Op.OnIndex op) {
+        Pair p = pair(op.value());
         if (p.state == State.CONNECTED || p.state == State.UNCONNECTED) {
             return false;
         }
+        say(String.format(Locale.ROOT, "dat_ep_reset(%s), dat_ep_reset(%s)", Model.ep(p.a), Model.ep(p.b)));
         oracle.drain();
         if (p.state != State.DISCONNECTED) {
-            throw new Violation("pair " + p.index + " is still " + p.state + " after its events were drained");
+            throw new Violation(Invariant.CONNECTION_EVENTS, "pair " + p.index + " is still " + p.state
+                    + " after its events were drained");
         }
         oracle.quiesce(p.a, p.b);
         for (Side x : new Side[] {p.a, p.b}) {
@@ -258,11 +284,13 @@ final class World implements AutoCloseable {
         return true;
     }
 
-    private boolean connect(Op op) {
-        Pair p = pair(op.a());
+    private boolean connect(Op.OnIndex op) {
+        Pair p = pair(op.value());
         if (p.state != State.UNCONNECTED) {
             return false;
         }
+        say(String.format(Locale.ROOT, "dat_ep_connect(%s to %s), dat_evd_wait for both ends", Model.ep(p.a),
+                Model.ep(p.b)));
         try {
             f.connect(p.a.s, p.b.s);
         } catch (AssertionError | RuntimeException e) {
@@ -277,12 +305,15 @@ final class World implements AutoCloseable {
     }
 
     /** dat_ep_free with whatever is outstanding; the peer is disconnected; a fresh EP takes the freed one's place. */
-    private boolean freeEp(Op op) {
-        Side x = side(op.a(), op.b());
+    private boolean freeEp(Op.OnEp op) {
+        Side x = side(op);
         if (!x.srqDue.isEmpty() || !x.srqMaybe.isEmpty() || (x.onSrq && !x.incoming.isEmpty())) {
             return false;
         }
         Pair p = x.pair;
+        say(String.format(Locale.ROOT,
+                "dat_ep_free(%s) with %d requests and %d receives outstanding, and a new EP in its place", Model.ep(x),
+                x.reqs.size(), x.recvs.size()));
         oracle.breakPair(p);
         try {
             x.s.ep().close();
@@ -329,12 +360,14 @@ final class World implements AutoCloseable {
         return true;
     }
 
-    private boolean badControl(Op op) {
-        Side x = side(op.a(), op.b());
+    private boolean badControl(Op.OnEp op) {
+        Side x = side(op);
         if (x.state() != State.CONNECTED) {
             return false;
         }
-        boolean connect = (op.c() & 1) == 0;
+        boolean connect = !op.flag();
+        say(String.format(Locale.ROOT, "%s(%s, connected): DAT_INVALID_STATE", connect ? "dat_ep_connect"
+                : "dat_ep_reset", Model.ep(x)));
         try {
             if (connect) {
                 x.s.ep().connect(f.ia.address(), 1, f.eventTimeoutMicros(), null, DatQos.BEST_EFFORT, 0);
@@ -357,8 +390,9 @@ final class World implements AutoCloseable {
 
     // ---------------------------------------------------------------- queries and the SRQ
 
-    private boolean recvQuery(Op op) {
-        Side x = side(op.a(), op.b());
+    private boolean recvQuery(Op.OnEp op) {
+        Side x = side(op);
+        say(String.format(Locale.ROOT, "dat_ep_recv_query(%s)", Model.ep(x)));
         int supported = f.provider.epRecvInfoSupported();
         int both = Dat.DAT_EP_RECV_INFO_NBUFS_ALLOCATED | Dat.DAT_EP_RECV_INFO_BUFS_ALLOC_SPAN;
         DatEpRecvInfo info;
@@ -400,11 +434,11 @@ final class World implements AutoCloseable {
             return;
         }
         if (!supported) {
-            throw new Violation(what + " is " + value + " though the attributes deny it: expected"
+            throw new Violation(Invariant.COUNTS, what + " is " + value + " though the attributes deny it: expected"
                     + " DAT_VALUE_UNKNOWN");
         }
         if (value < low || value > high) {
-            throw new Violation(what + " is " + value
+            throw new Violation(Invariant.COUNTS, what + " is " + value
                     + "; the model says between " + low + " and " + high + " (the attributes claim the count)");
         }
     }
@@ -413,6 +447,7 @@ final class World implements AutoCloseable {
         if (srq == null) {
             return false;
         }
+        say("dat_srq_query()");
         DatSrqParam param = srqParam();
         int supported = f.provider.srqInfoSupported();
         int posted = srq.pool.size();
@@ -421,7 +456,8 @@ final class World implements AutoCloseable {
         count("outstanding_dto_count", param.outstandingDtoCount(),
                 (supported & Dat.DAT_SRQ_INFO_OUTSTANDING_DTO_COUNT) != 0, posted, posted);
         if (param.maxRecvDtos() != srq.capacity) {
-            throw new Violation("dat_srq_query: max_recv_dtos " + param.maxRecvDtos() + " but the SRQ was last"
+            throw new Violation(Invariant.COUNTS, "dat_srq_query: max_recv_dtos " + param.maxRecvDtos()
+                    + " but the SRQ was last"
                     + " sized to " + srq.capacity);
         }
         return true;
@@ -435,17 +471,18 @@ final class World implements AutoCloseable {
         }
     }
 
-    private boolean srqResize(Op op) {
+    private boolean srqResize(Op.SrqResize op) {
         if (srq == null) {
             return false;
         }
         int limit = f.limits.maxRecvPerSrq() > 0 ? Math.min(2 * DEPTH, f.limits.maxRecvPerSrq()) : 2 * DEPTH;
-        int size = Math.floorMod(op.a(), 13) == 0 ? 0 : 1 + Math.floorMod(op.b(), limit);
+        int size = op.zero() ? 0 : 1 + Math.floorMod(op.size(), limit);
         int outstanding = srq.pool.size();
         DatReturn expected = size < 1 ? DatReturn.INVALID_PARAMETER
                 : size < outstanding || size < srq.lowWatermark ? DatReturn.INVALID_STATE : null;
         String what = "dat_srq_resize to " + size + " with " + outstanding + " buffers outstanding and low watermark "
                 + srq.lowWatermark;
+        say(String.format(Locale.ROOT, "dat_srq_resize(%d) with %d buffers posted", size, outstanding));
         try {
             srq.srq.resize(size);
         } catch (DatException e) {
@@ -468,11 +505,12 @@ final class World implements AutoCloseable {
         return true;
     }
 
-    private boolean srqSetLw(Op op) {
+    private boolean srqSetLw(Op.OnIndex op) {
         if (srq == null) {
             return false;
         }
-        int lw = Math.floorMod(op.a(), srq.capacity + 2);
+        int lw = Math.floorMod(op.value(), srq.capacity + 2);
+        say(String.format(Locale.ROOT, "dat_srq_set_lw(%d) with max_recv_dtos %d", lw, srq.capacity));
         boolean supported = (f.provider.srqWatermarksSupported() & Dat.DAT_SRQ_WATERMARK_LOW) != 0;
         DatReturn expected = !supported ? DatReturn.MODEL_NOT_SUPPORTED
                 : lw > srq.capacity ? DatReturn.INVALID_PARAMETER : null;
@@ -500,8 +538,8 @@ final class World implements AutoCloseable {
 
     // ---------------------------------------------------------------- memory
 
-    private boolean lmrFree(Op op) {
-        Mem m = memory.regions.get(Math.floorMod(op.a(), REGIONS));
+    private boolean lmrFree(Op.OnIndex op) {
+        Mem m = memory.regions.get(Math.floorMod(op.value(), REGIONS));
         boolean windowed = false;
         for (Window w : windows) {
             windowed |= w.mayHold.contains(m);
@@ -511,6 +549,7 @@ final class World implements AutoCloseable {
             return false;
         }
         int context = m.lmr.lmrContext();
+        say(String.format(Locale.ROOT, "dat_lmr_free(region %d)", m.id));
         try {
             m.lmr.close();
         } catch (RuntimeException e) {
@@ -521,11 +560,12 @@ final class World implements AutoCloseable {
         return true;
     }
 
-    private boolean lmrCreate(Op op) {
-        Mem m = memory.regions.get(Math.floorMod(op.a(), REGIONS));
+    private boolean lmrCreate(Op.OnIndex op) {
+        Mem m = memory.regions.get(Math.floorMod(op.value(), REGIONS));
         if (m.lmr != null) {
             return false;
         }
+        say(String.format(Locale.ROOT, "dat_lmr_create(region %d, again)", m.id));
         try {
             m.lmr = f.ia.createLmr(f.pz, m.memory, m.privileges);
             m.retiring = false;
@@ -540,6 +580,7 @@ final class World implements AutoCloseable {
         try (Arena arena = Arena.ofShared()) {
             dead = arena.allocate(256, 64);
         }
+        say("dat_lmr_create(256 B of a closed arena): DAT_INVALID_PARAMETER");
         try {
             DatLmr lmr = f.ia.createLmr(f.pz, dead, DatMemPriv.ALL);
             lmr.close();
