@@ -4,7 +4,9 @@ package dat.tck.campaign;
 import dat.api.DatIaAttr;
 import dat.tck.TckContext;
 import dat.tck.rules.TckFixture;
+import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +28,14 @@ public final class Campaign {
     /** Steps per episode: long enough to reach deep states, short enough to shrink. */
     public static final int EPISODE_STEPS = 2000;
 
+    /**
+     * The top 16 bits of a seed whose steps draw each choice on its own ({@link Op#draw}). A seed without them is a
+     * first-campaign seed: its steps decode five numbers each ({@link Op#v1}), so seeds found before this marker
+     * (0xec9c1700eac897fa and 0x57781e00091bbf2b in the verbs guest, 0x1 in the docs) replay the same calls.
+     */
+    static final long V2 = 0xDA72L << 48;
+    private static final long VERSION_BITS = 0xFFFFL << 48;
+
     private static final boolean TRACE = Boolean.getBoolean("dat.tck.campaign.trace");
 
     private final Supplier<TckFixture> open;
@@ -38,6 +48,7 @@ public final class Campaign {
     private long stepsRun;
     private long episodes;
     private String replayCommand;
+    private final boolean perChoice;
 
     /**
      * @param open opens a fresh fixture (a new IA) for each episode and each replay
@@ -55,6 +66,7 @@ public final class Campaign {
         this.nanos = (long) (seconds * 1e9);
         this.shrinkNanos = (long) (shrinkSeconds * 1e9);
         this.stepTimeoutMillis = 4 * eventTimeoutMillis + 30_000;
+        this.perChoice = (seed & VERSION_BITS) == V2;
         for (Op.Kind k : Op.Kind.values()) {
             counts.put(k, new long[2]);
         }
@@ -112,6 +124,14 @@ public final class Campaign {
         return null;
     }
 
+    /**
+     * {@return a fresh seed with the marker of per-choice steps ({@link #V2}); its low 47 bits random, so the seeds of
+     * later episodes (the seed plus the episode's index) keep the marker}
+     */
+    public static long newSeed() {
+        return V2 | (new SecureRandom().nextLong() >>> 17);
+    }
+
     /** What a campaign did. */
     public record Result(long seed, long steps, long episodes, double seconds, String failure, String table) {
 
@@ -134,7 +154,7 @@ public final class Campaign {
         while (stepsRun < steps && System.nanoTime() - start < nanos) {
             long episodeSeed = mix(seed + episodes);
             int length = (int) Math.min(EPISODE_STEPS, steps - stepsRun);
-            List<Op> ops = generate(episodeSeed, length);
+            List<Op> ops = generate(episodeSeed, length, perChoice);
             Outcome outcome = execute(episodeSeed, ops, true, start);
             stepsRun += outcome.steps;
             episodes++;
@@ -146,14 +166,18 @@ public final class Campaign {
         return new Result(seed, stepsRun, episodes, (System.nanoTime() - start) / 1e9, failure, table());
     }
 
-    /** The steps of one episode: weighted by how much state each call reaches. */
-    static List<Op> generate(long episodeSeed, int length) {
+    /**
+     * The steps of one episode, weighted by how much state each call reaches: each choice drawn on its own
+     * ({@code perChoice}), or as the first campaign drew them, four numbers a step, for its seeds to replay.
+     */
+    static List<Op> generate(long episodeSeed, int length, boolean perChoice) {
         SplittableRandom random = new SplittableRandom(episodeSeed);
         Op.Kind[] bag = weights();
         List<Op> ops = new ArrayList<>(length);
         for (int i = 0; i < length; i++) {
-            ops.add(new Op(bag[random.nextInt(bag.length)], random.nextInt(), random.nextInt(), random.nextInt(),
-                    random.nextInt()));
+            Op.Kind kind = bag[random.nextInt(bag.length)];
+            ops.add(perChoice ? Op.draw(kind, random) : Op.v1(kind, random.nextInt(), random.nextInt(),
+                    random.nextInt(), random.nextInt()));
         }
         return ops;
     }
@@ -193,8 +217,9 @@ public final class Campaign {
         return bag.toArray(Op.Kind[]::new);
     }
 
-    /** How one run of a sequence ended. */
-    private record Outcome(int steps, int failedAt, Throwable violation, String hangTrace, String model) {
+    /** How one run of a sequence ended; {@code calls}: what each step called (null: skipped), when recorded. */
+    private record Outcome(int steps, int failedAt, Throwable violation, String hangTrace, String model,
+                           List<String> calls) {
     }
 
     /**
@@ -203,6 +228,8 @@ public final class Campaign {
      */
     private Outcome execute(long episodeSeed, List<Op> ops, boolean count, long campaignStart) {
         AtomicInteger progress = new AtomicInteger();
+        // Written by the worker, read once it ended (or, for a hang, not at all).
+        List<String> calls = count ? null : Collections.synchronizedList(new ArrayList<>());
         Throwable[] thrown = {null};
         String[] model = {null};
         Thread worker = Thread.ofPlatform().daemon().name("dat-tck-campaign").unstarted(() -> {
@@ -217,6 +244,9 @@ public final class Campaign {
                 for (Op op : ops) {
                     long began = TRACE ? System.nanoTime() : 0;
                     boolean applied = world.apply(op);
+                    if (calls != null) {
+                        calls.add(applied ? world.lastCall() : null);
+                    }
                     if (TRACE) {
                         System.err.printf("campaign step %d: %s%s, %.1f ms%n", progress.get(), op,
                                 applied ? "" : " (skipped)", (System.nanoTime() - began) / 1e6);
@@ -233,6 +263,10 @@ public final class Campaign {
             } catch (Throwable t) {
                 thrown[0] = t;
                 model[0] = current[0] == null ? null : current[0].describeModel();
+                if (calls != null && current[0] != null && calls.size() == progress.get()
+                        && calls.size() < ops.size()) {
+                    calls.add(current[0].lastCall());
+                }
             }
         });
         worker.start();
@@ -243,7 +277,7 @@ public final class Campaign {
                 worker.join(200);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return new Outcome(progress.get(), progress.get(), e, null, null);
+                return new Outcome(progress.get(), progress.get(), e, null, null, null);
             }
             if (!worker.isAlive()) {
                 break;
@@ -257,13 +291,14 @@ public final class Campaign {
                 for (StackTraceElement e : worker.getStackTrace()) {
                     trace.append("\n        at ").append(e);
                 }
-                return new Outcome(now, now, new Violation("step " + now + " (" + (now < ops.size() ? ops.get(now)
+                return new Outcome(now, now, new Violation(Violation.Invariant.NO_HANG, "step " + now + " ("
+                        + (now < ops.size() ? ops.get(now)
                         : "the episode's final drain") + ") has not returned for " + stepTimeoutMillis
-                        + " ms: the provider hangs"), trace.toString(), null);
+                        + " ms: the provider hangs"), trace.toString(), null, null);
             }
         }
         Throwable t = thrown[0];
-        return new Outcome(progress.get(), progress.get(), t, null, model[0]);
+        return new Outcome(progress.get(), progress.get(), t, null, model[0], calls);
     }
 
     private String report(long episodeSeed, List<Op> ops, Outcome outcome) {
@@ -278,13 +313,9 @@ public final class Campaign {
         if (outcome.hangTrace != null) {
             out.append("\n    the hung call:").append(outcome.hangTrace);
         } else {
-            List<Op> shortest = shrink(episodeSeed, ops.subList(0, Math.min(ops.size(), outcome.failedAt + 1)),
+            Shrunk shortest = shrink(episodeSeed, ops.subList(0, Math.min(ops.size(), outcome.failedAt + 1)),
                     signature(outcome.violation));
-            out.append("\n    shortest reproduction found (").append(shortest.size()).append(" steps, the same"
-                    + " violation at the last):");
-            for (Op op : shortest) {
-                out.append("\n        ").append(op);
-            }
+            out.append(script(shortest));
         }
         out.append("\n    replay: ").append(replay(seed, globalStep + 1));
         if (episodes > 1) {
@@ -301,22 +332,34 @@ public final class Campaign {
         return "the kit or provider threw " + t;
     }
 
+    /** A shrunk program: its steps and what each called (null: skipped), the violation it ends in. */
+    private record Shrunk(List<Op> ops, List<String> calls, Throwable violation) {
+    }
+
     /**
-     * Delta debugging: removes chunks of steps, halving the chunk size, while the shorter sequence still fails with
-     * the same violation; stops when no single step can go or the time is up.
+     * Shrinks a failing episode as Hypothesis shrinks a state machine's program: first delta debugging (chunks of
+     * steps removed, the chunk halving, while the shorter sequence still fails with the same violation), then each
+     * remaining step's choices simplified one at a time ({@link Op#simpler}: fewer segments, shorter lengths, no
+     * flags) while it still fails. Dropping takes at most three quarters of the time, simplifying the rest.
      */
-    private List<Op> shrink(long episodeSeed, List<Op> failing, String signature) {
-        long deadline = System.nanoTime() + shrinkNanos;
+    private Shrunk shrink(long episodeSeed, List<Op> failing, String signature) {
+        long start = System.nanoTime();
+        long deadline = start + shrinkNanos;
+        long dropDeadline = start + shrinkNanos / 4 * 3;
         List<Op> current = new ArrayList<>(failing);
+        Outcome base = execute(episodeSeed, current, false, System.nanoTime());
+        Shrunk best = reproduces(base, signature) ? new Shrunk(current, base.calls, base.violation)
+                : new Shrunk(current, null, null);
         int chunk = Math.max(1, current.size() / 2);
-        while (chunk >= 1 && System.nanoTime() < deadline) {
+        while (chunk >= 1 && System.nanoTime() < dropDeadline) {
             boolean removed = false;
-            for (int from = 0; from < current.size() && System.nanoTime() < deadline; ) {
+            for (int from = 0; from < current.size() && System.nanoTime() < dropDeadline; ) {
                 List<Op> candidate = new ArrayList<>(current.subList(0, from));
                 candidate.addAll(current.subList(Math.min(current.size(), from + chunk), current.size()));
                 Outcome o = candidate.isEmpty() ? null : execute(episodeSeed, candidate, false, System.nanoTime());
-                if (o != null && o.hangTrace == null && signature.equals(signature(o.violation))) {
+                if (reproduces(o, signature)) {
                     current = new ArrayList<>(candidate.subList(0, Math.min(candidate.size(), o.failedAt + 1)));
+                    best = new Shrunk(current, o.calls, o.violation);
                     removed = true;
                 } else {
                     from += chunk;
@@ -326,7 +369,53 @@ public final class Campaign {
                 chunk /= 2;
             }
         }
-        return current;
+        for (int i = 0; i < current.size() && System.nanoTime() < deadline; i++) {
+            boolean simplified = true;
+            while (simplified && i < current.size() && System.nanoTime() < deadline) {
+                simplified = false;
+                for (Op simpler : Op.simpler(current.get(i))) {
+                    List<Op> candidate = new ArrayList<>(current);
+                    candidate.set(i, simpler);
+                    Outcome o = execute(episodeSeed, candidate, false, System.nanoTime());
+                    if (reproduces(o, signature)) {
+                        current = new ArrayList<>(candidate.subList(0, Math.min(candidate.size(), o.failedAt + 1)));
+                        best = new Shrunk(current, o.calls, o.violation);
+                        simplified = true;
+                        break;
+                    }
+                    if (System.nanoTime() >= deadline) {
+                        break;
+                    }
+                }
+            }
+        }
+        return best;
+    }
+
+    private static boolean reproduces(Outcome o, String signature) {
+        return o != null && o.hangTrace == null && signature.equals(signature(o.violation));
+    }
+
+    /**
+     * {@return the shrunk program as a vendor reads it: one DAT call a line, numbered, the violated invariant by name}
+     */
+    private static String script(Shrunk shrunk) {
+        StringBuilder out = new StringBuilder();
+        List<Op> ops = shrunk.ops;
+        List<String> calls = shrunk.calls;
+        out.append(String.format("%n    the shortest program found (%d steps, on a fresh IA with 3 connected EP pairs:"
+                + " ep 2k active and ep 2k+1 passive of pair k; 4 registered regions, an SRQ and 2 RMRs as the IA"
+                + " allows):", ops.size()));
+        for (int i = 0; i < ops.size(); i++) {
+            String call = calls == null || i >= calls.size() ? null : calls.get(i);
+            out.append(String.format("%n      %3d  %s", i + 1, call != null ? call
+                    : ops.get(i) + (calls == null ? "" : " (skipped: nothing it could act on)")));
+        }
+        if (shrunk.violation instanceof Violation v) {
+            out.append(String.format("%n    violated: %s (%s)%n      %s", v.invariant().name(), v.invariant(),
+                    v.getMessage()));
+        }
+        return out.toString();
     }
 
     /** What makes two violations the same: the message without its numbers (cookies, bytes, steps differ). */

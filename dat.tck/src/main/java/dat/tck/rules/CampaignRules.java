@@ -8,7 +8,6 @@ import dat.tck.TckContext;
 import dat.tck.TckEnvironment;
 import dat.tck.campaign.Campaign;
 import dat.tck.campaign.ConcurrentCampaign;
-import java.security.SecureRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestReporter;
@@ -47,7 +46,7 @@ public abstract class CampaignRules extends RuleSupport {
         applicableIf(seconds > 0, "the campaign's time budget (" + TckContext.CAMPAIGN_SECONDS + ") is 0");
         String unmet = Campaign.unmetNeed(f.limits);
         requiredFeature(unmet == null, unmet);
-        long seed = context.campaignSeed().orElseGet(() -> new SecureRandom().nextLong());
+        long seed = context.campaignSeed().orElseGet(Campaign::newSeed);
         f.close();
         f = null;
         Campaign.Result result = new Campaign(() -> new TckFixture(openIa(), context.eventTimeoutMillis()), seed,
@@ -85,7 +84,7 @@ public abstract class CampaignRules extends RuleSupport {
         double seconds = context.campaignConcurrentSeconds();
         applicableIf(seconds > 0, "the concurrent campaign's time (" + TckContext.CAMPAIGN_CONCURRENT_SECONDS
                 + ") is 0");
-        long seed = context.campaignSeed().orElseGet(() -> new SecureRandom().nextLong());
+        long seed = context.campaignSeed().orElseGet(Campaign::newSeed);
         ConcurrentCampaign campaign = new ConcurrentCampaign(f, seed, seconds);
         String violation = campaign.run();
         reporter.publishEntry("campaign", String.format("concurrent, seed 0x%x: %d messages in %.1f s, %s", seed,
