@@ -5,7 +5,7 @@ import dat.api.DatCloseFlags;
 import dat.api.DatException;
 import dat.api.DatIa;
 import dat.registry.DatRegistry;
-import dat.tck.TckPeer;
+import dat.tck.peer.TckPeer;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.concurrent.Callable;
