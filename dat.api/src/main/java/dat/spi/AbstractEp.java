@@ -17,6 +17,13 @@ import dat.api.DatReturnSubtype;
  * (posts stay in the provider's own final classes, where the JIT sees one receiver; a post declared here would be
  * one call site for every provider's EPs), its connection management and its state.
  *
+ * <p><b>Why the lock stays the provider's.</b> {@link AbstractSrq} owns its object's lock and re-checks under it; an
+ * EP cannot, because a state change is not one object's. Loopback's takes the fabric's connection lock, then the send
+ * locks of both EPs of the connection (lower id first), then each receive lock; verbs' takes one lock per EP that its
+ * connection and control halves share. A lock of the shell's per EP would be one more in loopback's order, taken
+ * before the fabric's by the shell and after it by a peer's disconnect. So {@link #implDisconnect},
+ * {@link #implModify} and the other hooks take the provider's locks and check {@code requireOpen} under them.
+ *
  * @param <I> the provider's IA class
  */
 public abstract class AbstractEp<I extends AbstractIa<I, ?, ?, ?, ?>> extends AbstractHandle<I> implements DatEp {

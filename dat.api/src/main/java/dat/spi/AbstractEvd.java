@@ -23,6 +23,14 @@ import dat.api.DatReturnSubtype;
  * begin with the allocation-free checks here ({@link #checkDequeue} ...), and its producers call
  * {@link #triggerCno()} after queuing a signalled event.
  *
+ * <p><b>Why the lock stays the provider's.</b> {@link AbstractSrq} owns its object's lock and re-checks under it; an
+ * EVD cannot, because the providers do not agree on what a lock would guard. Loopback's queue is a lock-free ring:
+ * producers and consumers never lock, and {@code dat_evd_resize} seals the ring under a control lock the data path
+ * never takes, so a lock held here around {@link #implResize} would exclude nobody that touches the queue, and a
+ * re-check under it would prove nothing. Verbs guards its CQ polls with a lock that an SRQ's translation takes before
+ * the SRQ's own. So {@link #implResize} and {@link #implSetUnwaitable} take the provider's lock and check
+ * {@code requireOpen} under it themselves.
+ *
  * @param <I> the provider's IA class
  */
 public abstract class AbstractEvd<I extends AbstractIa<I, ?, ?, ?, ?>> extends AbstractHandle<I> implements DatEvd {

@@ -59,7 +59,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p><b>Types.</b> The type parameters name the provider's classes, so that hooks receive them resolved:
  * {@code final class LoopbackIa extends AbstractIa<LoopbackIa, LoopbackPz, LoopbackEvd, LoopbackSrq, LoopbackEp>}.
- * A provider without SRQs names {@code AbstractSrq<MyIa, MyPz>}.
+ * A provider without SRQs names {@link NoSrq}{@code <MyIa, MyPz>}, a type with no instance.
  *
  * @param <I> the provider's IA class itself
  * @param <P> its PZ class

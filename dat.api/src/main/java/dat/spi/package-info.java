@@ -10,7 +10,8 @@
  * {@link dat.spi.AbstractRmr}, {@link dat.spi.AbstractEvd}, {@link dat.spi.AbstractSrq}, {@link dat.spi.AbstractEp},
  * {@link dat.spi.AbstractPsp}, {@link dat.spi.AbstractRsp} and {@link dat.spi.AbstractCr}, all over
  * {@link dat.spi.AbstractHandle} (the owner IA, {@code dat_*_free} through the IA's {@link dat.spi.HandleSet}) and
- * {@link dat.spi.ProviderHandle} (the closed flag, the consumer context). The DAT calls a base implements are
+ * {@link dat.spi.ProviderHandle} (the closed flag, the consumer context); a provider without SRQs names
+ * {@link dat.spi.NoSrq} as its SRQ type. The DAT calls a base implements are
  * final; the provider writes the {@code impl*} hooks, each documented with the lock it runs under and what it may
  * throw. The data path stays the provider's: its posts, dequeues and polls call the shell's allocation-free checks,
  * static ({@link dat.spi.DtoArgs}, {@link dat.spi.LmrTriplet}) or final ({@code check*} of the bases), which the JIT

@@ -9,7 +9,7 @@ import dat.api.DatIaAttr;
 import dat.api.DatReturn;
 import dat.registry.DatRegistry;
 import dat.registry.IaEntry;
-import dat.tck.PeerAddress;
+import dat.registry.peer.PeerAddress;
 import java.io.PrintWriter;
 import java.math.BigDecimal;
 import java.math.MathContext;

@@ -17,7 +17,7 @@ import dat.api.DatMemPriv;
 import dat.api.DatPsp;
 import dat.api.DatPspFlags;
 import dat.api.DatReturn;
-import dat.tck.PeerAddress;
+import dat.registry.peer.PeerAddress;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;

@@ -6,7 +6,7 @@ import dat.api.DatException;
 import dat.api.DatIa;
 import dat.registry.DatRegistry;
 import dat.registry.IaEntry;
-import dat.tck.TckPeer;
+import dat.tck.peer.TckPeer;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.concurrent.Callable;

@@ -16,7 +16,7 @@ import dat.api.DatPsp;
 import dat.api.DatPspFlags;
 import dat.api.DatReturn;
 import dat.registry.DatRegistry;
-import dat.tck.PeerAddress;
+import dat.registry.peer.PeerAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumMap;

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Nested;
  * 10): seeded random call sequences checked against a model of DAT; a failure names the seed that replays it.
  *
  * <p>The cross-node rules ({@link CrossNodeRules}) run only when the parameter {@value TckContext#PEER} names a
- * {@link TckPeer} on another node; the run then ends by telling that peer "bye".
+ * peer ({@code dat tck-peer}) on another node; the run then ends by telling that peer "bye".
  */
 @SuppressWarnings("InvalidSnippet") // the snippet above is external (class=, region=): it has no body by design
 public abstract class DatProviderVerification implements TckEnvironment {

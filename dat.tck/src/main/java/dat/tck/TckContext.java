@@ -57,8 +57,8 @@ public record TckContext(Function<String, Optional<String>> parameters, RunState
     /** Configuration parameter: how long the kit waits for an expected event, in milliseconds (default 10000). */
     public static final String EVENT_TIMEOUT_MS = "dat.tck.event.timeout.ms";
     /**
-     * Configuration parameter: where a {@link TckPeer} listens on another node, {@code HOST:CONN_QUAL}; the
-     * cross-node rules run only when it is set.
+     * Configuration parameter: where the kit's peer ({@code dat tck-peer}) listens on another node,
+     * {@code HOST:CONN_QUAL}; the cross-node rules run only when it is set.
      */
     public static final String PEER = "dat.tck.peer";
 
@@ -119,21 +119,6 @@ public record TckContext(Function<String, Optional<String>> parameters, RunState
     /** {@return how long the kit waits for an event it expects} */
     public long eventTimeoutMillis() {
         return parameters.apply(EVENT_TIMEOUT_MS).map(Long::parseLong).orElse(TckFixture.EVENT_TIMEOUT_MILLIS_DEFAULT);
-    }
-
-    /**
-     * {@return the remote peer the cross-node rules talk to, if {@value #PEER} is set}
-     *
-     * @throws IllegalArgumentException when {@value #PEER} is not {@code HOST:CONN_QUAL}
-     */
-    public Optional<PeerAddress> peer() {
-        return parameters.apply(PEER).filter(text -> !text.isBlank()).map(text -> {
-            try {
-                return PeerAddress.parse(text.strip());
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(PEER + ": " + e.getMessage(), e);
-            }
-        });
     }
 
     /** {@return the campaign's seed, if one is given} */

@@ -4,6 +4,7 @@ package dat.tck;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
 import dat.registry.DatRegistry;
+import dat.registry.peer.PeerAddress;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -119,7 +120,8 @@ public final class TckLauncher {
         }
 
         /**
-         * Runs the cross-node rules against a {@link TckPeer} on another node; the run ends by telling it "bye".
+         * Runs the cross-node rules against the kit's peer ({@code dat tck-peer}) on another node; the run ends by
+         * telling it "bye".
          *
          * @param peer where the peer listens, {@code HOST:CONN_QUAL}, or {@code null} for none
          * @return a copy with {@link TckContext#PEER} set

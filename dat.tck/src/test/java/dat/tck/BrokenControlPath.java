@@ -45,6 +45,7 @@ import dat.tck.Breaker.Answer;
 import dat.tck.Breaker.Call;
 import dat.tck.Breaker.Fault;
 import dat.tck.BrokenProviders.Broken;
+import dat.tck.peer.TckPeer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;

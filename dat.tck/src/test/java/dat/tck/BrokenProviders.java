@@ -29,6 +29,7 @@ import dat.api.Iov;
 import dat.tck.Breaker.Answer;
 import dat.tck.Breaker.Call;
 import dat.tck.Breaker.Fault;
+import dat.tck.peer.TckPeer;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.IdentityHashMap;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dat.api.DatCloseFlags;
 import dat.api.DatIa;
 import dat.registry.DatRegistry;
+import dat.tck.peer.FaultDrill;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;

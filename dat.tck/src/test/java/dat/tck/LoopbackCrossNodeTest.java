@@ -4,6 +4,7 @@ package dat.tck;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dat.tck.peer.TckPeer;
 import dat.tck.rules.CrossNodeRules;
 import dat.tck.rules.RuleSupport;
 import java.time.Duration;

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dat.registry.peer.PeerAddress;
+import dat.tck.rules.PeerProtocol;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -44,11 +46,11 @@ class PeerAddressTest {
         Map<String, String> parameters = TckLauncher.Options.ia("x").peer("192.0.2.1:7471").parameters();
         assertEquals(Map.of(TckContext.PEER, "192.0.2.1:7471"), parameters);
         TckContext context = new TckContext(name -> Optional.ofNullable(parameters.get(name)));
-        assertEquals(PeerAddress.parse("192.0.2.1:7471"), context.peer().orElseThrow());
-        assertEquals(Optional.empty(), new TckContext(name -> Optional.empty()).peer());
+        assertEquals(PeerAddress.parse("192.0.2.1:7471"), PeerProtocol.peer(context).orElseThrow());
+        assertEquals(Optional.empty(), PeerProtocol.peer(new TckContext(name -> Optional.empty())));
         assertEquals(Map.of(), TckLauncher.Options.ia("x").peer("192.0.2.1:7471").peer(null).parameters());
         assertEquals("dat.tck.peer: peer 'nowhere' is not HOST:CONN_QUAL", assertThrows(IllegalArgumentException.class,
-                () -> new TckContext(name -> Optional.of("nowhere")).peer()).getMessage());
+                () -> PeerProtocol.peer(new TckContext(name -> Optional.of("nowhere")))).getMessage());
         assertThrows(IllegalArgumentException.class, () -> TckLauncher.Options.ia("x").peer("nowhere"));
     }
 }

@@ -20,6 +20,7 @@ import dat.api.DatQos;
 import dat.api.DatReturn;
 import dat.api.Iov;
 import dat.registry.DatRegistry;
+import dat.registry.peer.PeerAddress;
 import java.lang.foreign.Arena;
 import java.util.concurrent.TimeUnit;
 

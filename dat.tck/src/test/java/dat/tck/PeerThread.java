@@ -4,6 +4,8 @@ package dat.tck;
 import dat.api.DatCloseFlags;
 import dat.api.DatIa;
 import dat.registry.DatRegistry;
+import dat.registry.peer.PeerAddress;
+import dat.tck.peer.TckPeer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -22,8 +22,8 @@ import dat.api.DatReturn;
 import dat.api.DatSrq;
 import dat.api.DatSrqAttr;
 import dat.api.Iov;
+import dat.registry.peer.PeerAddress;
 import dat.tck.DatRule;
-import dat.tck.PeerAddress;
 import dat.tck.TckContext;
 import dat.tck.TckEnvironment;
 import dat.tck.rules.PeerProtocol.Accept;
@@ -43,7 +43,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Rules that need a second node: this side connects to a {@code dat.tck.TckPeer} running on another node (or
+ * Rules that need a second node: this side connects to a {@code dat.tck.peer.TckPeer} running on another node (or
  * another IA), named by the configuration parameter {@value TckContext#PEER}, and checks what crosses the wire:
  * private data, rejects, a qualifier nobody listens on, messages, RDMA into and out of the peer's memory, and
  * disconnects from either side. Without the parameter every rule is skipped as not applicable. After the last
@@ -78,7 +78,7 @@ public abstract class CrossNodeRules extends RuleSupport {
 
     @BeforeEach
     final void requirePeer(TckContext context) {
-        Optional<PeerAddress> address = context.peer();
+        Optional<PeerAddress> address = PeerProtocol.peer(context);
         applicableIf(address.isPresent(), NO_PEER);
         peer = address.orElseThrow();
         applicableIf(f.provider.maxPrivateDataSize() >= PeerProtocol.PRIVATE_DATA_SIZE, "max_private_data_size "
@@ -96,7 +96,7 @@ public abstract class CrossNodeRules extends RuleSupport {
     final void sayBye(TckContext context) {
         Optional<PeerAddress> address;
         try {
-            address = context.peer();
+            address = PeerProtocol.peer(context);
         } catch (IllegalArgumentException e) {
             return;
         }

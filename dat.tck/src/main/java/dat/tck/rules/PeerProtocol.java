@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.tck.rules;
 
+import dat.registry.peer.PeerAddress;
+import dat.tck.TckContext;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.zip.CRC32C;
 
 /**
  * The wire format between the kit's cross-node rules ({@link CrossNodeRules}) and the peer responder
- * ({@code dat.tck.TckPeer}): what a connection request asks, what the accept answers, and the command messages of
+ * ({@code dat.tck.peer.TckPeer}): what a connection request asks, what the accept answers, and the command messages of
  * an {@link #EXPOSE} session. Everything travels over DAT itself, in private data and messages; integers are
  * big-endian.
  *
@@ -423,5 +426,21 @@ public final class PeerProtocol {
 
     private static String hex(int value) {
         return String.format(Locale.ROOT, "0x%08x", value);
+    }
+
+    /**
+     * {@return the remote peer the cross-node rules talk to, if {@value TckContext#PEER} is set}
+     *
+     * @param context the run's settings
+     * @throws IllegalArgumentException when {@value TckContext#PEER} is not {@code HOST:CONN_QUAL}
+     */
+    public static Optional<PeerAddress> peer(TckContext context) {
+        return context.parameters().apply(TckContext.PEER).filter(text -> !text.isBlank()).map(text -> {
+            try {
+                return PeerAddress.parse(text.strip());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(TckContext.PEER + ": " + e.getMessage(), e);
+            }
+        });
     }
 }

@@ -11,7 +11,6 @@ import dat.api.DatSrqParam;
 import dat.api.DatSrqState;
 import dat.api.Iov;
 import dat.spi.AbstractSrq;
-import dat.spi.DatArgs;
 import dat.spi.Rings;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -56,18 +55,17 @@ final class LoopbackSrq extends AbstractSrq<LoopbackIa, LoopbackPz> implements R
     }
 
     private final ContextTable lmrContexts;
-    private final ReentrantLock lock = new ReentrantLock();
+    /** The shell's SRQ lock: it also guards the shell's size and low watermark, so resize checks them together. */
+    private final ReentrantLock lock = srqLock();
 
-    // Guarded by lock. fifo's length is a power of two and at least max; [head, head + queued) is posted.
+    // Guarded by lock. fifo's length is a power of two and at least the size; [head, head + queued) is posted.
     private Dto[] fifo;
     private int mask;
     private int head;
     private int queued;
     private final Dto spare;
-    private int max;
     /** Buffers posted since creation. */
     private long posts;
-    private int lowWatermark;
     /** Whether the low-watermark event is still to come for the current setting (it fires once per setting). */
     private boolean lowWatermarkArmed;
     /** A claim found the FIFO empty since the last post: the next post runs the waiting senders. */
@@ -82,9 +80,8 @@ final class LoopbackSrq extends AbstractSrq<LoopbackIa, LoopbackPz> implements R
     private int rotation;
 
     LoopbackSrq(LoopbackPz pz, int maxRecvDtos, int maxRecvIov) {
-        super(pz, maxRecvIov);
+        super(pz, maxRecvDtos, maxRecvIov);
         this.lmrContexts = pz.ia().lmrContexts;
-        this.max = maxRecvDtos;
         this.fifo = descriptors(new Dto[0], maxRecvDtos);
         this.mask = fifo.length - 1;
         this.spare = new Dto(maxRecvIov);
@@ -110,18 +107,9 @@ final class LoopbackSrq extends AbstractSrq<LoopbackIa, LoopbackPz> implements R
     }
 
     /** {@return posted buffers not yet reaped; caller holds the lock (the value can then only go down)} */
-    private int outstanding() {
-        return (int) (posts - (long) REAPS.getAcquire(this));
-    }
-
     @Override
-    protected void destroy() {
-        lock.lock();
-        try {
-            markClosed();
-        } finally {
-            lock.unlock();
-        }
+    protected int outstandingBuffers() {
+        return (int) (posts - (long) REAPS.getAcquire(this));
     }
 
     /** Adds an EP; caller holds the IA lifecycle lock. */
@@ -162,8 +150,8 @@ final class LoopbackSrq extends AbstractSrq<LoopbackIa, LoopbackPz> implements R
             if (isClosed()) {
                 return DatReturn.DAT_INVALID_HANDLE;
             }
-            // queued <= outstanding < max <= fifo.length: with room, the tail slot holds a free descriptor.
-            boolean room = outstanding() < max;
+            // queued <= outstanding < size <= fifo.length: with room, the tail slot holds a free descriptor.
+            boolean room = outstandingBuffers() < maxRecvDtos();
             int tail = (head + queued) & mask;
             Dto d = room ? fifo[tail] : spare;
             int status = d.load(lmrContexts, pz(), numSegments, localIov, DatMemPriv.LOCAL_WRITE);
@@ -236,7 +224,7 @@ final class LoopbackSrq extends AbstractSrq<LoopbackIa, LoopbackPz> implements R
             ep.srqClaimed(d);
             head = (head + 1) & mask;
             queued--;
-            fire = lowWatermarkArmed && queued < lowWatermark;
+            fire = lowWatermarkArmed && queued < lowWatermark();
             if (fire) {
                 // dat_srq_set_lw: one event per setting; low_watermark itself stays what the consumer set.
                 lowWatermarkArmed = false;
@@ -245,8 +233,7 @@ final class LoopbackSrq extends AbstractSrq<LoopbackIa, LoopbackPz> implements R
             lock.unlock();
         }
         if (fire) {
-            owner().asyncEvd().postAsync(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK, this,
-                    DatAsyncReason.SRQ_LOW_WATERMARK_EVENT);
+            lowWatermarkEvent();
         }
         return d;
     }
@@ -258,51 +245,32 @@ final class LoopbackSrq extends AbstractSrq<LoopbackIa, LoopbackPz> implements R
         long _ = (long) REAPS.getAndAdd(this, 1L);
     }
 
+    /** Grows the FIFO when the new size needs more slots; a shrink only lowers the limit posts are checked against. */
     @Override
     protected void implResize(int srqMaxRecvDto) {
-        String call = "dat_srq_resize";
-        lock.lock();
-        try {
-            requireOpen(call);
-            // dat_srq_resize: never below the outstanding buffers (on the SRQ, held by EPs, or completed but
-            // not reaped), so no buffer is ever lost; the SRQ is unchanged on failure.
-            int outstanding = outstanding();
-            DatArgs.srqResizeState(srqMaxRecvDto, outstanding, lowWatermark);
-            if (srqMaxRecvDto > fifo.length) {
-                // Posted buffers move to the front in order; the free descriptors follow, then new ones.
-                Dto[] ordered = new Dto[fifo.length];
-                for (int i = 0; i < fifo.length; i++) {
-                    ordered[i] = fifo[(head + i) & mask];
-                }
-                fifo = descriptors(ordered, srqMaxRecvDto);
-                mask = fifo.length - 1;
-                head = 0;
+        if (srqMaxRecvDto > fifo.length) {
+            // Posted buffers move to the front in order; the free descriptors follow, then new ones.
+            Dto[] ordered = new Dto[fifo.length];
+            for (int i = 0; i < fifo.length; i++) {
+                ordered[i] = fifo[(head + i) & mask];
             }
-            // Shrinking keeps the arrays: only the limit posts are checked against moves.
-            max = srqMaxRecvDto;
-        } finally {
-            lock.unlock();
+            fifo = descriptors(ordered, srqMaxRecvDto);
+            mask = fifo.length - 1;
+            head = 0;
         }
     }
 
     @Override
-    protected void implSetLowWatermark(int lowWatermarkValue) {
-        String call = "dat_srq_set_lw";
-        boolean fire;
-        lock.lock();
-        try {
-            requireOpen(call);
-            DatArgs.srqLowWatermark(lowWatermarkValue, max);
-            fire = lowWatermarkValue > 0 && queued < lowWatermarkValue;
-            lowWatermark = lowWatermarkValue;
-            lowWatermarkArmed = lowWatermarkValue > 0 && !fire;
-        } finally {
-            lock.unlock();
-        }
-        if (fire) {
-            owner().asyncEvd().postAsync(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK, this,
-                    DatAsyncReason.SRQ_LOW_WATERMARK_EVENT);
-        }
+    protected boolean implSetLowWatermark(int lowWatermarkValue) {
+        boolean below = lowWatermarkValue > 0 && queued < lowWatermarkValue;
+        lowWatermarkArmed = lowWatermarkValue > 0 && !below;
+        return below;
+    }
+
+    @Override
+    protected void lowWatermarkEvent() {
+        owner().asyncEvd().postAsync(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK, this,
+                DatAsyncReason.SRQ_LOW_WATERMARK_EVENT);
     }
 
     @Override
@@ -310,8 +278,8 @@ final class LoopbackSrq extends AbstractSrq<LoopbackIa, LoopbackPz> implements R
         requireOpen("dat_srq_query");
         lock.lock();
         try {
-            return new DatSrqParam(owner(), DatSrqState.OPERATIONAL, pz(), max, maxRecvIov(), lowWatermark, queued,
-                    outstanding());
+            return new DatSrqParam(owner(), DatSrqState.OPERATIONAL, pz(), maxRecvDtos(), maxRecvIov(), lowWatermark(),
+                    queued, outstandingBuffers());
         } finally {
             lock.unlock();
         }

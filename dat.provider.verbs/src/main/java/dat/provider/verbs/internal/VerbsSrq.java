@@ -24,7 +24,6 @@ import dat.provider.verbs.internal.ffm.IbvSrqInitAttr;
 import dat.provider.verbs.internal.ffm.LibIbverbs;
 import dat.provider.verbs.internal.ffm.NativeCallException;
 import dat.spi.AbstractSrq;
-import dat.spi.DatArgs;
 import dat.spi.LmrTriplet;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -57,7 +56,8 @@ final class VerbsSrq extends AbstractSrq<VerbsIa, VerbsPz> {
     /** The {@code struct ibv_srq *}. */
     final MemorySegment srq;
     private final VerbsIa ia;
-    private final ReentrantLock lock = new ReentrantLock();
+    /** The shell's SRQ lock: it also guards the shell's size and low watermark, so resize checks them together. */
+    private final ReentrantLock lock = srqLock();
     private final Arena arena = Arena.ofShared();
     private final MemorySegment postFn;
     private final MemorySegment wr;
@@ -71,11 +71,9 @@ final class VerbsSrq extends AbstractSrq<VerbsIa, VerbsPz> {
     private long[] cookies;
     private int[] free;
     private int freeCount;
-    private int max;
     private int hardwareCapacity;
     private int available;
     private int outstanding;
-    private int lowWatermark;
     private boolean lowWatermarkArmed;
     /** {@code IBV_EVENT_SRQ_ERR} came ({@link #failed}). */
     private boolean inError;
@@ -83,10 +81,9 @@ final class VerbsSrq extends AbstractSrq<VerbsIa, VerbsPz> {
     private final CopyOnWriteArrayList<VerbsEvd> cqs = new CopyOnWriteArrayList<>();
 
     VerbsSrq(VerbsPz pz, int index, int maxRecvDtos, int maxRecvIov) {
-        super(pz, maxRecvIov);
+        super(pz, maxRecvDtos, maxRecvIov);
         this.ia = pz.ia();
         this.index = index;
-        this.max = maxRecvDtos;
         try {
             MemorySegment init = arena.allocate(IbvSrqInitAttr.LAYOUT);
             IbvSrqInitAttr.srqContext(init, MemorySegment.ofAddress(index));
@@ -113,14 +110,9 @@ final class VerbsSrq extends AbstractSrq<VerbsIa, VerbsPz> {
         this.freeCount = maxRecvDtos;
     }
 
+    /** The shell marked it closed under the SRQ lock: no post or resize reaches the queue destroyed here. */
     @Override
-    protected void destroy() {
-        lock.lock();
-        try {
-            markClosed();
-        } finally {
-            lock.unlock();
-        }
+    protected void implDestroy() {
         ia.srqsByIndex.remove(index);
         ia.verbs.ibv_destroy_srq(srq);
         arena.close();
@@ -141,7 +133,7 @@ final class VerbsSrq extends AbstractSrq<VerbsIa, VerbsPz> {
             if (total < 0) {
                 return (int) total;
             }
-            if (outstanding >= max) {
+            if (outstanding >= maxRecvDtos()) {
                 return DatReturn.DAT_INSUFFICIENT_RESOURCES;
             }
             int slot = free[freeCount - 1];
@@ -186,7 +178,7 @@ final class VerbsSrq extends AbstractSrq<VerbsIa, VerbsPz> {
     int capacity() {
         lock.lock();
         try {
-            return max;
+            return maxRecvDtos();
         } finally {
             lock.unlock();
         }
@@ -202,73 +194,69 @@ final class VerbsSrq extends AbstractSrq<VerbsIa, VerbsPz> {
         }
     }
 
+    /** {@return posted buffers not yet reaped; caller holds the lock} */
+    @Override
+    protected int outstandingBuffers() {
+        return outstanding;
+    }
+
+    /** Grows the HCA's queue beyond what it allocated; a shrink only lowers the limit posts are checked against. */
     @Override
     protected void implResize(int srqMaxRecvDto) {
-        String call = "dat_srq_resize";
-        lock.lock();
-        try {
-            requireOpen(call);
-            // dat_srq_resize: never below the outstanding buffers (on the SRQ, being filled, or completed but not
-            // reaped), so no buffer is ever lost; the SRQ is unchanged on failure.
-            DatArgs.srqResizeState(srqMaxRecvDto, outstanding, lowWatermark);
-            if (srqMaxRecvDto > hardwareCapacity) {
-                IbvSrqAttr.maxWr(attr, srqMaxRecvDto);
-                try {
-                    ia.verbs.ibv_modify_srq(srq, attr, LibIbverbs.IBV_SRQ_MAX_WR);
-                } catch (NativeCallException e) {
-                    throw new DatException(DatReturn.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_SRQ,
-                            call + ": the device could not grow the SRQ to " + srqMaxRecvDto + ": "
-                                    + e.getMessage(), e);
-                }
-                hardwareCapacity = srqMaxRecvDto;
+        if (srqMaxRecvDto > hardwareCapacity) {
+            IbvSrqAttr.maxWr(attr, srqMaxRecvDto);
+            try {
+                ia.verbs.ibv_modify_srq(srq, attr, LibIbverbs.IBV_SRQ_MAX_WR);
+            } catch (NativeCallException e) {
+                throw new DatException(DatReturn.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_SRQ,
+                        "dat_srq_resize: the device could not grow the SRQ to " + srqMaxRecvDto + ": "
+                                + e.getMessage(), e);
             }
-            if (srqMaxRecvDto > cookies.length) {
-                int old = cookies.length;
-                cookies = Arrays.copyOf(cookies, srqMaxRecvDto);
-                free = Arrays.copyOf(free, srqMaxRecvDto);
-                for (int i = old; i < srqMaxRecvDto; i++) {
-                    free[freeCount++] = i;
-                }
+            hardwareCapacity = srqMaxRecvDto;
+        }
+        if (srqMaxRecvDto > cookies.length) {
+            int old = cookies.length;
+            cookies = Arrays.copyOf(cookies, srqMaxRecvDto);
+            free = Arrays.copyOf(free, srqMaxRecvDto);
+            for (int i = old; i < srqMaxRecvDto; i++) {
+                free[freeCount++] = i;
             }
-            max = srqMaxRecvDto;
-        } finally {
-            lock.unlock();
         }
     }
 
+    /** Before the SRQ lock: a translation of a completion holds its EVD's lock and then takes this one. */
     @Override
-    protected void implSetLowWatermark(int lowWatermarkValue) {
-        String call = "dat_srq_set_lw";
-        // Before the SRQ lock: a translation holds its EVD's lock and then takes this one.
+    protected void beforeSetLowWatermark() {
         takeCompletions();
-        boolean fire;
-        lock.lock();
+    }
+
+    @Override
+    protected boolean implSetLowWatermark(int lowWatermarkValue) {
+        boolean below = lowWatermarkValue > 0 && available < lowWatermarkValue;
+        boolean arm = lowWatermarkValue > 0 && !below;
+        // IBV_SRQ_LIMIT 0 disarms; otherwise the HCA reports the first drop below the limit, once.
+        IbvSrqAttr.srqLimit(attr, arm ? lowWatermarkValue : 0);
         try {
-            requireOpen(call);
-            DatArgs.srqLowWatermark(lowWatermarkValue, max);
-            fire = lowWatermarkValue > 0 && available < lowWatermarkValue;
-            boolean arm = lowWatermarkValue > 0 && !fire;
-            // IBV_SRQ_LIMIT 0 disarms; otherwise the HCA reports the first drop below the limit, once.
-            IbvSrqAttr.srqLimit(attr, arm ? lowWatermarkValue : 0);
-            try {
-                ia.verbs.ibv_modify_srq(srq, attr, LibIbverbs.IBV_SRQ_LIMIT);
-            } catch (NativeCallException e) {
-                throw new DatException(DatReturn.INTERNAL_ERROR, DatReturnSubtype.NO_SUBTYPE, call + ": "
-                        + e.getMessage(), e);
-            }
-            lowWatermark = lowWatermarkValue;
-            lowWatermarkArmed = arm;
-        } finally {
-            lock.unlock();
+            ia.verbs.ibv_modify_srq(srq, attr, LibIbverbs.IBV_SRQ_LIMIT);
+        } catch (NativeCallException e) {
+            throw new DatException(DatReturn.INTERNAL_ERROR, DatReturnSubtype.NO_SUBTYPE, "dat_srq_set_lw: "
+                    + e.getMessage(), e);
         }
-        if (!fire) {
-            takeCompletions();
-            fire = belowWhileArmed();
-        }
-        if (fire) {
-            ia.asyncEvd().postAsync(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK, this,
-                    DatAsyncReason.SRQ_LOW_WATERMARK_EVENT);
-        }
+        lowWatermarkArmed = arm;
+        return below;
+    }
+
+    /** A message may have taken a buffer between the first poll and the arming: poll again, then compare. */
+    @Override
+    protected boolean recheckLowWatermark() {
+        takeCompletions();
+        return belowWhileArmed();
+    }
+
+    @Override
+    protected void lowWatermarkEvent() {
+        ia.asyncEvd().postAsync(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK, this,
+                DatAsyncReason.SRQ_LOW_WATERMARK_EVENT);
     }
 
     /** Moves what the CQs of this SRQ's EPs hold into their EVDs, so the buffers they filled stop being available. */
@@ -285,7 +273,7 @@ final class VerbsSrq extends AbstractSrq<VerbsIa, VerbsPz> {
     private boolean belowWhileArmed() {
         lock.lock();
         try {
-            if (!lowWatermarkArmed || available >= lowWatermark || isClosed()) {
+            if (!lowWatermarkArmed || available >= lowWatermark() || isClosed()) {
                 return false;
             }
             lowWatermarkArmed = false;
@@ -344,8 +332,7 @@ final class VerbsSrq extends AbstractSrq<VerbsIa, VerbsPz> {
             lock.unlock();
         }
         if (fire) {
-            ia.asyncEvd().postAsync(DatEventType.ASYNC_EVENT_SRQ_LOW_WATERMARK, this,
-                    DatAsyncReason.SRQ_LOW_WATERMARK_EVENT);
+            lowWatermarkEvent();
         }
     }
 
@@ -355,7 +342,7 @@ final class VerbsSrq extends AbstractSrq<VerbsIa, VerbsPz> {
         lock.lock();
         try {
             DatSrqState state = inError ? DatSrqState.ERROR : DatSrqState.OPERATIONAL;
-            return new DatSrqParam(ia, state, pz(), max, maxRecvIov(), lowWatermark,
+            return new DatSrqParam(ia, state, pz(), maxRecvDtos(), maxRecvIov(), lowWatermark(),
                     Dat.DAT_VALUE_UNKNOWN, outstanding);
         } finally {
             lock.unlock();

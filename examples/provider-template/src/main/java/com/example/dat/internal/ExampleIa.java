@@ -13,8 +13,8 @@ import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.spi.AbstractCno;
 import dat.spi.AbstractIa;
-import dat.spi.AbstractSrq;
 import dat.spi.DatArgs;
+import dat.spi.NoSrq;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -25,10 +25,10 @@ import java.lang.foreign.MemorySegment;
  * {@link Fabric#LOCK}.
  *
  * <p>The attributes deny SRQs, memory windows and CNOs, so this class writes no hook for them: the shell answers
- * {@code DAT_MODEL_NOT_SUPPORTED}. The SRQ type parameter is the shell's own class, since there is none here.
+ * {@code DAT_MODEL_NOT_SUPPORTED}. The SRQ type parameter is {@link NoSrq}, a type with no instance, since there is
+ * none here.
  */
-final class ExampleIa extends AbstractIa<ExampleIa, ExamplePz, ExampleEvd, AbstractSrq<ExampleIa, ExamplePz>,
-        ExampleEp> {
+final class ExampleIa extends AbstractIa<ExampleIa, ExamplePz, ExampleEvd, NoSrq<ExampleIa, ExamplePz>, ExampleEp> {
 
     ExampleIa(String name, DatProviderAttr providerAttr, DatIaAttr iaAttr, int asyncEvdMinQlen) {
         super(name, Fabric.ADDRESS, providerAttr, iaAttr, Fabric.LOCK);
@@ -94,7 +94,7 @@ final class ExampleIa extends AbstractIa<ExampleIa, ExamplePz, ExampleEvd, Abstr
 
     @Override
     protected ExampleEp implCreateEp(String call, ExamplePz pz, ExampleEvd recvEvd, ExampleEvd requestEvd,
-                                     ExampleEvd connectEvd, AbstractSrq<ExampleIa, ExamplePz> srq, DatEpAttr attr) {
+                                     ExampleEvd connectEvd, NoSrq<ExampleIa, ExamplePz> srq, DatEpAttr attr) {
         return new ExampleEp(this, pz, recvEvd, requestEvd, connectEvd, attr);
     }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dat.tck;
+package dat.tck.peer;
 
 import dat.api.DatCloseFlags;
 import dat.api.DatCompletionFlags;
@@ -24,6 +24,7 @@ import dat.api.DatReturn;
 import dat.api.DatSrq;
 import dat.api.DatSrqAttr;
 import dat.api.Iov;
+import dat.registry.peer.PeerAddress;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.foreign.Arena;

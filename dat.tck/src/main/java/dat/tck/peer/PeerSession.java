@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dat.tck;
+package dat.tck.peer;
 
 import dat.api.DatCloseFlags;
 import dat.api.DatCompletionFlags;
@@ -22,8 +22,8 @@ import dat.api.DatPspFlags;
 import dat.api.DatReturn;
 import dat.api.DatRmr;
 import dat.api.Iov;
-import dat.tck.TckPeer.Outcome;
-import dat.tck.TckPeer.SessionReport;
+import dat.tck.peer.TckPeer.Outcome;
+import dat.tck.peer.TckPeer.SessionReport;
 import dat.tck.rules.PeerProtocol;
 import dat.tck.rules.PeerProtocol.ProtocolException;
 import dat.tck.rules.PeerProtocol.Request;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dat.tck;
+package dat.registry.peer;
 
 import dat.api.DatEp;
 import dat.api.DatEvd;
@@ -14,8 +14,11 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Where a {@link TckPeer} listens: the IA address of its node and its connection qualifier, as the configuration
- * parameter {@value TckContext#PEER} and {@code dat tck --peer} give it ({@code HOST:CONN_QUAL}).
+ * Where a peer on another node listens: the IA address of its node and its connection qualifier
+ * ({@code HOST:CONN_QUAL}), as the kit's configuration parameter {@code dat.tck.peer}, {@code dat tck --peer} and
+ * {@code dat perf --peer} give it. Both the kit's peer ({@code dat tck-peer}) and {@code dat perf} listen at one and
+ * connect to one, so it lives here, beside the registry both read, and not in the kit: {@code dat perf} needs no
+ * part of the conformance kit.
  *
  * @param host the peer's IA address
  * @param connQual the qualifier of its PSP

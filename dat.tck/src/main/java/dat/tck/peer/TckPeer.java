@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dat.tck;
+package dat.tck.peer;
 
 import dat.api.DatCr;
 import dat.api.DatEvd;
@@ -12,6 +12,8 @@ import dat.api.DatPsp;
 import dat.api.DatPspFlags;
 import dat.api.DatPz;
 import dat.api.DatReturn;
+import dat.registry.peer.PeerAddress;
+import dat.tck.TckContext;
 import dat.tck.rules.PeerProtocol;
 import dat.tck.rules.PeerProtocol.ProtocolException;
 import dat.tck.rules.PeerProtocol.Request;
