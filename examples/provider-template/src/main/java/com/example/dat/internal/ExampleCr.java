@@ -65,14 +65,15 @@ final class ExampleCr extends AbstractCr<ExampleIa, ExampleEp> {
         try {
             requireOpen(call);
             ExampleEp passive = acceptingEp(call, ep, listener.reservedEp());
-            ExampleEp.checkPrivateData(call, acceptData, DatReturnSubtype.INVALID_ARG4);
-            passive.requireAcceptable(call, listener.reservedEp() != null);
+            ExampleEpConnection.checkPrivateData(call, acceptData, DatReturnSubtype.INVALID_ARG4);
+            passive.connection.requireAcceptable(call, listener.reservedEp() != null);
             markClosed();
-            if (!requester.awaits(this)) {
+            if (!requester.connection.awaits(this)) {
                 throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.NO_SUBTYPE, call
                         + ": the requester no longer waits (it timed out, disconnected or was freed)");
             }
-            requester.established(passive, listener.qualifier(), acceptData == null ? null : acceptData.clone());
+            requester.connection.established(passive, listener.qualifier(),
+                    acceptData == null ? null : acceptData.clone());
         } finally {
             Fabric.LOCK.unlock();
         }
@@ -84,8 +85,8 @@ final class ExampleCr extends AbstractCr<ExampleIa, ExampleEp> {
         try {
             requireOpen("dat_cr_reject");
             markClosed();
-            if (requester.awaits(this)) {
-                requester.refused(DatEventType.CONNECTION_EVENT_PEER_REJECTED);
+            if (requester.connection.awaits(this)) {
+                requester.connection.refused(DatEventType.CONNECTION_EVENT_PEER_REJECTED);
             }
         } finally {
             Fabric.LOCK.unlock();
@@ -105,8 +106,8 @@ final class ExampleCr extends AbstractCr<ExampleIa, ExampleEp> {
             }
             if (!arrive(to, handoffConnQual)) {
                 markClosed();
-                if (requester.awaits(this)) {
-                    requester.refused(DatEventType.CONNECTION_EVENT_NON_PEER_REJECTED);
+                if (requester.connection.awaits(this)) {
+                    requester.connection.refused(DatEventType.CONNECTION_EVENT_NON_PEER_REJECTED);
                 }
             }
         } finally {

@@ -127,7 +127,7 @@ final class ExampleEvd extends AbstractEvd<ExampleIa> {
         count--;
         into.nmore(count);
         if (kind != PLAIN) {
-            ((ExampleEp) e.ep()).release(kind);
+            ((ExampleEp) e.ep()).data.release(kind);
         }
     }
 

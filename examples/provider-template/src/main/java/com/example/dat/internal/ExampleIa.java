@@ -113,9 +113,9 @@ final class ExampleIa extends AbstractIa<ExampleIa, ExamplePz, ExampleEvd, NoSrq
     @Override
     protected ExampleRsp implCreateRsp(String call, long connQual, ExampleEp ep, ExampleEvd crEvd) {
         ExampleRsp rsp = new ExampleRsp(this, connQual, ep, crEvd);
-        ep.reserve(call);
+        ep.connection.reserve(call);
         if (!Fabric.listen(connQual, rsp)) {
-            ep.unreserve();
+            ep.connection.unreserve();
             throw new DatException(DatReturn.CONN_QUAL_IN_USE, call + ": conn_qual " + connQual
                     + " already has a PSP or RSP");
         }

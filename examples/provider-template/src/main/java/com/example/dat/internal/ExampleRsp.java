@@ -45,6 +45,6 @@ final class ExampleRsp extends AbstractRsp<ExampleIa, ExampleEvd, ExampleEp> imp
     protected void destroy() {
         Fabric.unlisten(connQual(), this);
         markClosed();
-        ep().unreserve();
+        ep().connection.unreserve();
     }
 }
