@@ -493,9 +493,9 @@ class DatRegistryTest {
                 unknown.reason());
         assertEquals(DatReturn.PROVIDER_NOT_FOUND, unknown.type());
         assertEquals("no provider named q offers an IA; providers: p (available), absent (unavailable: no"
-                + " device\\u001B[2J)", assertThrows(IaResolutionException.class,
+                + " device\\x1b[2J)", assertThrows(IaResolutionException.class,
                         () -> registry.resolve("q", null)).reason());
-        assertEquals("provider absent is unavailable: no device\\u001B[2J",
+        assertEquals("provider absent is unavailable: no device\\x1b[2J",
                 assertThrows(IaResolutionException.class, () -> registry.resolve("absent", null)).reason());
         assertEquals("IA p1 belongs to provider p, not absent",
                 assertThrows(IaResolutionException.class, () -> registry.resolve("absent", "p1")).reason());
