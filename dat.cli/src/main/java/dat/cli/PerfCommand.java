@@ -144,31 +144,14 @@ final class PerfCommand implements Callable<Integer> {
         if (connQual != null) {
             throw new PerfException("--conn-qual is for dat perf serve; a client gives --peer HOST:CONN_QUAL");
         }
-        PeerAddress peerAddress = null;
-        if (peer != null) {
-            try {
-                peerAddress = PeerAddress.parse(peer);
-            } catch (IllegalArgumentException e) {
-                throw new PerfException("--peer: " + e.getMessage());
-            }
-        }
+        PeerAddress peerAddress = peerAddress();
         PerfPlan.Op o = PerfPlan.Op.parse(op);
         if (o == null) {
             throw new PerfException("unknown op '" + op + "': expected send, write or read");
         }
         target.check();
-        long[] sizeList;
-        try {
-            sizeList = PerfPlan.parseSizes(sizes == null ? t.defaultSizes() : sizes);
-        } catch (IllegalArgumentException e) {
-            throw new PerfException(e.getMessage());
-        }
-        if (iters != null && iters < 1) {
-            throw new PerfException("--iters " + iters + " must be at least 1");
-        }
-        if (warmup != null && warmup < 0) {
-            throw new PerfException("--warmup " + warmup + " must not be negative");
-        }
+        long[] sizeList = sizeList(t);
+        checkIterations();
         checkCounts(sizeList);
         DatRegistry registry = discover(watchdog);
         IaEntry entry = target.resolve(registry);
@@ -238,6 +221,37 @@ final class PerfCommand implements Callable<Integer> {
             watchdog.step("closing IA " + entry.name() + " of provider " + entry.providerName(),
                     2 * PerfEngine.STOP_GRACE.toNanos());
             release(session, engine);
+        }
+    }
+
+    /** {@return the peer {@code --peer} names, or null to measure between two endpoints of one IA} */
+    private PeerAddress peerAddress() {
+        if (peer == null) {
+            return null;
+        }
+        try {
+            return PeerAddress.parse(peer);
+        } catch (IllegalArgumentException e) {
+            throw new PerfException("--peer: " + e.getMessage());
+        }
+    }
+
+    /** {@return the sizes {@code --sizes} lists, or the test's own when it lists none} */
+    private long[] sizeList(PerfPlan.Test t) {
+        try {
+            return PerfPlan.parseSizes(sizes == null ? t.defaultSizes() : sizes);
+        } catch (IllegalArgumentException e) {
+            throw new PerfException(e.getMessage());
+        }
+    }
+
+    /** Refuses an {@code --iters} below 1 and a negative {@code --warmup}. */
+    private void checkIterations() {
+        if (iters != null && iters < 1) {
+            throw new PerfException("--iters " + iters + " must be at least 1");
+        }
+        if (warmup != null && warmup < 0) {
+            throw new PerfException("--warmup " + warmup + " must not be negative");
         }
     }
 

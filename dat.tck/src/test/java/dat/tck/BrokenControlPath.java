@@ -67,13 +67,15 @@ final class BrokenControlPath {
     }
 
     static List<Broken> all() {
-        List<Broken> all = new ArrayList<>(connections());
+        List<Broken> all = new ArrayList<>(connects());
+        all.addAll(endpoints());
         all.addAll(evds());
         all.addAll(objects());
         return all;
     }
 
-    private static List<Broken> connections() {
+    /** Accepting, handing off, rejecting and connecting: the private data and events of a connection. */
+    private static List<Broken> connects() {
         return List.of(
                 new Broken("the accept's private data never reaches the requester",
                         "required_cr_accept_connectsBothSidesWithPrivateData",
@@ -121,7 +123,12 @@ final class BrokenControlPath {
                         })),
                 new Broken("a connect on a connected EP answers INVALID_PARAMETER",
                         "required_ep_connect_refusesOversizedPrivateDataAndBusyEp",
-                        thrownSwap(DatEp.class, "connect", DatReturn.INVALID_STATE, DatReturn.INVALID_PARAMETER)),
+                        thrownSwap(DatEp.class, "connect", DatReturn.INVALID_STATE, DatReturn.INVALID_PARAMETER)));
+    }
+
+    /** EP attributes, queries, disconnects and resets, and the PSP and RSP that give an EP its connection. */
+    private static List<Broken> endpoints() {
+        return List.of(
                 new Broken("EP attributes beyond the IA's limits are clamped instead of refused",
                         "required_ep_create_invalidParameterBeyondIaLimits", new Fault() {
                             @Override

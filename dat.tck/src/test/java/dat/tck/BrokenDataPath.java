@@ -93,10 +93,17 @@ final class BrokenDataPath {
     }
 
     static List<Broken> all() {
-        List<Broken> all = new ArrayList<>(posts());
+        List<Broken> all = new ArrayList<>(sends());
+        all.addAll(rdmaWrites());
+        all.addAll(readsAndReceives());
         all.addAll(waits());
-        all.addAll(srqPosts());
-        all.addAll(srqObjects());
+        all.addAll(srqPostChecks());
+        all.addAll(srqPostDelivery());
+        all.addAll(srqPostCompletions());
+        all.addAll(srqCreation());
+        all.addAll(srqCreateChecks());
+        all.addAll(srqFreeQueryResize());
+        all.addAll(srqWatermarks());
         all.addAll(recvQuery());
         return all;
     }
@@ -131,7 +138,8 @@ final class BrokenDataPath {
         };
     }
 
-    private static List<Broken> posts() {
+    /** dat_ep_post_send: its checks, its request slots and what it reads. */
+    private static List<Broken> sends() {
         return List.of(
                 new Broken("post_send on a freed EP is accepted",
                         "required_ep_post_send_invalidHandleAfterFree",
@@ -172,7 +180,12 @@ final class BrokenDataPath {
                 new Broken("a send of max_request_iov + 1 segments is accepted",
                         "required_ep_post_send_iovSegmentLimitHonoured",
                         statusSwapIf(DatEp.class, "postSend", DatReturn.DAT_INVALID_PARAMETER, DatReturn.DAT_SUCCESS,
-                                call -> segments(call) > epAttr(call).maxRequestIov())),
+                                call -> segments(call) > epAttr(call).maxRequestIov())));
+    }
+
+    /** dat_ep_post_rdma_write: its checks, privileges, limits and completions. */
+    private static List<Broken> rdmaWrites() {
+        return List.of(
                 new Broken("post_rdma_write on a freed EP answers INVALID_STATE",
                         "required_ep_post_rdma_write_invalidHandleAfterFree",
                         statusSwap(DatEp.class, "postRdmaWrite", DatReturn.DAT_INVALID_HANDLE,
@@ -226,7 +239,12 @@ final class BrokenDataPath {
                         "required_ep_post_rdma_write_flushedAtOnceWhenDisconnected",
                         rewriteEvents(e -> e.type() == DatEventType.DTO_COMPLETION
                                 && e.dtoStatus() == DatDtoStatus.FLUSHED,
-                                e -> e.setDtoCompletion(e.evd(), e.ep(), 0, e.dtoStatus(), e.transferredLength()))),
+                                e -> e.setDtoCompletion(e.evd(), e.ep(), 0, e.dtoStatus(), e.transferredLength()))));
+    }
+
+    /** An RDMA read and a receive into too small a buffer. */
+    private static List<Broken> readsAndReceives() {
+        return List.of(
                 new Broken("an RDMA read scatters its IOV backwards",
                         "required_ep_post_rdma_read_readsRemoteDataAndChecksPrivilege",
                         reversedIov(DatEp.class, "postRdmaRead")),
@@ -237,7 +255,8 @@ final class BrokenDataPath {
                                 e -> e.setDtoCompletion(e.evd(), e.ep(), e.userCookie(), DatDtoStatus.SUCCESS, 16))));
     }
 
-    private static List<Broken> srqPosts() {
+    /** What srq_post_recv accepts and refuses. */
+    private static List<Broken> srqPostChecks() {
         return List.of(
                 new Broken("an empty SRQ refuses its first buffer",
                         "required_srq_post_recv_successForValidBuffer",
@@ -261,7 +280,12 @@ final class BrokenDataPath {
                 new Broken("a zero-segment SRQ buffer (NULL local_iov) is refused",
                         "required_srq_post_recv_zeroSegmentsReceiveZeroSizeMessage",
                         answer(DatSrq.class, "postRecv", call -> segments(call) == 0,
-                                DatReturn.DAT_INVALID_PARAMETER)),
+                                DatReturn.DAT_INVALID_PARAMETER)));
+    }
+
+    /** Which EP takes an SRQ buffer, and what its completion says. */
+    private static List<Broken> srqPostDelivery() {
+        return List.of(
                 new Broken("a buffer whose cookie is already posted on the SRQ is dropped",
                         "required_srq_post_recv_cookieReturnedEvenWhenNotUnique", new Fault() {
                             private final Set<Long> cookies = new HashSet<>();
@@ -340,7 +364,12 @@ final class BrokenDataPath {
                                 }
                                 return result;
                             }
-                        }),
+                        }));
+    }
+
+    /** SRQ buffers across a disconnect, an error, an alignment and a peer on another node. */
+    private static List<Broken> srqPostCompletions() {
+        return List.of(
                 new Broken("a disconnect discards the receive completions still queued",
                         "required_srq_post_recv_disconnectKeepsCompletionsAndLeavesSrqBuffers", new Fault() {
                             @Override
@@ -427,7 +456,8 @@ final class BrokenDataPath {
         };
     }
 
-    private static List<Broken> srqObjects() {
+    /** What a new SRQ is and which EPs and receive EVDs may share it. */
+    private static List<Broken> srqCreation() {
         return List.of(
                 new Broken("a new SRQ cannot be freed: it starts out counted as in use",
                         "required_srq_create_createdUnattached", new Fault() {
@@ -486,7 +516,12 @@ final class BrokenDataPath {
                                 }
                                 return result;
                             }
-                        }),
+                        }));
+    }
+
+    /** What srq_create refuses, and the sizes and order an SRQ it made keeps. */
+    private static List<Broken> srqCreateChecks() {
+        return List.of(
                 new Broken("a lying limit: max_srqs one above the real one",
                         "required_srq_create_insufficientResourcesPastMaxSrqs",
                         Faults.iaAttr(b -> b.maxSrqs(b.build().maxSrqs() + 1))),
@@ -522,7 +557,12 @@ final class BrokenDataPath {
                         swappedPairs(e -> e.type() == DatEventType.DTO_COMPLETION && onSrq(e.ep()))),
                 new Broken("srq_query reports one max_recv_dtos less than the SRQ holds",
                         "required_srq_create_successWithAtLeastRequestedSizes",
-                        srqQueryLie(p -> withMax(p, p.maxRecvDtos() - 1))),
+                        srqQueryLie(p -> withMax(p, p.maxRecvDtos() - 1))));
+    }
+
+    /** Freeing, querying and resizing an SRQ. */
+    private static List<Broken> srqFreeQueryResize() {
+        return List.of(
                 new Broken("an SRQ in use by an EP is freed",
                         "required_srq_free_refusedWhileEpsUseIt",
                         Faults.swallow(DatSrq.class, "close", DatReturn.INVALID_STATE)),
@@ -575,7 +615,12 @@ final class BrokenDataPath {
                         "required_srq_resize_successGrowsTheQueue",
                         answer(DatSrq.class, "resize",
                                 call -> (Integer) call.args()[0] > ((DatSrq) call.target()).query().maxRecvDtos(),
-                                        null)),
+                                        null)));
+    }
+
+    /** The SRQ's low watermark and the state of the EPs that take its buffers. */
+    private static List<Broken> srqWatermarks() {
+        return List.of(
                 new Broken("dat_srq_set_lw checks the watermark only when a buffer is taken",
                         "required_srq_set_lw_firesAtOnceWhenAlreadyBelow", new Fault() {
                             @Override

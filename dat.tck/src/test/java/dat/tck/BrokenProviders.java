@@ -159,7 +159,12 @@ final class BrokenProviders {
 
     /** {@return every broken provider of the self-test: those of the rules here and in the other files} */
     static List<Broken> all() {
-        List<Broken> all = new ArrayList<>(local());
+        List<Broken> all = new ArrayList<>(postChecksAndOrder());
+        all.addAll(srqAndRecvInfo());
+        all.addAll(completionsAndIov());
+        all.addAll(limitsAndContexts());
+        all.addAll(connectionEnds());
+        all.addAll(resetAndClose());
         all.addAll(BrokenDataPath.all());
         all.addAll(BrokenControlPath.all());
         all.addAll(BrokenPostsAndWindows.all());
@@ -169,7 +174,8 @@ final class BrokenProviders {
         return List.copyOf(all);
     }
 
-    private static List<Broken> local() {
+    /** Posts that ignore a PZ, a privilege or the EP state, and completions lost or reordered. */
+    private static List<Broken> postChecksAndOrder() {
         return List.of(
                 new Broken("post_send answers INVALID_PARAMETER for a PZ mismatch",
                         "required_ep_post_send_protectionViolationForLmrOfAnotherPz",
@@ -203,7 +209,12 @@ final class BrokenProviders {
                         }),
                 new Broken("a wrong order: DTO completions come out in swapped pairs",
                         "required_srq_post_recv_perConnectionCompletionOrderIsSendOrder",
-                        swappedPairs(e -> e.type() == DatEventType.DTO_COMPLETION)),
+                        swappedPairs(e -> e.type() == DatEventType.DTO_COMPLETION)));
+    }
+
+    /** Lying SRQ and receive-information attributes, and resizes and watermarks of an SRQ's buffers. */
+    private static List<Broken> srqAndRecvInfo() {
+        return List.of(
                 new Broken("a lying attribute: srq_supported = false while SRQs work",
                         "required_srq_create_modelNotSupportedWhenSrqDenied", new Fault() {
                             @Override
@@ -269,7 +280,12 @@ final class BrokenProviders {
                                 }
                                 return call.args();
                             }
-                        }),
+                        }));
+    }
+
+    /** Completions that never come or lie, IOVs traversed backwards and an overflow nobody hears of. */
+    private static List<Broken> completionsAndIov() {
+        return List.of(
                 new Broken("a flush that never comes",
                         "required_ep_post_send_flushedAtOnceWhenDisconnected", new Fault() {
                             @Override
@@ -336,7 +352,12 @@ final class BrokenProviders {
                                 }
                                 return result;
                             }
-                        }),
+                        }));
+    }
+
+    /** Guessable contexts, a lying message size limit and a denied completion flag still accepted. */
+    private static List<Broken> limitsAndContexts() {
+        return List.of(
                 new Broken("guessable contexts: counters instead of random tags",
                         "required_lmr_create_contextsAreNotCounters", new Fault() {
                             private final AtomicInteger next = new AtomicInteger(1000);
@@ -368,7 +389,12 @@ final class BrokenProviders {
                                         .completionFlagsSupported(((DatProviderAttr) result).completionFlagsSupported()
                                                 & ~DatCompletionFlags.BARRIER_FENCE).build() : result;
                             }
-                        }),
+                        }));
+    }
+
+    /** A connection that ends without flushing or telling either consumer. */
+    private static List<Broken> connectionEnds() {
+        return List.of(
                 new Broken("a receive posted after the connection ended is never flushed",
                         "required_ep_post_recv_flushedAtOnceWhenDisconnected", new Fault() {
                             private final IdentityHashMap<Object, Set<Long>> lost = new IdentityHashMap<>();
@@ -422,7 +448,12 @@ final class BrokenProviders {
                                 }
                                 return rc;
                             }
-                        }),
+                        }));
+    }
+
+    /** Completions across dat_ep_reset, posts during a graceful disconnect and a graceful IA close. */
+    private static List<Broken> resetAndClose() {
+        return List.of(
                 new Broken("completions from before dat_ep_reset given to the DTOs posted after it",
                         "required_ep_reset_undequeuedCompletionsAreLostNeverMisreported", new Fault() {
                             // Per EP: cookies posted since its last reset; those of the epoch before.

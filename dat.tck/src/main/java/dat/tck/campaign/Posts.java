@@ -414,47 +414,13 @@ final class Posts {
                 why = "num_segments -1";
             }
             case 5 -> {
-                if (freedEps.isEmpty()) {
-                    return false;
-                }
-                DatEp dead = freedEps.get(Math.floorMod(op.freedEp(), freedEps.size()));
-                say(String.format(Locale.ROOT, "%s(a freed EP): DAT_INVALID_HANDLE", post));
-                iov.set(0, m.lmr, 0, 8);
-                int rc = dataPath(() -> recv ? dead.postRecv(1, iov, 1, 0) : dead.postSend(1, iov, 1, 0),
-                        post + " on a freed EP");
-                expectStatus(DatReturn.DAT_INVALID_HANDLE, rc, post + " on a freed EP");
-                return true;
+                return postOnFreedEp(op, recv, post, m);
             }
             case 6 -> {
-                if (srq == null) {
-                    return false;
-                }
-                int srqMax = srq.maxIov;
-                for (int i = 0; i <= srqMax; i++) {
-                    iov.set(i, m.lmr, 0, 1);
-                }
-                say(String.format(Locale.ROOT,
-                        "dat_srq_post_recv(%d segments where the SRQ takes %d): DAT_INVALID_PARAMETER", srqMax + 1,
-                                srqMax));
-                int rc = dataPath(() -> srq.srq.postRecv(srqMax + 1, iov, 1), "dat_srq_post_recv");
-                expectStatus(DatReturn.DAT_INVALID_PARAMETER, rc,
-                        "dat_srq_post_recv of " + (srqMax + 1) + " segments where the SRQ takes " + srqMax);
-                return true;
+                return srqPostTooLong(m);
             }
             default -> {
-                Side y = x.onSrq ? x : x.peer();
-                if (!y.onSrq) {
-                    return false;
-                }
-                iov.set(0, m.lmr, 0, 8);
-                say(String.format(Locale.ROOT, "dat_ep_post_recv(%s, which takes its receives from the SRQ): refused",
-                        Model.ep(y)));
-                int rc = dataPath(() -> y.s.ep().postRecv(1, iov, 1, 0), "dat_ep_post_recv on an SRQ EP");
-                if (rc == DatReturn.DAT_SUCCESS) {
-                    throw new Violation("dat_ep_post_recv on " + y.name + ", which takes its receives from an SRQ,"
-                            + " returned DAT_SUCCESS: the buffer can never be used");
-                }
-                return true;
+                return recvOnSrqEp(x, m);
             }
         }
         int count = n;
@@ -464,6 +430,58 @@ final class Posts {
         int rc = dataPath(() -> recv ? x.s.ep().postRecv(count, iov, 1, fl) : x.s.ep().postSend(count, iov, 1, fl),
                 what);
         expectStatus(expected, rc, what);
+        return true;
+    }
+
+    /** Variant 5 of {@link #badPost}: any post on a freed EP; false when no EP was freed yet. */
+    private boolean postOnFreedEp(Op.BadPost op, boolean recv, String post, Mem m) {
+        if (freedEps.isEmpty()) {
+            return false;
+        }
+        DatEp dead = freedEps.get(Math.floorMod(op.freedEp(), freedEps.size()));
+        say(String.format(Locale.ROOT, "%s(a freed EP): DAT_INVALID_HANDLE", post));
+        iov.set(0, m.lmr, 0, 8);
+        int rc = dataPath(() -> recv ? dead.postRecv(1, iov, 1, 0) : dead.postSend(1, iov, 1, 0),
+                post + " on a freed EP");
+        expectStatus(DatReturn.DAT_INVALID_HANDLE, rc, post + " on a freed EP");
+        return true;
+    }
+
+    /** Variant 6 of {@link #badPost}: an SRQ post of one segment more than the SRQ takes; false without an SRQ. */
+    private boolean srqPostTooLong(Mem m) {
+        if (srq == null) {
+            return false;
+        }
+        int srqMax = srq.maxIov;
+        for (int i = 0; i <= srqMax; i++) {
+            iov.set(i, m.lmr, 0, 1);
+        }
+        say(String.format(Locale.ROOT,
+                "dat_srq_post_recv(%d segments where the SRQ takes %d): DAT_INVALID_PARAMETER", srqMax + 1,
+                        srqMax));
+        int rc = dataPath(() -> srq.srq.postRecv(srqMax + 1, iov, 1), "dat_srq_post_recv");
+        expectStatus(DatReturn.DAT_INVALID_PARAMETER, rc,
+                "dat_srq_post_recv of " + (srqMax + 1) + " segments where the SRQ takes " + srqMax);
+        return true;
+    }
+
+    /**
+     * Variant 7 of {@link #badPost}: a receive on whichever of {@code x} and its peer takes its receives from the
+     * SRQ; false when neither does.
+     */
+    private boolean recvOnSrqEp(Side x, Mem m) {
+        Side y = x.onSrq ? x : x.peer();
+        if (!y.onSrq) {
+            return false;
+        }
+        iov.set(0, m.lmr, 0, 8);
+        say(String.format(Locale.ROOT, "dat_ep_post_recv(%s, which takes its receives from the SRQ): refused",
+                Model.ep(y)));
+        int rc = dataPath(() -> y.s.ep().postRecv(1, iov, 1, 0), "dat_ep_post_recv on an SRQ EP");
+        if (rc == DatReturn.DAT_SUCCESS) {
+            throw new Violation("dat_ep_post_recv on " + y.name + ", which takes its receives from an SRQ,"
+                    + " returned DAT_SUCCESS: the buffer can never be used");
+        }
         return true;
     }
 

@@ -143,9 +143,7 @@ public final class FaultDrill {
                 return 1;
             }
             DatCr cr = event.cr();
-            ByteBuffer accept = ByteBuffer.allocate(24).putInt(MAGIC).putInt(region.rmrContext())
-                    .putLong(region.address()).putLong(region.length());
-            cr.accept(ep, accept.array());
+            cr.accept(ep, acceptData(region));
             psp.close();
             long received = 0;
             int sending = 0;
@@ -173,8 +171,7 @@ public final class FaultDrill {
                     long slot = event.userCookie();
                     check(ep.postRecv(1, iov.set(0, buffers, slot * MESSAGE, MESSAGE), slot, 0), "dat_ep_post_recv");
                     if (sending < DEPTH / 2) {
-                        int rc = ep.postSend(1, iov.set(0, buffers, (long) RECEIVES * MESSAGE, MESSAGE), received, 0);
-                        sending += rc == DatReturn.DAT_SUCCESS ? 1 : 0;
+                        sending += answer(ep, iov, buffers, received);
                     }
                 }
                 while (requestEvd.dequeue(event) == DatReturn.DAT_SUCCESS) {
@@ -183,20 +180,11 @@ public final class FaultDrill {
                 }
                 if (!flowing && received >= FLOWING) {
                     flowing = true;
-                    // The pid first: the node's script kills this JVM, not the launcher script that started it.
-                    Path written = Files.writeString(marker.resolveSibling(marker.getFileName() + ".tmp"), "pid "
-                            + ProcessHandle.current().pid() + "\n" + received + " messages\n",
-                            StandardCharsets.US_ASCII);
-                    // Whole or not at all: the script reads the pid as soon as the file exists.
-                    Files.move(written, marker, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                    writeMarker(marker, received);
                     out.println("dat tck-fault victim: traffic flows (" + received + " messages); marker written");
                     out.flush();
                     if (fault == Fault.CLOSE) {
-                        Thread.sleep(100);
-                        ia.close(DatCloseFlags.ABRUPT);
-                        handles.clear();
-                        out.println("dat tck-fault victim: dat_ia_close(ABRUPT) returned");
-                        out.flush();
+                        closeAbruptly(ia, handles, out);
                         return 0;
                     }
                 }
@@ -208,8 +196,7 @@ public final class FaultDrill {
                     // only a request of ours, running out of retries against a peer that is gone, ends the
                     // connection here. Without it this victim waited for its timeout, and the next phase's
                     // connect with it.
-                    int rc = ep.postSend(1, iov.set(0, buffers, (long) RECEIVES * MESSAGE, MESSAGE), received, 0);
-                    sending += rc == DatReturn.DAT_SUCCESS ? 1 : 0;
+                    sending += answer(ep, iov, buffers, received);
                     heard = now;
                 } else {
                     Thread.sleep(1);
@@ -227,6 +214,38 @@ public final class FaultDrill {
             out.flush();
             free(handles);
         }
+    }
+
+    /** {@return the accept's private data: the magic, then the rmr_context, address and length of {@code region}} */
+    private static byte[] acceptData(DatLmr region) {
+        return ByteBuffer.allocate(24).putInt(MAGIC).putInt(region.rmrContext())
+                .putLong(region.address()).putLong(region.length()).array();
+    }
+
+    /** {@return 1 once the victim's answer, its one message, is posted; 0 when the post was refused} */
+    private static int answer(DatEp ep, Iov iov, DatLmr buffers, long cookie) {
+        int rc = ep.postSend(1, iov.set(0, buffers, (long) RECEIVES * MESSAGE, MESSAGE), cookie, 0);
+        return rc == DatReturn.DAT_SUCCESS ? 1 : 0;
+    }
+
+    /** Writes the marker that tells the victim node's script traffic flows. */
+    private static void writeMarker(Path marker, long received) throws IOException {
+        // The pid first: the node's script kills this JVM, not the launcher script that started it.
+        Path written = Files.writeString(marker.resolveSibling(marker.getFileName() + ".tmp"), "pid "
+                + ProcessHandle.current().pid() + "\n" + received + " messages\n",
+                StandardCharsets.US_ASCII);
+        // Whole or not at all: the script reads the pid as soon as the file exists.
+        Files.move(written, marker, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    /** The fault {@link Fault#CLOSE}: the IA closed ABRUPT under traffic, its handles gone with it. */
+    private static void closeAbruptly(DatIa ia, List<DatHandle> handles, PrintWriter out)
+            throws InterruptedException {
+        Thread.sleep(100);
+        ia.close(DatCloseFlags.ABRUPT);
+        handles.clear();
+        out.println("dat tck-fault victim: dat_ia_close(ABRUPT) returned");
+        out.flush();
     }
 
     // ------------------------------------------------------------------------------------------------ survivor
@@ -288,12 +307,8 @@ public final class FaultDrill {
 
     private static Phase phase(DatIa ia, InetAddress host, long connQual, Fault fault, Duration timeout,
                                boolean checkDevice) {
-        List<String> violations = new ArrayList<>();
-        Map<DatDtoStatus, Integer> completions = new EnumMap<>(DatDtoStatus.class);
+        Traffic t = new Traffic();
         List<DatHandle> handles = new ArrayList<>();
-        String ended = "no connection";
-        long millis = 0;
-        long receives = 0;
         DatIaAttr limits = ia.query();
         try (Arena arena = Arena.ofShared()) {
             DatPz pz = keep(handles, ia.createPz());
@@ -316,82 +331,150 @@ public final class FaultDrill {
             ByteBuffer target = connect(ep, connectEvd, event, host, connQual, System.nanoTime() + timeout.toNanos(),
                     attempts);
             if (target == null) {
-                violations.add("could not connect within " + timeout.toSeconds() + " s; attempts ended in "
+                t.violations.add("could not connect within " + timeout.toSeconds() + " s; attempts ended in "
                         + (attempts.isEmpty() ? "nothing" : attempts));
-                return new Phase(fault, ended, 0, completions, 0, "-", "-", violations);
+                return t.phase(fault, "-", "-");
             }
             int context = target.getInt(4);
             long address = target.getLong(8);
-            Map<Long, String> outstanding = new HashMap<>();
-            long cookie = 1;
             long start = System.nanoTime();
             long deadline = start + timeout.toNanos();
-            long brokeAt = 0;
-            boolean open = true;
             int echoes = fault == Fault.NONE ? 64 : Integer.MAX_VALUE;
             while (System.nanoTime() < deadline) {
-                boolean any = false;
-                while (open && outstanding.size() < DEPTH - 8 && cookie <= echoes) {
-                    boolean send = (cookie & 1) == 1 || fault == Fault.NONE;
-                    int rc = send ? ep.postSend(1, iov.set(0, source, 0, MESSAGE), cookie, 0)
-                            : ep.postRdmaWrite(1, iov.set(0, source, 0, WRITE), cookie, context,
-                                    address + (cookie % (REGION / WRITE)) * WRITE, WRITE, 0);
-                    if (rc == DatReturn.DAT_SUCCESS) {
-                        outstanding.put(cookie++, send ? "send" : "write");
-                    } else if (rc == DatReturn.DAT_INVALID_STATE) {
-                        open = false;
-                    } else {
-                        violations.add((send ? "dat_ep_post_send" : "dat_ep_post_rdma_write") + " returned "
-                                + DatReturn.toString(rc));
-                        open = false;
-                    }
-                    any = true;
-                }
-                while (requestEvd.dequeue(event) == DatReturn.DAT_SUCCESS) {
-                    any = true;
-                    if (outstanding.remove(event.userCookie()) == null) {
-                        violations.add("request " + event.userCookie() + " completed twice or was never posted ("
-                                + event.dtoStatus() + ")");
-                    }
-                    completions.merge(event.dtoStatus(), 1, Integer::sum);
-                }
-                while (recvEvd.dequeue(event) == DatReturn.DAT_SUCCESS) {
-                    any = true;
-                    if (event.dtoStatus() == DatDtoStatus.SUCCESS) {
-                        receives++;
-                        long slot = event.userCookie();
-                        check(srq.postRecv(1, iov.set(0, buffers, slot * MESSAGE, MESSAGE), slot),
-                                "dat_srq_post_recv");
-                    }
-                }
-                if (fault == Fault.NONE && open && cookie > echoes && outstanding.isEmpty()) {
+                boolean any = t.post(ep, iov, source, fault, echoes, context, address);
+                any |= t.completed(requestEvd, event);
+                any |= t.received(recvEvd, event, srq, iov, buffers);
+                if (fault == Fault.NONE && t.open && t.cookie > echoes && t.outstanding.isEmpty()) {
                     ep.disconnect(DatCloseFlags.GRACEFUL);
-                    open = false;
+                    t.open = false;
                 }
                 while (connectEvd.dequeue(event) == DatReturn.DAT_SUCCESS) {
                     any = true;
-                    if (brokeAt != 0) {
-                        violations.add("a second connection event: " + event.type());
+                    if (t.brokeAt != 0) {
+                        t.violations.add("a second connection event: " + event.type());
                         continue;
                     }
-                    ended = event.type().name();
-                    brokeAt = System.nanoTime();
-                    millis = TimeUnit.NANOSECONDS.toMillis(brokeAt - start);
-                    open = false;
+                    t.ended = event.type().name();
+                    t.brokeAt = System.nanoTime();
+                    t.millis = TimeUnit.NANOSECONDS.toMillis(t.brokeAt - start);
+                    t.open = false;
                     // What was posted must now complete, flushed at the latest, within the timeout.
-                    deadline = brokeAt + timeout.toNanos();
+                    deadline = t.brokeAt + timeout.toNanos();
                     if (event.type() != DatEventType.CONNECTION_EVENT_DISCONNECTED
                             && event.type() != DatEventType.CONNECTION_EVENT_BROKEN) {
-                        violations.add("the connection ended with " + event.type());
+                        t.violations.add("the connection ended with " + event.type());
                     }
                 }
-                if (brokeAt != 0 && outstanding.isEmpty()) {
+                if (t.brokeAt != 0 && t.outstanding.isEmpty()) {
                     break;
                 }
                 if (!any) {
                     Thread.sleep(1);
                 }
             }
+            t.judgeTheEnd(fault, timeout, echoes);
+            // The same look before the free must see the phase's objects, or the check after it proves nothing.
+            String held = checkDevice ? onTheDevice() : "not checked (no device)";
+            if (checkDevice && !held.contains("QP")) {
+                t.violations.add("rdma resource does not show this process's QP before the free: " + held);
+            }
+            free(handles);
+            String left = checkDevice ? onTheDevice() : "not checked (no device)";
+            if (checkDevice && !left.equals(NOTHING)) {
+                t.violations.add("left on the device after every object was freed: " + left);
+            }
+            return t.phase(fault, held, left);
+        } catch (DatException e) {
+            t.violations.add(e.getMessage());
+            return t.phase(fault, "-", "-");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            t.violations.add("interrupted");
+            return t.phase(fault, "-", "-");
+        } finally {
+            free(handles);
+        }
+    }
+
+    /**
+     * The survivor's side of one phase as it stands: what is posted and not yet completed, what completed, how the
+     * connection ended. A phase that fails part way reports what it holds at that moment.
+     */
+    private static final class Traffic {
+        final List<String> violations = new ArrayList<>();
+        final Map<DatDtoStatus, Integer> completions = new EnumMap<>(DatDtoStatus.class);
+        /** The requests posted and not completed yet, by cookie. */
+        final Map<Long, String> outstanding = new HashMap<>();
+        String ended = "no connection";
+        long millis;
+        long receives;
+        long cookie = 1;
+        /** Whether to post more; false once the connection ended or a post was refused. */
+        boolean open = true;
+        /** When the connection event came; 0 before it. */
+        long brokeAt;
+
+        Phase phase(Fault fault, String held, String left) {
+            return new Phase(fault, ended, millis, completions, receives, held, left, violations);
+        }
+
+        /**
+         * Fills the request queue up to {@code DEPTH - 8} with sends and, for a fault, RDMA writes in turn, up to
+         * {@code echoes} requests in all.
+         *
+         * @return whether anything was posted or refused
+         */
+        boolean post(DatEp ep, Iov iov, DatLmr source, Fault fault, int echoes, int context, long address) {
+            boolean any = false;
+            while (open && outstanding.size() < DEPTH - 8 && cookie <= echoes) {
+                boolean send = (cookie & 1) == 1 || fault == Fault.NONE;
+                int rc = send ? ep.postSend(1, iov.set(0, source, 0, MESSAGE), cookie, 0)
+                        : ep.postRdmaWrite(1, iov.set(0, source, 0, WRITE), cookie, context,
+                                address + (cookie % (REGION / WRITE)) * WRITE, WRITE, 0);
+                if (rc == DatReturn.DAT_SUCCESS) {
+                    outstanding.put(cookie++, send ? "send" : "write");
+                } else if (rc == DatReturn.DAT_INVALID_STATE) {
+                    open = false;
+                } else {
+                    violations.add((send ? "dat_ep_post_send" : "dat_ep_post_rdma_write") + " returned "
+                            + DatReturn.toString(rc));
+                    open = false;
+                }
+                any = true;
+            }
+            return any;
+        }
+
+        /** {@return whether any request completed} Reaps every completion; each request must complete once. */
+        boolean completed(DatEvd requestEvd, DatEvent event) {
+            boolean any = false;
+            while (requestEvd.dequeue(event) == DatReturn.DAT_SUCCESS) {
+                any = true;
+                if (outstanding.remove(event.userCookie()) == null) {
+                    violations.add("request " + event.userCookie() + " completed twice or was never posted ("
+                            + event.dtoStatus() + ")");
+                }
+                completions.merge(event.dtoStatus(), 1, Integer::sum);
+            }
+            return any;
+        }
+
+        /** {@return whether any receive completed} Reaps every one, giving each received buffer back to the SRQ. */
+        boolean received(DatEvd recvEvd, DatEvent event, DatSrq srq, Iov iov, DatLmr buffers) {
+            boolean any = false;
+            while (recvEvd.dequeue(event) == DatReturn.DAT_SUCCESS) {
+                any = true;
+                if (event.dtoStatus() == DatDtoStatus.SUCCESS) {
+                    receives++;
+                    long slot = event.userCookie();
+                    check(srq.postRecv(1, iov.set(0, buffers, slot * MESSAGE, MESSAGE), slot), "dat_srq_post_recv");
+                }
+            }
+            return any;
+        }
+
+        /** Adds what the end of the traffic broke of DAT's promises: the event, every completion, the echoes. */
+        void judgeTheEnd(Fault fault, Duration timeout, int echoes) {
             if (brokeAt == 0) {
                 violations.add("no connection event within " + timeout.toSeconds() + " s of the first post");
             } else if (!outstanding.isEmpty()) {
@@ -401,26 +484,6 @@ public final class FaultDrill {
             if (fault == Fault.NONE && completions.getOrDefault(DatDtoStatus.SUCCESS, 0) != echoes) {
                 violations.add("a plain connection: " + completions + " instead of " + echoes + " successes");
             }
-            // The same look before the free must see the phase's objects, or the check after it proves nothing.
-            String held = checkDevice ? onTheDevice() : "not checked (no device)";
-            if (checkDevice && !held.contains("QP")) {
-                violations.add("rdma resource does not show this process's QP before the free: " + held);
-            }
-            free(handles);
-            String left = checkDevice ? onTheDevice() : "not checked (no device)";
-            if (checkDevice && !left.equals(NOTHING)) {
-                violations.add("left on the device after every object was freed: " + left);
-            }
-            return new Phase(fault, ended, millis, completions, receives, held, left, violations);
-        } catch (DatException e) {
-            violations.add(e.getMessage());
-            return new Phase(fault, ended, millis, completions, receives, "-", "-", violations);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            violations.add("interrupted");
-            return new Phase(fault, ended, millis, completions, receives, "-", "-", violations);
-        } finally {
-            free(handles);
         }
     }
 

@@ -84,54 +84,7 @@ class LoopbackStressTest {
                 int conn = c;
                 threads.add(Thread.ofPlatform().start(() -> {
                     try {
-                        DatLmr mem = a.lmr((long) WINDOW * MSG);
-                        MemorySegment s = mem.segment();
-                        Iov iov = a.iov(1);
-                        DatEvent ev = new DatEvent();
-                        long done = 0;
-                        for (int seq = 0; seq < MESSAGES; seq++) {
-                            // The slot of seq - WINDOW may be rewritten only once that send completed.
-                            if (seq - done >= WINDOW) {
-                                Waits.Deadline window = windowDeadline(conn, seq);
-                                while (seq - done >= WINDOW) {
-                                    window.check();
-                                    done += reap(requestEvds[conn], ev, conn, success, flushed);
-                                    Thread.onSpinWait();
-                                }
-                            }
-                            long off = (long) (seq % WINDOW) * MSG;
-                            s.set(ValueLayout.JAVA_INT_UNALIGNED, off, conn);
-                            s.set(ValueLayout.JAVA_INT_UNALIGNED, off + 4, seq);
-                            s.set(ValueLayout.JAVA_LONG_UNALIGNED, off + 8, seq * 0x9E3779B97F4A7C15L);
-                            s.set(ValueLayout.JAVA_LONG_UNALIGNED, off + 16, ~seq * 31L + conn);
-                            s.set(ValueLayout.JAVA_LONG_UNALIGNED, off + 24, checksum(s, off));
-                            iov.set(0, mem, off, MSG);
-                            int rc;
-                            Waits.Deadline room = null;
-                            while ((rc = clients[conn].postSend(1, iov, seq,
-                                    0)) == DatReturn.DAT_INSUFFICIENT_RESOURCES) {
-                                if (room == null) {
-                                    room = Waits.deadline("room on connection " + conn + "'s request queue for send "
-                                            + seq);
-                                }
-                                room.check();
-                                done += reap(requestEvds[conn], ev, conn, success, flushed);
-                                Thread.onSpinWait();
-                            }
-                            assertEquals(DatReturn.DAT_SUCCESS, rc);
-                            done += reap(requestEvds[conn], ev, conn, success, flushed);
-                            if (conn == 0 && seq == MESSAGES / 2) {
-                                halfway.countDown();
-                            }
-                        }
-                        long reaped = done;
-                        Waits.Deadline tail = Waits.deadline(Waits.BOUND, () -> "the last completions of connection "
-                                + conn + " (" + reaped + " of " + MESSAGES + " before the wait)");
-                        while (done < MESSAGES) {
-                            tail.check();
-                            done += reap(requestEvds[conn], ev, conn, success, flushed);
-                            Thread.onSpinWait();
-                        }
+                        send(a, clients[conn], requestEvds[conn], conn, success, flushed, halfway);
                     } catch (Throwable t) {
                         failure.compareAndSet(null, t);
                         halfway.countDown();
@@ -140,30 +93,8 @@ class LoopbackStressTest {
             }
 
             Thread receiver = Thread.ofPlatform().start(() -> {
-                DatEvent ev = new DatEvent();
-                Iov iov = b.iov(1);
-                MemorySegment s = recvMem.segment();
                 try {
-                    while (!Thread.currentThread().isInterrupted()) {
-                        if (recvEvd.dequeue(ev) != DatReturn.DAT_SUCCESS) {
-                            Thread.onSpinWait();
-                            continue;
-                        }
-                        int conn = (Integer) ev.ep().consumerContext();
-                        int slot = (int) ev.userCookie();
-                        long off = (long) slot * MSG;
-                        assertEquals(DatDtoStatus.SUCCESS, ev.dtoStatus());
-                        assertEquals(MSG, ev.transferredLength());
-                        assertEquals(conn, s.get(ValueLayout.JAVA_INT_UNALIGNED, off));
-                        assertEquals(checksum(s, off), s.get(ValueLayout.JAVA_LONG_UNALIGNED, off + 24), "checksum");
-                        int seq = s.get(ValueLayout.JAVA_INT_UNALIGNED, off + 4);
-                        synchronized (nextSeq) {
-                            assertEquals(nextSeq[conn], seq, "per-connection order, no loss, no duplicate");
-                            nextSeq[conn]++;
-                        }
-                        s.asSlice(off, MSG).fill((byte) 0);
-                        assertEquals(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, recvMem, off, MSG), slot));
-                    }
+                    receive(b, recvEvd, srq, recvMem, nextSeq);
                 } catch (Throwable t) {
                     failure.compareAndSet(null, t);
                     halfway.countDown();
@@ -179,26 +110,7 @@ class LoopbackStressTest {
             for (int c = 0; c < SENDERS; c++) {
                 Waits.join(threads.get(c), "the sender of connection " + c);
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (System.nanoTime() < deadline && failure.get() == null) {
-                long delivered;
-                long expected = 0;
-                synchronized (nextSeq) {
-                    delivered = 0;
-                    for (int c = 0; c < SENDERS; c++) {
-                        delivered += nextSeq[c];
-                    }
-                }
-                synchronized (success) {
-                    for (long v : success) {
-                        expected += v;
-                    }
-                }
-                if (delivered == expected) {
-                    break;
-                }
-                Thread.sleep(1);
-            }
+            awaitDelivered(nextSeq, success, failure);
             receiver.interrupt();
             Waits.join(receiver, "the SRQ's receiver, interrupted");
             if (failure.get() != null) {
@@ -215,6 +127,115 @@ class LoopbackStressTest {
                     assertEquals(0, flushed[c]);
                 }
             }
+        }
+    }
+
+    /**
+     * Connection {@code conn}'s sender: {@code MESSAGES} sends through a window of {@code WINDOW} slots, each
+     * waiting for room on the request queue when it is full, then the wait for the last completions.
+     */
+    private static void send(Loop a, DatEp client, DatEvd requestEvd, int conn, long[] success, long[] flushed,
+                             CountDownLatch halfway) {
+        DatLmr mem = a.lmr((long) WINDOW * MSG);
+        MemorySegment s = mem.segment();
+        Iov iov = a.iov(1);
+        DatEvent ev = new DatEvent();
+        long done = 0;
+        for (int seq = 0; seq < MESSAGES; seq++) {
+            // The slot of seq - WINDOW may be rewritten only once that send completed.
+            if (seq - done >= WINDOW) {
+                Waits.Deadline window = windowDeadline(conn, seq);
+                while (seq - done >= WINDOW) {
+                    window.check();
+                    done += reap(requestEvd, ev, conn, success, flushed);
+                    Thread.onSpinWait();
+                }
+            }
+            long off = (long) (seq % WINDOW) * MSG;
+            s.set(ValueLayout.JAVA_INT_UNALIGNED, off, conn);
+            s.set(ValueLayout.JAVA_INT_UNALIGNED, off + 4, seq);
+            s.set(ValueLayout.JAVA_LONG_UNALIGNED, off + 8, seq * 0x9E3779B97F4A7C15L);
+            s.set(ValueLayout.JAVA_LONG_UNALIGNED, off + 16, ~seq * 31L + conn);
+            s.set(ValueLayout.JAVA_LONG_UNALIGNED, off + 24, checksum(s, off));
+            iov.set(0, mem, off, MSG);
+            int rc;
+            Waits.Deadline room = null;
+            while ((rc = client.postSend(1, iov, seq, 0)) == DatReturn.DAT_INSUFFICIENT_RESOURCES) {
+                if (room == null) {
+                    room = Waits.deadline("room on connection " + conn + "'s request queue for send " + seq);
+                }
+                room.check();
+                done += reap(requestEvd, ev, conn, success, flushed);
+                Thread.onSpinWait();
+            }
+            assertEquals(DatReturn.DAT_SUCCESS, rc);
+            done += reap(requestEvd, ev, conn, success, flushed);
+            if (conn == 0 && seq == MESSAGES / 2) {
+                halfway.countDown();
+            }
+        }
+        long reaped = done;
+        Waits.Deadline tail = Waits.deadline(Waits.BOUND, () -> "the last completions of connection "
+                + conn + " (" + reaped + " of " + MESSAGES + " before the wait)");
+        while (done < MESSAGES) {
+            tail.check();
+            done += reap(requestEvd, ev, conn, success, flushed);
+            Thread.onSpinWait();
+        }
+    }
+
+    /** The SRQ's one receiver: checks each message and gives its buffer back, until it is interrupted. */
+    private static void receive(Loop b, DatEvd recvEvd, DatSrq srq, DatLmr recvMem, int[] nextSeq) {
+        DatEvent ev = new DatEvent();
+        Iov iov = b.iov(1);
+        MemorySegment s = recvMem.segment();
+        while (!Thread.currentThread().isInterrupted()) {
+            if (recvEvd.dequeue(ev) != DatReturn.DAT_SUCCESS) {
+                Thread.onSpinWait();
+                continue;
+            }
+            int conn = (Integer) ev.ep().consumerContext();
+            int slot = (int) ev.userCookie();
+            long off = (long) slot * MSG;
+            assertEquals(DatDtoStatus.SUCCESS, ev.dtoStatus());
+            assertEquals(MSG, ev.transferredLength());
+            assertEquals(conn, s.get(ValueLayout.JAVA_INT_UNALIGNED, off));
+            assertEquals(checksum(s, off), s.get(ValueLayout.JAVA_LONG_UNALIGNED, off + 24), "checksum");
+            int seq = s.get(ValueLayout.JAVA_INT_UNALIGNED, off + 4);
+            synchronized (nextSeq) {
+                assertEquals(nextSeq[conn], seq, "per-connection order, no loss, no duplicate");
+                nextSeq[conn]++;
+            }
+            s.asSlice(off, MSG).fill((byte) 0);
+            assertEquals(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, recvMem, off, MSG), slot));
+        }
+    }
+
+    /**
+     * Waits, up to 10 s, until the receiver has taken every message whose send completed successfully, or a worker
+     * failed.
+     */
+    private static void awaitDelivered(int[] nextSeq, long[] success, AtomicReference<Throwable> failure)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline && failure.get() == null) {
+            long delivered;
+            long expected = 0;
+            synchronized (nextSeq) {
+                delivered = 0;
+                for (int c = 0; c < SENDERS; c++) {
+                    delivered += nextSeq[c];
+                }
+            }
+            synchronized (success) {
+                for (long v : success) {
+                    expected += v;
+                }
+            }
+            if (delivered == expected) {
+                break;
+            }
+            Thread.sleep(1);
         }
     }
 
