@@ -68,7 +68,7 @@ final class Json {
      * line ends, a lone surrogate) is escaped too, so a provider's string shows no terminal the same tricks through
      * {@code --json} that the tables refuse it.
      */
-    private static void quote(StringBuilder sb, String s) {
+    static void quote(StringBuilder sb, String s) {
         sb.append('"');
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);

@@ -4,7 +4,6 @@ package dat.cli;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * Writes the {@code dat perf --json} report by hand: one object with the run's identity and a {@code results}
@@ -78,25 +77,8 @@ final class PerfJson {
         }
     }
 
+    /** The one JSON string writer: a provider name in {@code dat perf --json} is escaped as in {@code dat info}. */
     private static void string(StringBuilder sb, String s) {
-        sb.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
-        sb.append('"');
+        Json.quote(sb, s);
     }
 }

@@ -271,6 +271,18 @@ class PerfCommandTest {
         assertFalse(text.contains("E"), "plain notation: " + text);
     }
 
+    /**
+     * The perf report had a JSON string writer of its own that let DEL, the C1 controls (an 8-bit CSI) and bidi
+     * overrides through raw, where {@code dat info --json} escapes them: a provider name could still move the cursor.
+     */
+    @Test
+    void jsonReportEscapesWhatDatInfoEscapes() {
+        String text = PerfJson.report("p\u009b2J\u202e", "ia\u007f", null, "bw", "send",
+                List.of(new PerfResult(8, 10, 10, 10, 80, 1_000, 10, -1, -1)));
+        assertFalse(text.chars().anyMatch(c -> c == 0x9b || c == 0x202e || c == 0x7f), text);
+        assertTrue(text.contains("p\\u009b2J\\u202e") && text.contains("ia\\u007f"), text);
+    }
+
     /** Just enough of a JSON parser to check the report's shape: objects keep their key order. */
     static final class MiniJson {
         private final String s;
