@@ -6,7 +6,7 @@ Each entry of the list is a small mistake planted in loopback (or in the dat.spi
 to find, once, and what to put in its place. For each mutant this script copies the files the entry changes to a
 scratch directory (the working tree is never written), applies the pairs there, compiles only those files against
 the built modules (javac --patch-module) and runs the whole kit strict against loopback0 with the patched classes in
-front (TckLauncher on the module path, as `dat tck` runs it, with a short campaign and a 2 s event timeout). A
+front (`dat tck` from the module path, with a short campaign and a 2 s event timeout). A
 mutant is KILLED when a rule fails (the rules are printed) or the run hangs past --timeout, SURVIVED when every
 rule passes. First it runs the kit once without a mutant: a kit that fails on loopback as it is measures nothing.
 
@@ -199,7 +199,8 @@ class Verdict:
 
 def verdict(exit_code, output, seconds, hung=False):
     """A run's verdict: exit 0 survived, exit 1 with FAILED lines killed, a hang killed, anything else an error."""
-    rules = sorted({rule_name(m.group(1)) for m in re.finditer(r"^FAILED (\S+?):", output, re.MULTILINE)})
+    rules = sorted({rule_name(m.group(1))
+                    for m in re.finditer(r"^FAILED (?:\(optional\) )?(\S+?):", output, re.MULTILINE)})
     if hung:
         return Verdict(True, rules, True, seconds)
     if exit_code == 0 and not rules:
@@ -230,9 +231,9 @@ class Kit:
         self.timeout = timeout
         self.campaign_seconds = campaign_seconds
         self.event_timeout_ms = event_timeout_ms
-        with open(os.path.join(root, "dat.tck", CLASSPATH_FILE), encoding="utf-8") as f:
+        with open(os.path.join(root, "dat.cli", CLASSPATH_FILE), encoding="utf-8") as f:
             deps = f.read().strip()
-        self.module_path = os.pathsep.join([os.path.join(root, "dat.tck", "target", "classes"), deps])
+        self.module_path = os.pathsep.join([os.path.join(root, "dat.cli", "target", "classes"), deps])
 
     def tool(self, name):
         return os.path.join(self.java_home, "bin", name)
@@ -266,11 +267,13 @@ class Kit:
         command = [self.tool("java"), "--module-path", self.module_path]
         for module, out in sorted(patches.items()):
             command += ["--patch-module", f"{module}={out}"]
-        command += ["--add-modules", "dat.provider.loopback",
+        reports = tempfile.mkdtemp(prefix="mutants-reports-")
+        # `dat tck` itself, as a vendor runs the kit (dat.cli on the module path, loopback added beside it).
+        command += ["--add-modules", "dat.provider.loopback", "--enable-native-access=dat.provider.loopback",
                     f"-Ddat.tck.event.timeout.ms={self.event_timeout_ms}",
-                    f"-Ddat.tck.campaign.concurrent.seconds={min(self.campaign_seconds, 1.0)}",
-                    "-m", "dat.tck/dat.tck.TckLauncher", "--ia", "loopback0", "--strict",
-                    "--random-seconds", str(self.campaign_seconds)]
+                    "-m", "dat.cli/dat.cli.DatCommand", "tck", "--ia", "loopback0", "--strict",
+                    "--random-seconds", str(self.campaign_seconds),
+                    "--concurrent-seconds", str(min(self.campaign_seconds, 1.0)), "--reports", reports]
         started = time.monotonic()
         with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
             p = subprocess.Popen(command, cwd=self.root, stdout=log, stderr=subprocess.STDOUT,
@@ -284,6 +287,7 @@ class Kit:
                 hung = True
             log.seek(0)
             output = log.read()
+        shutil.rmtree(reports, ignore_errors=True)
         return verdict(code, output, time.monotonic() - started, hung)
 
 
@@ -295,9 +299,9 @@ def jdk25_home(root):
 
 
 def build(root, java_home):
-    """Compiles the kit and what it needs (incremental), and writes dat.tck's module path for the runs."""
+    """Compiles `dat` and what it needs (incremental), and writes dat.cli's module path for the runs."""
     env = dict(os.environ, JAVA_HOME=java_home)
-    command = ["./mvnw", "-B", "-q", "--no-transfer-progress", "-pl", "dat.tck", "-am", "compile",
+    command = ["./mvnw", "-B", "-q", "--no-transfer-progress", "-pl", "dat.cli", "-am", "compile",
                "dependency:build-classpath", f"-Dmdep.outputFile={CLASSPATH_FILE}"]
     print("mutants: " + " ".join(command), flush=True)
     p = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True)
