@@ -213,13 +213,13 @@ final class TckCommand implements Callable<Integer> {
         out.printf("%-28s %7d %7d %8d%n", "total", result.passed(), result.failed(), result.skipped());
         for (TckLauncher.Failure f : result.failures()) {
             out.println((f.level() == RuleLevel.REQUIRED ? "FAILED " : "FAILED (optional) ") + f.testName() + ": "
-                    + Text.safe(f.message()));
+                    + Text.block(f.message()));
         }
         if (!result.skips().isEmpty()) {
             out.println("skipped:");
             result.skips().forEach((rule, why) -> out.println("  " + rule + ": " + Text.safe(why)));
         }
-        result.reports().forEach((rule, report) -> out.println(rule + ": " + Text.safe(report)));
+        result.reports().forEach((rule, report) -> out.println(rule + ": " + Text.block(report)));
     }
 
     /**

@@ -86,7 +86,7 @@ final class TckPeerCommand implements Callable<Integer> {
                 out.flush();
                 watchdog.step("serving the cross-node rules on IA " + iaName, TimeUnit.SECONDS.toNanos(timeoutSeconds));
                 TckPeer.Summary summary = peer.serve(Duration.ofSeconds(timeoutSeconds), report -> {
-                    out.println(Text.safe(report));
+                    out.println(Text.block(report));
                     out.flush();
                 });
                 int failed = summary.failures().size();

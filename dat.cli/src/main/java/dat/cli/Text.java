@@ -28,6 +28,24 @@ final class Text {
     }
 
     /**
+     * {@return a multi-line report (the kit's campaign table, a failing episode's program) kept on its lines: each line
+     * escaped as {@link #safe} does, and every line after the first that does not already start with a blank indented
+     * by four, so no line of outside text can start at column 0 and pass for a line of the command's own}
+     *
+     * @param value the report; {@code \n}, {@code \r\n} and {@code \r} end its lines
+     */
+    static String block(Object value) {
+        String[] lines = String.valueOf(value).split("\r\n|\n|\r", -1);
+        StringBuilder sb = new StringBuilder(safe(lines[0]));
+        for (int i = 1; i < lines.length; i++) {
+            String line = safe(lines[i]);
+            boolean indented = line.isEmpty() || line.charAt(0) == ' ';
+            sb.append(System.lineSeparator()).append(indented ? "" : "    ").append(line);
+        }
+        return sb.toString();
+    }
+
+    /**
      * {@return whether the character at {@code i} must not reach a terminal as it is: a unit of a code point
      * {@link SafeText#isPrintable} rejects, or half of a surrogate pair without its other half}
      *

@@ -178,6 +178,21 @@ class HostileInputTest {
         assertClean(r.err(), "perf");
     }
 
+    /**
+     * The kit's multi-line reports (the campaign's table of calls, a failing episode's program) went through the
+     * one-line escaper and printed as one line full of "\\n"; they keep their lines, escaped line by line, and no
+     * line of them can start at column 0 to pass for the command's own "ran 186 rules" or "FAILED".
+     */
+    @Test
+    void aMultiLineReportKeepsItsLinesAndCannotForgeOne() {
+        String nl = System.lineSeparator();
+        assertEquals("seed 1: no violation" + nl + "    step    applied" + nl + "    SEND      3" + nl
+                        + "    ran 186 rules: 0 failed\\x1b[2J",
+                Text.block("seed 1: no violation\nstep    applied\r\n    SEND      3\n"
+                        + "ran 186 rules: 0 failed\u001b[2J"));
+        assertEquals("one line", Text.block("one line"));
+    }
+
     @Test
     void textEscapesEveryControlButLeavesOtherTextAlone() {
         assertEquals("a\\nb\\r\\t\\x1b[0m\\x7f\\x9b\\u202e\\u2028\\ud800x",
