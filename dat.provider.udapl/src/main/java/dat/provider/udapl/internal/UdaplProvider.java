@@ -22,7 +22,10 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * The uDAPL bridge: one IA per entry of libdat2's static registry ({@code DAT_OVERRIDE}, else
@@ -35,6 +38,13 @@ import java.util.List;
  * opens, what each one returned is the unavailable reason. The result is cached per provider instance.
  */
 public final class UdaplProvider implements DatProvider {
+
+    /**
+     * {@code DAT_PROVIDER_NOT_FOUND | DAT_NAME_NOT_REGISTERED}: what libdat2's {@code dat_ia_openv} returns when its
+     * static registry could not {@code dlopen} the entry's library or the library's {@code dat_provider_init}
+     * registered nothing.
+     */
+    static final int NOT_REGISTERED = 0x800a0064;
 
     private final Object lock = new Object();
     private Discovery discovery; // guarded by lock
@@ -160,17 +170,18 @@ public final class UdaplProvider implements DatProvider {
             return unavailable(UdaplConfig.noEntryReason(), entries, lib);
         }
         List<DatIaInfo> ias = new ArrayList<>();
-        List<String> problems = new ArrayList<>();
+        Map<String, List<String>> problems = new LinkedHashMap<>();
         for (Entry e : entries) {
             if (e.ia() != null) {
                 ias.add(e.ia());
             } else {
-                problems.add(e.iaName() + ": " + e.problem());
+                problems.computeIfAbsent(e.problem(), k -> new ArrayList<>()).add(e.iaName());
             }
         }
         if (ias.isEmpty()) {
             return unavailable("no IA of libdat2's registry " + UdaplConfig.datConfPath() + " opens: "
-                    + String.join("; ", problems), entries, lib);
+                    + problems.entrySet().stream().map(p -> String.join(", ", p.getValue()) + ": " + p.getKey())
+                    .collect(Collectors.joining("; ")), entries, lib);
         }
         return new Discovery(DatProviderInfo.available(name(), UdaplConfig.PROVIDER_VERSION, ias,
                 UdaplConfig.settings()), entries, lib);
@@ -211,7 +222,9 @@ public final class UdaplProvider implements DatProvider {
             int rc = lib.iaOpenv(name, UdaplConfig.DISCOVERY_ASYNC_QLEN, evd, ia,
                     threadSafe ? LibDat2.DAT_TRUE : LibDat2.DAT_FALSE);
             if (!DatStatus.ok(rc)) {
-                return new Entry(iaName, threadSafe, null, "dat_ia_open returned " + DatStatus.describe(rc));
+                return new Entry(iaName, threadSafe, null, "dat_ia_open returned " + DatStatus.describe(rc)
+                        + (rc == NOT_REGISTERED ? " (libdat2 could not load the entry's library, or the C provider"
+                        + " found no device for it)" : ""));
             }
             MemorySegment handle = ia.get(ValueLayout.ADDRESS, 0);
             try {
