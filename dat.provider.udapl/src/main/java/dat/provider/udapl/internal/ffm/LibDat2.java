@@ -74,7 +74,44 @@ public final class LibDat2 {
         } catch (IllegalArgumentException | IllegalCallerException e) {
             throw new LibraryUnavailableException(soname + " not found: " + INSTALL_HINT, e);
         }
-        return new LibDat2(lookup);
+        LibDat2 lib = new LibDat2(lookup);
+        makeGlobal(soname);
+        return lib;
+    }
+
+    /** {@code RTLD_NOW}. */
+    static final int RTLD_NOW = 0x2;
+    /** {@code RTLD_NOLOAD}. */
+    static final int RTLD_NOLOAD = 0x4;
+    /** {@code RTLD_GLOBAL}. */
+    static final int RTLD_GLOBAL = 0x100;
+
+    /**
+     * Promotes the loaded libdat2 to the global symbol scope. The C providers libdat2 {@code dlopen()}s
+     * ({@code libdaplofa.so.2} ...) leave {@code dats_get_ia_handle}, {@code dat_registry_add_provider} and
+     * {@code dat_registry_remove_provider} undefined, for the program's libdat2 to provide: a C program links
+     * libdat2, so its symbols are global, but {@link SymbolLookup#libraryLookup} loads with {@code RTLD_LOCAL},
+     * and every provider then fails to load ("undefined symbol: dats_get_ia_handle"), which libdat2 reports as
+     * {@code DAT_PROVIDER_NOT_FOUND/DAT_NAME_NOT_REGISTERED}. {@code dlopen(RTLD_NOLOAD | RTLD_GLOBAL)} of the
+     * library already loaded changes only its scope.
+     */
+    private static void makeGlobal(String soname) throws LibraryUnavailableException {
+        Linker linker = Linker.nativeLinker();
+        MemorySegment dlopen = linker.defaultLookup().find("dlopen").orElseThrow(() -> new LibraryUnavailableException(
+                "the C library has no dlopen, needed to give " + soname + " global scope", null));
+        MethodHandle mh = linker.downcallHandle(dlopen, FunctionDescriptor.of(C_POINTER, C_POINTER, C_INT));
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment handle = (MemorySegment) mh.invokeExact(arena.allocateFrom(soname),
+                    RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+            if (handle.address() == 0) {
+                throw new LibraryUnavailableException("dlopen(" + soname + ", RTLD_NOLOAD | RTLD_GLOBAL) failed: the"
+                        + " C providers it loads could not find its symbols", null);
+            }
+        } catch (LibraryUnavailableException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
     }
 
     private static MethodHandle find(Linker linker, SymbolLookup lookup, String name, FunctionDescriptor fd)
