@@ -129,9 +129,30 @@ public final class UdaplProvider implements DatProvider {
     Discovery discovery() {
         synchronized (lock) {
             if (discovery == null) {
-                discovery = discover();
+                discovery = shared();
             }
             return discovery;
+        }
+    }
+
+    /** The process's discovery, while the library setting stays the same. */
+    private static Discovery shared;
+    /** The {@code dat.udapl.libdat} value {@link #shared} was found with. */
+    private static String sharedLibdat;
+
+    /**
+     * libdat2 reads its registry once per process, when it loads, so every provider instance (the registry makes one
+     * per load) would find the same IAs; opening each of them again (Debian's default {@code dat.conf} has 60
+     * entries, each a {@code dlopen} and a device probe) is done once per process and library setting instead.
+     */
+    private static Discovery shared() {
+        synchronized (UdaplProvider.class) {
+            String libdat = UdaplConfig.libdat();
+            if (shared == null || !libdat.equals(sharedLibdat)) {
+                shared = new UdaplProvider().discover();
+                sharedLibdat = libdat;
+            }
+            return shared;
         }
     }
 
