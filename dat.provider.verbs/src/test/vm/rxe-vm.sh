@@ -46,7 +46,8 @@ Options:
   --cmd-a CMD        pair, guest a (192.0.2.1) (default: $(default_cmd a))
   --cmd-b CMD        pair, guest b (192.0.2.2) (default: $(default_cmd b))
   --dapl             also carry OFA's C uDAPL into the guest (libdat2, libdaplofa/-scm/-ucm, dtest, dtestsrq,
-                     dtestx, dtestcm, dapltest) and give every guest a dat.conf naming its rxe0 (DAT_OVERRIDE)
+                     dtestx, dtestcm, dapltest) and give every guest a dat.conf naming its rxe0 (DAT_OVERRIDE);
+                     the default --java-options then also raise dat.registry.timeout.ms to 120000
   --faults           the pair with the fault suite's commands: a runs fault-victim.sh (kill -9, link down and up,
                      dat_ia_close ABRUPT, then a plain connection), b runs $(default_cmd fault-b)
   --timeout SECONDS  hard limit for the guests, boot and a retry included (default: $DEFAULT_TIMEOUT)
@@ -133,6 +134,7 @@ cmd_given=false
 timeout_s=$DEFAULT_TIMEOUT
 grace_s=$DEFAULT_GRACE
 java_options=$java_options_default
+java_options_given=false
 mem=
 accel=tcg
 kernel_pkg=
@@ -157,7 +159,7 @@ while [[ $# -gt 0 ]]; do
         --cmd-b) need_arg "$@"; cmd_b=$2; shift 2 ;;
         --timeout) need_arg "$@"; whole_seconds "$1" "$2"; timeout_s=$2; shift 2 ;;
         --peer-grace) need_arg "$@"; whole_seconds "$1" "$2"; grace_s=$2; shift 2 ;;
-        --java-options) need_arg "$@"; java_options=$2; shift 2 ;;
+        --java-options) need_arg "$@"; java_options=$2; java_options_given=true; shift 2 ;;
         --mem)
             need_arg "$@"
             [[ $2 =~ ^[0-9]+$ && $2 -ge 512 ]] || die_usage "--mem needs a size in MiB of at least 512, got '$2'"
@@ -188,6 +190,11 @@ else
     : "${mem:=2048}"
 fi
 $cmd_given && [[ -z ${cmd_vm//[[:space:]]/} ]] && die_usage "--cmd is empty"
+# The udapl provider's info() opens every dat.conf IA through libdaplofa, which under TCG can take longer than the
+# registry's 10 s limit for a provider call (one dat info of three in a guest reported udapl unavailable for it).
+if $dapl && ! $java_options_given; then
+    java_options+=" -Ddat.registry.timeout.ms=120000"
+fi
 if $faults; then
     : "${cmd_a:=$(default_cmd fault-a)}" "${cmd_b:=$(default_cmd fault-b)}"
 fi
