@@ -130,6 +130,20 @@ if command -v ibv_devinfo >/dev/null 2>&1; then
     run_logged ibv_devinfo -d rxe0 || setup_failed "ibv_devinfo cannot open rxe0 (libibverbs or its rxe plugin)"
 fi
 
+# OFA's C uDAPL (rxe-vm.sh --dapl): a dat.conf naming rxe0 through libdaplofa (rdma_cm), once by this guest's
+# address and once by its netdev, read through DAT_OVERRIDE by libdat2 (and jDAT's udapl provider). A copy goes to
+# the guest's directory for the record.
+if [ -e /usr/lib/x86_64-linux-gnu/libdat2.so.2 ]; then
+    {
+        echo "ofa-v2-cma-roe u2.0 nonthreadsafe default libdaplofa.so.2 dapl.2.0 \"$IP4 0\" \"\""
+        echo "ofa-v2-cma-roe-$DEV u2.0 nonthreadsafe default libdaplofa.so.2 dapl.2.0 \"$DEV 0\" \"\""
+    } > /etc/dat.conf
+    cp /etc/dat.conf "$VMDIR/dat.conf"
+    export DAT_OVERRIDE=/etc/dat.conf
+    log "dat.conf (DAT_OVERRIDE=$DAT_OVERRIDE):"
+    log "$(cat /etc/dat.conf)"
+fi
+
 if [ -n "$PEER" ]; then
     # The other guest may still be booting: wait for it so the command does not start against an empty wire.
     i=0

@@ -21,6 +21,10 @@ readonly GUEST_INIT=$HERE/guest-init.sh
 readonly MULTIARCH=x86_64-linux-gnu
 readonly HOST_PACKAGES=(qemu-system-x86 kmod cpio busybox-static rdma-core ibverbs-providers libibverbs1 librdmacm1
     iproute2)
+# --dapl: OFA's C uDAPL 2.0 (libdat2 and its providers) and its test programs, carried into the guest.
+readonly DAPL_PACKAGES=(libdapl2 dapl2-utils)
+readonly DAPL_PROVIDERS=(libdaplofa.so.2 libdaploscm.so.2 libdaploucm.so.2)
+readonly DAPL_TOOLS=(dtest dtestsrq dtestx dtestcm dapltest)
 # Loaded in this order (dependencies first, resolved from modules.dep). crc32_generic is listed by hand because
 # rdma_rxe asks the crypto API for "crc32" at device creation, which modules.dep does not record and which
 # fails with "failed to init crc32 algorithm" when nothing provides it; there is no modprobe to load it lazily.
@@ -41,6 +45,8 @@ Options:
   --pair             two guests joined by a qemu socket netdev on 127.0.0.1
   --cmd-a CMD        pair, guest a (192.0.2.1) (default: $(default_cmd a))
   --cmd-b CMD        pair, guest b (192.0.2.2) (default: $(default_cmd b))
+  --dapl             also carry OFA's C uDAPL into the guest (libdat2, libdaplofa/-scm/-ucm, dtest, dtestsrq,
+                     dtestx, dtestcm, dapltest) and give every guest a dat.conf naming its rxe0 (DAT_OVERRIDE)
   --faults           the pair with the fault suite's commands: a runs fault-victim.sh (kill -9, link down and up,
                      dat_ia_close ABRUPT, then a plain connection), b runs $(default_cmd fault-b)
   --timeout SECONDS  hard limit for the guests, boot and a retry included (default: $DEFAULT_TIMEOUT)
@@ -121,6 +127,7 @@ out=$ROOT_DIR/dat.provider.verbs/target/rxe-vm
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/jdat-rxe-vm
 pair=false
 faults=false
+dapl=false
 cmd_vm='' cmd_a='' cmd_b=''
 cmd_given=false
 timeout_s=$DEFAULT_TIMEOUT
@@ -144,6 +151,7 @@ while [[ $# -gt 0 ]]; do
         --cache) need_arg "$@"; cache=$2; shift 2 ;;
         --pair) pair=true; shift ;;
         --faults) pair=true; faults=true; shift ;;
+        --dapl) dapl=true; shift ;;
         --cmd) need_arg "$@"; cmd_vm=$2; cmd_given=true; shift 2 ;;
         --cmd-a) need_arg "$@"; cmd_a=$2; shift 2 ;;
         --cmd-b) need_arg "$@"; cmd_b=$2; shift 2 ;;
@@ -194,7 +202,9 @@ if ! command -v dpkg-query >/dev/null || ! command -v apt-get >/dev/null; then
     die_usage "needs a Debian-family host (dpkg and apt): the guest runs Debian's kernel and this host's libraries"
 fi
 missing=()
-for p in "${HOST_PACKAGES[@]}"; do
+host_packages=("${HOST_PACKAGES[@]}")
+! $dapl || host_packages+=("${DAPL_PACKAGES[@]}")
+for p in "${host_packages[@]}"; do
     [[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) == "install ok installed" ]] || missing+=("$p")
 done
 if [[ ${#missing[@]} -gt 0 ]]; then
@@ -313,6 +323,18 @@ done
 rxe_plugin=/usr/lib/$MULTIARCH/libibverbs/librxe-rdmav34.so
 busybox_bin=$(readlink -f "$(command -v busybox)")
 [[ -f $rxe_plugin && -f /etc/libibverbs.d/rxe.driver ]] || die_usage "no rxe plugin for libibverbs ($rxe_plugin)"
+# libdat2 dlopen()s the provider a dat.conf line names (libdaplofa.so.2 ...), so ldd of dtest does not show it:
+# the providers are listed by hand, their own libraries (librdmacm, libnl) come from their ldd.
+dapl_files=()
+if $dapl; then
+    for t in "${DAPL_PROVIDERS[@]}"; do
+        dapl_files+=("/usr/lib/$MULTIARCH/$t")
+    done
+    for t in "${DAPL_TOOLS[@]}"; do
+        p=$(command -v "$t") || die_usage "--dapl: no $t on this host (package dapl2-utils)"
+        dapl_files+=("$(readlink -f "$p")")
+    done
+fi
 ldd "$busybox_bin" >/dev/null 2>&1 && die_usage "$busybox_bin is dynamically linked: install busybox-static"
 
 # What goes into the guest from the host: the userspace verbs stack, the tools, and every library the image's
@@ -320,7 +342,7 @@ ldd "$busybox_bin" >/dev/null 2>&1 && die_usage "$busybox_bin is dynamically lin
 # ldd output of bin/java (it is dlopen()ed): its libraries come from lib/server/libjvm.so's own ldd.
 mapfile -t image_elves < <(find "$image/bin" "$image/lib" -type f \( -name '*.so' -o -perm -u+x \) | sort)
 host_files=(
-    "$rdma_bin" "$ip_bin" "${optional_tools[@]}" "$rxe_plugin"
+    "$rdma_bin" "$ip_bin" "${optional_tools[@]}" "${dapl_files[@]}" "$rxe_plugin"
     "/usr/lib/$MULTIARCH/libibverbs.so.1" "/usr/lib/$MULTIARCH/librdmacm.so.1"
     # glibc dlopen()s libgcc_s to unwind a thread that exits or is cancelled.
     "$(readlink -f /lib/$MULTIARCH/libgcc_s.so.1)"
