@@ -388,12 +388,13 @@ final class Dtest {
     private void bootstrapServe() {
         String provider = cfg.peerProvider() != null ? cfg.peerProvider() : ia.name();
         byte[] msg = bootstrapMessage(ia.address(), provider);
-        say("waiting on TCP port " + cfg.bootstrapPort() + " for the client's bootstrap (provider " + provider
-                + ", address " + ia.address().getHostAddress() + ")");
         try (ServerSocket listener = new ServerSocket()) {
             listener.setReuseAddress(true);
             listener.setSoTimeout((int) Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(cfg.timeoutNanos())));
             listener.bind(new InetSocketAddress(cfg.bootstrapPort()));
+            // Once bound: a harness starts a C client, which tries the bootstrap once, when it reads this line.
+            say("waiting on TCP port " + cfg.bootstrapPort() + " for the client's bootstrap (provider " + provider
+                    + ", address " + ia.address().getHostAddress() + ")");
             try (Socket s = listener.accept(); OutputStream o = s.getOutputStream()) {
                 o.write(msg);
                 o.flush();
