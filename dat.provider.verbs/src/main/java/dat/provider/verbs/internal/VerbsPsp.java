@@ -18,14 +18,12 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * A public service point ({@code dat_psp_create}, {@code dat_psp_create_any}): an rdma_cm id listening on the IA's
- * address, port = {@code conn_qual} in rdma_cm's TCP port space.
+ * address, on the rdma_cm TCP port {@code conn_qual} maps to ({@link CmWire#port}).
  */
 // Restricted methods on purpose: reached only after VerbsProvider checked Module.isNativeAccessEnabled().
 @SuppressWarnings("restricted")
 final class VerbsPsp extends AbstractPsp<VerbsIa, VerbsEvd> {
 
-    /** rdma_cm ports are 16 bits wide. */
-    static final long MAX_QUALIFIER = 0xFFFF;
     private static final int BACKLOG = 128;
 
     private final VerbsIa ia;
