@@ -685,7 +685,7 @@ interop_summary() {
     while IFS='|' read -r name control rest; do
         v=$(cat "$out/interop/$name.verdict" 2>/dev/null || echo "FAIL no verdict")
         if [[ $control == - && $name == c-* ]]; then
-            note=$(cat "$out/interop/$name.note" 2>/dev/null || true)
+            note=$(sort -u "$out/interop/$name.note" 2>/dev/null | paste -sd ' ' || true)
             echo "INTEROP CONTROL ${v%% *} $name${v#"${v%% *}"}${note:+ (note: $note)}"
             continue
         fi
@@ -697,7 +697,7 @@ interop_summary() {
             fi
         fi
         if [[ $v == PASS ]]; then
-            note=$(cat "$out/interop/$name.note" 2>/dev/null || true)
+            note=$(sort -u "$out/interop/$name.note" 2>/dev/null | paste -sd ' ' || true)
             echo "INTEROP PASS $name${note:+ (note: $note)}"
             passed=$((passed + 1))
         else
