@@ -16,11 +16,12 @@ import java.util.Arrays;
  *       {@code qual % 32001 + 33534} ({@code SID_TO_PORT}).</li>
  *   <li>Private data of a connect or an accept: the consumer's bytes from offset 0, as uDAPL sends them (no
  *       header). rdma_cm on InfiniBand and RoCE hands the receiver the whole zero-padded field (56 bytes of a
- *       REQ, 196 of a REP), so jDAT sends the 56 bytes a REQ carries with a 4-byte trailer at 52..55
- *       ({@code 'j' 'D' n ~n}) when the consumer's {@code n} bytes leave room: a jDAT receiver that finds a valid
- *       trailer (and zeros everywhere else past the data) reports exactly {@code n} bytes; any other field
- *       (uDAPL's, or jDAT's 53 to 56 bytes) is reported whole, as uDAPL reports it. A uDAPL receiver reads the
- *       trailer as padding it never looks at.</li>
+ *       REQ, 196 of a REP), so jDAT sends the whole field with a 4-byte trailer in its last bytes
+ *       ({@code 'j' 'D' n ~n}) when the consumer's {@code n} bytes leave room (always in an accept, up to 52 bytes
+ *       in a connect): a jDAT receiver that finds a valid trailer at the end of the field (and zeros everywhere
+ *       between the data and it) reports exactly {@code n} bytes; any other field (uDAPL's, or a jDAT connect's 53
+ *       to 56 bytes) is reported whole, as uDAPL reports it. A uDAPL receiver reads the trailer as padding it
+ *       never looks at.</li>
  *   <li>A consumer's reject carries uDAPL's 4-byte header (a big-endian version word, never 0); uDAPL's active
  *       side reports a reject with status 28 and a header as the peer's. A reject with no header (a request
  *       nobody listens for, rdma_cm's own refusals) is a non-peer reject on both implementations.</li>
@@ -33,8 +34,10 @@ final class CmWire {
 
     /** rdma_cm's private data in a REQ on InfiniBand/RoCE: an IB CM REQ's 92 bytes less rdma_cm's 36. */
     static final int REQ_FIELD = 56;
-    /** The consumer bytes the trailer leaves room for. */
-    static final int TRAILER_AT = REQ_FIELD - 4;
+    /** rdma_cm's private data in a REP (an accept): all of an IB CM REP's 196 bytes. */
+    static final int REP_FIELD = 196;
+    /** The length of jDAT's trailer. */
+    static final int TRAILER = 4;
     /** Maximum private data a consumer may give: the whole REQ field (uDAPL's {@code IB_MAX_REQ_PDATA_SIZE}). */
     static final int MAX_PRIVATE_DATA = REQ_FIELD;
     /** uDAPL's {@code struct dapl_pdata_hdr}: one 32-bit version word. */
@@ -68,30 +71,32 @@ final class CmWire {
      * Writes the private data of a connect or an accept.
      *
      * @param data the consumer's bytes (at most {@link #MAX_PRIVATE_DATA}), or {@code null}
-     * @param out at least {@link #REQ_FIELD} bytes
-     * @return the length to hand rdma_cm: always {@link #REQ_FIELD}
+     * @param field {@link #REQ_FIELD} for a connect, {@link #REP_FIELD} for an accept
+     * @param out at least {@code field} bytes
+     * @return the length to hand rdma_cm: {@code field}
      */
-    static int encode(byte[] data, MemorySegment out) {
+    static int encode(byte[] data, int field, MemorySegment out) {
         int n = data == null ? 0 : data.length;
-        if (n > MAX_PRIVATE_DATA) {
-            throw new IllegalArgumentException(n + " bytes of private data exceed " + MAX_PRIVATE_DATA);
+        if (n > MAX_PRIVATE_DATA || field < REQ_FIELD) {
+            throw new IllegalArgumentException(n + " bytes of private data in a field of " + field);
         }
-        out.asSlice(0, REQ_FIELD).fill((byte) 0);
+        out.asSlice(0, field).fill((byte) 0);
         if (n > 0) {
             MemorySegment.copy(data, 0, out, JAVA_BYTE, 0, n);
         }
-        if (n <= TRAILER_AT) {
-            out.set(JAVA_BYTE, TRAILER_AT, MAGIC0);
-            out.set(JAVA_BYTE, TRAILER_AT + 1, MAGIC1);
-            out.set(JAVA_BYTE, TRAILER_AT + 2, (byte) n);
-            out.set(JAVA_BYTE, TRAILER_AT + 3, (byte) ~n);
+        int at = field - TRAILER;
+        if (n <= at) {
+            out.set(JAVA_BYTE, at, MAGIC0);
+            out.set(JAVA_BYTE, at + 1, MAGIC1);
+            out.set(JAVA_BYTE, at + 2, (byte) n);
+            out.set(JAVA_BYTE, at + 3, (byte) ~n);
         }
-        return REQ_FIELD;
+        return field;
     }
 
     /**
-     * {@return the private data to report: exactly the consumer's bytes when a jDAT trailer says how many, else
-     * the field as rdma_cm delivered it, or {@code null} when it delivered none}
+     * {@return the private data to report: exactly the consumer's bytes when a jDAT trailer ends the field and says
+     * how many, else the field as rdma_cm delivered it, or {@code null} when it delivered none}
      *
      * @param field the private-data field of a connect request, a connect response or an established event
      */
@@ -106,17 +111,18 @@ final class CmWire {
         return n == 0 ? null : Arrays.copyOf(field, n);
     }
 
-    /** {@return the length a valid trailer gives, or -1 when the field has none} */
+    /** {@return the length a valid trailer at the end of the field gives, or -1 when the field has none} */
     private static int trailerLength(byte[] field) {
-        if (field.length < REQ_FIELD || field[TRAILER_AT] != MAGIC0 || field[TRAILER_AT + 1] != MAGIC1) {
+        int at = field.length - TRAILER;
+        if (at < 0 || field[at] != MAGIC0 || field[at + 1] != MAGIC1) {
             return -1;
         }
-        int n = Byte.toUnsignedInt(field[TRAILER_AT + 2]);
-        if (n > TRAILER_AT || (byte) ~n != field[TRAILER_AT + 3]) {
+        int n = Byte.toUnsignedInt(field[at + 2]);
+        if (n > Math.min(at, MAX_PRIVATE_DATA) || (byte) ~n != field[at + 3]) {
             return -1;
         }
-        for (int i = n; i < field.length; i++) {
-            if ((i < TRAILER_AT || i >= REQ_FIELD) && field[i] != 0) {
+        for (int i = n; i < at; i++) {
+            if (field[i] != 0) {
                 return -1;
             }
         }

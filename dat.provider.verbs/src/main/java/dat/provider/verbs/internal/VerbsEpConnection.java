@@ -172,7 +172,7 @@ final class VerbsEpConnection {
                 case LibRdmacm.RDMA_CM_EVENT_ADDR_RESOLVED -> ia.cm.rdma_resolve_route(cmId, RESOLVE_MILLIS);
                 case LibRdmacm.RDMA_CM_EVENT_ROUTE_RESOLVED -> {
                     localQual = ia.cm.rdma_get_src_port(cmId);
-                    fillConnParam(connectData, ep.attr.maxRdmaReadIn(), ep.attr.maxRdmaReadOut());
+                    fillConnParam(connectData, CmWire.REQ_FIELD, ep.attr.maxRdmaReadIn(), ep.attr.maxRdmaReadOut());
                     ia.cm.rdma_connect(cmId, connParam);
                 }
                 case LibRdmacm.RDMA_CM_EVENT_CONNECT_RESPONSE -> {
@@ -283,10 +283,13 @@ final class VerbsEpConnection {
         postConnectionEvent(DatEventType.CONNECTION_EVENT_ESTABLISHED, privateData);
     }
 
-    /** Writes {@link #connParam} for a connect or an accept. Caller holds lock. */
-    private void fillConnParam(byte[] data, int responderResources, int initiatorDepth) {
+    /**
+     * Writes {@link #connParam} for a connect ({@code field} {@link CmWire#REQ_FIELD}) or an accept
+     * ({@link CmWire#REP_FIELD}). Caller holds lock.
+     */
+    private void fillConnParam(byte[] data, int field, int responderResources, int initiatorDepth) {
         connParam.fill((byte) 0);
-        int length = CmWire.encode(data, privateDataBuffer);
+        int length = CmWire.encode(data, field, privateDataBuffer);
         RdmaConnParam.privateData(connParam, privateDataBuffer);
         RdmaConnParam.privateDataLen(connParam, (byte) length);
         RdmaConnParam.responderResources(connParam, (byte) Math.min(255, responderResources));
@@ -331,7 +334,7 @@ final class VerbsEpConnection {
             try {
                 ep.toConnected(cr.id(), LibIbverbs.IBV_QPS_RTR);
                 ep.toConnected(cr.id(), LibIbverbs.IBV_QPS_RTS);
-                fillConnParam(acceptData, CmWire.acceptResponderResources(ep.attr.maxRdmaReadIn(),
+                fillConnParam(acceptData, CmWire.REP_FIELD, CmWire.acceptResponderResources(ep.attr.maxRdmaReadIn(),
                         cr.responderResources()), CmWire.acceptInitiatorDepth(ep.attr.maxRdmaReadOut(),
                         cr.initiatorDepth()));
                 ia.cm.rdma_accept(cr.id(), connParam);

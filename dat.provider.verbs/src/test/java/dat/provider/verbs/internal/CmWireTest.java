@@ -26,11 +26,12 @@ class CmWireTest {
         return Arrays.copyOf(sent, fieldSize);
     }
 
-    private static byte[] sent(byte[] data) {
+    private static byte[] sent(byte[] data, int field) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(256);
             out.fill((byte) 0x5A);
-            int length = CmWire.encode(data, out);
+            int length = CmWire.encode(data, field, out);
+            assertEquals(field, length, "jDAT sends the whole field");
             return out.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE);
         }
     }
@@ -61,39 +62,57 @@ class CmWireTest {
     @Test
     void theConsumerBytesStartTheFieldAsUdaplSendsThem() {
         byte[] dtest = pattern(48, 1);
-        byte[] wire = sent(dtest);
-        assertEquals(56, wire.length, "jDAT sends the whole REQ field");
+        byte[] wire = sent(dtest, CmWire.REQ_FIELD);
         assertArrayEquals(dtest, Arrays.copyOf(wire, 48), "no length byte or header before the consumer's bytes");
         assertArrayEquals(new byte[4], Arrays.copyOfRange(wire, 48, 52), "zeros up to the trailer");
         assertArrayEquals(new byte[] {'j', 'D', 48, (byte) ~48}, Arrays.copyOfRange(wire, 52, 56));
+        byte[] accept = sent(pattern(48, 2), CmWire.REP_FIELD);
+        assertEquals(196, accept.length);
+        assertArrayEquals(pattern(48, 2), Arrays.copyOf(accept, 48));
+        assertArrayEquals(new byte[192 - 48], Arrays.copyOfRange(accept, 48, 192));
+        assertArrayEquals(new byte[] {'j', 'D', 48, (byte) ~48}, Arrays.copyOfRange(accept, 192, 196),
+                "an accept's trailer ends the REP's field");
     }
 
     @Test
     void aJdatReceiverGetsTheExactBytesBack() {
-        for (int n = 0; n <= CmWire.TRAILER_AT; n++) {
+        for (int n = 0; n <= CmWire.MAX_PRIVATE_DATA; n++) {
             byte[] data = pattern(n, 200);
-            for (int fieldSize : new int[] {56, 196, 148}) {
-                byte[] got = CmWire.decode(field(sent(data), fieldSize));
+            byte[] accept = CmWire.decode(sent(data, CmWire.REP_FIELD));
+            if (n == 0) {
+                assertNull(accept);
+            } else {
+                assertArrayEquals(data, accept, "an accept of " + n + " bytes");
+            }
+            if (n <= CmWire.REQ_FIELD - CmWire.TRAILER) {
+                byte[] request = CmWire.decode(sent(data, CmWire.REQ_FIELD));
                 if (n == 0) {
-                    assertNull(got, "no data at field size " + fieldSize);
+                    assertNull(request);
                 } else {
-                    assertArrayEquals(data, got, n + " bytes in a field of " + fieldSize);
+                    assertArrayEquals(data, request, "a request of " + n + " bytes");
                 }
             }
         }
-        assertNull(CmWire.decode(sent(null)));
         byte[] zeros = new byte[20];
-        assertArrayEquals(zeros, CmWire.decode(field(sent(zeros), 56)), "zeros the consumer sent stay data");
+        assertArrayEquals(zeros, CmWire.decode(sent(zeros, CmWire.REQ_FIELD)), "zeros the consumer sent stay data");
     }
 
     @Test
-    void dataWithoutRoomForTheTrailerArrivesWholeField() {
-        for (int n = CmWire.TRAILER_AT + 1; n <= CmWire.MAX_PRIVATE_DATA; n++) {
+    void theLargestAcceptArrivesExactly() {
+        // The kit's required_ep_connect_privateDataLimitHonoured saw 196 bytes for an accept of 56 when the
+        // trailer sat at 52 (no room): an accept's trailer now ends the REP's 196-byte field.
+        byte[] max = pattern(CmWire.MAX_PRIVATE_DATA, 9);
+        assertArrayEquals(max, CmWire.decode(sent(max, CmWire.REP_FIELD)));
+        assertArrayEquals(max, CmWire.decode(sent(max, CmWire.REQ_FIELD)), "56 bytes fill a request's field");
+    }
+
+    @Test
+    void aRequestWithoutRoomForTheTrailerArrivesWholeField() {
+        for (int n = CmWire.REQ_FIELD - CmWire.TRAILER + 1; n <= CmWire.MAX_PRIVATE_DATA; n++) {
             byte[] data = pattern(n, 1);
-            byte[] got = CmWire.decode(field(sent(data), 56));
-            assertArrayEquals(field(data, 56), got, n + " bytes");
+            assertArrayEquals(field(data, 56), CmWire.decode(sent(data, CmWire.REQ_FIELD)), n + " bytes");
         }
-        assertThrows(IllegalArgumentException.class, () -> sent(new byte[57]));
+        assertThrows(IllegalArgumentException.class, () -> sent(new byte[57], CmWire.REP_FIELD));
     }
 
     @Test
@@ -109,23 +128,22 @@ class CmWireTest {
 
     @Test
     void aTrailerLookalikeIsNotTakenForOne() {
-        byte[] valid = field(sent(pattern(10, 1)), 196);
+        byte[] valid = sent(pattern(10, 1), CmWire.REP_FIELD);
         assertArrayEquals(pattern(10, 1), CmWire.decode(valid));
         byte[] badCheck = valid.clone();
-        badCheck[55] ^= 1;
+        badCheck[195] ^= 1;
         assertArrayEquals(badCheck, CmWire.decode(badCheck), "the complement byte must match");
         byte[] dirtyGap = valid.clone();
-        dirtyGap[30] = 1;
+        dirtyGap[100] = 1;
         assertArrayEquals(dirtyGap, CmWire.decode(dirtyGap), "bytes between the data and the trailer must be 0");
-        byte[] dirtyTail = valid.clone();
-        dirtyTail[100] = 1;
-        assertArrayEquals(dirtyTail, CmWire.decode(dirtyTail), "bytes past the REQ field must be 0");
         byte[] tooLong = valid.clone();
-        tooLong[54] = 53;
-        tooLong[55] = (byte) ~53;
-        assertArrayEquals(tooLong, CmWire.decode(tooLong), "a length past the trailer is no trailer");
-        byte[] shortField = Arrays.copyOf(valid, 55);
-        assertArrayEquals(shortField, CmWire.decode(shortField));
+        tooLong[194] = 57;
+        tooLong[195] = (byte) ~57;
+        assertArrayEquals(tooLong, CmWire.decode(tooLong), "more than max_private_data_size is no trailer");
+        byte[] padded = Arrays.copyOf(valid, 200);
+        assertArrayEquals(padded, CmWire.decode(padded), "a trailer not at the field's end is none");
+        byte[] tiny = {'j', 'D', 1, (byte) ~1};
+        assertArrayEquals(tiny, CmWire.decode(tiny), "no room for the byte it names");
         Random random = new Random(25);
         for (int i = 0; i < 10_000; i++) {
             byte[] noise = new byte[56];
