@@ -7,6 +7,7 @@
 #   rxe-vm.sh --pair [options]          two guests on one virtual wire: a (192.0.2.1) runs --cmd-a,
 #                                       b (192.0.2.2) runs --cmd-b
 #   rxe-vm.sh --faults [options]        the pair running the fault suite: a is the victim, b the survivor
+#   rxe-vm.sh --pair --interop [opts]   the pair running OFA's C uDAPL against jDAT (interop.sh): INTEROP lines
 #
 # Exit status: 0 when every guest command exited 0; 1 when one failed, crashed (twice), timed out or its guest
 # did not come up; 2 for bad usage or a host that lacks what the harness needs.
@@ -48,6 +49,10 @@ Options:
   --dapl             also carry OFA's C uDAPL into the guest (libdat2, libdaplofa/-scm/-ucm, dtest, dtestsrq,
                      dtestx, dtestcm, dapltest) and give every guest a dat.conf naming its rxe0 (DAT_OVERRIDE);
                      the default --java-options then also raise dat.registry.timeout.ms to 120000
+  --interop          the pair (implies --pair --dapl) running interop.sh in both guests: OFA's dtest and
+                     dtestsrq against themselves (the controls), then against dat dtest and dat dtestsrq on verbs
+                     both ways (and the cross-node kit verbs<->udapl when the image has udapl); the summary
+                     prints INTEROP PASS|FAIL <check> per check and "N passed, M failed"
   --faults           the pair with the fault suite's commands: a runs fault-victim.sh (kill -9, link down and up,
                      dat_ia_close ABRUPT, then a plain connection), b runs $(default_cmd fault-b)
   --timeout SECONDS  hard limit for the guests, boot and a retry included (default: $DEFAULT_TIMEOUT)
@@ -86,6 +91,7 @@ default_cmd() {
         a) echo 'dat tck-peer --provider verbs --conn-qual 7471 --timeout 1800' ;;
         b) echo 'dat tck --provider verbs --strict --peer 192.0.2.1:7471 --exclude "$DAT_VM_OUT/verbs-tck-exclude.txt" --reports "$DAT_VM_OUT/tck-reports-b"' ;;
         fault-a) echo 'sh "$DAT_VM_OUT/fault-victim.sh"' ;;
+        interop) echo 'sh "$DAT_VM_OUT/interop.sh"' ;;
         fault-b) echo 'dat tck-fault survivor --provider verbs --peer 192.0.2.1:7472 --faults kill,link,close,none --timeout 150' ;;
     esac
 }
@@ -129,6 +135,7 @@ cache=${XDG_CACHE_HOME:-$HOME/.cache}/jdat-rxe-vm
 pair=false
 faults=false
 dapl=false
+interop=false
 cmd_vm='' cmd_a='' cmd_b=''
 cmd_given=false
 timeout_s=$DEFAULT_TIMEOUT
@@ -153,6 +160,7 @@ while [[ $# -gt 0 ]]; do
         --cache) need_arg "$@"; cache=$2; shift 2 ;;
         --pair) pair=true; shift ;;
         --faults) pair=true; faults=true; shift ;;
+        --interop) pair=true; dapl=true; interop=true; shift ;;
         --dapl) dapl=true; shift ;;
         --cmd) need_arg "$@"; cmd_vm=$2; cmd_given=true; shift 2 ;;
         --cmd-a) need_arg "$@"; cmd_a=$2; shift 2 ;;
@@ -197,6 +205,10 @@ if $dapl && ! $java_options_given; then
 fi
 if $faults; then
     : "${cmd_a:=$(default_cmd fault-a)}" "${cmd_b:=$(default_cmd fault-b)}"
+fi
+if $interop; then
+    $faults && die_usage "--interop and --faults are two different pair runs"
+    : "${cmd_a:=$(default_cmd interop)}" "${cmd_b:=$(default_cmd interop)}"
 fi
 : "${cmd_vm:=$(default_cmd vm)}" "${cmd_a:=$(default_cmd a)}" "${cmd_b:=$(default_cmd b)}"
 
@@ -341,6 +353,9 @@ if $dapl; then
         p=$(command -v "$t") || die_usage "--dapl: no $t on this host (package dapl2-utils)"
         dapl_files+=("$(readlink -f "$p")")
     done
+    # --interop runs the C programs under stdbuf -oL (their output into a file is block-buffered otherwise).
+    [[ -x /usr/bin/stdbuf && -f /usr/libexec/coreutils/libstdbuf.so ]] \
+        && dapl_files+=(/usr/bin/stdbuf /usr/libexec/coreutils/libstdbuf.so)
 fi
 ldd "$busybox_bin" >/dev/null 2>&1 && die_usage "$busybox_bin is dynamically linked: install busybox-static"
 
@@ -431,6 +446,9 @@ out=$(cd "$out" && pwd)
 cp "$HERE/verbs-tck-exclude.txt" "$out/"
 # The victim node's half of the fault suite (--faults).
 cp "$HERE/fault-victim.sh" "$out/"
+# Both guests' script of --interop; its files from an earlier run would mix into this one's verdicts.
+cp "$HERE/interop.sh" "$out/"
+! $interop || rm -rf "$out/interop"
 case $out/ in
     "$image"/*) die_usage "--out $out is inside the read-only image share $image" ;;
 esac
@@ -662,10 +680,50 @@ tck_totals() {
     ((files > 0)) && echo "$tests tests, $failures failures, $skipped skipped ($files JUnit XML files)"
 }
 
+# --interop: one line per check from interop.sh's verdict files. A check whose control (OFA's program against
+# itself) failed is OFA's and counts neither way; controls are listed but not counted either.
+interop_summary() {
+    local checks=$out/interop/checks.txt name control rest v cv note passed=0 failed=0
+    if [[ ! -f $checks ]]; then
+        echo "INTEROP FAIL no checks ran (interop/checks.txt missing)"
+        echo "0 passed, 1 failed"
+        return 1
+    fi
+    while IFS='|' read -r name control rest; do
+        v=$(cat "$out/interop/$name.verdict" 2>/dev/null || echo "FAIL no verdict")
+        if [[ $control == - && $name == c-* ]]; then
+            note=$(sort -u "$out/interop/$name.note" 2>/dev/null | paste -sd ' ' || true)
+            echo "INTEROP CONTROL ${v%% *} $name${v#"${v%% *}"}${note:+ (note: $note)}"
+            continue
+        fi
+        if [[ $control != - ]]; then
+            cv=$(cat "$out/interop/$control.verdict" 2>/dev/null || echo "FAIL no verdict")
+            if [[ $cv != PASS ]]; then
+                echo "INTEROP OFA $name: not counted, its control $control failed (${cv#FAIL })"
+                continue
+            fi
+        fi
+        if [[ $v == PASS ]]; then
+            note=$(sort -u "$out/interop/$name.note" 2>/dev/null | paste -sd ' ' || true)
+            echo "INTEROP PASS $name${note:+ (note: $note)}"
+            passed=$((passed + 1))
+        else
+            echo "INTEROP FAIL $name: ${v#FAIL }  [interop/$name.*.log]"
+            failed=$((failed + 1))
+        fi
+    done < "$checks"
+    echo "$passed passed, $failed failed"
+    ((failed == 0 && passed > 0))
+}
+
 status=0
 for r in "${roles[@]}"; do
     [[ $(verdict "$r") == ok ]] || status=1
 done
+interop_lines=
+if $interop; then
+    interop_lines=$(interop_summary) || status=1
+fi
 {
     echo "== rxe-vm summary: $($pair && echo "pair" || echo "one guest"), kernel $kver, $accel, run $run_took s" \
         "(attempt $attempt), total $(since "$t0") s"
@@ -676,6 +734,7 @@ done
     while IFS= read -r d; do
         totals=$(tck_totals "$d") && echo "TCK ${d#"$out"/}: $totals"
     done < <(find "$out" -name '*.xml' -newer "$marker" -not -path "$out/vm*" -printf '%h\n' | sort -u)
+    [[ -z $interop_lines ]] || printf '%s\n' "$interop_lines"
     if ((status == 0)); then echo "RESULT: PASS"; else echo "RESULT: FAIL"; fi
 } | tee "$summary"
 exit $status

@@ -30,7 +30,7 @@ import picocli.CommandLine.Option;
 @Command(name = "dat", mixinStandardHelpOptions = true, versionProvider = DatCommand.Version.class,
         description = "DAT/uDAPL 1.2 for Java: list providers, run the conformance kit (on one node or two), measure.",
         subcommands = {InfoCommand.class, TckCommand.class, TckPeerCommand.class, TckFaultCommand.class,
-                PerfCommand.class,
+                PerfCommand.class, DtestCommand.class, DtestSrqCommand.class,
             CommandLine.HelpCommand.class})
 public final class DatCommand implements Runnable {
 

@@ -35,10 +35,10 @@ final class VerbsAttributes {
     /**
      * Private data of an rdma_cm connect request in the TCP port space: the 92 bytes of an IB CM REQ minus the
      * 36 rdma_cm keeps for its own header (accept allows 196, reject 148, iWARP's MPA 512; the smallest
-     * applies to a connect/accept pair), less the length byte jDAT frames it with (see {@code VerbsCr}): rdma_cm
-     * hands the receiver the whole zero-padded field. Below DAT's 64-byte minimum, and reported as it is.
+     * applies to a connect/accept pair): OFA uDAPL's {@code IB_MAX_REQ_PDATA_SIZE}, and what its rdma_cm
+     * provider reports. Below DAT's 64-byte minimum, and reported as it is.
      */
-    static final int MAX_PRIVATE_DATA_SIZE = 55;
+    static final int MAX_PRIVATE_DATA_SIZE = 56;
 
     private VerbsAttributes() {
     }

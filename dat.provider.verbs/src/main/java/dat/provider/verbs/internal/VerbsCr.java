@@ -12,6 +12,7 @@ import dat.provider.verbs.internal.ffm.NativeCallException;
 import dat.provider.verbs.internal.ffm.RdmaCmId;
 import dat.spi.AbstractCr;
 import dat.spi.DatArgs;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -21,14 +22,13 @@ import java.net.UnknownHostException;
  * {@code RDMA_CM_EVENT_CONNECT_REQUEST}, waiting for {@code dat_cr_accept}, {@code dat_cr_reject} or
  * {@code dat_cr_handoff}.
  *
- * <p><b>Private data.</b> rdma_cm delivers the whole private-data field of the IB CM message (56 bytes of a REQ
- * after rdma_cm's own header), zero-padded, so the receiver cannot tell how many bytes the sender gave. jDAT's
- * verbs provider therefore sends one length byte before the consumer's bytes, and {@code max_private_data_size} is
- * 55: the REQ's 56 bytes, less that byte. Accept data is framed the same way (DAT 1.2 gives a reject none).
+ * <p><b>Private data.</b> As OFA uDAPL sends it: the consumer's bytes from offset 0, at most the 56 bytes an
+ * rdma_cm REQ carries; a trailer in the padding lets a jDAT receiver report the exact length (see {@link CmWire}).
+ * A consumer's reject carries uDAPL's 4-byte header, so a uDAPL requester reports it as the peer's.
  */
 final class VerbsCr extends AbstractCr<VerbsIa, VerbsEp> {
 
-    /** The REQ's private data after rdma_cm's header, less jDAT's length byte. */
+    /** The REQ's private data after rdma_cm's header. */
     static final int MAX_PRIVATE_DATA = VerbsAttributes.MAX_PRIVATE_DATA_SIZE;
 
     private final VerbsIa ia;
@@ -84,49 +84,22 @@ final class VerbsCr extends AbstractCr<VerbsIa, VerbsEp> {
         if (data.length > MAX_PRIVATE_DATA) {
             throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG4, call + ": private_data of "
                     + data.length + " bytes exceeds max_private_data_size " + MAX_PRIVATE_DATA
-                    + " (rdma_cm carries 56 bytes in a connect request; one is jDAT's length byte)");
+                    + " (rdma_cm carries 56 bytes in a connect request)");
         }
         return data.clone();
     }
 
     /**
-     * Frames private data for rdma_cm: a length byte, then the bytes.
-     *
-     * @param data the bytes, or {@code null}
-     * @param out at least 256 bytes
-     * @return the framed length, 0 when there is no data
+     * Refuses a request nobody will answer (its service point is gone) and releases the id: no header, so the
+     * requester reports a non-peer reject (uDAPL does the same when its accept fails).
      */
-    static int encodePrivateData(byte[] data, MemorySegment out) {
-        if (data == null || data.length == 0) {
-            return 0;
-        }
-        out.set(JAVA_BYTE, 0, (byte) data.length);
-        MemorySegment.copy(data, 0, out, JAVA_BYTE, 1, data.length);
-        return data.length + 1;
-    }
-
-    /**
-     * {@return the consumer's bytes, or {@code null} when none were sent}
-     *
-     * @param raw the private-data field as rdma_cm delivered it (zero-padded)
-     */
-    static byte[] decodePrivateData(byte[] raw) {
-        if (raw.length == 0) {
-            return null;
-        }
-        int n = Byte.toUnsignedInt(raw[0]);
-        if (n == 0 || n > raw.length - 1) {
-            return null;
-        }
-        byte[] data = new byte[n];
-        System.arraycopy(raw, 1, data, 0, n);
-        return data;
-    }
-
-    /** Refuses a request nobody will answer (its service point is gone) and releases the id. */
     static void refuse(VerbsIa ia, MemorySegment id) {
+        reject(ia, id, MemorySegment.NULL, 0);
+    }
+
+    private static void reject(VerbsIa ia, MemorySegment id, MemorySegment data, int length) {
         try {
-            ia.cm.rdma_reject(id, MemorySegment.NULL, 0);
+            ia.cm.rdma_reject(id, data, (byte) length);
         } catch (NativeCallException e) {
             // The requester gave up already.
         }
@@ -202,7 +175,11 @@ final class VerbsCr extends AbstractCr<VerbsIa, VerbsEp> {
         }
         markClosed();
         ia.cmOwners.remove(key);
-        refuse(ia, id);
+        // The consumer's answer (dat_cr_reject, or the PSP, RSP or IA freed under it): uDAPL's header says so.
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment header = arena.allocate(CmWire.REJECT_HEADER);
+            reject(ia, id, header, CmWire.encodeReject(header));
+        }
         if (rsp != null) {
             rsp.ep().connection.unreserve(rsp);
         }
@@ -237,6 +214,6 @@ final class VerbsCr extends AbstractCr<VerbsIa, VerbsEp> {
             rsp.ep().connection.unreserve(rsp);
         }
         target.connectionRequest(new VerbsProgress.CmEvent(LibRdmacm.RDMA_CM_EVENT_CONNECT_REQUEST, 0, id, 0, 0,
-                privateData, responderResources, initiatorDepth));
+                privateData, false, responderResources, initiatorDepth));
     }
 }

@@ -45,8 +45,6 @@ final class VerbsEpConnection {
 
     /** How long rdma_cm may take to resolve an address or a route. */
     private static final int RESOLVE_MILLIS = 2000;
-    /** rdma_cm's reject reason when the consumer rejected ({@code IB_CM_REJ_CONSUMER_DEFINED}). */
-    private static final int REJECT_CONSUMER = 28;
     /**
      * Transport retries before a request fails and the connection breaks. Not 7: rxe's completer never counts a
      * retry count of 7 down, so a peer that vanished without a word (its link cut, its node dead) left the requests
@@ -130,7 +128,7 @@ final class VerbsEpConnection {
                 ia.cm.rdma_create_id(ia.cmChannel, idOut, MemorySegment.ofAddress(ep.key), LibRdmacm.RDMA_PS_TCP);
                 cmId = idOut.get(ADDRESS, 0).reinterpret(RdmaCmId.SIZE);
                 ia.cm.rdma_resolve_addr(cmId, VerbsIa.sockaddr(addresses, ia.address(), 0),
-                        VerbsIa.sockaddr(addresses, remoteIaAddress, (int) remoteConnQual), RESOLVE_MILLIS);
+                        VerbsIa.sockaddr(addresses, remoteIaAddress, CmWire.port(remoteConnQual)), RESOLVE_MILLIS);
             } catch (NativeCallException e) {
                 dropIdLocked();
                 throw new DatException(DatReturn.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNREACHABLE,
@@ -174,7 +172,7 @@ final class VerbsEpConnection {
                 case LibRdmacm.RDMA_CM_EVENT_ADDR_RESOLVED -> ia.cm.rdma_resolve_route(cmId, RESOLVE_MILLIS);
                 case LibRdmacm.RDMA_CM_EVENT_ROUTE_RESOLVED -> {
                     localQual = ia.cm.rdma_get_src_port(cmId);
-                    fillConnParam(connectData, ep.attr.maxRdmaReadIn(), ep.attr.maxRdmaReadOut());
+                    fillConnParam(connectData, CmWire.REQ_FIELD, ep.attr.maxRdmaReadIn(), ep.attr.maxRdmaReadOut());
                     ia.cm.rdma_connect(cmId, connParam);
                 }
                 case LibRdmacm.RDMA_CM_EVENT_CONNECT_RESPONSE -> {
@@ -193,7 +191,7 @@ final class VerbsEpConnection {
                 }
                 case LibRdmacm.RDMA_CM_EVENT_REJECTED -> {
                     if (ep.state == DatEpState.ACTIVE_CONNECTION_PENDING) {
-                        teardownLocked(e.status() == REJECT_CONSUMER ? DatEventType.CONNECTION_EVENT_PEER_REJECTED
+                        teardownLocked(e.consumerReject() ? DatEventType.CONNECTION_EVENT_PEER_REJECTED
                                 : DatEventType.CONNECTION_EVENT_NON_PEER_REJECTED, false);
                     }
                 }
@@ -285,11 +283,14 @@ final class VerbsEpConnection {
         postConnectionEvent(DatEventType.CONNECTION_EVENT_ESTABLISHED, privateData);
     }
 
-    /** Writes {@link #connParam} for a connect or an accept. Caller holds lock. */
-    private void fillConnParam(byte[] data, int responderResources, int initiatorDepth) {
+    /**
+     * Writes {@link #connParam} for a connect ({@code field} {@link CmWire#REQ_FIELD}) or an accept
+     * ({@link CmWire#REP_FIELD}). Caller holds lock.
+     */
+    private void fillConnParam(byte[] data, int field, int responderResources, int initiatorDepth) {
         connParam.fill((byte) 0);
-        int length = VerbsCr.encodePrivateData(data, privateDataBuffer);
-        RdmaConnParam.privateData(connParam, length == 0 ? MemorySegment.NULL : privateDataBuffer);
+        int length = CmWire.encode(data, field, privateDataBuffer);
+        RdmaConnParam.privateData(connParam, privateDataBuffer);
         RdmaConnParam.privateDataLen(connParam, (byte) length);
         RdmaConnParam.responderResources(connParam, (byte) Math.min(255, responderResources));
         RdmaConnParam.initiatorDepth(connParam, (byte) Math.min(255, initiatorDepth));
@@ -333,8 +334,9 @@ final class VerbsEpConnection {
             try {
                 ep.toConnected(cr.id(), LibIbverbs.IBV_QPS_RTR);
                 ep.toConnected(cr.id(), LibIbverbs.IBV_QPS_RTS);
-                fillConnParam(acceptData, Math.min(ep.attr.maxRdmaReadIn(), cr.initiatorDepth()),
-                        Math.min(ep.attr.maxRdmaReadOut(), cr.responderResources()));
+                fillConnParam(acceptData, CmWire.REP_FIELD, CmWire.acceptResponderResources(ep.attr.maxRdmaReadIn(),
+                        cr.responderResources()), CmWire.acceptInitiatorDepth(ep.attr.maxRdmaReadOut(),
+                        cr.initiatorDepth()));
                 ia.cm.rdma_accept(cr.id(), connParam);
             } catch (NativeCallException e) {
                 // The requester is gone or the device refused: the EP stays usable after a reset.

@@ -56,12 +56,13 @@ final class VerbsProgress implements Runnable {
      * @param id the id the event is for
      * @param key that id's key (its context)
      * @param listenKey for a connect request, the listening id's key
-     * @param privateData the peer's private data, decoded (see {@link VerbsCr#encodePrivateData})
+     * @param privateData the peer's private data, decoded (see {@link CmWire#decode}); none for a reject
+     * @param consumerReject a REJECTED event that the peer's consumer sent (see {@link CmWire#consumerReject})
      * @param responderResources the peer's responder resources
      * @param initiatorDepth the peer's initiator depth
      */
     record CmEvent(int type, int status, MemorySegment id, long key, long listenKey, byte[] privateData,
-                   int responderResources, int initiatorDepth) {
+                   boolean consumerReject, int responderResources, int initiatorDepth) {
     }
 
     /** A connection of {@code ep} (its {@code epoch}) that a work completion in error broke. */
@@ -197,7 +198,9 @@ final class VerbsProgress implements Runnable {
             int dataLength = Byte.toUnsignedInt(RdmaCmEvent.paramConnPrivateDataLen(event));
             byte[] raw = data.address() == 0 || dataLength == 0 ? new byte[0]
                     : data.reinterpret(dataLength).toArray(JAVA_BYTE);
-            copied = new CmEvent(type, status, id, key, listenKey, VerbsCr.decodePrivateData(raw),
+            boolean rejected = type == LibRdmacm.RDMA_CM_EVENT_REJECTED;
+            copied = new CmEvent(type, status, id, key, listenKey, rejected ? null : CmWire.decode(raw),
+                    rejected && CmWire.consumerReject(status, raw),
                     Byte.toUnsignedInt(RdmaCmEvent.paramConnResponderResources(event)),
                     Byte.toUnsignedInt(RdmaCmEvent.paramConnInitiatorDepth(event)));
         } finally {

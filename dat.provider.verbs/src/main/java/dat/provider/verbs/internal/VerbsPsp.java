@@ -18,14 +18,12 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * A public service point ({@code dat_psp_create}, {@code dat_psp_create_any}): an rdma_cm id listening on the IA's
- * address, port = {@code conn_qual} in rdma_cm's TCP port space.
+ * address, on the rdma_cm TCP port {@code conn_qual} maps to ({@link CmWire#port}).
  */
 // Restricted methods on purpose: reached only after VerbsProvider checked Module.isNativeAccessEnabled().
 @SuppressWarnings("restricted")
 final class VerbsPsp extends AbstractPsp<VerbsIa, VerbsEvd> {
 
-    /** rdma_cm ports are 16 bits wide. */
-    static final long MAX_QUALIFIER = 0xFFFF;
     private static final int BACKLOG = 128;
 
     private final VerbsIa ia;
@@ -48,9 +46,10 @@ final class VerbsPsp extends AbstractPsp<VerbsIa, VerbsEvd> {
      * @throws DatException {@code DAT_INVALID_PARAMETER} unless it is a port rdma_cm can listen on
      */
     static void checkQualifier(String call, long connQual) {
-        if (connQual < 1 || connQual > MAX_QUALIFIER) {
-            throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2, call + ": conn_qual " + connQual
-                    + " is outside 1.." + MAX_QUALIFIER + ": the verbs provider's qualifiers are rdma_cm TCP ports");
+        if (connQual == 0) {
+            throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2, call + ": conn_qual 0 names no rdma_cm"
+                    + " TCP port (qualifiers map to ports as uDAPL maps them: 1..0xFFFF as they are, larger ones"
+                    + " to 33534 + qual % 32001)");
         }
     }
 
@@ -66,7 +65,7 @@ final class VerbsPsp extends AbstractPsp<VerbsIa, VerbsEvd> {
             MemorySegment out = scratch.allocate(ADDRESS);
             ia.cm.rdma_create_id(ia.cmChannel, out, MemorySegment.ofAddress(key), LibRdmacm.RDMA_PS_TCP);
             listening = out.get(ADDRESS, 0).reinterpret(RdmaCmId.SIZE);
-            ia.cm.rdma_bind_addr(listening, VerbsIa.sockaddr(scratch, ia.address(), (int) connQual));
+            ia.cm.rdma_bind_addr(listening, VerbsIa.sockaddr(scratch, ia.address(), CmWire.port(connQual)));
             ia.cm.rdma_listen(listening, BACKLOG);
             return listening;
         } catch (NativeCallException e) {
