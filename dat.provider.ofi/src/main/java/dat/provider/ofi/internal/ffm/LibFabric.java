@@ -11,6 +11,7 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
+import java.util.function.Supplier;
 
 /**
  * Bindings to the exported functions of {@code libfabric.so.1}, named after them, and the constants of its headers
@@ -167,6 +168,12 @@ public final class LibFabric {
     public static final int FI_ECONNREFUSED = 111;
     /** {@code FI_ECANCELED}. */
     public static final int FI_ECANCELED = 125;
+    /** {@code FI_ENOENT}. */
+    public static final int FI_ENOENT = 2;
+    /** {@code FI_ENOTCONN}. */
+    public static final int FI_ENOTCONN = 107;
+    /** {@code FI_ETRUNC}. */
+    public static final int FI_ETRUNC = 265;
     /** {@code FI_EAVAIL}. */
     public static final int FI_EAVAIL = 259;
 
@@ -179,6 +186,19 @@ public final class LibFabric {
     private final MethodHandle fiFabric;
     private final MethodHandle fiStrerror;
     private final MethodHandle fiVersion;
+    private final MethodHandle sigaction;
+
+    /**
+     * The signals the JVM handles itself (HotSpot uses SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGTRAP for implicit null
+     * checks, safepoints and deoptimization; SIGQUIT for thread dumps; SIGHUP, SIGINT, SIGTERM for shutdown hooks).
+     * libfabric's providers load libraries that install their own handlers for some of them when they initialize
+     * (libpsm2 installs a backtrace handler for SIGSEGV, which turns the JVM's first implicit null check into an
+     * exit): every call that may initialize a provider runs inside {@link #guarded}, which puts the JVM's handlers
+     * back.
+     */
+    private static final int[] JVM_SIGNALS = {1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 15, 25};
+    /** Larger than {@code struct sigaction} on every Linux ABI (152 bytes on x86_64 and aarch64). */
+    private static final long SIGACTION_BYTES = 512;
 
     private LibFabric(SymbolLookup lookup, String name) throws LibraryUnavailableException {
         Linker linker = Linker.nativeLinker();
@@ -190,6 +210,44 @@ public final class LibFabric {
                 ADDRESS));
         fiStrerror = find(linker, lookup, name, "fi_strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT));
         fiVersion = find(linker, lookup, name, "fi_version", FunctionDescriptor.of(JAVA_INT));
+        MemorySegment sa = linker.defaultLookup().find("sigaction").orElseThrow(() -> new LibraryUnavailableException(
+                "the C library has no sigaction", null));
+        sigaction = linker.downcallHandle(sa, FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+    }
+
+    /**
+     * Runs a libfabric call that may initialize providers, then restores the JVM's signal handlers as they were
+     * before it ({@link #JVM_SIGNALS}).
+     *
+     * @param <T> the call's result
+     * @param call the call
+     * @return its result
+     */
+    public <T> T guarded(Supplier<T> call) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment saved = arena.allocate(SIGACTION_BYTES * JVM_SIGNALS.length, 16);
+            for (int i = 0; i < JVM_SIGNALS.length; i++) {
+                sigaction(JVM_SIGNALS[i], MemorySegment.NULL, saved.asSlice(i * SIGACTION_BYTES, SIGACTION_BYTES));
+            }
+            try {
+                return call.get();
+            } finally {
+                for (int i = 0; i < JVM_SIGNALS.length; i++) {
+                    sigaction(JVM_SIGNALS[i], saved.asSlice(i * SIGACTION_BYTES, SIGACTION_BYTES), MemorySegment.NULL);
+                }
+            }
+        }
+    }
+
+    private void sigaction(int signal, MemorySegment act, MemorySegment old) {
+        try {
+            int rc = (int) sigaction.invokeExact(signal, act, old);
+            if (rc != 0) {
+                throw new IllegalStateException("sigaction(" + signal + ") failed");
+            }
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
     }
 
     private static MethodHandle find(Linker linker, SymbolLookup lookup, String lib, String function,
@@ -236,11 +294,13 @@ public final class LibFabric {
      * {@return {@code fi_version()}: the library's API version}
      */
     public int fi_version() {
-        try {
-            return (int) fiVersion.invokeExact();
-        } catch (Throwable t) {
-            throw unexpected(t);
-        }
+        return guarded(() -> {
+            try {
+                return (int) fiVersion.invokeExact();
+            } catch (Throwable t) {
+                throw unexpected(t);
+            }
+        });
     }
 
     /**
@@ -256,11 +316,13 @@ public final class LibFabric {
      */
     public int fi_getinfo(int version, MemorySegment node, MemorySegment service, long flags, MemorySegment hints,
                           MemorySegment info) {
-        try {
-            return (int) fiGetinfo.invokeExact(version, node, service, flags, hints, info);
-        } catch (Throwable t) {
-            throw unexpected(t);
-        }
+        return guarded(() -> {
+            try {
+                return (int) fiGetinfo.invokeExact(version, node, service, flags, hints, info);
+            } catch (Throwable t) {
+                throw unexpected(t);
+            }
+        });
     }
 
     /**
@@ -311,12 +373,13 @@ public final class LibFabric {
      * @param out a pointer-sized segment for the result
      */
     public MemorySegment fi_fabric(MemorySegment attr, MemorySegment out) {
-        int rc;
-        try {
-            rc = (int) fiFabric.invokeExact(attr, out, MemorySegment.NULL);
-        } catch (Throwable t) {
-            throw unexpected(t);
-        }
+        int rc = guarded(() -> {
+            try {
+                return (int) fiFabric.invokeExact(attr, out, MemorySegment.NULL);
+            } catch (Throwable t) {
+                throw unexpected(t);
+            }
+        });
         check("fi_fabric", rc);
         return out.get(ADDRESS, 0).reinterpret(FidFabric.SIZEOF);
     }
