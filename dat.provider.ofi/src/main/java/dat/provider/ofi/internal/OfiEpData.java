@@ -51,6 +51,13 @@ final class OfiEpData {
     private static final byte QUEUED = 1;
     private static final byte POSTED = 2;
 
+    /**
+     * A send or RDMA write completes when it has landed at the target ({@code FI_DELIVERY_COMPLETE}), as on an RC
+     * queue pair: a completion at transmit (libfabric's default) would report a send no receive took, or a write the
+     * target's key check refused, as a success.
+     */
+    private static final long SEND_FLAGS = LibFabric.FI_COMPLETION | LibFabric.FI_DELIVERY_COMPLETE;
+
     /** EAGAIN retries of one post, each after a progress step. */
     private static final int AGAIN_TRIES = 64;
 
@@ -372,7 +379,7 @@ final class OfiEpData {
         msg.set(JAVA_LONG, FiMsg.CONTEXT, context(recv, slot));
         FiMsg.data(msg, 0);
         OfiEpConnection c = ep.connection;
-        long rc = retry(recv ? c.fnRecvmsg : c.fnSendmsg, msg);
+        long rc = retry(recv ? c.fnRecvmsg : c.fnSendmsg, msg, recv ? LibFabric.FI_COMPLETION : SEND_FLAGS);
         if (rc == 0) {
             q.state[slot] = POSTED;
         }
@@ -393,7 +400,7 @@ final class OfiEpData {
         rmaMsg.set(JAVA_LONG, FiMsgRma.CONTEXT, context(false, slot));
         FiMsgRma.data(rmaMsg, 0);
         OfiEpConnection c = ep.connection;
-        long rc = retry(write ? c.fnWritemsg : c.fnReadmsg, rmaMsg);
+        long rc = retry(write ? c.fnWritemsg : c.fnReadmsg, rmaMsg, write ? SEND_FLAGS : LibFabric.FI_COMPLETION);
         if (rc == 0) {
             requests.state[slot] = POSTED;
         }
@@ -401,14 +408,14 @@ final class OfiEpData {
     }
 
     /** Posts, running a progress step between tries while the endpoint's queue is full ({@code -FI_EAGAIN}). */
-    private long retry(MemorySegment fn, MemorySegment message) {
+    private long retry(MemorySegment fn, MemorySegment message, long flags) {
         long rc = -LibFabric.FI_EAGAIN;
         for (int i = 0; i < AGAIN_TRIES && rc == -LibFabric.FI_EAGAIN; i++) {
             MemorySegment fid = ep.connection.fid();
             if (fid.address() == 0 || fn.address() == 0) {
                 return -LibFabric.FI_ENOTCONN;
             }
-            rc = Fi.post(fn, fid.address(), message.address(), LibFabric.FI_COMPLETION);
+            rc = Fi.post(fn, fid.address(), message.address(), flags);
             if (rc == -LibFabric.FI_EAGAIN) {
                 ia.progressLocked();
             }
@@ -432,7 +439,11 @@ final class OfiEpData {
         DatDtoStatus status = status(q.op[slot], error);
         long len = status != DatDtoStatus.SUCCESS ? 0 : recv ? length : q.remoteLength[slot];
         finish(q, slot, status, len);
-        if (status != DatDtoStatus.SUCCESS && status != DatDtoStatus.FLUSHED) {
+        if (status == DatDtoStatus.FLUSHED) {
+            // jDAT flushes its own slots when it ends a connection, with the generation moved on: a flush of this
+            // generation is the provider tearing the endpoint down, the peer gone before its FI_SHUTDOWN is read.
+            ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_DISCONNECTED);
+        } else if (status != DatDtoStatus.SUCCESS) {
             ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
         }
     }

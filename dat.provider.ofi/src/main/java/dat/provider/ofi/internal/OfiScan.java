@@ -105,7 +105,8 @@ final class OfiScan {
             boolean ipv4Msg = FiInfo.addrFormat(info) == LibFabric.FI_SOCKADDR_IN
                     && FiEpAttr.type(ep(info)) == LibFabric.FI_EP_MSG;
             Integer chosen = plain.get(base);
-            if (chosen == null || (ipv4Msg && !isIpv4Msg(infos.get(chosen)))) {
+            if (FiEpAttr.type(ep(info)) == LibFabric.FI_EP_MSG
+                    && (chosen == null || (ipv4Msg && !isIpv4Msg(infos.get(chosen))))) {
                 plain.put(base, k);
             }
         }
@@ -114,7 +115,12 @@ final class OfiScan {
         for (int k = 0; k < infos.size(); k++) {
             MemorySegment info = infos.get(k);
             String base = OfiConfig.iaName(provider(info), domain(info), null);
-            String name = plain.get(base) == k ? base : OfiConfig.iaName(provider(info), domain(info), fabric(info));
+            Integer shortName = plain.get(base);
+            String name = shortName != null && shortName == k ? base : OfiConfig.iaName(provider(info), domain(info), fabric(info));
+            int type = FiEpAttr.type(ep(info));
+            if (type != LibFabric.FI_EP_MSG) {
+                name = name + "-" + (type == LibFabric.FI_EP_RDM ? "rdm" : "ep" + type);
+            }
             String unique = name;
             for (int n = 2; !names.add(unique); n++) {
                 unique = name + "-" + n;

@@ -76,6 +76,8 @@ public final class LibFabric {
     public static final long FI_REMOTE_WRITE = 1L << 13;
     /** {@code FI_FENCE}. */
     public static final long FI_FENCE = 1L << 21;
+    /** {@code FI_DELIVERY_COMPLETE}. */
+    public static final long FI_DELIVERY_COMPLETE = 1L << 28;
     /** {@code FI_COMPLETION}. */
     public static final long FI_COMPLETION = 1L << 24;
     /** {@code FI_SOURCE}. */
@@ -186,7 +188,10 @@ public final class LibFabric {
     private final MethodHandle fiFabric;
     private final MethodHandle fiStrerror;
     private final MethodHandle fiVersion;
-    private final MethodHandle sigaction;
+    private static final MethodHandle SIGACTION = Linker.nativeLinker().defaultLookup().find("sigaction")
+            .map(sa -> Linker.nativeLinker().downcallHandle(sa, FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS,
+                    ADDRESS)))
+            .orElse(null);
 
     /**
      * The signals the JVM handles itself (HotSpot uses SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGTRAP for implicit null
@@ -210,9 +215,6 @@ public final class LibFabric {
                 ADDRESS));
         fiStrerror = find(linker, lookup, name, "fi_strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT));
         fiVersion = find(linker, lookup, name, "fi_version", FunctionDescriptor.of(JAVA_INT));
-        MemorySegment sa = linker.defaultLookup().find("sigaction").orElseThrow(() -> new LibraryUnavailableException(
-                "the C library has no sigaction", null));
-        sigaction = linker.downcallHandle(sa, FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
     }
 
     /**
@@ -224,6 +226,10 @@ public final class LibFabric {
      * @return its result
      */
     public <T> T guarded(Supplier<T> call) {
+        return restoringSignals(call);
+    }
+
+    private static <T> T restoringSignals(Supplier<T> call) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment saved = arena.allocate(SIGACTION_BYTES * JVM_SIGNALS.length, 16);
             for (int i = 0; i < JVM_SIGNALS.length; i++) {
@@ -239,9 +245,12 @@ public final class LibFabric {
         }
     }
 
-    private void sigaction(int signal, MemorySegment act, MemorySegment old) {
+    private static void sigaction(int signal, MemorySegment act, MemorySegment old) {
+        if (SIGACTION == null) {
+            return;
+        }
         try {
-            int rc = (int) sigaction.invokeExact(signal, act, old);
+            int rc = (int) SIGACTION.invokeExact(signal, act, old);
             if (rc != 0) {
                 throw new IllegalStateException("sigaction(" + signal + ") failed");
             }
@@ -268,11 +277,16 @@ public final class LibFabric {
     public static LibFabric load(String library) throws LibraryUnavailableException {
         synchronized (LOCK) {
             if (loaded == null) {
-                SymbolLookup lookup;
-                try {
-                    lookup = SymbolLookup.libraryLookup(library, Arena.global());
-                } catch (IllegalArgumentException | IllegalCallerException e) {
-                    throw new LibraryUnavailableException(library + " not found: " + INSTALL_HINT, e);
+                // Loading runs the constructors of the libraries libfabric links (libpsm2's installs signal handlers).
+                SymbolLookup lookup = restoringSignals(() -> {
+                    try {
+                        return SymbolLookup.libraryLookup(library, Arena.global());
+                    } catch (IllegalArgumentException | IllegalCallerException e) {
+                        return null;
+                    }
+                });
+                if (lookup == null) {
+                    throw new LibraryUnavailableException(library + " not found: " + INSTALL_HINT, null);
                 }
                 loaded = new LibFabric(lookup, library);
             }
