@@ -23,10 +23,10 @@ import java.util.Map;
  * it), {@code mr_cnt} to {@code max_lmrs} ({@link #MAX_LMRS} when the domain reports 0, no limit), the
  * passive endpoint's {@code FI_OPT_CM_DATA_SIZE} to {@code max_private_data_size} less the one byte a reject spends
  * (see {@link OfiCr}). A protection zone is the provider's own (libfabric's domain is the protection domain), so
- * {@code max_pzs} is the provider's bound, {@link #MAX_PZS}. No SRQ, no memory windows (RMRs), no receive counts yet: denied, so the kit skips
- * them. Completion flags: SUPPRESS (the provider drops a successful suppressed completion) and the default.
- * {@code inject_size}, {@code mr_mode} and the libfabric names appear in the provider-specific attributes
- * ({@code dat info -v}).
+ * {@code max_pzs} is the provider's bound, {@link #MAX_PZS}. No SRQ, no memory windows (RMRs), no receive counts
+ * yet: denied, so the kit skips them. Completion flags: SUPPRESS (the provider drops a successful suppressed
+ * completion) and the default. {@code inject_size}, {@code mr_mode} and the libfabric names appear in the
+ * provider-specific attributes ({@code dat info -v}).
  */
 final class OfiAttributes {
 

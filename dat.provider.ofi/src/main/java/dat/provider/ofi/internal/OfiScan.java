@@ -116,7 +116,8 @@ final class OfiScan {
             MemorySegment info = infos.get(k);
             String base = OfiConfig.iaName(provider(info), domain(info), null);
             Integer shortName = plain.get(base);
-            String name = shortName != null && shortName == k ? base : OfiConfig.iaName(provider(info), domain(info), fabric(info));
+            String name = shortName != null && shortName == k ? base
+                    : OfiConfig.iaName(provider(info), domain(info), fabric(info));
             int type = FiEpAttr.type(ep(info));
             if (type != LibFabric.FI_EP_MSG) {
                 name = name + "-" + (type == LibFabric.FI_EP_RDM ? "rdm" : "ep" + type);
