@@ -97,7 +97,8 @@ final class OfiConfig {
      * address family or subnet: {@code ofi-tcp-lo-1-128} for {@code ::1/128}). Each part keeps letters, digits,
      * {@code .}, {@code _} and {@code +} ({@code tcp;ofi_rxm} becomes {@code tcp+ofi_rxm}); any other run of
      * characters becomes one {@code -}. An entry whose endpoints are not {@code FI_EP_MSG} ends in {@code -rdm}
-     * ({@code FI_EP_RDM}) or {@code -ep<type>}, so {@code ofi-shm-...-rdm} never takes a MSG entry's name.
+     * ({@code FI_EP_RDM}) or {@code -ep<type>}, the first of its provider and domain being
+     * {@code ofi-<provider>-<domain>-rdm} ({@code ofi-shm-shm-rdm}), so it never takes a MSG entry's name.
      *
      * @param provider {@code fabric_attr->prov_name}
      * @param domain {@code domain_attr->name}

@@ -54,6 +54,11 @@ public final class OfiProvider implements DatProvider {
         Discovery d = discovery();
         for (OfiEntry e : d.entries()) {
             if (e.iaName().equals(iaName)) {
+                if (e.unusable() != null) {
+                    // An unusable entry may have no IP address, which DatIaAttr needs: it has no IA to describe.
+                    throw new DatException(DatReturn.PROVIDER_NOT_FOUND, DatReturnSubtype.NAME_NOT_REGISTERED,
+                            "provider " + name() + ": IA " + iaName + " is unavailable: " + e.unusable());
+                }
                 return new DatIaInfo(iaName, iaParams == null ? "" : iaParams, OfiAttributes.providerAttr(e),
                         OfiAttributes.iaAttr(e));
             }

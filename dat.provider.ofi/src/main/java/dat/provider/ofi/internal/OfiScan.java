@@ -97,28 +97,26 @@ final class OfiScan {
         for (MemorySegment i = list; i.address() != 0; i = FiInfo.next(i.reinterpret(FiInfo.SIZEOF))) {
             infos.add(i.reinterpret(FiInfo.SIZEOF));
         }
-        // The first IPv4 MSG entry of a provider and domain gets the short name; the others add their fabric.
+        // The first entry of a provider, domain and endpoint type gets the short name (for MSG the first IPv4 one);
+        // the others add their fabric.
         Map<String, Integer> plain = new HashMap<>();
         for (int k = 0; k < infos.size(); k++) {
             MemorySegment info = infos.get(k);
-            String base = OfiConfig.iaName(provider(info), domain(info), null);
-            boolean ipv4Msg = FiInfo.addrFormat(info) == LibFabric.FI_SOCKADDR_IN
-                    && FiEpAttr.type(ep(info)) == LibFabric.FI_EP_MSG;
-            Integer chosen = plain.get(base);
-            if (FiEpAttr.type(ep(info)) == LibFabric.FI_EP_MSG
-                    && (chosen == null || (ipv4Msg && !isIpv4Msg(infos.get(chosen))))) {
-                plain.put(base, k);
+            String key = OfiConfig.iaName(provider(info), domain(info), null) + "#" + FiEpAttr.type(ep(info));
+            Integer chosen = plain.get(key);
+            if (chosen == null || (isIpv4Msg(info) && !isIpv4Msg(infos.get(chosen)))) {
+                plain.put(key, k);
             }
         }
         Set<String> names = new HashSet<>();
         List<OfiEntry> out = new ArrayList<>();
         for (int k = 0; k < infos.size(); k++) {
             MemorySegment info = infos.get(k);
+            int type = FiEpAttr.type(ep(info));
             String base = OfiConfig.iaName(provider(info), domain(info), null);
-            Integer shortName = plain.get(base);
+            Integer shortName = plain.get(base + "#" + type);
             String name = shortName != null && shortName == k ? base
                     : OfiConfig.iaName(provider(info), domain(info), fabric(info));
-            int type = FiEpAttr.type(ep(info));
             if (type != LibFabric.FI_EP_MSG) {
                 name = name + "-" + (type == LibFabric.FI_EP_RDM ? "rdm" : "ep" + type);
             }

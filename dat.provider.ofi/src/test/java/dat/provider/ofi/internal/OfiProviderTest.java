@@ -61,6 +61,19 @@ class OfiProviderTest {
         assertThrows(DatException.class, () -> PROVIDER.describe("ofi-no-such-ia", ""));
     }
 
+    /** shm has only FI_EP_RDM endpoints: its IA is not listed, and opening it names the reason. */
+    @Test
+    void rdmOnlyEntryIsRefusedWithTheReason() {
+        assertTrue(PROVIDER.info().ias().stream().noneMatch(i -> i.iaName().endsWith("-rdm")));
+        DatException e = assertThrows(DatException.class, () -> PROVIDER.open("ofi-shm-shm-rdm", "", 16));
+        assertSame(DatReturn.PROVIDER_NOT_FOUND, e.type());
+        assertTrue(e.getMessage().contains("is unavailable: an FI_EP_RDM entry"), e.getMessage());
+        // Regression: describe() of an entry without an IP address threw a NullPointerException.
+        DatException d = assertThrows(DatException.class, () -> PROVIDER.describe("ofi-shm-shm-rdm", ""));
+        assertSame(DatReturn.PROVIDER_NOT_FOUND, d.type());
+        assertTrue(d.getMessage().contains("an FI_EP_RDM entry"), d.getMessage());
+    }
+
     @Test
     void badAsyncQueueLengthIsInvalidParameter() {
         DatException e = assertThrows(DatException.class, () -> PROVIDER.open("ofi-tcp-lo", "", 0));
