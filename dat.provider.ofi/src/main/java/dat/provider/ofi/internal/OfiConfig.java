@@ -2,6 +2,7 @@
 package dat.provider.ofi.internal;
 
 import dat.spi.DatSetting;
+import dat.spi.NativeAccess;
 import java.util.List;
 import java.util.Locale;
 
@@ -44,32 +45,7 @@ final class OfiConfig {
      * @param module its module
      */
     static String nativeAccessReason(Module module) {
-        if (module.isNamed()) {
-            return "native access is not enabled: run with --enable-native-access=" + MODULE_NAME;
-        }
-        ClassLoader loader = module.getClassLoader();
-        if (loader != null && isBundleLoader(loader.getClass())) {
-            return "native access is not enabled: the ofi provider is an OSGi bundle, whose classes the framework"
-                    + " loads into an unnamed module; start the framework's JVM with"
-                    + " --enable-native-access=ALL-UNNAMED";
-        }
-        return "native access is not enabled: run with --enable-native-access=ALL-UNNAMED (the ofi provider is on the"
-                + " class path; on the module path use --enable-native-access=" + MODULE_NAME + ")";
-    }
-
-    private static boolean isBundleLoader(Class<?> type) {
-        if (type == null) {
-            return false;
-        }
-        if (type.getName().equals("org.osgi.framework.BundleReference") || isBundleLoader(type.getSuperclass())) {
-            return true;
-        }
-        for (Class<?> i : type.getInterfaces()) {
-            if (isBundleLoader(i)) {
-                return true;
-            }
-        }
-        return false;
+        return NativeAccess.reason(module, MODULE_NAME, PROVIDER_NAME);
     }
 
     /** {@return the libfabric to load} */
