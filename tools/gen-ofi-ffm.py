@@ -2,13 +2,18 @@
 # SPDX-License-Identifier: Apache-2.0
 """Writes the struct classes of dat.provider.ofi.internal.ffm from the table below (libfabric 1.17's headers, LP64).
 
+Usage: tools/gen-ofi-ffm.py [OUT_DIR] (default: the package's source directory; GeneratorDriftTest passes a
+temporary one and compares).
+
 Each class holds the C layout (member names are the C names, padding as the C compiler inserts it), the member
 offsets, and a typed getter and setter per member bound to the member's own layout; OfiLayoutOffsetTest checks every
 one against gcc. Run it from the repository root after editing the table: tools/gen-ofi-ffm.py
 """
 import pathlib
+import sys
 
-OUT = pathlib.Path("dat.provider.ofi/src/main/java/dat/provider/ofi/internal/ffm")
+SOURCES = "dat.provider.ofi/src/main/java/dat/provider/ofi/internal/ffm"
+OUT = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else SOURCES)
 
 # kind: (java layout expr, size, align, java type, accessor layout class, c type shown)
 KINDS = {
