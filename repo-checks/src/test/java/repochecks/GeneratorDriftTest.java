@@ -12,7 +12,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The committed files that a generator under {@code tools/} writes are exactly what it writes from today's sources:
- * {@code docs/dat-calls.md} and the attribute records of {@code dat.api}.
+ * {@code docs/dat-calls.md}, the attribute records of {@code dat.api} and the libfabric struct classes of
+ * {@code dat.provider.ofi}.
  */
 class GeneratorDriftTest {
 
@@ -34,6 +35,23 @@ class GeneratorDriftTest {
             assertEquals(Files.readString(out.resolve(record + ".java")), Files.readString(committed),
                     record + ".java differs from what tools/gen-attr-records.py writes: edit the table there and run"
                             + " it, never the record");
+        }
+    }
+
+    @Test
+    void theLibfabricStructClassesAreWhatTheGeneratorWrites(@TempDir Path out)
+            throws IOException, InterruptedException {
+        Path root = Repo.root();
+        Repo.python(root, "gen-ofi-ffm.py", out.toString());
+        Path ffm = root.resolve("dat.provider.ofi/src/main/java/dat/provider/ofi/internal/ffm");
+        List<Path> written;
+        try (var files = Files.list(out)) {
+            written = files.sorted().toList();
+        }
+        assertEquals(39, written.size(), "struct classes written: " + written);
+        for (Path w : written) {
+            assertEquals(Files.readString(w), Files.readString(ffm.resolve(w.getFileName().toString())),
+                    w.getFileName() + " differs from what tools/gen-ofi-ffm.py writes: edit the table there, run it");
         }
     }
 }

@@ -31,7 +31,7 @@ class DatImageIT {
     /** The modules the image exists for. */
     private static final List<String> JDAT_MODULES =
             List.of("dat.api", "dat.registry", "dat.provider.loopback", "dat.provider.verbs", "dat.provider.udapl",
-                    "dat.tck", "dat.cli");
+                    "dat.provider.ofi", "dat.tck", "dat.cli");
 
     /** Modules found only through ServiceLoader or needed by the TCK and the CLI; jlink adds none by itself. */
     private static final List<String> SUPPORT_MODULES = List.of("org.junit.jupiter.engine",

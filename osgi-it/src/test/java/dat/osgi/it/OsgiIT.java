@@ -17,8 +17,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * jDAT under OSGi, in Apache Felix and in Eclipse Equinox, each with Apache Aries SPI Fly (the dynamic bundle,
  * with ASM 9.8) as the Service Loader Mediator: every jDAT bundle resolves and starts; a consumer bundle finds
  * the providers through {@code DatRegistry.load()}, selects an IA by attribute and moves a message over loopback;
- * the verbs bundle starts and reports itself unavailable; a provider bundle installed after start is found by the
- * next {@code load()} and by the OSGi-service (whiteboard) path, and is gone from both once uninstalled.
+ * the verbs and ofi bundles start and report themselves unavailable (no native access for bundles); a provider
+ * bundle installed after start is found by the next {@code load()} and by the OSGi-service (whiteboard) path, and is
+ * gone from both once uninstalled.
  */
 class OsgiIT {
 
@@ -49,12 +50,12 @@ class OsgiIT {
         assertEquals(0, process.exitValue(), context);
         assertTrue(!out.contains("FAIL") && !out.contains("UNRESOLVED"), context);
         for (String bundle : List.of("dat.api", "dat.registry", "dat.provider.loopback", "dat.provider.verbs",
-                "dat.tck", "dat.cli", "dat.osgi.consumer")) {
+                "dat.provider.ofi", "dat.tck", "dat.cli", "dat.osgi.consumer")) {
             assertTrue(out.lines().anyMatch(l -> l.startsWith("active: " + bundle + " ")), bundle + "\n" + context);
         }
         String before = line(out, "before: mediator providers: ", context);
         assertTrue(before.contains("loopback=available") && before.contains("verbs=unavailable")
-                && !before.contains("example"), context);
+                && before.contains("ofi=unavailable") && !before.contains("example"), context);
         assertTrue(line(out, "before: mediator data: ", context)
                 .contains("received 'hello from an OSGi consumer' (SUCCESS)"), context);
         assertTrue(line(out, "installed: mediator providers: ", context).contains("example=available"), context);

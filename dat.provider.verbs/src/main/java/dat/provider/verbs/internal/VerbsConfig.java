@@ -2,6 +2,7 @@
 package dat.provider.verbs.internal;
 
 import dat.spi.DatSetting;
+import dat.spi.NativeAccess;
 import java.util.List;
 
 /** The verbs provider's identity, names and the reasons it gives when it cannot work, in one place. */
@@ -26,25 +27,20 @@ final class VerbsConfig {
     static final String MODULE_NAME = "dat.provider.verbs";
 
     /** Unavailable: the module (on the module path) may not call restricted methods. */
-    static final String NATIVE_ACCESS_REASON =
-            "native access is not enabled: run with --enable-native-access=" + MODULE_NAME;
+    static final String NATIVE_ACCESS_REASON = NativeAccess.reason(MODULE_NAME, PROVIDER_NAME, true, false);
 
     /** Unavailable: the provider is on the class path, in the unnamed module, without native access. */
-    static final String NATIVE_ACCESS_UNNAMED_REASON =
-            "native access is not enabled: run with --enable-native-access=ALL-UNNAMED (the verbs provider is on"
-                    + " the class path; on the module path use --enable-native-access=" + MODULE_NAME + ")";
+    static final String NATIVE_ACCESS_UNNAMED_REASON = NativeAccess.reason(MODULE_NAME, PROVIDER_NAME, false, false);
 
     /**
      * Unavailable: the provider is an OSGi bundle. A framework defines a bundle's classes in the unnamed module of the
      * bundle's class loader, and the JDK grants native access to unnamed modules only all together, for the JVM the
      * framework runs in.
      */
-    static final String NATIVE_ACCESS_BUNDLE_REASON =
-            "native access is not enabled: the verbs provider is an OSGi bundle, whose classes the framework loads into"
-                    + " an unnamed module; start the framework's JVM with --enable-native-access=ALL-UNNAMED";
+    static final String NATIVE_ACCESS_BUNDLE_REASON = NativeAccess.reason(MODULE_NAME, PROVIDER_NAME, false, true);
 
     /** The interface every OSGi framework's bundle class loader implements, named so verbs needs no OSGi jar. */
-    static final String BUNDLE_REFERENCE = "org.osgi.framework.BundleReference";
+    static final String BUNDLE_REFERENCE = NativeAccess.BUNDLE_REFERENCE;
 
     /** Unavailable: libibverbs reported no RDMA device at all. */
     static final String NO_DEVICE_REASON = "no RDMA device (ibv_get_device_list found none); for soft-RoCE: "
@@ -104,7 +100,7 @@ final class VerbsConfig {
      * @param bundle whether an OSGi framework loaded it
      */
     static String nativeAccessReason(boolean namedModule, boolean bundle) {
-        return namedModule ? NATIVE_ACCESS_REASON : bundle ? NATIVE_ACCESS_BUNDLE_REASON : NATIVE_ACCESS_UNNAMED_REASON;
+        return NativeAccess.reason(MODULE_NAME, PROVIDER_NAME, namedModule, bundle);
     }
 
     /**
@@ -114,7 +110,7 @@ final class VerbsConfig {
      * @param loader the loader, {@code null} for the boot loader
      */
     static boolean isBundleLoader(ClassLoader loader) {
-        return loader != null && hasSupertype(loader.getClass(), BUNDLE_REFERENCE);
+        return NativeAccess.isBundleLoader(loader);
     }
 
     /**
@@ -124,18 +120,7 @@ final class VerbsConfig {
      * @param name the binary name of the supertype
      */
     static boolean hasSupertype(Class<?> type, String name) {
-        if (type == null) {
-            return false;
-        }
-        if (type.getName().equals(name) || hasSupertype(type.getSuperclass(), name)) {
-            return true;
-        }
-        for (Class<?> implemented : type.getInterfaces()) {
-            if (hasSupertype(implemented, name)) {
-                return true;
-            }
-        }
-        return false;
+        return NativeAccess.hasSupertype(type, name);
     }
 
     /** {@return the provider's settings, with their current values} */

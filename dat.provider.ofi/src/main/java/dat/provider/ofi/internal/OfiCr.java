@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: Apache-2.0
+package dat.provider.ofi.internal;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+import dat.api.DatCrParam;
+import dat.api.DatEp;
+import dat.api.DatEpState;
+import dat.api.DatException;
+import dat.api.DatReturnSubtype;
+import dat.provider.ofi.internal.ffm.Fi;
+import dat.provider.ofi.internal.ffm.FiInfo;
+import dat.spi.AbstractCr;
+import dat.spi.DatArgs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+
+/**
+ * A connection request ({@code FI_CONNREQ}) on a PSP or RSP: its {@code fi_info} (the peer's address and the
+ * {@code handle} {@code fi_accept} and {@code fi_reject} need) and the requester's private data. {@code dat_cr_accept}
+ * makes the EP's endpoint from it; {@code dat_cr_reject} answers {@code fi_reject} with one byte, {@link #MARK}, as
+ * its connection data: the requester's EQ then reports {@code FI_ECONNREFUSED} with that byte, which is how it tells
+ * a peer's reject (PEER_REJECTED) from a port nobody listens on (NON_PEER_REJECTED, no data). That byte is why
+ * {@code max_private_data_size} is one less than the endpoint's {@code FI_OPT_CM_DATA_SIZE}.
+ */
+// Restricted methods on purpose: reached only after OfiProvider checked Module.isNativeAccessEnabled().
+@SuppressWarnings("restricted")
+final class OfiCr extends AbstractCr<OfiIa, OfiEp> {
+
+    /** The connection data of a consumer's reject. */
+    static final byte MARK = (byte) 0xda;
+
+    private final OfiIa ia;
+    private final OfiPassive arrivedAt;
+    private OfiPassive.Listener listener;
+    private MemorySegment info;
+    private final byte[] privateData;
+    private final InetAddress peer;
+    private final int peerPort;
+
+    OfiCr(OfiIa ia, OfiPassive arrivedAt, MemorySegment info, byte[] privateData) {
+        super(ia);
+        this.ia = ia;
+        this.arrivedAt = arrivedAt;
+        this.listener = arrivedAt.listener;
+        this.info = info;
+        this.privateData = privateData;
+        MemorySegment dest = FiInfo.destAddr(info);
+        this.peer = OfiIa.ip(dest);
+        this.peerPort = dest.address() == 0 ? 0 : OfiIa.port(dest);
+    }
+
+    static boolean isPeerReject(byte[] errData) {
+        return errData != null && errData.length >= 1 && errData[0] == MARK;
+    }
+
+    /** Rejects a request and frees its info; {@code peer} says whether it is the consumer's reject. */
+    static void rejectRequest(OfiIa ia, MemorySegment pep, MemorySegment info, boolean peer) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment mark = MemorySegment.NULL;
+            if (peer) {
+                mark = arena.allocate(1);
+                mark.set(JAVA_BYTE, 0, MARK);
+            }
+            Fi.fi_reject(pep, FiInfo.handle(info), mark, peer ? 1 : 0);
+        }
+        ia.fi.fi_freeinfo(info);
+    }
+
+    private void answered() {
+        markClosed();
+        arrivedAt.pending.remove(this);
+        info = MemorySegment.NULL;
+    }
+
+    @Override
+    public DatCrParam query() {
+        ia.lock.lock();
+        try {
+            requireOpen("dat_cr_query");
+            return new DatCrParam(peer, peerPort, privateData.clone(), listener.reservedEp());
+        } finally {
+            ia.lock.unlock();
+        }
+    }
+
+    @Override
+    public void accept(DatEp ep, byte[] acceptData) {
+        String call = "dat_cr_accept";
+        ia.lock.lock();
+        try {
+            requireOpen(call);
+            OfiEp passive = acceptingEp(call, ep, listener.reservedEp());
+            passive.connection.checkPrivateData(call, acceptData, DatReturnSubtype.INVALID_ARG4);
+            DatEpState wanted = listener.reservedEp() != null ? DatEpState.RESERVED : DatEpState.UNCONNECTED;
+            if (passive.state != wanted) {
+                throw DatArgs.epState(call, "ep_handle", passive.state, wanted.toString());
+            }
+            MemorySegment requestInfo = info;
+            try {
+                passive.connection.accept(call, requestInfo, acceptData, arrivedAt.port, peer, peerPort);
+            } catch (DatException e) {
+                // The endpoint could not be made: the requester is told, the request is answered.
+                rejectRequest(ia, arrivedAt.pep, requestInfo, false);
+                answered();
+                throw e;
+            }
+            ia.fi.fi_freeinfo(requestInfo);
+            answered();
+        } finally {
+            ia.lock.unlock();
+        }
+    }
+
+    @Override
+    public void reject() {
+        ia.lock.lock();
+        try {
+            requireOpen("dat_cr_reject");
+            rejectRequest(ia, arrivedAt.pep, info, true);
+            answered();
+        } finally {
+            ia.lock.unlock();
+        }
+    }
+
+    @Override
+    public void handoff(long handoffConnQual) {
+        String call = "dat_cr_handoff";
+        ia.lock.lock();
+        try {
+            requireOpen(call);
+            OfiPassive.Listener to = null;
+            for (Object o : ia.eqOwners.values()) {
+                if (o instanceof OfiPsp psp && psp.connQual() == handoffConnQual && !psp.isClosed()) {
+                    to = psp;
+                }
+            }
+            if (to == null) {
+                throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2, call + ": no PSP of IA "
+                        + ia.name() + " listens on conn_qual " + handoffConnQual);
+            }
+            listener = to;
+            if (!to.crEvd().request(to.handle(), handoffConnQual, this)) {
+                rejectRequest(ia, arrivedAt.pep, info, false);
+                answered();
+            }
+        } finally {
+            ia.lock.unlock();
+        }
+    }
+
+    @Override
+    protected void rejectQuietly() {
+        ia.lock.lock();
+        try {
+            if (!isClosed() && info.address() != 0) {
+                rejectRequest(ia, arrivedAt.pep, info, true);
+                answered();
+            }
+        } finally {
+            ia.lock.unlock();
+        }
+    }
+}

@@ -1,0 +1,527 @@
+// SPDX-License-Identifier: Apache-2.0
+package dat.provider.ofi.internal;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import dat.api.DatCompletionFlags;
+import dat.api.DatDtoStatus;
+import dat.api.DatEpAttr;
+import dat.api.DatEpState;
+import dat.api.DatEventType;
+import dat.api.DatMemPriv;
+import dat.api.DatReturn;
+import dat.api.Iov;
+import dat.provider.ofi.internal.ffm.Fi;
+import dat.provider.ofi.internal.ffm.FiMsg;
+import dat.provider.ofi.internal.ffm.FiMsgRma;
+import dat.provider.ofi.internal.ffm.FiRmaIov;
+import dat.provider.ofi.internal.ffm.Iovec;
+import dat.provider.ofi.internal.ffm.LibFabric;
+import dat.spi.DtoArgs;
+import dat.spi.LmrTriplet;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The data path of one {@link OfiEp}: {@code dat_ep_post_send} ({@code fi_sendmsg}), {@code dat_ep_post_recv}
+ * ({@code fi_recvmsg}), {@code dat_ep_post_rdma_write} ({@code fi_writemsg}) and {@code dat_ep_post_rdma_read}
+ * ({@code fi_readmsg}), each with {@code FI_COMPLETION} and the LMRs' descriptors, built in native memory the EP
+ * allocated at creation (libfabric copies the iov, descriptors and message before the call returns), so a post
+ * allocates nothing.
+ *
+ * <p>Every post takes a slot of its queue; the slot's index, the queue and the EP's connection generation travel as
+ * the operation context ({@link #context}), which is how a completion finds its slot and how a completion of an
+ * earlier connection (the provider flushing an endpoint jDAT already closed and flushed itself) is told apart and
+ * dropped. A receive posted before the connection exists waits in its slot and is posted when the endpoint is made.
+ * The slot is free again when its completion is queued; the DAT count of outstanding work
+ * ({@code max_request_dtos}, {@code max_recv_dtos}) drops when the completion is dequeued. A suppressed successful
+ * completion is never queued. A failed DTO (anything but a flush) breaks the connection, as on an RC queue pair.
+ * Everything runs under the IA's lock.
+ */
+// Restricted methods on purpose: reached only after OfiProvider checked Module.isNativeAccessEnabled().
+@SuppressWarnings("restricted")
+final class OfiEpData {
+
+    static final byte SEND = 1;
+    static final byte WRITE = 2;
+    static final byte READ = 3;
+    static final byte RECV = 4;
+
+    private static final byte FREE = 0;
+    private static final byte QUEUED = 1;
+    private static final byte POSTED = 2;
+
+    /**
+     * A send or RDMA write completes when it has landed at the target ({@code FI_DELIVERY_COMPLETE}), as on an RC
+     * queue pair: a completion at transmit (libfabric's default) would report a send no receive took, or a write the
+     * target's key check refused, as a success.
+     */
+    private static final long SEND_FLAGS = LibFabric.FI_COMPLETION | LibFabric.FI_DELIVERY_COMPLETE;
+
+    /** EAGAIN retries of one post, each after a progress step. */
+    private static final int AGAIN_TRIES = 64;
+
+    private final OfiEp ep;
+    private final OfiIa ia;
+    private DatEpAttr attr;
+    private Queue requests;
+    private Queue recvs;
+    private int requestsOutstanding;
+    private int recvsOutstanding;
+    private long seq;
+    private final LmrTriplet triplet = new LmrTriplet();
+
+    private Arena arena;
+    private MemorySegment iov;
+    private MemorySegment desc;
+    private MemorySegment msg;
+    private MemorySegment rmaMsg;
+    private MemorySegment rmaIov;
+
+    OfiEpData(OfiEp ep, DatEpAttr attr) {
+        this.ep = ep;
+        this.ia = ep.owner();
+        configure(attr);
+    }
+
+    /** Builds empty queues and their native scratch to the attributes (at create, and by dat_ep_modify). */
+    @SuppressWarnings("MustBeClosedChecker") // the arena belongs to the EP: close() (its free) or the next configure
+    void configure(DatEpAttr value) {
+        this.attr = value;
+        int requestIov = Math.max(value.maxRequestIov(), Math.max(value.maxRdmaReadIov(), value.maxRdmaWriteIov()));
+        this.requests = new Queue(value.maxRequestDtos(), requestIov);
+        this.recvs = new Queue(value.maxRecvDtos(), value.maxRecvIov());
+        int maxIov = Math.max(1, Math.max(requestIov, value.maxRecvIov()));
+        if (arena != null) {
+            arena.close();
+        }
+        arena = Arena.ofShared();
+        iov = arena.allocate(Iovec.LAYOUT.byteSize() * maxIov, 8);
+        desc = arena.allocate(8L * maxIov, 8);
+        msg = arena.allocate(FiMsg.LAYOUT);
+        rmaMsg = arena.allocate(FiMsgRma.LAYOUT);
+        rmaIov = arena.allocate(FiRmaIov.LAYOUT);
+    }
+
+    void close() {
+        if (arena != null) {
+            arena.close();
+            arena = null;
+        }
+    }
+
+    DatEpAttr attr() {
+        return attr;
+    }
+
+    boolean requestsIdle() {
+        return requestsOutstanding == 0;
+    }
+
+    boolean recvsIdle() {
+        return recvsOutstanding == 0;
+    }
+
+    /** Slots of one queue, parallel arrays, with a stack of free indexes. */
+    private static final class Queue {
+        final int capacity;
+        final int maxIov;
+        final byte[] state;
+        final byte[] op;
+        final int[] flags;
+        final long[] cookie;
+        final long[] order;
+        final int[] segments;
+        final OfiLmr[] lmr;
+        final long[] address;
+        final long[] length;
+        final long[] remoteLength;
+        final int[] free;
+        int freeCount;
+
+        Queue(int capacity, int maxIov) {
+            this.capacity = capacity;
+            this.maxIov = Math.max(1, maxIov);
+            state = new byte[capacity];
+            op = new byte[capacity];
+            flags = new int[capacity];
+            cookie = new long[capacity];
+            order = new long[capacity];
+            segments = new int[capacity];
+            lmr = new OfiLmr[capacity * this.maxIov];
+            address = new long[capacity * this.maxIov];
+            length = new long[capacity * this.maxIov];
+            remoteLength = new long[capacity];
+            free = new int[capacity];
+            for (int i = 0; i < capacity; i++) {
+                free[i] = capacity - 1 - i;
+            }
+            freeCount = capacity;
+        }
+
+        long total(int slot) {
+            long sum = 0;
+            for (int s = 0; s < segments[slot]; s++) {
+                sum += length[slot * maxIov + s];
+            }
+            return sum;
+        }
+
+        void release(int slot) {
+            for (int s = 0; s < segments[slot]; s++) {
+                lmr[slot * maxIov + s] = null;
+            }
+            state[slot] = FREE;
+            free[freeCount++] = slot;
+        }
+    }
+
+    /**
+     * {@return the operation context of a slot}: the EP key in the high 32 bits, then 12 bits of connection
+     * generation, one bit for the receive queue, and 19 bits of slot
+     */
+    long context(boolean recv, int slot) {
+        return (long) ep.key << 32 | (long) (ep.connection.generation() & 0xfff) << 20 | (recv ? 1L << 19 : 0)
+                | slot;
+    }
+
+    // ---- posts ----
+
+    int postSend(int n, Iov localIov, long cookie, int flags) {
+        return postRequest(SEND, n, localIov, cookie, 0, 0, 0, flags);
+    }
+
+    int postRdmaWrite(int n, Iov localIov, long cookie, int rmrContext, long target, long length, int flags) {
+        return postRequest(WRITE, n, localIov, cookie, rmrContext, target, length, flags);
+    }
+
+    int postRdmaRead(int n, Iov localIov, long cookie, int rmrContext, long target, long length, int flags) {
+        return postRequest(READ, n, localIov, cookie, rmrContext, target, length, flags);
+    }
+
+    private int postRequest(byte op, int n, Iov localIov, long cookie, int rmrContext, long remote, long remoteLength,
+                            int flags) {
+        ia.lock.lock();
+        try {
+            if (ep.isClosed()) {
+                return DatReturn.DAT_INVALID_HANDLE;
+            }
+            int maxIov = op == SEND ? attr.maxRequestIov() : op == WRITE ? attr.maxRdmaWriteIov()
+                    : attr.maxRdmaReadIov();
+            int rc = checkPost(n, localIov, maxIov, flags);
+            if (rc != DatReturn.DAT_SUCCESS) {
+                return rc;
+            }
+            DatEpState state = ep.state;
+            if (state != DatEpState.CONNECTED && state != DatEpState.DISCONNECTED) {
+                return DatReturn.DAT_INVALID_STATE;
+            }
+            if (requestsOutstanding >= attr.maxRequestDtos() || requests.freeCount == 0) {
+                return DatReturn.DAT_INSUFFICIENT_RESOURCES;
+            }
+            int slot = requests.free[requests.freeCount - 1];
+            rc = copySegments(requests, slot, n, localIov, op == READ ? DatMemPriv.LOCAL_WRITE
+                    : DatMemPriv.LOCAL_READ);
+            if (rc != DatReturn.DAT_SUCCESS) {
+                clearSegments(requests, slot);
+                return rc;
+            }
+            long total = requests.total(slot);
+            if (op == SEND && total > attr.maxMessageSize()) {
+                clearSegments(requests, slot);
+                return DatReturn.DAT_INVALID_PARAMETER;
+            }
+            if (op != SEND && total > attr.maxRdmaSize()) {
+                clearSegments(requests, slot);
+                return DatReturn.DAT_LENGTH_ERROR;
+            }
+            if (op != SEND && (remoteLength < 0 || (op == WRITE ? total > remoteLength : remoteLength > total))) {
+                clearSegments(requests, slot);
+                return remoteLength < 0 ? DatReturn.DAT_INVALID_PARAMETER : DatReturn.DAT_LENGTH_ERROR;
+            }
+            requests.freeCount--;
+            requests.op[slot] = op;
+            requests.flags[slot] = flags;
+            requests.cookie[slot] = cookie;
+            requests.order[slot] = ++seq;
+            requests.remoteLength[slot] = op == SEND ? total : op == WRITE ? total : remoteLength;
+            requests.state[slot] = QUEUED;
+            requestsOutstanding++;
+            if (state == DatEpState.DISCONNECTED) {
+                flush();
+                return DatReturn.DAT_SUCCESS;
+            }
+            long posted = op == SEND ? postMsg(false, slot) : postRma(op == WRITE, slot, rmrContext, remote);
+            if (posted < 0) {
+                // Whatever failed here leaves the endpoint unusable: the connection breaks and the post is flushed.
+                ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
+            }
+            return DatReturn.DAT_SUCCESS;
+        } finally {
+            ia.lock.unlock();
+        }
+    }
+
+    int postRecv(int n, Iov localIov, long cookie, int flags) {
+        ia.lock.lock();
+        try {
+            if (ep.isClosed()) {
+                return DatReturn.DAT_INVALID_HANDLE;
+            }
+            int rc = checkPost(n, localIov, attr.maxRecvIov(), flags);
+            if (rc != DatReturn.DAT_SUCCESS) {
+                return rc;
+            }
+            if (recvsOutstanding >= attr.maxRecvDtos() || recvs.freeCount == 0) {
+                return DatReturn.DAT_INSUFFICIENT_RESOURCES;
+            }
+            int slot = recvs.free[recvs.freeCount - 1];
+            rc = copySegments(recvs, slot, n, localIov, DatMemPriv.LOCAL_WRITE);
+            if (rc != DatReturn.DAT_SUCCESS) {
+                clearSegments(recvs, slot);
+                return rc;
+            }
+            recvs.freeCount--;
+            recvs.op[slot] = RECV;
+            recvs.flags[slot] = flags;
+            recvs.cookie[slot] = cookie;
+            recvs.order[slot] = ++seq;
+            recvs.state[slot] = QUEUED;
+            recvsOutstanding++;
+            if (ep.state == DatEpState.DISCONNECTED) {
+                flush();
+            } else if (ep.connection.fid().address() != 0) {
+                if (postMsg(true, slot) < 0) {
+                    ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
+                }
+            }
+            return DatReturn.DAT_SUCCESS;
+        } finally {
+            ia.lock.unlock();
+        }
+    }
+
+    /** Posts every receive waiting for the endpoint, in posting order; @return false when one failed */
+    boolean postQueuedRecvs() {
+        while (true) {
+            int next = oldest(recvs, QUEUED);
+            if (next < 0) {
+                return true;
+            }
+            if (postMsg(true, next) < 0) {
+                return false;
+            }
+        }
+    }
+
+    private static int checkPost(int n, Iov iov, int maxIov, int flags) {
+        if (DtoArgs.iov(n, iov, maxIov) != DatReturn.DAT_SUCCESS) {
+            return DatReturn.DAT_INVALID_PARAMETER;
+        }
+        if ((flags & ~DatCompletionFlags.POST_FLAGS) != 0) {
+            return DatReturn.DAT_INVALID_PARAMETER;
+        }
+        // completion_flags_supported is SUPPRESS: every other post flag is refused with the post pages' code for a
+        // bad argument (they list no DAT_MODEL_NOT_SUPPORTED).
+        if ((flags & ~DatCompletionFlags.SUPPRESS) != 0) {
+            return DatReturn.DAT_INVALID_PARAMETER;
+        }
+        return DatReturn.DAT_SUCCESS;
+    }
+
+    private int copySegments(Queue q, int slot, int n, Iov localIov, int needed) {
+        q.segments[slot] = 0;
+        for (int s = 0; s < n; s++) {
+            int rc = triplet.read(localIov, s);
+            if (rc != DatReturn.DAT_SUCCESS) {
+                return rc;
+            }
+            long address = triplet.virtualAddress();
+            long length = triplet.segmentLength();
+            OfiLmr lmr = ia.lmrs.get(triplet.lmrContext());
+            rc = DtoArgs.segment(lmr, ep.pz, needed, address, length);
+            if (rc != DatReturn.DAT_SUCCESS) {
+                return rc;
+            }
+            q.lmr[slot * q.maxIov + s] = lmr;
+            q.address[slot * q.maxIov + s] = address;
+            q.length[slot * q.maxIov + s] = length;
+            q.segments[slot] = s + 1;
+        }
+        return DatReturn.DAT_SUCCESS;
+    }
+
+    private static void clearSegments(Queue q, int slot) {
+        for (int s = 0; s < q.segments[slot]; s++) {
+            q.lmr[slot * q.maxIov + s] = null;
+        }
+        q.segments[slot] = 0;
+    }
+
+    private void fillIov(Queue q, int slot) {
+        for (int s = 0; s < q.segments[slot]; s++) {
+            int i = slot * q.maxIov + s;
+            MemorySegment v = iov.asSlice(s * Iovec.LAYOUT.byteSize(), Iovec.LAYOUT.byteSize());
+            v.set(JAVA_LONG, Iovec.IOV_BASE, q.address[i]);
+            Iovec.iovLen(v, q.length[i]);
+            desc.setAtIndex(JAVA_LONG, s, q.lmr[i].desc);
+        }
+    }
+
+    /** {@return libfabric's answer to an {@code fi_sendmsg} or {@code fi_recvmsg} of the slot} */
+    private long postMsg(boolean recv, int slot) {
+        Queue q = recv ? recvs : requests;
+        fillIov(q, slot);
+        msg.set(JAVA_LONG, FiMsg.MSG_IOV, iov.address());
+        msg.set(JAVA_LONG, FiMsg.DESC, desc.address());
+        FiMsg.iovCount(msg, q.segments[slot]);
+        FiMsg.addr(msg, 0);
+        msg.set(JAVA_LONG, FiMsg.CONTEXT, context(recv, slot));
+        FiMsg.data(msg, 0);
+        OfiEpConnection c = ep.connection;
+        long rc = retry(recv ? c.fnRecvmsg : c.fnSendmsg, msg, recv ? LibFabric.FI_COMPLETION : SEND_FLAGS);
+        if (rc == 0) {
+            q.state[slot] = POSTED;
+        }
+        return rc;
+    }
+
+    private long postRma(boolean write, int slot, int rmrContext, long remote) {
+        fillIov(requests, slot);
+        FiRmaIov.addr(rmaIov, remote);
+        FiRmaIov.len(rmaIov, requests.remoteLength[slot]);
+        FiRmaIov.key(rmaIov, rmrContext & 0xffffffffL);
+        rmaMsg.set(JAVA_LONG, FiMsgRma.MSG_IOV, iov.address());
+        rmaMsg.set(JAVA_LONG, FiMsgRma.DESC, desc.address());
+        FiMsgRma.iovCount(rmaMsg, requests.segments[slot]);
+        FiMsgRma.addr(rmaMsg, 0);
+        rmaMsg.set(JAVA_LONG, FiMsgRma.RMA_IOV, rmaIov.address());
+        FiMsgRma.rmaIovCount(rmaMsg, 1);
+        rmaMsg.set(JAVA_LONG, FiMsgRma.CONTEXT, context(false, slot));
+        FiMsgRma.data(rmaMsg, 0);
+        OfiEpConnection c = ep.connection;
+        long rc = retry(write ? c.fnWritemsg : c.fnReadmsg, rmaMsg, write ? SEND_FLAGS : LibFabric.FI_COMPLETION);
+        if (rc == 0) {
+            requests.state[slot] = POSTED;
+        }
+        return rc;
+    }
+
+    /** Posts, running a progress step between tries while the endpoint's queue is full ({@code -FI_EAGAIN}). */
+    private long retry(MemorySegment fn, MemorySegment message, long flags) {
+        long rc = -LibFabric.FI_EAGAIN;
+        for (int i = 0; i < AGAIN_TRIES && rc == -LibFabric.FI_EAGAIN; i++) {
+            MemorySegment fid = ep.connection.fid();
+            if (fid.address() == 0 || fn.address() == 0) {
+                return -LibFabric.FI_ENOTCONN;
+            }
+            rc = Fi.post(fn, fid.address(), message.address(), flags);
+            if (rc == -LibFabric.FI_EAGAIN) {
+                ia.progressLocked();
+            }
+        }
+        return rc;
+    }
+
+    // ---- completions ----
+
+    /** A completion from a CQ, its context decoded here. Under the IA's lock. */
+    void completed(long context, int error, long length) {
+        if (((context >>> 20) & 0xfff) != (ep.connection.generation() & 0xfff)) {
+            return;
+        }
+        boolean recv = (context & (1L << 19)) != 0;
+        int slot = (int) (context & ((1 << 19) - 1));
+        Queue q = recv ? recvs : requests;
+        if (slot >= q.capacity || q.state[slot] != POSTED) {
+            return;
+        }
+        DatDtoStatus status = status(q.op[slot], error);
+        long len = status != DatDtoStatus.SUCCESS ? 0 : recv ? length : q.remoteLength[slot];
+        finish(q, slot, status, len);
+        if (status == DatDtoStatus.FLUSHED) {
+            // jDAT flushes its own slots when it ends a connection, with the generation moved on: a flush of this
+            // generation is the provider tearing the endpoint down, the peer gone before its FI_SHUTDOWN is read.
+            ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_DISCONNECTED);
+        } else if (status != DatDtoStatus.SUCCESS) {
+            ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
+        }
+    }
+
+    private static DatDtoStatus status(byte op, int error) {
+        if (error == 0) {
+            return DatDtoStatus.SUCCESS;
+        }
+        return switch (error) {
+            case LibFabric.FI_ECANCELED -> DatDtoStatus.FLUSHED;
+            case LibFabric.FI_ETRUNC, LibFabric.FI_EMSGSIZE -> op == RECV ? DatDtoStatus.LOCAL_LENGTH_ERR
+                    : DatDtoStatus.REMOTE_RESPONDER_ERR;
+            case LibFabric.FI_EACCES, LibFabric.FI_EINVAL, LibFabric.FI_ENOENT -> op == SEND || op == RECV
+                    ? DatDtoStatus.LOCAL_PROTECTION_ERR : DatDtoStatus.REMOTE_ACCESS_ERR;
+            default -> DatDtoStatus.TRANSPORT_ERR;
+        };
+    }
+
+    private void finish(Queue q, int slot, DatDtoStatus status, long length) {
+        boolean recv = q == recvs;
+        byte kind = recv ? OfiEvd.RECV : OfiEvd.REQUEST;
+        OfiEvd evd = recv ? ep.recvEvd : ep.requestEvd;
+        long cookie = q.cookie[slot];
+        boolean suppressed = status == DatDtoStatus.SUCCESS && (q.flags[slot] & DatCompletionFlags.SUPPRESS) != 0;
+        q.release(slot);
+        if (suppressed || evd == null || !evd.dto(ep, cookie, status, length, kind)) {
+            release(kind);
+        }
+    }
+
+    /** A completion of this EP was dequeued (or lost): the outstanding count drops. */
+    void release(byte kind) {
+        if (kind == OfiEvd.REQUEST) {
+            requestsOutstanding--;
+        } else {
+            recvsOutstanding--;
+        }
+    }
+
+    /** Completes every queued or posted slot FLUSHED, receives first, each queue in posting order. */
+    void flush() {
+        for (int slot = oldest(recvs, (byte) -1); slot >= 0; slot = oldest(recvs, (byte) -1)) {
+            recvs.state[slot] = POSTED;
+            finish(recvs, slot, DatDtoStatus.FLUSHED, 0);
+        }
+        for (int slot = oldest(requests, (byte) -1); slot >= 0; slot = oldest(requests, (byte) -1)) {
+            requests.state[slot] = POSTED;
+            finish(requests, slot, DatDtoStatus.FLUSHED, 0);
+        }
+    }
+
+    /** {@return the busy slot posted first, in state {@code wanted} (or any busy one for -1), or -1} */
+    private static int oldest(Queue q, byte wanted) {
+        int best = -1;
+        for (int i = 0; i < q.capacity; i++) {
+            byte s = q.state[i];
+            if (s != FREE && (wanted < 0 || s == wanted) && (best < 0 || q.order[i] < q.order[best])) {
+                best = i;
+            }
+        }
+        return best;
+    }
+
+    /** {@return whether a posted operation uses {@code lmr}} */
+    boolean inFlightOn(OfiLmr lmr) {
+        return uses(requests, lmr) || uses(recvs, lmr);
+    }
+
+    private static boolean uses(Queue q, OfiLmr lmr) {
+        for (int slot = 0; slot < q.capacity; slot++) {
+            if (q.state[slot] == POSTED) {
+                for (int s = 0; s < q.segments[slot]; s++) {
+                    if (q.lmr[slot * q.maxIov + s] == lmr) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: Apache-2.0
+package dat.provider.ofi.internal;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+
+import dat.api.Dat;
+import dat.api.DatCr;
+import dat.api.DatDtoStatus;
+import dat.api.DatEvdFlags;
+import dat.api.DatEvdParam;
+import dat.api.DatEvent;
+import dat.api.DatEventHandler;
+import dat.api.DatEventType;
+import dat.api.DatHandle;
+import dat.api.DatReturn;
+import dat.provider.ofi.internal.ffm.Fi;
+import dat.provider.ofi.internal.ffm.FiCqAttr;
+import dat.provider.ofi.internal.ffm.FiCqDataEntry;
+import dat.provider.ofi.internal.ffm.FiCqErrEntry;
+import dat.provider.ofi.internal.ffm.FiException;
+import dat.provider.ofi.internal.ffm.FiOpsCq;
+import dat.provider.ofi.internal.ffm.FidCq;
+import dat.provider.ofi.internal.ffm.LibFabric;
+import dat.spi.AbstractCno;
+import dat.spi.AbstractEvd;
+import dat.spi.DatArgs;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An event dispatcher ({@code dat_evd_create}): a ring of preallocated {@link DatEvent}s, and, for an EVD that takes
+ * DTO completions, an {@code fi_cq} (format {@code FI_CQ_FORMAT_DATA}) the EPs bind their queues to. The CQ is read
+ * under the IA's lock by the progress step ({@link #drainCq}); each entry's operation context names the EP, the
+ * connection generation, the queue and the slot ({@link OfiEpData#context}); the EP turns it into a DAT completion
+ * queued here. A DTO completion holds its EP's slot until it is dequeued, as DAT counts it outstanding till then.
+ * {@code dat_evd_wait} waits on the IA's condition, which every progress step that finds something signals.
+ */
+// Restricted methods on purpose: reached only after OfiProvider checked Module.isNativeAccessEnabled().
+@SuppressWarnings("restricted")
+final class OfiEvd extends AbstractEvd<OfiIa> {
+
+    static final byte PLAIN = 0;
+    static final byte REQUEST = 1;
+    static final byte RECV = 2;
+
+    private static final int BATCH = 16;
+
+    private final OfiIa ia;
+    private DatEvent[] ring;
+    private byte[] kinds;
+    private int head;
+    private int count;
+    private boolean waitable = true;
+    private boolean waiting;
+    private long aborts;
+    private final DatEvent polled = new DatEvent();
+
+    /** The CQ, or NULL for an EVD without DTO events. */
+    final MemorySegment cq;
+    private final MemorySegment cqRead;
+    private final Arena arena;
+    private final MemorySegment entries;
+    private final MemorySegment err;
+
+    @SuppressWarnings("MustBeClosedChecker") // the arena belongs to the EVD: destroy() closes it with the CQ
+    OfiEvd(OfiIa ia, int qlen, int flags, AbstractCno<OfiIa> cno) {
+        super(ia, flags, cno, (flags & DatEvdFlags.ASYNC) != 0);
+        this.ia = ia;
+        allocate(qlen);
+        if ((flags & DatEvdFlags.DTO) != 0) {
+            arena = Arena.ofShared();
+            MemorySegment attr = arena.allocate(FiCqAttr.LAYOUT);
+            FiCqAttr.size(attr, Math.max(qlen, 64));
+            FiCqAttr.format(attr, LibFabric.FI_CQ_FORMAT_DATA);
+            FiCqAttr.waitObj(attr, LibFabric.FI_WAIT_NONE);
+            MemorySegment out = arena.allocate(ADDRESS);
+            try {
+                ia.fi.check("fi_cq_open", Fi.fi_cq_open(ia.domain, attr, out));
+            } catch (FiException e) {
+                arena.close();
+                throw OfiIa.resources("dat_evd_create", e);
+            }
+            cq = out.get(ADDRESS, 0).reinterpret(FidCq.SIZEOF);
+            cqRead = Fi.slot(cq, FidCq.OPS, FiOpsCq.READ);
+            entries = arena.allocate(FiCqDataEntry.LAYOUT.byteSize() * BATCH, 8);
+            err = arena.allocate(FiCqErrEntry.LAYOUT);
+            ia.cqEvds.add(this);
+        } else {
+            arena = null;
+            cq = MemorySegment.NULL;
+            cqRead = MemorySegment.NULL;
+            entries = MemorySegment.NULL;
+            err = MemorySegment.NULL;
+        }
+    }
+
+    private void allocate(int qlen) {
+        ring = new DatEvent[qlen];
+        kinds = new byte[qlen];
+        for (int i = 0; i < qlen; i++) {
+            ring[i] = new DatEvent();
+        }
+    }
+
+    /**
+     * Reads every completion the CQ holds and hands each to its EP. Under the IA's lock.
+     *
+     * @return whether it read any
+     */
+    boolean drainCq() {
+        if (cq.address() == 0 || (isClosed() && this != ia.orphanCq)) {
+            return false;
+        }
+        boolean found = false;
+        while (true) {
+            long n = Fi.cqRead(cqRead, cq.address(), entries.address(), BATCH);
+            if (n > 0) {
+                found = true;
+                for (int i = 0; i < n; i++) {
+                    MemorySegment e = entries.asSlice(i * FiCqDataEntry.LAYOUT.byteSize(),
+                            FiCqDataEntry.LAYOUT.byteSize());
+                    completed(FiCqDataEntry.opContext(e).address(), 0, FiCqDataEntry.len(e));
+                }
+                continue;
+            }
+            if (n == -LibFabric.FI_EAVAIL) {
+                err.fill((byte) 0);
+                if (Fi.fi_cq_readerr(cq, err) > 0) {
+                    found = true;
+                    completed(FiCqErrEntry.opContext(err).address(), FiCqErrEntry.err(err), FiCqErrEntry.len(err));
+                    continue;
+                }
+            }
+            return found;
+        }
+    }
+
+    private void completed(long context, int error, long length) {
+        OfiEp ep = ia.epsByKey.get((int) (context >>> 32));
+        if (OfiConfig.TRACE) {
+            OfiConfig.trace("completion ctx 0x" + Long.toHexString(context) + " err " + error + " len " + length
+                    + " ep " + ep);
+        }
+        if (ep != null) {
+            ep.data.completed(context, error, length);
+        }
+    }
+
+    private DatEvent reserve(byte kind) {
+        if (isClosed()) {
+            return null;
+        }
+        if (count == ring.length) {
+            OfiEvd async = ia.asyncEvd();
+            if (async != this && async != null) {
+                async.async(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, this);
+            }
+            return null;
+        }
+        int slot = (head + count) % ring.length;
+        kinds[slot] = kind;
+        return ring[slot];
+    }
+
+    private void commit() {
+        count++;
+        ia.changed.signalAll();
+    }
+
+    /** Queues a DTO completion; @return false when it is lost (the EVD full or freed) */
+    boolean dto(OfiEp ep, long cookie, DatDtoStatus status, long length, byte kind) {
+        DatEvent e = reserve(kind);
+        if (e == null) {
+            return false;
+        }
+        e.setDtoCompletion(this, ep, cookie, status, length);
+        commit();
+        return true;
+    }
+
+    boolean connection(DatEventType type, OfiEp ep, byte[] privateData) {
+        DatEvent e = reserve(PLAIN);
+        if (e == null) {
+            return false;
+        }
+        e.setConnectionEvent(type, this, ep, privateData);
+        commit();
+        return true;
+    }
+
+    boolean request(DatHandle servicePoint, long connQual, DatCr cr) {
+        DatEvent e = reserve(PLAIN);
+        if (e == null) {
+            return false;
+        }
+        e.setConnectionRequest(this, servicePoint, connQual, cr);
+        commit();
+        return true;
+    }
+
+    void async(DatEventType type, DatHandle handle) {
+        DatEvent e = reserve(PLAIN);
+        if (e != null) {
+            e.setAsyncEvent(type, this, handle, 0);
+            commit();
+        }
+    }
+
+    private void take(DatEvent into) {
+        DatEvent e = ring[head];
+        byte kind = kinds[head];
+        into.copyFrom(e);
+        head = (head + 1) % ring.length;
+        count--;
+        into.nmore(count);
+        if (kind != PLAIN) {
+            ((OfiEp) e.ep()).data.release(kind);
+        }
+    }
+
+    @Override
+    public int dequeue(DatEvent event) {
+        ia.lock.lock();
+        try {
+            int check = checkDequeue(event);
+            if (check != DatReturn.DAT_SUCCESS) {
+                return check;
+            }
+            if (waiting) {
+                return DatReturn.DAT_INVALID_STATE;
+            }
+            if (count == 0) {
+                ia.progressLocked();
+                if (count == 0) {
+                    return DatReturn.DAT_QUEUE_EMPTY;
+                }
+            }
+            take(event);
+            return DatReturn.DAT_SUCCESS;
+        } finally {
+            ia.lock.unlock();
+        }
+    }
+
+    @Override
+    public int poll(DatEventHandler handler, int limit) {
+        int check = checkPoll(handler, limit);
+        if (check != DatReturn.DAT_SUCCESS) {
+            return check;
+        }
+        int handled = 0;
+        while (handled < limit) {
+            int rc = dequeue(polled);
+            if (rc == DatReturn.DAT_QUEUE_EMPTY) {
+                break;
+            }
+            if (rc != DatReturn.DAT_SUCCESS) {
+                return handled > 0 ? handled : rc;
+            }
+            handler.onEvent(polled);
+            handled++;
+        }
+        return handled;
+    }
+
+    @Override
+    public int await(long timeoutMicros, int threshold, DatEvent event) {
+        ia.lock.lock();
+        try {
+            int check = checkAwait(timeoutMicros, event);
+            if (check != DatReturn.DAT_SUCCESS) {
+                return check;
+            }
+            if (threshold < 1 || threshold > ring.length) {
+                return DatReturn.DAT_INVALID_PARAMETER;
+            }
+            if (!waitable || waiting) {
+                return DatReturn.DAT_INVALID_STATE;
+            }
+            long deadline = timeoutMicros == Dat.DAT_TIMEOUT_INFINITE ? Long.MAX_VALUE
+                    : System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
+            long abortsBefore = aborts;
+            waiting = true;
+            try {
+                ia.progressLocked();
+                while (count < threshold) {
+                    if (aborts != abortsBefore) {
+                        return DatReturn.DAT_ABORT;
+                    }
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        event.nmore(count);
+                        return DatReturn.DAT_TIMEOUT_EXPIRED;
+                    }
+                    // The progress thread signals when it queues an event; the bound covers a step it skipped.
+                    ia.changed.awaitNanos(Math.min(left, 2_000_000));
+                    ia.progressLocked();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return DatReturn.DAT_INTERRUPTED_CALL;
+            } finally {
+                waiting = false;
+            }
+            take(event);
+            return DatReturn.DAT_SUCCESS;
+        } finally {
+            ia.lock.unlock();
+        }
+    }
+
+    @Override
+    public int postSoftwareEvent(long pointer) {
+        ia.lock.lock();
+        try {
+            int check = checkPostSoftwareEvent();
+            if (check != DatReturn.DAT_SUCCESS) {
+                return check;
+            }
+            if (count == ring.length) {
+                return DatReturn.DAT_QUEUE_FULL;
+            }
+            DatEvent e = reserve(PLAIN);
+            e.setSoftwareEvent(this, pointer);
+            commit();
+            return DatReturn.DAT_SUCCESS;
+        } finally {
+            ia.lock.unlock();
+        }
+    }
+
+    @Override
+    protected void implSetUnwaitable(boolean unwaitable) {
+        ia.lock.lock();
+        try {
+            waitable = !unwaitable;
+            if (unwaitable) {
+                aborts++;
+                ia.changed.signalAll();
+            }
+        } finally {
+            ia.lock.unlock();
+        }
+    }
+
+    @Override
+    protected void implResize(int evdMinQlen) {
+        ia.lock.lock();
+        try {
+            requireOpen("dat_evd_resize");
+            DatArgs.evdResizeState(evdMinQlen, count);
+            DatEvent[] oldRing = ring;
+            byte[] oldKinds = kinds;
+            int oldHead = head;
+            allocate(evdMinQlen);
+            for (int i = 0; i < count; i++) {
+                int from = (oldHead + i) % oldRing.length;
+                ring[i].copyFrom(oldRing[from]);
+                kinds[i] = oldKinds[from];
+            }
+            head = 0;
+        } finally {
+            ia.lock.unlock();
+        }
+    }
+
+    @Override
+    public DatEvdParam query() {
+        ia.lock.lock();
+        try {
+            requireOpen("dat_evd_query");
+            return param(ring.length, !waitable);
+        } finally {
+            ia.lock.unlock();
+        }
+    }
+
+    /** Under the lifecycle lock (the IA's lock). The CQ is closed: every EP bound to it is gone (dependsOn). */
+    @Override
+    protected void destroy() {
+        markClosed();
+        aborts++;
+        ia.changed.signalAll();
+        if (cq.address() != 0) {
+            ia.cqEvds.remove(this);
+            Fi.fi_close(cq);
+            arena.close();
+        }
+    }
+}

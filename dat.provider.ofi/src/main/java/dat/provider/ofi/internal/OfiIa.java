@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: Apache-2.0
+package dat.provider.ofi.internal;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import dat.api.DatCno;
+import dat.api.DatEpAttr;
+import dat.api.DatEpState;
+import dat.api.DatEvdFlags;
+import dat.api.DatException;
+import dat.api.DatHandleType;
+import dat.api.DatPspFlags;
+import dat.api.DatReturn;
+import dat.api.DatReturnSubtype;
+import dat.provider.ofi.internal.ffm.Fi;
+import dat.provider.ofi.internal.ffm.FiDomainAttr;
+import dat.provider.ofi.internal.ffm.FiEqAttr;
+import dat.provider.ofi.internal.ffm.FiException;
+import dat.provider.ofi.internal.ffm.FiInfo;
+import dat.provider.ofi.internal.ffm.LibFabric;
+import dat.provider.ofi.internal.ffm.SockaddrIn;
+import dat.provider.ofi.internal.ffm.SockaddrIn6;
+import dat.spi.AbstractCno;
+import dat.spi.AbstractIa;
+import dat.spi.DatArgs;
+import dat.spi.NoSrq;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteOrder;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * An interface adapter ({@code dat_ia_open}) over one {@code fi_info} entry: its fabric ({@code fi_fabric}), its
+ * domain ({@code fi_domain}, the protection domain of every LMR), and one event queue ({@code fi_eq_open}) every
+ * endpoint and passive endpoint of the IA reports its connection events to.
+ *
+ * <p><b>One lock.</b> Every call on the IA's objects, and the progress thread, run under {@link #lock} (also the
+ * shell's lifecycle lock): that is what {@code is_thread_safe} rests on, and it makes each connection transition one
+ * step. {@link #changed} wakes {@code dat_evd_wait}.
+ *
+ * <p><b>Progress.</b> {@link OfiProgress} reads the EQ and every CQ ({@code fi_cq_read} also drives the data
+ * progress of providers that need it) and turns what it finds into DAT events; a dequeue or wait that finds its EVD
+ * empty runs the same step on the consumer's thread first, so a completion does not wait for the thread.
+ *
+ * <p><b>Memory keys.</b> The domain is opened from a copy of the entry with {@code FI_MR_VIRT_ADDR} added to its
+ * {@code mr_mode}: a DAT RDMA names the target by virtual address, and libfabric's util providers (tcp, sockets,
+ * shm) then address registrations by it rather than by offset.
+ */
+// Restricted methods on purpose: reached only after OfiProvider checked Module.isNativeAccessEnabled().
+@SuppressWarnings("restricted")
+final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, OfiEp> {
+
+    static final SecureRandom RANDOM = new SecureRandom();
+    /** Connection timeouts; a daemon so it never keeps a JVM alive. */
+    static final ScheduledExecutorService TIMER = timer();
+
+    final OfiEntry entry;
+    final LibFabric fi;
+    final ReentrantLock lock;
+    final Condition changed;
+    final Arena arena = Arena.ofShared();
+    /** The copy of the entry endpoints and passive endpoints are made from. */
+    final MemorySegment info;
+    final MemorySegment fabric;
+    final MemorySegment domain;
+    final MemorySegment eq;
+    /** The CQ of EPs that have no EVD for one of their queues: its completions only free slots. */
+    final OfiEvd orphanCq;
+    /** EQ fid address to its owner: an OfiEp, OfiPsp or OfiRsp. Guarded by {@link #lock}. */
+    final Map<Long, Object> eqOwners = new HashMap<>();
+    /** Every EVD with a CQ. Guarded by {@link #lock}. */
+    final List<OfiEvd> cqEvds = new ArrayList<>();
+    /** EP key (in every operation context) to EP. Guarded by {@link #lock}. */
+    final Map<Integer, OfiEp> epsByKey = new HashMap<>();
+    /** lmr_context to LMR. Guarded by {@link #lock}. */
+    final Map<Integer, OfiLmr> lmrs = new HashMap<>();
+    /** rmr_context (the key) in use. Guarded by {@link #lock}. */
+    final Map<Long, OfiLmr> keys = new HashMap<>();
+    private int nextEpKey;
+    private final OfiProgress progress;
+    private final OfiEq eqReader;
+
+    private OfiIa(OfiEntry entry, LibFabric fi, int asyncQlen) {
+        this(entry, fi, asyncQlen, new ReentrantLock());
+    }
+
+    private OfiIa(OfiEntry entry, LibFabric fi, int asyncQlen, ReentrantLock lock) {
+        super(entry.iaName(), entry.address(), OfiAttributes.providerAttr(entry), OfiAttributes.iaAttr(entry), lock);
+        this.entry = entry;
+        this.fi = fi;
+        this.lock = lock;
+        this.changed = lock.newCondition();
+        MemorySegment copy = fi.fi_dupinfo(entry.info());
+        MemorySegment fab = MemorySegment.NULL;
+        MemorySegment dom = MemorySegment.NULL;
+        MemorySegment q = MemorySegment.NULL;
+        try {
+            MemorySegment da = FiInfo.domainAttr(copy).reinterpret(FiDomainAttr.SIZEOF);
+            FiDomainAttr.mrMode(da, FiDomainAttr.mrMode(da) | LibFabric.FI_MR_VIRT_ADDR);
+            fab = fi.fi_fabric(FiInfo.fabricAttr(copy), arena.allocate(ADDRESS));
+            MemorySegment out = arena.allocate(ADDRESS);
+            MemorySegment f = fab;
+            fi.check("fi_domain", fi.guarded(() -> Fi.fi_domain(f, copy, out)));
+            dom = out.get(ADDRESS, 0);
+            MemorySegment attr = arena.allocate(FiEqAttr.LAYOUT);
+            FiEqAttr.size(attr, 256);
+            FiEqAttr.waitObj(attr, LibFabric.FI_WAIT_NONE);
+            fi.check("fi_eq_open", Fi.fi_eq_open(fab, attr, out));
+            q = out.get(ADDRESS, 0);
+        } catch (FiException e) {
+            closeQuietly(q);
+            closeQuietly(dom);
+            closeQuietly(fab);
+            fi.fi_freeinfo(copy);
+            arena.close();
+            throw new DatException(DatReturn.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
+                    "dat_ia_open: " + entry.iaName() + ": " + e.getMessage(), e);
+        }
+        this.info = copy;
+        this.fabric = fab;
+        this.domain = dom;
+        this.eq = q;
+        this.eqReader = new OfiEq(this);
+        initAsyncEvd(new OfiEvd(this, asyncQlen, DatEvdFlags.ASYNC, null));
+        this.orphanCq = new OfiEvd(this, OfiAttributes.MAX_EVD_QLEN, DatEvdFlags.DTO, null);
+        this.progress = new OfiProgress(this);
+        progress.start();
+    }
+
+    static OfiIa open(OfiEntry entry, LibFabric fi, int asyncQlen) {
+        if (asyncQlen < 1 || asyncQlen > OfiAttributes.MAX_EVD_QLEN) {
+            throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2, "dat_ia_open: async_evd_qlen " + asyncQlen
+                    + " is outside 1.." + OfiAttributes.MAX_EVD_QLEN);
+        }
+        return new OfiIa(entry, fi, asyncQlen);
+    }
+
+    static void closeQuietly(MemorySegment fid) {
+        if (fid.address() != 0) {
+            Fi.fi_close(fid);
+        }
+    }
+
+    private static ScheduledExecutorService timer() {
+        ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread th = new Thread(r, "dat-ofi-timer");
+            th.setDaemon(true);
+            return th;
+        });
+        t.setRemoveOnCancelPolicy(true);
+        return t;
+    }
+
+    /** {@return a fresh key naming an EP in its operation contexts, under {@link #lock}} */
+    int newEpKey() {
+        do {
+            nextEpKey = (nextEpKey + 1) & 0x7fffffff;
+        } while (nextEpKey == 0 || epsByKey.containsKey(nextEpKey));
+        return nextEpKey;
+    }
+
+    /**
+     * One progress step under {@link #lock}: the EQ's connection events, then every CQ's completions.
+     *
+     * @return whether it found anything
+     */
+    boolean progressLocked() {
+        boolean found = eqReader.drain();
+        for (int i = 0; i < cqEvds.size(); i++) {
+            found |= cqEvds.get(i).drainCq();
+        }
+        if (found) {
+            changed.signalAll();
+        }
+        return found;
+    }
+
+    /**
+     * {@return a {@code sockaddr_in} or {@code sockaddr_in6} in {@code arena}}
+     *
+     * @param arena where it lives
+     * @param ip the address
+     * @param port the TCP port
+     */
+    static MemorySegment sockaddr(Arena arena, InetAddress ip, int port) {
+        byte[] raw = ip.getAddress();
+        short netPort = ByteOrder.nativeOrder() == ByteOrder.BIG_ENDIAN ? (short) port
+                : Short.reverseBytes((short) port);
+        if (ip instanceof Inet4Address) {
+            MemorySegment sa = arena.allocate(SockaddrIn.LAYOUT);
+            SockaddrIn.sinFamily(sa, (short) LibFabric.AF_INET);
+            SockaddrIn.sinPort(sa, netPort);
+            MemorySegment.copy(raw, 0, sa, JAVA_BYTE, SockaddrIn.SIN_ADDR, 4);
+            return sa;
+        }
+        MemorySegment sa = arena.allocate(SockaddrIn6.LAYOUT);
+        SockaddrIn6.sin6Family(sa, (short) LibFabric.AF_INET6);
+        SockaddrIn6.sin6Port(sa, netPort);
+        MemorySegment.copy(raw, 0, sa, JAVA_BYTE, SockaddrIn6.SIN6_ADDR, 16);
+        return sa;
+    }
+
+    /**
+     * {@return the port of a socket address}
+     *
+     * @param sa a sockaddr_in or sockaddr_in6 (same port offset)
+     */
+    static int port(MemorySegment sa) {
+        short p = sa.reinterpret(SockaddrIn.SIZEOF).get(JAVA_SHORT, SockaddrIn.SIN_PORT);
+        return (ByteOrder.nativeOrder() == ByteOrder.BIG_ENDIAN ? p : Short.reverseBytes(p)) & 0xffff;
+    }
+
+    /**
+     * {@return the IP of a socket address, or {@code null}}
+     *
+     * @param sa a sockaddr_in or sockaddr_in6
+     */
+    static InetAddress ip(MemorySegment sa) {
+        if (sa.address() == 0) {
+            return null;
+        }
+        MemorySegment s = sa.reinterpret(SockaddrIn6.SIZEOF);
+        short family = s.get(JAVA_SHORT, 0);
+        try {
+            if (family == LibFabric.AF_INET) {
+                byte[] raw = new byte[4];
+                MemorySegment.copy(s, JAVA_BYTE, SockaddrIn.SIN_ADDR, raw, 0, 4);
+                return InetAddress.getByAddress(raw);
+            }
+            if (family == LibFabric.AF_INET6) {
+                byte[] raw = new byte[16];
+                MemorySegment.copy(s, JAVA_BYTE, SockaddrIn6.SIN6_ADDR, raw, 0, 16);
+                return InetAddress.getByAddress(raw);
+            }
+        } catch (UnknownHostException e) {
+            return null;
+        }
+        return null;
+    }
+
+    @Override
+    protected void implCloseLocked() {
+        for (Object owner : new ArrayList<>(eqOwners.values())) {
+            if (owner instanceof OfiPassive.Listener l) {
+                for (OfiCr cr : new ArrayList<>(l.passive().pending)) {
+                    cr.rejectQuietly();
+                }
+            }
+        }
+    }
+
+    @Override
+    protected void implClosed() {
+        progress.stop();
+        lock.lock();
+        try {
+            asyncEvd().destroy();
+            orphanCq.destroy();
+            eqReader.close();
+            closeQuietly(eq);
+            closeQuietly(domain);
+            closeQuietly(fabric);
+            fi.fi_freeinfo(info);
+        } finally {
+            lock.unlock();
+        }
+        arena.close();
+    }
+
+    @Override
+    protected DatException unsupported(String call, DatHandleType kind) {
+        return switch (kind) {
+            case RMR -> new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": the ofi provider has no memory"
+                    + " windows yet (max_rmrs 0); give the peer the LMR's rmr_context instead");
+            case SRQ -> new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": the ofi provider has no SRQ yet"
+                    + " (srq_supported false)");
+            case CNO -> new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": the ofi provider has no CNO yet");
+            default -> super.unsupported(call, kind);
+        };
+    }
+
+    @Override
+    protected OfiPz implCreatePz() {
+        return new OfiPz(this);
+    }
+
+    @Override
+    protected void checkEvdCreate(int evdMinQlen, DatCno cno, int evdFlags) {
+        super.checkEvdCreate(evdMinQlen, cno, evdFlags);
+        if (cno != null) {
+            throw unsupported("dat_evd_create", DatHandleType.CNO);
+        }
+        if ((evdFlags & DatEvdFlags.ASYNC) != 0) {
+            throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG4,
+                    "dat_evd_create: DAT_EVD_ASYNC_FLAG is the IA's own async EVD's; use dat_ia_query");
+        }
+    }
+
+    @Override
+    protected OfiEvd implCreateEvd(int evdMinQlen, AbstractCno<OfiIa> cno, int evdFlags) {
+        return new OfiEvd(this, evdMinQlen, evdFlags, null);
+    }
+
+    @Override
+    protected OfiLmr implCreateLmr(OfiPz pz, MemorySegment region, int privileges) {
+        OfiLmr lmr = new OfiLmr(pz, region, privileges);
+        lmrs.put(lmr.lmrContext(), lmr);
+        keys.put(lmr.key, lmr);
+        return lmr;
+    }
+
+    @Override
+    protected OfiLmr lmrOf(int lmrContext) {
+        lock.lock();
+        try {
+            return lmrs.get(lmrContext);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    protected void checkEpAttr(String call, DatEpAttr attr, boolean withSrq) {
+        if (withSrq) {
+            throw new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": srq_supported is false");
+        }
+        super.checkEpAttr(call, attr, withSrq);
+    }
+
+    @Override
+    protected OfiEp implCreateEp(String call, OfiPz pz, OfiEvd recvEvd, OfiEvd requestEvd, OfiEvd connectEvd,
+                                 NoSrq<OfiIa, OfiPz> srq, DatEpAttr attr) {
+        OfiEp ep = new OfiEp(this, pz, recvEvd, requestEvd, connectEvd, attr, newEpKey());
+        epsByKey.put(ep.key, ep);
+        return ep;
+    }
+
+    /** A qualifier is a TCP port of the IA's address. */
+    @Override
+    protected void checkConnQual(String call, long connQual) {
+        if (connQual < 1 || connQual > 0xffff) {
+            throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2, call + ": conn_qual " + connQual
+                    + " is not a TCP port (1..65535) of the ofi provider");
+        }
+    }
+
+    @Override
+    protected OfiPsp implCreatePsp(String call, boolean any, long connQual, OfiEvd crEvd, DatPspFlags flags) {
+        return new OfiPsp(this, call, any ? 0 : (int) connQual, crEvd, flags);
+    }
+
+    @Override
+    protected OfiRsp implCreateRsp(String call, long connQual, OfiEp ep, OfiEvd crEvd) {
+        if (ep.state != DatEpState.UNCONNECTED) {
+            throw DatArgs.epState(call, "ep_handle", ep.state, "UNCONNECTED");
+        }
+        OfiRsp rsp = new OfiRsp(this, call, (int) connQual, ep, crEvd);
+        ep.state = DatEpState.RESERVED;
+        return rsp;
+    }
+
+    /** A libfabric failure of a create call: the resource it could not get. */
+    static DatException resources(String call, FiException e) {
+        return new DatException(DatReturn.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
+                call + ": " + e.getMessage(), e);
+    }
+
+    /** {@return a random context no live object of {@code used} holds, never 0} */
+    static int randomContext(Map<Integer, ?> used) {
+        int c;
+        do {
+            c = RANDOM.nextInt();
+        } while (c == 0 || used.containsKey(c));
+        return c;
+    }
+
+    @Override
+    public String toString() {
+        return "OfiIa[" + name() + (isClosed() ? ", closed]" : "]");
+    }
+}

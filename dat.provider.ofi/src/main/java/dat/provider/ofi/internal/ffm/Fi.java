@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: Apache-2.0
+package dat.provider.ofi.internal.ffm;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * The {@code static inline} functions of {@code rdma/fi_*.h}, re-implemented as the headers write them: each reads
+ * the function pointer from the object's ops table ({@code fid->ops}, {@code fabric->ops}, {@code domain->ops},
+ * {@code domain->mr}, {@code ep->cm}, {@code ep->msg}, {@code ep->rma}, {@code cq->ops}, {@code eq->ops},
+ * {@code wait->ops}) and calls it. Each returns libfabric's value: 0 or a count, or a negative {@code FI_E*} code.
+ *
+ * <p>The data path's calls ({@link #post} for {@code fi_sendmsg}, {@code fi_recvmsg}, {@code fi_readmsg},
+ * {@code fi_writemsg}, and {@link #cqRead}) take the function pointer the caller read once when it created the
+ * object ({@link #slot}) and pass their pointers as addresses ({@code JAVA_LONG}): no segment argument, so no arena
+ * acquire and release per call. Liveness is the callers' protocol: they post and poll under the lock their free
+ * takes before it closes the object.
+ */
+// Restricted methods on purpose: reached only after OfiProvider checked Module.isNativeAccessEnabled().
+@SuppressWarnings("restricted")
+public final class Fi {
+
+    private static final Linker LINKER = Linker.nativeLinker();
+
+    private static final MethodHandle INT_P = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    private static final MethodHandle INT_PPL = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
+    private static final MethodHandle INT_PIP = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
+    private static final MethodHandle INT_PPPP = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS,
+            ADDRESS));
+    private static final MethodHandle INT_PPP = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    private static final MethodHandle INT_PPPL = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS,
+            JAVA_LONG));
+    private static final MethodHandle INT_PPL2 = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS,
+            JAVA_LONG));
+    private static final MethodHandle INT_PL = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final MethodHandle INT_PI = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle INT_PIIPP = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT,
+            ADDRESS, ADDRESS));
+    private static final MethodHandle MR_REG = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG,
+            JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS, ADDRESS));
+    private static final MethodHandle EQ_READ = invoker(FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, ADDRESS,
+            JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle EQ_READERR = invoker(FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS,
+            JAVA_LONG));
+    // Data path: addresses as longs, no errno, no allocation.
+    private static final MethodHandle POST = critical(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG,
+            JAVA_LONG));
+    private static final MethodHandle CQ_READ = critical(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG,
+            JAVA_LONG));
+
+    private Fi() {
+    }
+
+    private static MethodHandle invoker(FunctionDescriptor d) {
+        return LINKER.downcallHandle(d);
+    }
+
+    private static MethodHandle critical(FunctionDescriptor d) {
+        return LINKER.downcallHandle(d, Linker.Option.critical(false));
+    }
+
+    /**
+     * {@return the function pointer in slot {@code offset} of the ops table at {@code tableOffset} of an object}
+     *
+     * @param object a libfabric object ({@code fid_ep}, {@code fid_cq}, ...)
+     * @param tableOffset where the object holds its ops table pointer, for example {@link FidEp#MSG}
+     * @param offset the slot in that table, for example {@link FiOpsMsg#SENDMSG}
+     */
+    public static MemorySegment slot(MemorySegment object, long tableOffset, long offset) {
+        MemorySegment table = object.reinterpret(tableOffset + 8).get(ADDRESS, tableOffset);
+        if (table.address() == 0) {
+            return MemorySegment.NULL;
+        }
+        MemorySegment size = table.reinterpret(8);
+        if (size.get(JAVA_LONG, 0) < offset + 8) {
+            // The table predates the slot (its size member says how far it reaches): as if the op were NULL.
+            return MemorySegment.NULL;
+        }
+        return table.reinterpret(offset + 8).get(ADDRESS, offset);
+    }
+
+    private static IllegalStateException unexpected(Throwable t) {
+        return LibFabric.unexpected(t);
+    }
+
+    private static int noOp() {
+        return -LibFabric.FI_ENOSYS;
+    }
+
+    // ---- struct fid: fi_close, fi_ep_bind (and fi_pep_bind, fi_srx bind), fi_enable ----
+
+    /**
+     * {@code fi_close(fid)}.
+     *
+     * @param fid any fid
+     * @return 0 or -FI_E*
+     */
+    public static int fi_close(MemorySegment fid) {
+        MemorySegment fn = slot(fid, Fid.OPS, FiOps.CLOSE);
+        try {
+            return fn.address() == 0 ? noOp() : (int) INT_P.invokeExact(fn, fid);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /**
+     * {@code fi_ep_bind(ep, bfid, flags)}, which is also {@code fi_pep_bind} and {@code fi_scalable_ep_bind}.
+     *
+     * @param ep the endpoint
+     * @param bfid the CQ, EQ or SRX context
+     * @param flags {@link LibFabric#FI_SEND}, {@link LibFabric#FI_RECV}, ...
+     * @return 0 or -FI_E*
+     */
+    public static int fi_ep_bind(MemorySegment ep, MemorySegment bfid, long flags) {
+        MemorySegment fn = slot(ep, Fid.OPS, FiOps.BIND);
+        try {
+            return fn.address() == 0 ? noOp() : (int) INT_PPL.invokeExact(fn, ep, bfid, flags);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /**
+     * {@code fi_enable(ep)}.
+     *
+     * @param ep the endpoint
+     * @return 0 or -FI_E*
+     */
+    public static int fi_enable(MemorySegment ep) {
+        MemorySegment fn = slot(ep, Fid.OPS, FiOps.CONTROL);
+        try {
+            return fn.address() == 0 ? noOp() : (int) INT_PIP.invokeExact(fn, ep, LibFabric.FI_ENABLE,
+                    MemorySegment.NULL);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    // ---- fabric ----
+
+    /**
+     * {@code fi_domain(fabric, info, &domain, context)}.
+     *
+     * @param fabric the fabric
+     * @param info the entry
+     * @param out a pointer-sized segment for the domain
+     * @return 0 or -FI_E*
+     */
+    public static int fi_domain(MemorySegment fabric, MemorySegment info, MemorySegment out) {
+        return call4(slot(fabric, FidFabric.OPS, FiOpsFabric.DOMAIN), fabric, info, out, MemorySegment.NULL);
+    }
+
+    /**
+     * {@code fi_passive_ep(fabric, info, &pep, context)}.
+     *
+     * @param fabric the fabric
+     * @param info the entry, with the listening address in {@code src_addr}
+     * @param out a pointer-sized segment for the passive endpoint
+     * @return 0 or -FI_E*
+     */
+    public static int fi_passive_ep(MemorySegment fabric, MemorySegment info, MemorySegment out) {
+        return call4(slot(fabric, FidFabric.OPS, FiOpsFabric.PASSIVE_EP), fabric, info, out, MemorySegment.NULL);
+    }
+
+    /**
+     * {@code fi_eq_open(fabric, attr, &eq, context)}.
+     *
+     * @param fabric the fabric
+     * @param attr a {@link FiEqAttr}
+     * @param out a pointer-sized segment for the EQ
+     * @return 0 or -FI_E*
+     */
+    public static int fi_eq_open(MemorySegment fabric, MemorySegment attr, MemorySegment out) {
+        return call4(slot(fabric, FidFabric.OPS, FiOpsFabric.EQ_OPEN), fabric, attr, out, MemorySegment.NULL);
+    }
+
+    /**
+     * {@code fi_wait_open(fabric, attr, &waitset)}.
+     *
+     * @param fabric the fabric
+     * @param attr a {@link FiWaitAttr}
+     * @param out a pointer-sized segment for the wait set
+     * @return 0 or -FI_E*
+     */
+    public static int fi_wait_open(MemorySegment fabric, MemorySegment attr, MemorySegment out) {
+        MemorySegment fn = slot(fabric, FidFabric.OPS, FiOpsFabric.WAIT_OPEN);
+        try {
+            return fn.address() == 0 ? noOp() : (int) INT_PPP.invokeExact(fn, fabric, attr, out);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    // ---- domain ----
+
+    /**
+     * {@code fi_cq_open(domain, attr, &cq, context)}.
+     *
+     * @param domain the domain
+     * @param attr a {@link FiCqAttr}
+     * @param out a pointer-sized segment for the CQ
+     * @return 0 or -FI_E*
+     */
+    public static int fi_cq_open(MemorySegment domain, MemorySegment attr, MemorySegment out) {
+        return call4(slot(domain, FidDomain.OPS, FiOpsDomain.CQ_OPEN), domain, attr, out, MemorySegment.NULL);
+    }
+
+    /**
+     * {@code fi_endpoint(domain, info, &ep, context)}.
+     *
+     * @param domain the domain
+     * @param info the entry (for a passive side, the connection request's)
+     * @param out a pointer-sized segment for the endpoint
+     * @return 0 or -FI_E*
+     */
+    public static int fi_endpoint(MemorySegment domain, MemorySegment info, MemorySegment out) {
+        return call4(slot(domain, FidDomain.OPS, FiOpsDomain.ENDPOINT), domain, info, out, MemorySegment.NULL);
+    }
+
+    /**
+     * {@code fi_srx_context(domain, attr, &rx_ep, context)}.
+     *
+     * @param domain the domain
+     * @param attr a {@link FiRxAttr}
+     * @param out a pointer-sized segment for the shared receive context
+     * @return 0 or -FI_E*
+     */
+    public static int fi_srx_context(MemorySegment domain, MemorySegment attr, MemorySegment out) {
+        return call4(slot(domain, FidDomain.OPS, FiOpsDomain.SRX_CTX), domain, attr, out, MemorySegment.NULL);
+    }
+
+    /**
+     * {@code fi_mr_reg(domain, buf, len, access, offset, requested_key, flags, &mr, context)}.
+     *
+     * @param domain the domain
+     * @param buf the region
+     * @param len its length
+     * @param access {@code FI_SEND | FI_RECV | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE}
+     * @param requestedKey the key, where the domain lets the consumer choose it
+     * @param out a pointer-sized segment for the region
+     * @return 0 or -FI_E*
+     */
+    public static int fi_mr_reg(MemorySegment domain, long buf, long len, long access, long requestedKey,
+                                MemorySegment out) {
+        MemorySegment fn = slot(domain, FidDomain.MR, FiOpsMr.REG);
+        try {
+            return fn.address() == 0 ? noOp() : (int) MR_REG.invokeExact(fn, domain, MemorySegment.ofAddress(buf),
+                    len, access, 0L, requestedKey, 0L, out, MemorySegment.NULL);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    // ---- endpoint control and connection management ----
+
+    /**
+     * {@code fi_getopt(fid, level, optname, optval, optlen)}.
+     *
+     * @param ep an endpoint or passive endpoint
+     * @param level {@link LibFabric#FI_OPT_ENDPOINT}
+     * @param optname for example {@link LibFabric#FI_OPT_CM_DATA_SIZE}
+     * @param optval where the value goes
+     * @param optlen a {@code size_t} holding optval's size
+     * @return 0 or -FI_E*
+     */
+    public static int fi_getopt(MemorySegment ep, int level, int optname, MemorySegment optval, MemorySegment optlen) {
+        MemorySegment fn = slot(ep, FidEp.OPS, FiOpsEp.GETOPT);
+        try {
+            return fn.address() == 0 ? noOp() : (int) INT_PIIPP.invokeExact(fn, ep, level, optname, optval, optlen);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /**
+     * {@code fi_getname(fid, addr, addrlen)}.
+     *
+     * @param ep an endpoint or passive endpoint
+     * @param addr where the address goes
+     * @param addrlen a {@code size_t} holding addr's size
+     * @return 0 or -FI_E*
+     */
+    public static int fi_getname(MemorySegment ep, MemorySegment addr, MemorySegment addrlen) {
+        MemorySegment fn = slot(ep, FidEp.CM, FiOpsCm.GETNAME);
+        try {
+            return fn.address() == 0 ? noOp() : (int) INT_PPP.invokeExact(fn, ep, addr, addrlen);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /**
+     * {@code fi_getpeer(ep, addr, addrlen)}.
+     *
+     * @param ep a connected endpoint
+     * @param addr where the address goes
+     * @param addrlen a {@code size_t} holding addr's size
+     * @return 0 or -FI_E*
+     */
+    public static int fi_getpeer(MemorySegment ep, MemorySegment addr, MemorySegment addrlen) {
+        MemorySegment fn = slot(ep, FidEp.CM, FiOpsCm.GETPEER);
+        try {
+            return fn.address() == 0 ? noOp() : (int) INT_PPP.invokeExact(fn, ep, addr, addrlen);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /**
+     * {@code fi_connect(ep, addr, param, paramlen)}.
+     *
+     * @param ep the endpoint, enabled
+     * @param addr the passive endpoint's address
+     * @param param the private data, or {@code NULL}
+     * @param len its length
+     * @return 0 or -FI_E*
+     */
+    public static int fi_connect(MemorySegment ep, MemorySegment addr, MemorySegment param, long len) {
+        MemorySegment fn = slot(ep, FidEp.CM, FiOpsCm.CONNECT);
+        try {
+            return fn.address() == 0 ? noOp() : (int) INT_PPPL.invokeExact(fn, ep, addr, param, len);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /**
+     * {@code fi_listen(pep)}.
+     *
+     * @param pep the passive endpoint
+     * @return 0 or -FI_E*
+     */
+    public static int fi_listen(MemorySegment pep) {
+        MemorySegment fn = slot(pep, FidPep.CM, FiOpsCm.LISTEN);
+        try {
+            return fn.address() == 0 ? noOp() : (int) INT_P.invokeExact(fn, pep);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /**
+     * {@code fi_accept(ep, param, paramlen)}.
+     *
+     * @param ep the endpoint made from the request's info, enabled
+     * @param param the private data, or {@code NULL}
+     * @param len its length
+     * @return 0 or -FI_E*
+     */
+    public static int fi_accept(MemorySegment ep, MemorySegment param, long len) {
+        MemorySegment fn = slot(ep, FidEp.CM, FiOpsCm.ACCEPT);
+        try {
+            return fn.address() == 0 ? noOp() : (int) INT_PPL2.invokeExact(fn, ep, param, len);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /**
+     * {@code fi_reject(pep, handle, param, paramlen)}.
+     *
+     * @param pep the passive endpoint the request came to
+     * @param handle the request's {@code info->handle}
+     * @param param the private data, or {@code NULL}
+     * @param len its length
+     * @return 0 or -FI_E*
+     */
+    public static int fi_reject(MemorySegment pep, MemorySegment handle, MemorySegment param, long len) {
+        MemorySegment fn = slot(pep, FidPep.CM, FiOpsCm.REJECT);
+        try {
+            return fn.address() == 0 ? noOp() : (int) INT_PPPL.invokeExact(fn, pep, handle, param, len);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /**
+     * {@code fi_shutdown(ep, flags)}.
+     *
+     * @param ep the endpoint
+     * @return 0 or -FI_E*
+     */
+    public static int fi_shutdown(MemorySegment ep) {
+        MemorySegment fn = slot(ep, FidEp.CM, FiOpsCm.SHUTDOWN);
+        try {
+            return fn.address() == 0 ? noOp() : (int) INT_PL.invokeExact(fn, ep, 0L);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    // ---- event queue ----
+
+    /**
+     * {@code fi_eq_read(eq, &event, buf, len, flags)}.
+     *
+     * @param eq the EQ
+     * @param event a {@code uint32_t} for the event type
+     * @param buf the entry buffer
+     * @param len its size
+     * @return the bytes read, -FI_EAGAIN when empty, -FI_EAVAIL when an error entry waits
+     */
+    public static long fi_eq_read(MemorySegment eq, MemorySegment event, MemorySegment buf, long len) {
+        MemorySegment fn = slot(eq, FidEq.OPS, FiOpsEq.READ);
+        try {
+            return fn.address() == 0 ? noOp() : (long) EQ_READ.invokeExact(fn, eq, event, buf, len, 0L);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /**
+     * {@code fi_eq_readerr(eq, buf, flags)}.
+     *
+     * @param eq the EQ
+     * @param buf a {@link FiEqErrEntry}, {@code err_data_size} 0 so the provider lends its buffer
+     * @return the bytes read or -FI_E*
+     */
+    public static long fi_eq_readerr(MemorySegment eq, MemorySegment buf) {
+        MemorySegment fn = slot(eq, FidEq.OPS, FiOpsEq.READERR);
+        try {
+            return fn.address() == 0 ? noOp() : (long) EQ_READERR.invokeExact(fn, eq, buf, 0L);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    // ---- wait set ----
+
+    /**
+     * {@code fi_wait(waitset, timeout)}.
+     *
+     * @param waitset the wait set
+     * @param timeoutMs ms, -1 forever
+     * @return rc
+     */
+    public static int fi_wait(MemorySegment waitset, int timeoutMs) {
+        MemorySegment fn = slot(waitset, FidWait.OPS, FiOpsWait.WAIT);
+        try {
+            return fn.address() == 0 ? noOp() : (int) INT_PI.invokeExact(fn, waitset, timeoutMs);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    // ---- completion queue ----
+
+    /**
+     * {@code fi_cq_readerr(cq, buf, flags)}.
+     *
+     * @param cq the CQ
+     * @param buf a {@link FiCqErrEntry}, {@code err_data_size} 0
+     * @return 1, -FI_EAGAIN, or -FI_E*
+     */
+    public static long fi_cq_readerr(MemorySegment cq, MemorySegment buf) {
+        MemorySegment fn = slot(cq, FidCq.OPS, FiOpsCq.READERR);
+        try {
+            return fn.address() == 0 ? noOp() : (long) EQ_READERR.invokeExact(fn, cq, buf, 0L);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /**
+     * {@code fi_cq_read(cq, buf, count)} through a pointer read once with {@link #slot}.
+     *
+     * @param fn the CQ's {@code read} op
+     * @param cq the CQ's address
+     * @param buf the entries' address
+     * @param count how many fit
+     * @return the entries read, -FI_EAGAIN, -FI_EAVAIL, or -FI_E*
+     */
+    public static long cqRead(MemorySegment fn, long cq, long buf, long count) {
+        try {
+            return (long) CQ_READ.invokeExact(fn, cq, buf, count);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    // ---- data path: fi_sendmsg, fi_recvmsg, fi_readmsg, fi_writemsg ----
+
+    /**
+     * Calls a {@code sendmsg}, {@code recvmsg}, {@code readmsg} or {@code writemsg} op read with {@link #slot}.
+     *
+     * @param fn the op
+     * @param ep the endpoint's (or SRX context's) address
+     * @param msg the {@link FiMsg} or {@link FiMsgRma}'s address
+     * @param flags for example {@link LibFabric#FI_COMPLETION}
+     * @return 0, -FI_EAGAIN, or -FI_E*
+     */
+    public static long post(MemorySegment fn, long ep, long msg, long flags) {
+        try {
+            return (long) POST.invokeExact(fn, ep, msg, flags);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    private static int call4(MemorySegment fn, MemorySegment a, MemorySegment b, MemorySegment c, MemorySegment d) {
+        try {
+            return fn.address() == 0 ? noOp() : (int) INT_PPPP.invokeExact(fn, a, b, c, d);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+}

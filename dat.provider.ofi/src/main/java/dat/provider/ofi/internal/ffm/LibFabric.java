@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: Apache-2.0
+package dat.provider.ofi.internal.ffm;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+import java.util.function.Supplier;
+
+/**
+ * Bindings to the exported functions of {@code libfabric.so.1}, named after them, and the constants of its headers
+ * jDAT uses ({@code OfiLayoutOffsetTest} checks each against the headers).
+ *
+ * <p>libfabric exports only a handful of functions ({@code fi_getinfo}, {@code fi_freeinfo}, {@code fi_dupinfo},
+ * {@code fi_fabric}, {@code fi_strerror}, {@code fi_version}); everything else in {@code rdma/fi_*.h} is
+ * {@code static inline} over the ops tables of the objects, and {@link Fi} calls those tables. libfabric reports
+ * errors as negative {@code FI_E*} return values, not through {@code errno}, so no call captures it.
+ *
+ * <p>Loaded by {@link #load(String)} only after the provider checked that its module has native access.
+ */
+// Restricted methods on purpose: reached only after OfiProvider checked Module.isNativeAccessEnabled().
+@SuppressWarnings("restricted")
+public final class LibFabric {
+
+    /** The soname this class binds. */
+    public static final String LIBRARY = "libfabric.so.1";
+
+    /** The fix named when the library is missing. */
+    public static final String INSTALL_HINT = "install libfabric (apt install libfabric1)";
+
+    /** The API version jDAT asks for: 1.17, what Debian 12's libfabric1 provides and the headers describe. */
+    public static final int API_MAJOR = 1;
+    /** The minor part of {@link #API_MAJOR}'s version. */
+    public static final int API_MINOR = 17;
+
+    // enum fi_ep_type
+    /** {@code FI_EP_MSG}. */
+    public static final int FI_EP_MSG = 1;
+    /** {@code FI_EP_DGRAM}. */
+    public static final int FI_EP_DGRAM = 2;
+    /** {@code FI_EP_RDM}. */
+    public static final int FI_EP_RDM = 3;
+
+    // addr_format
+    /** {@code FI_SOCKADDR_IN}. */
+    public static final int FI_SOCKADDR_IN = 2;
+    /** {@code FI_SOCKADDR_IN6}. */
+    public static final int FI_SOCKADDR_IN6 = 3;
+    /** {@code AF_INET}. */
+    public static final int AF_INET = 2;
+    /** {@code AF_INET6}. */
+    public static final int AF_INET6 = 10;
+
+    // capability and operation flags (uint64_t)
+    /** {@code FI_MSG}. */
+    public static final long FI_MSG = 1L << 1;
+    /** {@code FI_RMA}. */
+    public static final long FI_RMA = 1L << 2;
+    /** {@code FI_READ}. */
+    public static final long FI_READ = 1L << 8;
+    /** {@code FI_WRITE}. */
+    public static final long FI_WRITE = 1L << 9;
+    /** {@code FI_RECV}. */
+    public static final long FI_RECV = 1L << 10;
+    /** {@code FI_SEND}, also {@code FI_TRANSMIT}. */
+    public static final long FI_SEND = 1L << 11;
+    /** {@code FI_REMOTE_READ}. */
+    public static final long FI_REMOTE_READ = 1L << 12;
+    /** {@code FI_REMOTE_WRITE}. */
+    public static final long FI_REMOTE_WRITE = 1L << 13;
+    /** {@code FI_FENCE}. */
+    public static final long FI_FENCE = 1L << 21;
+    /** {@code FI_DELIVERY_COMPLETE}. */
+    public static final long FI_DELIVERY_COMPLETE = 1L << 28;
+    /** {@code FI_COMPLETION}. */
+    public static final long FI_COMPLETION = 1L << 24;
+    /** {@code FI_SOURCE}. */
+    public static final long FI_SOURCE = 1L << 57;
+    /** {@code FI_CONTEXT} (mode). */
+    public static final long FI_CONTEXT = 1L << 59;
+    /** {@code FI_CONTEXT2} (mode). */
+    public static final long FI_CONTEXT2 = 1L << 52;
+    /** {@code FI_MSG_PREFIX} (mode). */
+    public static final long FI_MSG_PREFIX = 1L << 58;
+    /** {@code FI_RX_CQ_DATA} (mode). */
+    public static final long FI_RX_CQ_DATA = 1L << 56;
+    /** {@code FI_LOCAL_MR} (mode, pre-1.5 API). */
+    public static final long FI_LOCAL_MR = 1L << 55;
+    /** {@code FI_ADDR_UNSPEC}. */
+    public static final long FI_ADDR_UNSPEC = -1L;
+
+    // mr_mode bits (int)
+    /** {@code FI_MR_LOCAL}. */
+    public static final int FI_MR_LOCAL = 1 << 2;
+    /** {@code FI_MR_RAW}. */
+    public static final int FI_MR_RAW = 1 << 3;
+    /** {@code FI_MR_VIRT_ADDR}. */
+    public static final int FI_MR_VIRT_ADDR = 1 << 4;
+    /** {@code FI_MR_ALLOCATED}. */
+    public static final int FI_MR_ALLOCATED = 1 << 5;
+    /** {@code FI_MR_PROV_KEY}. */
+    public static final int FI_MR_PROV_KEY = 1 << 6;
+    /** {@code FI_MR_MMU_NOTIFY}. */
+    public static final int FI_MR_MMU_NOTIFY = 1 << 7;
+    /** {@code FI_MR_RMA_EVENT}. */
+    public static final int FI_MR_RMA_EVENT = 1 << 8;
+    /** {@code FI_MR_ENDPOINT}. */
+    public static final int FI_MR_ENDPOINT = 1 << 9;
+    /** {@code FI_MR_HMEM}. */
+    public static final int FI_MR_HMEM = 1 << 10;
+
+    // enum fi_wait_obj, fi_cq_format, fi_threading
+    /** {@code FI_WAIT_NONE}. */
+    public static final int FI_WAIT_NONE = 0;
+    /** {@code FI_WAIT_UNSPEC}. */
+    public static final int FI_WAIT_UNSPEC = 1;
+    /** {@code FI_WAIT_SET}. */
+    public static final int FI_WAIT_SET = 2;
+    /** {@code FI_WAIT_FD}. */
+    public static final int FI_WAIT_FD = 3;
+    /** {@code FI_CQ_FORMAT_DATA}. */
+    public static final int FI_CQ_FORMAT_DATA = 3;
+    /** {@code FI_THREAD_SAFE}. */
+    public static final int FI_THREAD_SAFE = 1;
+
+    // EQ events, control commands, options
+    /** {@code FI_CONNREQ}. */
+    public static final int FI_CONNREQ = 1;
+    /** {@code FI_CONNECTED}. */
+    public static final int FI_CONNECTED = 2;
+    /** {@code FI_SHUTDOWN}. */
+    public static final int FI_SHUTDOWN = 3;
+    /** {@code FI_ENABLE}. */
+    public static final int FI_ENABLE = 6;
+    /** {@code FI_OPT_ENDPOINT}. */
+    public static final int FI_OPT_ENDPOINT = 0;
+    /** {@code FI_OPT_CM_DATA_SIZE}. */
+    public static final int FI_OPT_CM_DATA_SIZE = 1;
+
+    // errors (positive; calls return them negated)
+    /** {@code FI_EAGAIN}. */
+    public static final int FI_EAGAIN = 11;
+    /** {@code FI_ENOMEM}. */
+    public static final int FI_ENOMEM = 12;
+    /** {@code FI_EACCES}. */
+    public static final int FI_EACCES = 13;
+    /** {@code FI_EINVAL}. */
+    public static final int FI_EINVAL = 22;
+    /** {@code FI_ENOSYS}. */
+    public static final int FI_ENOSYS = 38;
+    /** {@code FI_ENODATA}. */
+    public static final int FI_ENODATA = 61;
+    /** {@code FI_EMSGSIZE}. */
+    public static final int FI_EMSGSIZE = 90;
+    /** {@code FI_EOPNOTSUPP}. */
+    public static final int FI_EOPNOTSUPP = 95;
+    /** {@code FI_EADDRINUSE}. */
+    public static final int FI_EADDRINUSE = 98;
+    /** {@code FI_ECONNRESET}. */
+    public static final int FI_ECONNRESET = 104;
+    /** {@code FI_ETIMEDOUT}. */
+    public static final int FI_ETIMEDOUT = 110;
+    /** {@code FI_ECONNREFUSED}. */
+    public static final int FI_ECONNREFUSED = 111;
+    /** {@code FI_ECANCELED}. */
+    public static final int FI_ECANCELED = 125;
+    /** {@code FI_ENOENT}. */
+    public static final int FI_ENOENT = 2;
+    /** {@code FI_ENOTCONN}. */
+    public static final int FI_ENOTCONN = 107;
+    /** {@code FI_ETRUNC}. */
+    public static final int FI_ETRUNC = 265;
+    /** {@code FI_EAVAIL}. */
+    public static final int FI_EAVAIL = 259;
+
+    private static final Object LOCK = new Object();
+    private static LibFabric loaded; // guarded by LOCK
+
+    private final MethodHandle fiGetinfo;
+    private final MethodHandle fiFreeinfo;
+    private final MethodHandle fiDupinfo;
+    private final MethodHandle fiFabric;
+    private final MethodHandle fiStrerror;
+    private final MethodHandle fiVersion;
+    private static final MethodHandle SIGACTION = Linker.nativeLinker().defaultLookup().find("sigaction")
+            .map(sa -> Linker.nativeLinker().downcallHandle(sa, FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS,
+                    ADDRESS)))
+            .orElse(null);
+
+    /**
+     * The signals the JVM handles itself (HotSpot uses SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGTRAP for implicit null
+     * checks, safepoints and deoptimization; SIGQUIT for thread dumps; SIGHUP, SIGINT, SIGTERM for shutdown hooks).
+     * libfabric's providers load libraries that install their own handlers for some of them when they initialize
+     * (libpsm2 installs a backtrace handler for SIGSEGV, which turns the JVM's first implicit null check into an
+     * exit): every call that may initialize a provider runs inside {@link #guarded}, which puts the JVM's handlers
+     * back.
+     */
+    private static final int[] JVM_SIGNALS = {1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 15, 25};
+    /** Larger than {@code struct sigaction} on every Linux ABI (152 bytes on x86_64 and aarch64). */
+    private static final long SIGACTION_BYTES = 512;
+
+    private LibFabric(SymbolLookup lookup, String name) throws LibraryUnavailableException {
+        Linker linker = Linker.nativeLinker();
+        fiGetinfo = find(linker, lookup, name, "fi_getinfo", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS,
+                ADDRESS, JAVA_LONG, ADDRESS, ADDRESS));
+        fiFreeinfo = find(linker, lookup, name, "fi_freeinfo", FunctionDescriptor.ofVoid(ADDRESS));
+        fiDupinfo = find(linker, lookup, name, "fi_dupinfo", FunctionDescriptor.of(ADDRESS, ADDRESS));
+        fiFabric = find(linker, lookup, name, "fi_fabric", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS,
+                ADDRESS));
+        fiStrerror = find(linker, lookup, name, "fi_strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+        fiVersion = find(linker, lookup, name, "fi_version", FunctionDescriptor.of(JAVA_INT));
+    }
+
+    /**
+     * Runs a libfabric call that may initialize providers, then restores the JVM's signal handlers as they were
+     * before it ({@link #JVM_SIGNALS}).
+     *
+     * @param <T> the call's result
+     * @param call the call
+     * @return its result
+     */
+    public <T> T guarded(Supplier<T> call) {
+        return restoringSignals(call);
+    }
+
+    private static <T> T restoringSignals(Supplier<T> call) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment saved = arena.allocate(SIGACTION_BYTES * JVM_SIGNALS.length, 16);
+            for (int i = 0; i < JVM_SIGNALS.length; i++) {
+                sigaction(JVM_SIGNALS[i], MemorySegment.NULL, saved.asSlice(i * SIGACTION_BYTES, SIGACTION_BYTES));
+            }
+            try {
+                return call.get();
+            } finally {
+                for (int i = 0; i < JVM_SIGNALS.length; i++) {
+                    sigaction(JVM_SIGNALS[i], saved.asSlice(i * SIGACTION_BYTES, SIGACTION_BYTES), MemorySegment.NULL);
+                }
+            }
+        }
+    }
+
+    private static void sigaction(int signal, MemorySegment act, MemorySegment old) {
+        if (SIGACTION == null) {
+            return;
+        }
+        try {
+            int rc = (int) SIGACTION.invokeExact(signal, act, old);
+            if (rc != 0) {
+                throw new IllegalStateException("sigaction(" + signal + ") failed");
+            }
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    private static MethodHandle find(Linker linker, SymbolLookup lookup, String lib, String function,
+                                     FunctionDescriptor descriptor) throws LibraryUnavailableException {
+        MemorySegment symbol = lookup.find(function).orElseThrow(() -> new LibraryUnavailableException(
+                lib + " has no function " + function + ": " + INSTALL_HINT + " (1.17 or newer)", null));
+        return linker.downcallHandle(symbol, descriptor);
+    }
+
+    /**
+     * Loads the library once per JVM; later calls return the same bindings. Call it only after checking
+     * {@link Module#isNativeAccessEnabled()}.
+     *
+     * @param library a soname or an absolute path
+     * @return the bindings
+     * @throws LibraryUnavailableException when the library or a function is missing; the message is the fix
+     */
+    public static LibFabric load(String library) throws LibraryUnavailableException {
+        synchronized (LOCK) {
+            if (loaded == null) {
+                // Loading runs the constructors of the libraries libfabric links (libpsm2's installs signal handlers).
+                SymbolLookup lookup = restoringSignals(() -> {
+                    try {
+                        return SymbolLookup.libraryLookup(library, Arena.global());
+                    } catch (IllegalArgumentException | IllegalCallerException e) {
+                        return null;
+                    }
+                });
+                if (lookup == null) {
+                    throw new LibraryUnavailableException(library + " not found: " + INSTALL_HINT, null);
+                }
+                loaded = new LibFabric(lookup, library);
+            }
+            return loaded;
+        }
+    }
+
+    /**
+     * {@return {@code FI_VERSION(major, minor)}}
+     *
+     * @param major the major version
+     * @param minor the minor version
+     */
+    public static int version(int major, int minor) {
+        return major << 16 | minor;
+    }
+
+    /**
+     * {@return {@code fi_version()}: the library's API version}
+     */
+    public int fi_version() {
+        return guarded(() -> {
+            try {
+                return (int) fiVersion.invokeExact();
+            } catch (Throwable t) {
+                throw unexpected(t);
+            }
+        });
+    }
+
+    /**
+     * {@code fi_getinfo}.
+     *
+     * @param version {@link #version}
+     * @param node a host name or address, or {@code NULL}
+     * @param service a port, or {@code NULL}
+     * @param flags for example {@link #FI_SOURCE}
+     * @param hints an {@code fi_info} from {@link #fi_allocinfo()}, or {@code NULL}
+     * @param info a pointer-sized segment that receives the list
+     * @return 0, or a negative {@code FI_E*} code ({@code -FI_ENODATA} when nothing matches)
+     */
+    public int fi_getinfo(int version, MemorySegment node, MemorySegment service, long flags, MemorySegment hints,
+                          MemorySegment info) {
+        return guarded(() -> {
+            try {
+                return (int) fiGetinfo.invokeExact(version, node, service, flags, hints, info);
+            } catch (Throwable t) {
+                throw unexpected(t);
+            }
+        });
+    }
+
+    /**
+     * {@code fi_freeinfo}.
+     *
+     * @param info a list from {@link #fi_getinfo} or {@link #fi_dupinfo}
+     */
+    public void fi_freeinfo(MemorySegment info) {
+        if (info.address() == 0) {
+            return;
+        }
+        try {
+            fiFreeinfo.invokeExact(info);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /**
+     * {@return a deep copy of one {@code fi_info} (not the rest of its list), sized to {@link FiInfo#LAYOUT}}
+     *
+     * @param info an entry, or {@code NULL} for an empty one ({@code fi_allocinfo})
+     */
+    public MemorySegment fi_dupinfo(MemorySegment info) {
+        MemorySegment copy;
+        try {
+            copy = (MemorySegment) fiDupinfo.invokeExact(info);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+        if (copy.address() == 0) {
+            throw new FiException("fi_dupinfo", FI_ENOMEM, "out of memory");
+        }
+        return copy.reinterpret(FiInfo.SIZEOF);
+    }
+
+    /**
+     * {@return {@code fi_allocinfo()}: an empty {@code fi_info} with its attribute structs, for hints}
+     */
+    public MemorySegment fi_allocinfo() {
+        return fi_dupinfo(MemorySegment.NULL);
+    }
+
+    /**
+     * {@return the open {@code fid_fabric}, sized}
+     *
+     * @param attr the {@code fabric_attr} of an {@code fi_info}
+     * @param out a pointer-sized segment for the result
+     */
+    public MemorySegment fi_fabric(MemorySegment attr, MemorySegment out) {
+        int rc = guarded(() -> {
+            try {
+                return (int) fiFabric.invokeExact(attr, out, MemorySegment.NULL);
+            } catch (Throwable t) {
+                throw unexpected(t);
+            }
+        });
+        check("fi_fabric", rc);
+        return out.get(ADDRESS, 0).reinterpret(FidFabric.SIZEOF);
+    }
+
+    /**
+     * {@return {@code fi_strerror(errnum)}}
+     *
+     * @param errnum a positive FI_E* code
+     */
+    public String fi_strerror(int errnum) {
+        try {
+            MemorySegment s = (MemorySegment) fiStrerror.invokeExact(errnum);
+            return s.address() == 0 ? "error " + errnum : s.reinterpret(256).getString(0);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /**
+     * Throws {@link FiException} for a negative return value.
+     *
+     * @param call the C call
+     * @param rc its return value
+     */
+    public void check(String call, long rc) {
+        if (rc < 0) {
+            throw new FiException(call, (int) -rc, fi_strerror((int) -rc));
+        }
+    }
+
+    static IllegalStateException unexpected(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            throw r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new IllegalStateException("a libfabric downcall threw " + t, t);
+    }
+}

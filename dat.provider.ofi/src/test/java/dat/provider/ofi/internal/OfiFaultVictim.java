@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+package dat.provider.ofi.internal;
+
+import dat.api.DatCr;
+import dat.api.DatEp;
+import dat.api.DatEpAttr;
+import dat.api.DatEvd;
+import dat.api.DatEvdFlags;
+import dat.api.DatEvent;
+import dat.api.DatEventType;
+import dat.api.DatIa;
+import dat.api.DatLmr;
+import dat.api.DatMemPriv;
+import dat.api.DatPspFlags;
+import dat.api.DatPz;
+import dat.api.DatReturn;
+import dat.api.Iov;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The victim of {@link OfiFaultTest}, run in its own JVM: {@code OfiFaultVictim CONN_QUAL}. Accepts one connection
+ * on {@code ofi-tcp-lo}, keeps receives posted, prints {@code ready <rmr_context> <address>} of a region the peer
+ * may write, and goes on receiving until it is killed.
+ */
+public final class OfiFaultVictim {
+
+    static final int SIZE = 1 << 20;
+    static final int RECV = 64 * 1024;
+    static final int RECVS = 8;
+
+    private OfiFaultVictim() {
+    }
+
+    /**
+     * Runs the victim.
+     *
+     * @param args the connection qualifier
+     */
+    public static void main(String[] args) {
+        try (Arena arena = Arena.ofShared();
+             DatIa ia = new OfiProvider().open(OfiTcpVerification.IA, "", 16)) {
+            DatPz pz = ia.createPz();
+            DatEvd evd = ia.createEvd(1024, null, DatEvdFlags.DTO | DatEvdFlags.CONNECTION | DatEvdFlags.CR);
+            MemorySegment region = arena.allocate(SIZE, 4096);
+            DatLmr lmr = ia.createLmr(pz, region, DatMemPriv.ALL);
+            DatEp ep = ia.createEp(pz, evd, evd, evd, DatEpAttr.builder().maxRecvDtos(RECVS).build());
+            ia.createPsp(Long.parseLong(args[0]), evd, DatPspFlags.CONSUMER);
+            System.out.println("listening");
+            System.out.flush();
+            DatEvent e = new DatEvent();
+            if (evd.await(60_000_000, 1, e) != DatReturn.DAT_SUCCESS
+                    || e.type() != DatEventType.CONNECTION_REQUEST_EVENT) {
+                throw new IllegalStateException("no request: " + e);
+            }
+            DatCr cr = e.cr();
+            cr.accept(ep, null);
+            Iov iov = Iov.allocate(arena, 1);
+            for (int i = 0; i < RECVS; i++) {
+                iov.set(0, lmr, (long) i * RECV, RECV);
+                ep.postRecv(1, iov, i, 0);
+            }
+            System.out.println("ready " + lmr.rmrContext() + " " + region.address());
+            System.out.flush();
+            while (true) {
+                if (evd.await(60_000_000, 1, e) == DatReturn.DAT_SUCCESS && e.type() == DatEventType.DTO_COMPLETION) {
+                    int slot = (int) e.userCookie();
+                    iov.set(0, lmr, (long) slot * RECV, RECV);
+                    ep.postRecv(1, iov, slot, 0);
+                }
+            }
+        }
+    }
+}

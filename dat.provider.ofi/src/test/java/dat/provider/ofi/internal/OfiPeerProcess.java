@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+package dat.provider.ofi.internal;
+
+import dat.api.DatIa;
+import dat.tck.peer.TckPeer;
+import java.time.Duration;
+
+/**
+ * The kit's cross-node peer on {@code ofi-tcp-lo}, as {@code dat tck-peer} serves it, for {@link OfiCrossNodeTest}
+ * to start in a second JVM: {@code OfiPeerProcess CONN_QUAL SECONDS}. Prints "listening" once it listens, one
+ * line per session, and exits 0 when the run said bye and every session ended cleanly.
+ */
+public final class OfiPeerProcess {
+
+    private OfiPeerProcess() {
+    }
+
+    /**
+     * Serves the peer.
+     *
+     * @param args the connection qualifier and the timeout in seconds
+     */
+    public static void main(String[] args) {
+        long qual = Long.parseLong(args[0]);
+        Duration timeout = Duration.ofSeconds(Long.parseLong(args[1]));
+        try (DatIa ia = new OfiProvider().open(OfiTcpVerification.IA, "", 16);
+             TckPeer peer = TckPeer.open(ia, qual)) {
+            System.out.println("listening on " + peer.address());
+            System.out.flush();
+            TckPeer.Summary summary = peer.serve(timeout, s -> System.out.println("session " + s));
+            System.out.println("bye " + summary.byeReceived() + ", clean " + summary.clean());
+            System.out.flush();
+            System.exit(summary.byeReceived() && summary.clean() ? 0 : 1);
+        }
+    }
+}

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+package dat.provider.ofi.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dat.api.DatException;
+import dat.api.DatIa;
+import dat.api.DatReturn;
+import dat.spi.DatIaInfo;
+import dat.spi.DatProviderInfo;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The scan, the IA names and attributes, and the refusals of IAs the provider cannot open. */
+class OfiProviderTest {
+
+    private static final OfiProvider PROVIDER = new OfiProvider();
+
+    @Test
+    void namesFollowProviderDomainAndFabric() {
+        assertEquals("ofi-tcp-lo", OfiConfig.iaName("tcp", "lo", null));
+        assertEquals("ofi-tcp-lo-1-128", OfiConfig.iaName("tcp", "lo", "::1/128"));
+        assertEquals("ofi-tcp+ofi_rxm-eth0-192.0.2.0-24", OfiConfig.iaName("tcp;ofi_rxm", "eth0", "192.0.2.0/24"));
+        assertEquals("ofi-x-x", OfiConfig.iaName("", "/", null));
+    }
+
+    @Test
+    void tcpOnLoopbackIsAnIaWithItsLibfabricNamesAndHonestLimits() {
+        DatProviderInfo info = PROVIDER.info();
+        assertTrue(info.available(), info.unavailableReason());
+        DatIaInfo ia = info.ias().stream().filter(i -> i.iaName().equals("ofi-tcp-lo")).findFirst().orElseThrow();
+        Map<String, String> specific = ia.providerAttr().providerSpecificAttr();
+        assertEquals("tcp", specific.get("fi_provider"));
+        assertEquals("lo", specific.get("fi_domain"));
+        assertEquals("127.0.0.1/32", specific.get("fi_fabric"));
+        assertEquals("FI_EP_MSG", specific.get("fi_ep_type"));
+        assertEquals("127.0.0.1", ia.iaAttr().iaAddressPtr().getHostAddress());
+        assertEquals(Long.parseLong(specific.get("fi_cm_data_size")) - 1, ia.providerAttr().maxPrivateDataSize());
+        assertTrue(ia.providerAttr().maxPrivateDataSize() >= 64, "DAT's minimum private data");
+        assertEquals(0, ia.iaAttr().maxSrqs(), "no SRQ yet: denied");
+        assertEquals(0, ia.iaAttr().maxRmrs(), "no memory windows yet: denied");
+    }
+
+    @Test
+    void everyListedIaIsAnFiEpMsgEntryAndUnique() {
+        DatProviderInfo info = PROVIDER.info();
+        assertEquals(info.ias().size(), info.ias().stream().map(DatIaInfo::iaName).distinct().count());
+        for (DatIaInfo ia : info.ias()) {
+            assertEquals("FI_EP_MSG", ia.providerAttr().providerSpecificAttr().get("fi_ep_type"), ia.iaName());
+            assertTrue(ia.iaName().matches("ofi-[a-z0-9._+-]+"), ia.iaName());
+        }
+    }
+
+    @Test
+    void unknownIaIsProviderNotFound() {
+        DatException e = assertThrows(DatException.class, () -> PROVIDER.open("ofi-no-such-ia", "", 16));
+        assertSame(DatReturn.PROVIDER_NOT_FOUND, e.type());
+        assertThrows(DatException.class, () -> PROVIDER.describe("ofi-no-such-ia", ""));
+    }
+
+    /** shm has only FI_EP_RDM endpoints: its IA is not listed, and opening it names the reason. */
+    @Test
+    void rdmOnlyEntryIsRefusedWithTheReason() {
+        assertTrue(PROVIDER.info().ias().stream().noneMatch(i -> i.iaName().endsWith("-rdm")));
+        DatException e = assertThrows(DatException.class, () -> PROVIDER.open("ofi-shm-shm-rdm", "", 16));
+        assertSame(DatReturn.PROVIDER_NOT_FOUND, e.type());
+        assertTrue(e.getMessage().contains("is unavailable: an FI_EP_RDM entry"), e.getMessage());
+        // Regression: describe() of an entry without an IP address threw a NullPointerException.
+        DatException d = assertThrows(DatException.class, () -> PROVIDER.describe("ofi-shm-shm-rdm", ""));
+        assertSame(DatReturn.PROVIDER_NOT_FOUND, d.type());
+        assertTrue(d.getMessage().contains("an FI_EP_RDM entry"), d.getMessage());
+    }
+
+    @Test
+    void badAsyncQueueLengthIsInvalidParameter() {
+        DatException e = assertThrows(DatException.class, () -> PROVIDER.open("ofi-tcp-lo", "", 0));
+        assertSame(DatReturn.INVALID_PARAMETER, e.type());
+    }
+
+    /**
+     * Regression: libfabric1 links libpsm2, whose constructor installs a SIGSEGV handler when libfabric is loaded;
+     * the JVM's implicit null checks (a SIGSEGV it handles itself) then ended the process. Loading, scanning and
+     * opening an IA must leave the JVM's handlers in place: many NullPointerExceptions later the JVM still runs.
+     */
+    @Test
+    void implicitNullChecksSurviveLoadingScanningAndOpening() {
+        int caught = 0;
+        int sum = 0;
+        try (DatIa ia = new OfiProvider().open("ofi-tcp-lo", "", 16)) {
+            assertEquals("ofi-tcp-lo", ia.name());
+            for (int i = 0; i < 100_000; i++) {
+                try {
+                    sum += nothing().hashCode();
+                } catch (NullPointerException expected) {
+                    caught++;
+                }
+            }
+        }
+        assertEquals(100_000, caught);
+        assertEquals(0, sum);
+    }
+
+    private static Object nothing() {
+        return null;
+    }
+}
