@@ -83,7 +83,8 @@ public final class RdmAssociation {
     private final int localEp;
     private final int localTarget;
     private final byte[] localIa;
-    private final byte[] localAddress;
+    private final byte[] localControl;
+    private final byte[] localData;
     private final int localReadDepth;
 
     private State state = State.IDLE;
@@ -93,7 +94,8 @@ public final class RdmAssociation {
     private int peerSerial;
     private int peerTarget;
     private int peerReadDepth;
-    private byte[] peerAddress;
+    private byte[] peerControl;
+    private byte[] peerData;
     private byte[] peerIa;
     private long peerQualifier;
     private long deadline = Long.MAX_VALUE;
@@ -110,17 +112,19 @@ public final class RdmAssociation {
      * @param localEp the EP's id
      * @param localTarget where the peer sends the EP's messages ({@link RdmTags#epTarget}/{@link RdmTags#srqTarget})
      * @param localIa the IA's address, 16 bytes
-     * @param localAddress the IA data endpoint's address
+     * @param localControl the IA's control-endpoint address
+     * @param localData the EP's data-endpoint address
      * @param localReadDepth the EP's incoming RDMA read depth
      */
     public RdmAssociation(Port port, Timeouts timeouts, int localEp, int localTarget, byte[] localIa,
-                          byte[] localAddress, int localReadDepth) {
+                          byte[] localControl, byte[] localData, int localReadDepth) {
         this.port = port;
         this.timeouts = timeouts;
         this.localEp = localEp;
         this.localTarget = localTarget;
         this.localIa = localIa.clone();
-        this.localAddress = localAddress.clone();
+        this.localControl = localControl.clone();
+        this.localData = localData.clone();
         this.localReadDepth = localReadDepth;
     }
 
@@ -142,7 +146,8 @@ public final class RdmAssociation {
         state = State.REQUESTED;
         deadline = timeout == Long.MAX_VALUE ? Long.MAX_VALUE : now + timeout;
         port.sendRequest(new RdmControl(RdmControl.Type.REQUEST, localEp, serial, 0, 0, localTarget,
-                                        remoteQualifier, localIa, localReadDepth, localAddress, privateData));
+                                        remoteQualifier, localIa, localReadDepth, localControl, localData,
+                                        privateData));
     }
 
     /**
@@ -167,7 +172,8 @@ public final class RdmAssociation {
         deadline = now + timeouts.accept();
         lastHeard = now;
         port.send(new RdmControl(RdmControl.Type.ACCEPT, localEp, serial, peerEp, peerSerial, localTarget,
-                                 localQualifier, localIa, localReadDepth, localAddress, privateData));
+                                 localQualifier, localIa, localReadDepth, localControl, localData,
+                                 privateData));
     }
 
     /**
@@ -374,14 +380,15 @@ public final class RdmAssociation {
         peerSerial = m.senderSerial();
         peerTarget = m.senderTarget();
         peerReadDepth = m.readDepth();
-        peerAddress = m.address();
+        peerControl = m.controlAddress();
+        peerData = m.dataAddress();
         peerIa = m.iaAddress();
         peerQualifier = m.qualifier();
     }
 
     private RdmControl reply(RdmControl.Type type) {
         return new RdmControl(type, localEp, serial, peerEp, peerSerial, localTarget, qualifier, localIa, 0, null,
-                              null);
+                              null, null);
     }
 
     private void require(State expected) {
@@ -405,7 +412,7 @@ public final class RdmAssociation {
         }
         return new RdmControl(RdmControl.Type.DISCONNECT, /* senderEp= */ m.receiverEp(),
                               /* senderSerial= */ m.receiverSerial(), /* receiverEp= */ m.senderEp(),
-                              /* receiverSerial= */ m.senderSerial(), 0, 0, localIa, 0, null, null);
+                              /* receiverSerial= */ m.senderSerial(), 0, 0, localIa, 0, null, null, null);
     }
 
     /**
@@ -445,12 +452,23 @@ public final class RdmAssociation {
     }
 
     /**
-     * The peer's data-endpoint address (a copy), {@code null} before the peer is known.
+     * The peer IA's control-endpoint address (a copy), {@code null} before the peer is known: where
+     * {@link Port#send} sends.
      *
      * @return the address
      */
-    public byte[] peerAddress() {
-        return peerAddress == null ? null : peerAddress.clone();
+    public byte[] peerControl() {
+        return peerControl == null ? null : peerControl.clone();
+    }
+
+    /**
+     * The peer EP's data-endpoint address (a copy), {@code null} before the peer is known: where the EP's DAT
+     * operations go.
+     *
+     * @return the address
+     */
+    public byte[] peerData() {
+        return peerData == null ? null : peerData.clone();
     }
 
     /**

@@ -21,25 +21,28 @@ import java.util.Arrays;
  * @param qualifier a request's destination qualifier, else the sender's local qualifier
  * @param iaAddress the sender's IA address, 16 bytes (IPv6 or IPv4-mapped)
  * @param readDepth the sender's incoming RDMA read depth for the connection
- * @param address the sender's data-endpoint address as {@code fi_getname} gives it, at most {@link #MAX_ADDRESS}
+ * @param controlAddress the sender IA's control-endpoint address as {@code fi_getname} gives it, at most
+ *     {@link #MAX_ADDRESS} bytes: where the receiver sends its control messages
+ * @param dataAddress the sender EP's data-endpoint address, at most {@link #MAX_ADDRESS} bytes: where the
+ *     receiver's DAT sends and RDMA operations go (empty in messages other than a request and an accept)
  * @param privateData DAT private data, at most {@link #MAX_PRIVATE_DATA}
  */
 public record RdmControl(Type type, int senderEp, int senderSerial, int receiverEp, int receiverSerial,
-                         int senderTarget, long qualifier, byte[] iaAddress, int readDepth, byte[] address,
-                         byte[] privateData) {
+                         int senderTarget, long qualifier, byte[] iaAddress, int readDepth, byte[] controlAddress,
+                         byte[] dataAddress, byte[] privateData) {
 
     /** The protocol's magic number, the first two bytes of every control message. */
     public static final short MAGIC = (short) 0xDA7A;
     /** The protocol version this codec writes and the only one it reads. */
     public static final byte VERSION = 1;
     /** Bytes before the variable part. */
-    public static final int HEADER = 56;
-    /** The largest data-endpoint address a message carries. */
+    public static final int HEADER = 60;
+    /** The largest endpoint address a message carries. */
     public static final int MAX_ADDRESS = 128;
     /** The largest private data a message carries: the provider's {@code max_private_data_size}. */
     public static final int MAX_PRIVATE_DATA = 256;
     /** The largest control message, the size of every control receive buffer. */
-    public static final int MAX_SIZE = 512;
+    public static final int MAX_SIZE = 640;
 
     /** The message types; {@link #code} is the wire value. */
     public enum Type {
@@ -82,11 +85,9 @@ public record RdmControl(Type type, int senderEp, int senderSerial, int receiver
         if (iaAddress == null || iaAddress.length != 16) {
             throw new IllegalArgumentException("iaAddress must be 16 bytes");
         }
-        address = address == null ? NONE : address.clone();
+        controlAddress = checkAddress("controlAddress", controlAddress);
+        dataAddress = checkAddress("dataAddress", dataAddress);
         privateData = privateData == null ? NONE : privateData.clone();
-        if (address.length > MAX_ADDRESS) {
-            throw new IllegalArgumentException("address is " + address.length + " bytes, at most " + MAX_ADDRESS);
-        }
         if (privateData.length > MAX_PRIVATE_DATA) {
             throw new IllegalArgumentException(
                 "privateData is " + privateData.length + " bytes, at most " + MAX_PRIVATE_DATA);
@@ -94,11 +95,30 @@ public record RdmControl(Type type, int senderEp, int senderSerial, int receiver
         iaAddress = iaAddress.clone();
     }
 
-    /** A message of {@code type} with no address and no private data, answering {@code to}. */
-    static RdmControl answer(Type type, RdmControl to, int senderEp, int senderSerial, int senderTarget,
-                             byte[] iaAddress) {
-        return new RdmControl(type, senderEp, senderSerial, to.senderEp, to.senderSerial, senderTarget, 0,
-                              iaAddress, 0, null, null);
+    private static byte[] checkAddress(String name, byte[] address) {
+        if (address == null) {
+            return NONE;
+        }
+        if (address.length > MAX_ADDRESS) {
+            throw new IllegalArgumentException(name + " is " + address.length + " bytes, at most " + MAX_ADDRESS);
+        }
+        return address.clone();
+    }
+
+    /**
+     * A message of {@code type} that carries nothing but its ids, answering {@code to}: a reject from a listen
+     * endpoint, or an association's own replies.
+     *
+     * @param type the answer's type
+     * @param to the message answered
+     * @param senderEp the answering EP's id, 0 for a listen endpoint
+     * @param senderSerial the answering EP's serial, 0 for a listen endpoint
+     * @param iaAddress the answering IA's address, 16 bytes
+     * @return the answer
+     */
+    public static RdmControl answer(Type type, RdmControl to, int senderEp, int senderSerial, byte[] iaAddress) {
+        return new RdmControl(type, senderEp, senderSerial, to.senderEp, to.senderSerial, 0, 0, iaAddress, 0, null,
+                              null, null);
     }
 
     /**
@@ -112,13 +132,23 @@ public record RdmControl(Type type, int senderEp, int senderSerial, int receiver
     }
 
     /**
-     * The sender's data-endpoint address; a copy.
+     * The sender IA's control-endpoint address; a copy.
      *
      * @return the address
      */
     @Override
-    public byte[] address() {
-        return address.clone();
+    public byte[] controlAddress() {
+        return controlAddress.clone();
+    }
+
+    /**
+     * The sender EP's data-endpoint address; a copy.
+     *
+     * @return the address
+     */
+    @Override
+    public byte[] dataAddress() {
+        return dataAddress.clone();
     }
 
     /**
@@ -137,7 +167,7 @@ public record RdmControl(Type type, int senderEp, int senderSerial, int receiver
      * @return bytes
      */
     public int size() {
-        return HEADER + address.length + privateData.length;
+        return HEADER + controlAddress.length + dataAddress.length + privateData.length;
     }
 
     /**
@@ -150,9 +180,10 @@ public record RdmControl(Type type, int senderEp, int senderSerial, int receiver
         ByteBuffer b = out.order(ByteOrder.BIG_ENDIAN);
         b.putShort(MAGIC).put(VERSION).put(type.code)
          .putInt(senderEp).putInt(senderSerial).putInt(receiverEp).putInt(receiverSerial).putInt(senderTarget)
-         .putLong(qualifier).put(iaAddress)
-         .putShort((short) address.length).putShort((short) privateData.length).putInt(readDepth)
-         .put(address).put(privateData);
+         .putLong(qualifier).put(iaAddress).putInt(readDepth)
+         .putShort((short) controlAddress.length).putShort((short) dataAddress.length)
+         .putShort((short) privateData.length).putShort((short) 0)
+         .put(controlAddress).put(dataAddress).put(privateData);
     }
 
     /**
@@ -177,18 +208,21 @@ public record RdmControl(Type type, int senderEp, int senderSerial, int receiver
             long qualifier = b.getLong();
             byte[] ia = new byte[16];
             b.get(ia);
-            int addressLength = Short.toUnsignedInt(b.getShort());
-            int privateLength = Short.toUnsignedInt(b.getShort());
             int readDepth = b.getInt();
-            if (type == null || addressLength > MAX_ADDRESS || privateLength > MAX_PRIVATE_DATA
-                || b.remaining() != addressLength + privateLength) {
+            int controlLength = Short.toUnsignedInt(b.getShort());
+            int dataLength = Short.toUnsignedInt(b.getShort());
+            int privateLength = Short.toUnsignedInt(b.getShort());
+            short reserved = b.getShort();
+            if (type == null || reserved != 0 || controlLength > MAX_ADDRESS || dataLength > MAX_ADDRESS
+                || privateLength > MAX_PRIVATE_DATA || b.remaining() != controlLength + dataLength + privateLength) {
                 return null;
             }
-            byte[] address = new byte[addressLength];
+            byte[] control = new byte[controlLength];
+            byte[] data = new byte[dataLength];
             byte[] privateData = new byte[privateLength];
-            b.get(address).get(privateData);
+            b.get(control).get(data).get(privateData);
             return new RdmControl(type, senderEp, senderSerial, receiverEp, receiverSerial, target, qualifier, ia,
-                                  readDepth, address, privateData);
+                                  readDepth, control, data, privateData);
         } catch (BufferUnderflowException e) {
             return null;
         }
@@ -199,7 +233,8 @@ public record RdmControl(Type type, int senderEp, int senderSerial, int receiver
         return o instanceof RdmControl m && type == m.type && senderEp == m.senderEp
             && senderSerial == m.senderSerial && receiverEp == m.receiverEp && receiverSerial == m.receiverSerial
             && senderTarget == m.senderTarget && qualifier == m.qualifier && readDepth == m.readDepth
-            && Arrays.equals(iaAddress, m.iaAddress) && Arrays.equals(address, m.address)
+            && Arrays.equals(iaAddress, m.iaAddress) && Arrays.equals(controlAddress, m.controlAddress)
+            && Arrays.equals(dataAddress, m.dataAddress)
             && Arrays.equals(privateData, m.privateData);
     }
 
@@ -212,7 +247,8 @@ public record RdmControl(Type type, int senderEp, int senderSerial, int receiver
     public String toString() {
         return type + "[" + senderEp + "/" + Integer.toUnsignedString(senderSerial) + " -> " + receiverEp + "/"
             + Integer.toUnsignedString(receiverSerial) + ", target " + Integer.toHexString(senderTarget)
-            + ", qualifier " + qualifier + ", " + address.length + " address bytes, " + privateData.length
+            + ", qualifier " + qualifier + ", addresses of " + controlAddress.length + " and " + dataAddress.length
+            + " bytes, " + privateData.length
             + " private bytes]";
     }
 }

@@ -54,6 +54,7 @@ class RdmAssociationTest {
         Side(String name, int ep) {
             this.name = name;
             this.association = new RdmAssociation(this, TIMEOUTS, ep, RdmTags.epTarget(ep), new byte[16],
+                                                  ("c" + name).getBytes(StandardCharsets.US_ASCII),
                                                   name.getBytes(StandardCharsets.US_ASCII), 8);
         }
 
@@ -132,7 +133,8 @@ class RdmAssociationTest {
         assertEquals(RdmTags.data(RdmTags.epTarget(22), 900), active.association.sendTag());
         assertEquals(b.association.receiveTag(), active.association.sendTag());
         assertEquals(active.association.receiveTag(), b.association.sendTag());
-        assertArrayEquals("x".getBytes(StandardCharsets.US_ASCII), b.association.peerAddress());
+        assertArrayEquals("x".getBytes(StandardCharsets.US_ASCII), b.association.peerData());
+        assertArrayEquals("cx".getBytes(StandardCharsets.US_ASCII), b.association.peerControl());
     }
 
     @Test
@@ -193,7 +195,7 @@ class RdmAssociationTest {
     void aRejectOrANonListenerEndsTheRequest() {
         a.association.connect(500, QUALIFIER, null, Long.MAX_VALUE, now);
         RdmControl request = RdmControl.decode(ByteBuffer.wrap(a.requests.remove()));
-        RdmControl reject = RdmControl.answer(RdmControl.Type.REJECT, request, 0, 0, 0, new byte[16]);
+        RdmControl reject = RdmControl.answer(RdmControl.Type.REJECT, request, 0, 0, new byte[16]);
         assertTrue(a.association.onControl(reject, now));
         assertEquals(List.of("flush", CONNECTION_EVENT_PEER_REJECTED), a.reported);
         Side c = new Side("c", 3);
@@ -205,7 +207,7 @@ class RdmAssociationTest {
 
     private static RdmControl disconnect(int senderEp, int senderSerial, int receiverEp, int receiverSerial) {
         return new RdmControl(RdmControl.Type.DISCONNECT, senderEp, senderSerial, receiverEp, receiverSerial, 0, 0,
-                              new byte[16], 0, null, null);
+                              new byte[16], 0, null, null, null);
     }
 
     @Test
@@ -312,7 +314,7 @@ class RdmAssociationTest {
                 return;
             }
             if (r.nextInt(4) == 0) {
-                x.outbox.addFirst(RdmControlTest.bytes(RdmControl.answer(RdmControl.Type.REJECT, request, 0, 0, 0,
+                x.outbox.addFirst(RdmControlTest.bytes(RdmControl.answer(RdmControl.Type.REJECT, request, 0, 0,
                                                                          new byte[16])));
                 deliverFrom(y, x, RdmControl.decode(ByteBuffer.wrap(x.outbox.removeFirst())));
             } else {

@@ -19,13 +19,15 @@ class RdmControlTest {
     static RdmControl sample(SplittableRandom r) {
         RdmControl.Type type = RdmControl.Type.values()[r.nextInt(RdmControl.Type.values().length)];
         byte[] ia = new byte[16];
-        byte[] address = new byte[r.nextInt(RdmControl.MAX_ADDRESS + 1)];
+        byte[] control = new byte[r.nextInt(RdmControl.MAX_ADDRESS + 1)];
+        byte[] data = new byte[r.nextInt(RdmControl.MAX_ADDRESS + 1)];
         byte[] privateData = new byte[r.nextInt(RdmControl.MAX_PRIVATE_DATA + 1)];
         r.nextBytes(ia);
-        r.nextBytes(address);
+        r.nextBytes(control);
+        r.nextBytes(data);
         r.nextBytes(privateData);
         return new RdmControl(type, r.nextInt(), r.nextInt(), r.nextInt(), r.nextInt(), r.nextInt(), r.nextLong(), ia,
-                              r.nextInt(), address, privateData);
+                              r.nextInt(), control, data, privateData);
     }
 
     static byte[] bytes(RdmControl m) {
@@ -50,7 +52,8 @@ class RdmControlTest {
         ia[15] = 7;
         RdmControl m = new RdmControl(RdmControl.Type.ACCEPT, 0x01020304, 0x05060708, 0x090a0b0c, 0x0d0e0f10,
                                       0x80000011,
-                                      0x1112131415161718L, ia, 0x21222324, new byte[] {1, 2, 3}, new byte[] {9});
+                                      0x1112131415161718L, ia, 0x21222324, new byte[] {1, 2, 3}, new byte[] {4, 5},
+                                      new byte[] {9});
         ByteBuffer b = ByteBuffer.wrap(bytes(m));
         assertEquals((short) 0xDA7A, b.getShort(0));
         assertEquals(1, b.get(2));
@@ -62,27 +65,32 @@ class RdmControlTest {
         assertEquals(0x80000011, b.getInt(20));
         assertEquals(0x1112131415161718L, b.getLong(24));
         assertEquals(7, b.get(47));
-        assertEquals(3, b.getShort(48));
-        assertEquals(1, b.getShort(50));
-        assertEquals(0x21222324, b.getInt(52));
-        assertEquals(1, b.get(56));
-        assertEquals(9, b.get(59));
-        assertEquals(60, b.capacity());
+        assertEquals(0x21222324, b.getInt(48));
+        assertEquals(3, b.getShort(52));
+        assertEquals(2, b.getShort(54));
+        assertEquals(1, b.getShort(56));
+        assertEquals(0, b.getShort(58));
+        assertEquals(1, b.get(60));
+        assertEquals(4, b.get(63));
+        assertEquals(9, b.get(65));
+        assertEquals(66, b.capacity());
     }
 
     @Test
     void aMessageOfTheWrongMagicVersionTypeOrLengthIsDropped() {
-        byte[] good = bytes(new RdmControl(RdmControl.Type.REQUEST, 1, 2, 0, 0, 3, 4, IA, 0, new byte[4], new byte[8]));
+        byte[] good = bytes(new RdmControl(RdmControl.Type.REQUEST, 1, 2, 0, 0, 3, 4, IA, 0, new byte[4], new byte[2],
+                                           new byte[8]));
         assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 0, 0))), "magic");
         assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 2, 2))), "version");
         assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 3, 0))), "type 0");
         assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 3, 9))), "type 9");
-        assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 49, 5))), "address length beyond the message");
-        assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 51, 7))), "private length short of the message");
+        assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 53, 5))), "address length beyond the message");
+        assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 57, 7))), "private length short of the message");
+        assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 59, 1))), "reserved bits set");
         assertNull(RdmControl.decode(ByteBuffer.wrap(Arrays.copyOf(good, good.length - 1))), "truncated");
         assertNull(RdmControl.decode(ByteBuffer.wrap(Arrays.copyOf(good, good.length + 1))), "trailing");
         assertNull(RdmControl.decode(ByteBuffer.allocate(RdmControl.MAX_SIZE + 1)), "oversized");
-        byte[] longAddress = patch(patch(good, 48, 0x7f), 49, 0xff);
+        byte[] longAddress = patch(patch(good, 54, 0x7f), 55, 0xff);
         assertNull(RdmControl.decode(ByteBuffer.wrap(longAddress)), "address length above the bound");
     }
 
@@ -104,7 +112,7 @@ class RdmControlTest {
     @Test
     void aMessageCannotBeChangedThroughItsArrays() {
         byte[] pd = {1, 2, 3};
-        RdmControl m = new RdmControl(RdmControl.Type.ACCEPT, 1, 2, 3, 4, 5, 6, IA, 0, null, pd);
+        RdmControl m = new RdmControl(RdmControl.Type.ACCEPT, 1, 2, 3, 4, 5, 6, IA, 0, null, null, pd);
         pd[0] = 9;
         m.privateData()[1] = 9;
         assertArrayEquals(new byte[] {1, 2, 3}, m.privateData());
@@ -113,11 +121,11 @@ class RdmControlTest {
     @Test
     void lengthsBeyondTheWireFormatAreRefusedWhenBuilt() {
         assertThrows(IllegalArgumentException.class, () -> new RdmControl(RdmControl.Type.REQUEST, 0, 0, 0, 0, 0,
-            0, IA, 0, null, new byte[RdmControl.MAX_PRIVATE_DATA + 1]));
+            0, IA, 0, null, null, new byte[RdmControl.MAX_PRIVATE_DATA + 1]));
         assertThrows(IllegalArgumentException.class, () -> new RdmControl(RdmControl.Type.REQUEST, 0, 0, 0, 0, 0,
-            0, IA, 0, new byte[RdmControl.MAX_ADDRESS + 1], null));
+            0, IA, 0, null, new byte[RdmControl.MAX_ADDRESS + 1], null));
         assertThrows(IllegalArgumentException.class, () -> new RdmControl(RdmControl.Type.REQUEST, 0, 0, 0, 0, 0, 0,
-            new byte[4], 0, null, null));
+            new byte[4], 0, null, null, null));
     }
 
     @Test
