@@ -55,6 +55,23 @@ class DatImageIT {
         assertTrue(run.out().contains("jDAT"), run.describe("the version should name jDAT"));
     }
 
+    /**
+     * picocli 4.7's class files are Java 5's, and the JVM leaves every class it verified with the old verifier out
+     * of the AOT cache: each start then loaded and linked 170-odd picocli classes (the build's Relink.java rewrites
+     * them). Run as bin/dat runs the JVM, with class loading logged.
+     */
+    @Test
+    void version_takesEveryPicocliClassFromTheAotCache() throws Exception {
+        Image.Run run = Image.run(QUICK, work, "bin/java", "-XX:AOTCache=" + Image.dir().resolve("lib/dat.aot"),
+                                  "-Xlog:class+load=info",
+                                  "-m", "dat.cli/dat.cli.DatCommand", "--version");
+        run.assertSuccess();
+        List<String> picocli = run.out().lines().filter(l -> l.contains(" picocli.")).toList();
+        List<String> outside = picocli.stream().filter(l -> !l.contains("source: shared objects file")).toList();
+        assertTrue(picocli.size() > 50, run.describe("picocli's classes should be loaded, not " + picocli.size()));
+        assertEquals(List.of(), outside, run.describe("picocli classes loaded from outside the AOT cache"));
+    }
+
     @Test
     void listModules_containsEveryJdatModuleAndTheServiceProviders() throws Exception {
         Image.Run run = Image.run(QUICK, work, "bin/java", "--list-modules");
