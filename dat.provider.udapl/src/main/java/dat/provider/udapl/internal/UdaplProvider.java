@@ -204,8 +204,12 @@ public final class UdaplProvider implements DatProvider {
                     + problems.entrySet().stream().map(p -> String.join(", ", p.getValue()) + ": " + p.getKey())
                     .collect(Collectors.joining("; ")), entries, lib);
         }
-        return new Discovery(DatProviderInfo.available(name(), UdaplConfig.PROVIDER_VERSION, ias,
-                UdaplConfig.settings()), entries, lib);
+        // The C IAs open, but the objects under an IA are not bridged yet: listing them as available IAs would
+        // claim what dat_ia_open refuses, so the provider says so in its reason instead.
+        return unavailable("the udapl bridge finds " + ias.size() + " C IA(s) that open through libdat2 ("
+                + ias.stream().map(DatIaInfo::iaName).collect(Collectors.joining(", "))
+                + ") but does not bridge the DAT objects under an IA yet (PZ, EVD, LMR, EP, ...), so it offers none",
+                entries, lib);
     }
 
     /** {@return the registry's entries as {IA name, thread safety}} */
