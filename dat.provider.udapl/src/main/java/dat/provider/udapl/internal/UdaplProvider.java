@@ -99,22 +99,13 @@ public final class UdaplProvider implements DatProvider {
     }
 
     /**
-     * {@code dat_ia_open}. The bridge reports the C IAs and their attributes; the DAT objects under an IA (PZ,
-     * EVD, LMR, EP ...) are not bridged yet, so opening one is refused rather than handing out an IA whose
-     * calls would fail behind attributes that claim them.
+     * {@code dat_ia_open}. The bridge offers no IA while the DAT objects under an IA (PZ, EVD, LMR, EP ...) are not
+     * bridged, so every name is unknown here, with the provider's reason (which names the C IAs it found).
      */
     @Override
     public DatIa open(String iaName, String iaParams, int asyncEvdMinQlen) {
-        Discovery d = discovery();
-        for (Entry e : d.entries()) {
-            if (e.iaName().equals(iaName) && e.ia() != null) {
-                throw new DatException(DatReturn.NOT_IMPLEMENTED, "dat_ia_open: the udapl bridge lists " + iaName
-                        + " with the C provider's attributes but does not bridge the DAT objects under an IA yet"
-                        + " (PZ, EVD, LMR, EP, ...)");
-            }
-        }
         throw new DatException(DatReturn.PROVIDER_NOT_FOUND, DatReturnSubtype.NAME_NOT_REGISTERED,
-                "dat_ia_open: no IA named " + iaName + why(d, iaName));
+                "dat_ia_open: no IA named " + iaName + why(discovery(), iaName));
     }
 
     private static String why(Discovery d, String iaName) {
