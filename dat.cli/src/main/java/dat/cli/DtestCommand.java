@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.cli;
 
-import dat.api.DatException;
-import dat.api.DatIa;
-import dat.registry.DatRegistry;
-import dat.registry.IaEntry;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -36,14 +32,9 @@ final class DtestCommand implements Callable<Integer> {
     @Mixin
     IaTarget target;
 
-    @Option(names = "--help", usageHelp = true, description = "Show this help message and exit.")
-    boolean help;
-
-    @Option(names = "-s", description = "Run as the server (the default).")
-    boolean server;
-
-    @Option(names = "-h", paramLabel = "HOST", description = "Run as the client of the server on HOST.")
-    String host;
+    /** {@code --help}, {@code -s}, {@code -h HOST}, and the run. */
+    @Mixin
+    DtestRole role;
 
     @Option(names = "-b", paramLabel = "BYTES", defaultValue = "4194304",
             description = "Bytes of each RDMA write, read and ping-pong message (default: ${DEFAULT-VALUE}, dtest's).")
@@ -84,9 +75,7 @@ final class DtestCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         try {
             target.check();
-            if (server && host != null) {
-                throw new CommandFailure("give -s or -h HOST, not both");
-            }
+            role.check();
             positive("-b", bufLen);
             if (bufLen > MAX_BUF_LEN) {
                 throw new CommandFailure("-b " + bufLen + " is above " + MAX_BUF_LEN + " (each side registers 103"
@@ -99,7 +88,7 @@ final class DtestCommand implements Callable<Integer> {
                 throw new CommandFailure("--bootstrap-port must be 1..65535, not " + bootstrapPort);
             }
             OptionChecks.timeout("--timeout", timeoutSeconds);
-            Dtest.Config cfg = new Dtest.Config(host == null, host, bufLen, burst, Math.min(signalRate, burst),
+            Dtest.Config cfg = new Dtest.Config(role.isServer(), role.host, bufLen, burst, Math.min(signalRate, burst),
                     peerProvider, connQual, bootstrapPort, TimeUnit.SECONDS.toNanos(timeoutSeconds));
             return Watchdog.run(OptionChecks.MAX_SECONDS, watchdog -> run(out, err, watchdog, cfg));
         } catch (CommandFailure e) {
@@ -116,23 +105,7 @@ final class DtestCommand implements Callable<Integer> {
     }
 
     private int run(PrintWriter out, PrintWriter err, Watchdog watchdog, Dtest.Config cfg) {
-        DatRegistry registry = PerfCommand.discover(watchdog);
-        IaEntry entry = target.resolve(registry);
-        DatIa ia = PerfCommand.open(watchdog, registry, entry);
-        watchdog.step("running the dtest protocol on IA " + Text.safe(entry.name()), 0);
-        out.println("dat dtest: " + (cfg.server() ? "server" : "client") + " on IA " + Text.safe(entry.name())
-                + " (provider " + Text.safe(ia.providerAttr().providerName()) + ", " + ia.address().getHostAddress()
-                + "), -b " + cfg.bufLen() + " -B " + cfg.burst() + " -S " + cfg.signalRate());
-        out.flush();
-        try {
-            new Dtest(ia, cfg, out).run();
-            return Exit.OK;
-        } catch (Dtest.Failure | DatException e) {
-            out.println("dat dtest: " + (cfg.server() ? "server" : "client") + ": DAPL Test Complete. FAILED");
-            out.flush();
-            err.println("dat dtest: " + Text.safe(e.getMessage()));
-            err.flush();
-            return Exit.NO;
-        }
+        return role.run("dtest", "-b " + cfg.bufLen() + " -B " + cfg.burst() + " -S " + cfg.signalRate(), target, out,
+                err, watchdog, (ia, o) -> new Dtest(ia, cfg, o).run());
     }
 }

@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.cli;
 
-import dat.api.DatException;
-import dat.api.DatIa;
-import dat.registry.DatRegistry;
-import dat.registry.IaEntry;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -37,14 +33,9 @@ final class DtestSrqCommand implements Callable<Integer> {
     @Mixin
     IaTarget target;
 
-    @Option(names = "--help", usageHelp = true, description = "Show this help message and exit.")
-    boolean help;
-
-    @Option(names = "-s", description = "Run as the server (the default).")
-    boolean server;
-
-    @Option(names = "-h", paramLabel = "HOST", description = "Run as the client of the server on HOST.")
-    String host;
+    /** {@code --help}, {@code -s}, {@code -h HOST}, and the run. */
+    @Mixin
+    DtestRole role;
 
     @Option(names = "-b", paramLabel = "BYTES", defaultValue = "1024",
             description = "Bytes of each message (default: ${DEFAULT-VALUE}, rxe's IB MTU on a 1500-byte link).")
@@ -80,9 +71,7 @@ final class DtestSrqCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         try {
             target.check();
-            if (server && host != null) {
-                throw new CommandFailure("give -s or -h HOST, not both");
-            }
+            role.check();
             DtestCommand.positive("-b", bufLen);
             if (bufLen > MAX_BUF_LEN) {
                 throw new CommandFailure("-b " + bufLen + " is above " + MAX_BUF_LEN);
@@ -99,8 +88,8 @@ final class DtestSrqCommand implements Callable<Integer> {
             OptionChecks.notNegative("-t", bursts);
             OptionChecks.notNegative("-p", connQual);
             OptionChecks.timeout("--timeout", timeoutSeconds);
-            DtestSrq.Config cfg = new DtestSrq.Config(host == null, host, bufLen, connections, bursts, burstSize,
-                    connQual, TimeUnit.SECONDS.toNanos(timeoutSeconds));
+            DtestSrq.Config cfg = new DtestSrq.Config(role.isServer(), role.host, bufLen, connections, bursts,
+                    burstSize, connQual, TimeUnit.SECONDS.toNanos(timeoutSeconds));
             return Watchdog.run(OptionChecks.MAX_SECONDS, watchdog -> run(out, err, watchdog, cfg));
         } catch (CommandFailure e) {
             err.println("dat dtestsrq: " + Text.safe(e.getMessage()));
@@ -110,24 +99,7 @@ final class DtestSrqCommand implements Callable<Integer> {
     }
 
     private int run(PrintWriter out, PrintWriter err, Watchdog watchdog, DtestSrq.Config cfg) {
-        DatRegistry registry = PerfCommand.discover(watchdog);
-        IaEntry entry = target.resolve(registry);
-        DatIa ia = PerfCommand.open(watchdog, registry, entry);
-        watchdog.step("running the dtestsrq protocol on IA " + Text.safe(entry.name()), 0);
-        out.println("dat dtestsrq: " + (cfg.server() ? "server" : "client") + " on IA " + Text.safe(entry.name())
-                + " (provider " + Text.safe(ia.providerAttr().providerName()) + ", " + ia.address().getHostAddress()
-                + "), -b " + cfg.bufLen() + " -c " + cfg.connections() + " -t " + cfg.bursts() + " -B "
-                + cfg.burstSize());
-        out.flush();
-        try {
-            new DtestSrq(ia, cfg, out).run();
-            return Exit.OK;
-        } catch (Dtest.Failure | DatException e) {
-            out.println("dat dtestsrq: " + (cfg.server() ? "server" : "client") + ": DAPL Test Complete. FAILED");
-            out.flush();
-            err.println("dat dtestsrq: " + Text.safe(e.getMessage()));
-            err.flush();
-            return Exit.NO;
-        }
+        return role.run("dtestsrq", "-b " + cfg.bufLen() + " -c " + cfg.connections() + " -t " + cfg.bursts()
+                + " -B " + cfg.burstSize(), target, out, err, watchdog, (ia, o) -> new DtestSrq(ia, cfg, o).run());
     }
 }
