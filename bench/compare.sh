@@ -5,7 +5,7 @@
 #   bench/compare.sh [--quick] [--runs N] [--only GROUPS] [--skip PEERS] [--out DIR] [--cpus A,B]
 #                    [--timeout SECONDS] [--no-pin] [--dry-run]
 #
-# Measures (GROUPS: latency, path, rate, bandwidth, alloc; all by default):
+# Measures (GROUPS: latency, path, rate, bandwidth, alloc, fabric; all by default):
 #   latency    one-way latency, 8 B .. 1 MiB: jDAT send and rdma_write (dat perf pingpong), UCX tag_lat (UCP) and
 #              put_lat (UCT posix), fi_pingpong over shm and tcp, Aeron IPC, the C cache-line handoff
 #   path       the provider path, post plus completion on one thread, 8 and 64 B: JMH
@@ -14,12 +14,17 @@
 #              UCX tag_bw and put_bw
 #   bandwidth  4 KiB .. 64 MiB: JMH BandwidthBenchmark (rdmaWrite, rdmaRead, memorySegmentCopy), UCX put_bw
 #   alloc      JMH AllocationBenchmark -prof gc: bytes allocated per data-path call
+#   fabric     jDAT's ofi provider beside libfabric's own program on the same fabric, two processes each: dat perf
+#              serve and dat perf pingpong --peer on the IA ofi-tcp-lo (FI_EP_MSG over loopback TCP) against
+#              fi_pingpong -p tcp -e msg, 8 B .. 64 KiB (skipped, with the reason, when that IA is unavailable)
 # PEERS for --skip: ucx, fabric, aeron, cfloor.
 #
 # The goals judged (results.md's headline), each in one run: 64 B one-way p50 of send and rdma_write at or below
 # Aeron IPC and within 2x of the C floor; post plus completion on one thread at most 50 ns at the median; 64 B send
 # stream at or above UCX tag_bw and the JMH pair at 20 M msgs/s or more; rdma_write and rdma_read at 95% or more of
-# MemorySegment.copy from 64 KiB up; 0 B/op on every data-path call.
+# MemorySegment.copy from 64 KiB up; 0 B/op on every data-path call; on ofi/tcp a 64 B one-way mean within 1.2x of
+# fi_pingpong's and a ping-pong message rate at 0.8x or more of its (fi_pingpong times only the whole loop, so
+# the mean is what both report).
 #
 # Every measure runs --runs times (5; --quick: 2), round-robin so that each run of every peer sees the same
 # stretch of machine load, and every run is bounded by timeout(1). Client and server (or the two threads) are
@@ -49,7 +54,7 @@ invocation="bench/compare.sh"
 
 quick=0
 runs=""
-only="latency,path,rate,bandwidth,alloc"
+only="latency,path,rate,bandwidth,alloc,fabric"
 skip=""
 out=""
 cpus="0,1"
@@ -95,8 +100,8 @@ fi
 [[ "$run_timeout" =~ ^[1-9][0-9]*$ ]] || fail_usage "--timeout '$run_timeout' must be a whole number of seconds"
 for g in ${only//,/ }; do
     case "$g" in
-        latency|path|rate|bandwidth|alloc) ;;
-        *) fail_usage "--only: unknown group '$g' (latency, path, rate, bandwidth, alloc)" ;;
+        latency|path|rate|bandwidth|alloc|fabric) ;;
+        *) fail_usage "--only: unknown group '$g' (latency, path, rate, bandwidth, alloc, fabric)" ;;
     esac
 done
 for p in ${skip//,/ }; do
@@ -111,8 +116,10 @@ skipped_by_user() { [[ ",$skip," == *",$1,"* ]]; }
 # warm-up is half the timed count (the JVM peers need it for the JIT; the native ones get the same for fairness).
 # The provider path is judged at 64 B; 8 B shows what the size itself costs.
 path_sizes=(8 64)
+fabric_ia=ofi-tcp-lo
 if [ "$quick" -eq 1 ]; then
     lat_sizes=(8 64 4096 65536)
+    fabric_sizes=(8 64 4096)
     lat_base=10000; lat_budget=$((64 << 20)); lat_min=100
     fi_cap=2000
     rate_iters=200000
@@ -125,6 +132,7 @@ if [ "$quick" -eq 1 ]; then
     jmh_timeout=300
 else
     lat_sizes=(8 64 256 1024 4096 16384 65536 262144 1048576)
+    fabric_sizes=(8 64 1024 4096 65536)
     lat_base=100000; lat_budget=$((1 << 30)); lat_min=200
     fi_cap=20000
     rate_iters=2000000
@@ -269,6 +277,22 @@ if [ "$dry_run" -eq 0 ]; then
     build_aeron
 fi
 
+have_ofi=0
+if want fabric; then
+    if [ "$have_fabric" -eq 0 ]; then
+        skip_peer ofi "the fabric group needs fi_pingpong (see the fabric peer)"
+    elif [ "$dry_run" -eq 1 ]; then
+        have_ofi=1
+    else
+        ofi_row=$("$dat" info 2>/dev/null | awk -v ia="$fabric_ia" '$1 == ia' || true)
+        if [[ "$ofi_row" == *" available"* ]]; then
+            have_ofi=1
+        else
+            skip_peer ofi "dat info does not list $fabric_ia as available: ${ofi_row:-not listed}"
+        fi
+    fi
+fi
+
 # Agrona reads jdk.internal.misc.Unsafe (an IllegalAccessError without this export on JDK 25); the pinning is FFM.
 aeron_java=("$java" --add-exports java.base/jdk.internal.misc=ALL-UNNAMED --enable-native-access=ALL-UNNAMED
             -Xms256m -Xmx256m -cp "$aeron_dir/target/classes:$aeron_dir/target/lib/*"
@@ -409,6 +433,29 @@ fabric() {  # measure series size run raw provider iters
         "${cp[@]}" fi_pingpong -p "$prov" -e rdm -P "$pp_port" -I "$iters" -S "$size" 127.0.0.1
 }
 
+# jDAT's ofi provider across two processes: dat perf serve on the conn-qual $pp_port (the ofi IA listens on it as
+# a TCP port), dat perf pingpong --peer against it; pinned as fi_pingpong's two sides.
+ofiperf() {  # measure series size run raw iters
+    local measure=$1 series=$2 size=$3 run=$4 raw=$5 iters=$6
+    next_port
+    local sp=() cp=()
+    if [ "$pin" -eq 1 ]; then sp=(taskset -c "$cpu_b"); cp=(taskset -c "$cpu_a"); fi
+    run_pair "$measure" "$series" "$size" "$run" "$raw" -- \
+        "${sp[@]}" "$dat" perf serve --ia "$fabric_ia" --conn-qual "$pp_port" --timeout "$run_timeout" -- \
+        "${cp[@]}" "$dat" perf pingpong --ia "$fabric_ia" --peer "127.0.0.1:$pp_port" --op send --sizes "$size" \
+        --iters "$iters" --warmup $((iters / 2)) --json --timeout "$run_timeout"
+}
+
+fabric_msg() {  # measure series size run raw provider iters: fi_pingpong over a connected (FI_EP_MSG) endpoint
+    local measure=$1 series=$2 size=$3 run=$4 raw=$5 prov=$6 iters=$7
+    next_port
+    local sp=() cp=()
+    if [ "$pin" -eq 1 ]; then sp=(taskset -c "$cpu_b"); cp=(taskset -c "$cpu_a"); fi
+    run_pair "$measure" "$series" "$size" "$run" "$raw" -- \
+        "${sp[@]}" fi_pingpong -p "$prov" -e msg -B "$pp_port" -I "$iters" -S "$size" -- \
+        "${cp[@]}" fi_pingpong -p "$prov" -e msg -P "$pp_port" -I "$iters" -S "$size" 127.0.0.1
+}
+
 jmh() {  # measure series run raw bound -- jmh arguments...
     local measure=$1 series=$2 run=$3 raw=$4 bound=$5
     shift 6
@@ -519,6 +566,14 @@ for ((run = 1; run <= runs; run++)); do
         log "  allocation"
         jmh alloc jmh_alloc "$run" "raw/alloc/jmh_alloc/all-$r.log" "$jmh_timeout" -- \
             'AllocationBenchmark' -prof gc "${jmh_alloc[@]}"
+    fi
+    if want fabric && [ "$have_ofi" -eq 1 ]; then
+        log "  fabric: ofi on $fabric_ia beside fi_pingpong -e msg"
+        for s in "${fabric_sizes[@]}"; do
+            n=$(fi_iters "$s")
+            ofiperf fabric jdat_ofi_tcp "$s" "$run" "raw/fabric/jdat_ofi_tcp/$s-$r.json" "$n"
+            fabric_msg fabric fi_tcp_msg "$s" "$run" "raw/fabric/fi_tcp_msg/$s-$r.txt" tcp "$n"
+        done
     fi
 done
 

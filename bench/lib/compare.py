@@ -13,6 +13,8 @@ Every figure is converted to one unit per measure before anything is compared:
   rate       millions of messages per second
   bandwidth  GB/s, 10^9 bytes per second
   alloc      bytes allocated per operation
+  fabric     microseconds, one way, as latency ("mean" for both sides: fi_pingpong times only its whole loop);
+             "rate", millions of ping-pong transfers per second, is the reciprocal of the mean on both sides
 """
 import html
 import json
@@ -21,7 +23,7 @@ import os
 import statistics
 import sys
 
-LATENCY, PATH, RATE, BANDWIDTH, ALLOC = "latency", "path", "rate", "bandwidth", "alloc"
+LATENCY, PATH, RATE, BANDWIDTH, ALLOC, FABRIC = "latency", "path", "rate", "bandwidth", "alloc", "fabric"
 
 UNITS = {
     LATENCY: "µs one-way (lower is better)",
@@ -29,7 +31,11 @@ UNITS = {
     RATE: "M msg/s (higher is better)",
     BANDWIDTH: "GB/s (higher is better)",
     ALLOC: "B/op (0 is the goal)",
+    FABRIC: "µs one-way (lower is better)",
 }
+
+# Units of the stats whose unit is not their measure's.
+STAT_UNITS = {(FABRIC, "rate"): UNITS[RATE]}
 
 # series id -> (label, how the number was obtained)
 SERIES = {
@@ -54,10 +60,13 @@ SERIES = {
     "jmh_rdmaRead": ("jDAT rdma_read (JMH)", "JMH BandwidthBenchmark.rdmaRead: post + completion, one thread"),
     "jmh_memorySegmentCopy": ("MemorySegment.copy (JMH)", "JMH BandwidthBenchmark.memorySegmentCopy, same buffers"),
     "ucx_put_bw": ("UCX put_bw (posix)", "ucx_perftest -t put_bw -x posix -d memory, two processes"),
+    "jdat_ofi_tcp": ("jDAT ofi-tcp-lo", "dat perf serve and dat perf pingpong --peer on the ofi IA ofi-tcp-lo "
+                     "(FI_EP_MSG, loopback TCP), two processes"),
+    "fi_tcp_msg": ("fi_pingpong tcp msg", "fi_pingpong -p tcp -e msg over loopback TCP, two processes"),
 }
 
 # The goals of the speed issue, each judged in one run of this script on an idle machine. A row's goal is one of
-# these texts; GOALS below gathers them into the five goals of the headline.
+# these texts; GOALS below gathers them into the goals of the headline.
 GOAL_LAT_AERON = "64 B one-way p50 at or below Aeron IPC"
 GOAL_LAT_FLOOR = "64 B one-way p50 within 2x of the C handoff floor"
 GOAL_PATH = "post plus completion on one thread at most 50 ns at the median"
@@ -65,6 +74,8 @@ GOAL_RATE_UCX = "64 B send stream at or above UCX tag_bw"
 GOAL_RATE_PAIR = "JMH pair at 20 M messages/s or more"
 GOAL_BW = "rdma_write and rdma_read at 95% or more of MemorySegment.copy from 64 KiB up"
 GOAL_ALLOC = "0 B/op on every data-path call"
+GOAL_OFI_LAT = "64 B one-way mean on ofi/tcp within 1.2x of fi_pingpong's"
+GOAL_OFI_RATE = "64 B ping-pong rate on ofi/tcp at 0.8x or more of fi_pingpong's"
 
 LAT_AERON_RATIO = 1.0
 LAT_FLOOR_RATIO = 2.0
@@ -73,6 +84,8 @@ RATE_UCX_RATIO = 1.0
 PAIR_MMSGS = 20.0
 BW_SHARE = 0.95
 BW_FROM = 65536
+OFI_LAT_RATIO = 1.2
+OFI_RATE_RATIO = 0.8
 
 # (headline text, [(row goal, jDAT series)]): a goal is met when every one of its parts was measured and every row
 # of every part met its goal. A part with no jDAT series (allocation) is any row with that goal.
@@ -88,6 +101,9 @@ GOALS = [
     ("Bandwidth: rdma_write and rdma_read at 95% or more of MemorySegment.copy from 64 KiB up",
      [(GOAL_BW, "jmh_rdmaWrite"), (GOAL_BW, "jmh_rdmaRead")]),
     ("Allocation: 0 B/op on every data-path call (JMH -prof gc)", [(GOAL_ALLOC, None)]),
+    ("Fabric: on ofi/tcp, 64 B one-way within 1.2x of libfabric's own fi_pingpong and its ping-pong rate at 0.8x or "
+     "more (means: fi_pingpong reports no median)",
+     [(GOAL_OFI_LAT, "jdat_ofi_tcp"), (GOAL_OFI_RATE, "jdat_ofi_tcp")]),
 ]
 
 # An object is at least 16 bytes, so a data path allocating on every call reads >= 16 B/op; JMH's own
@@ -109,6 +125,11 @@ def goal_for(measure, jdat, peer, size, stat):
         return GOAL_RATE_UCX, lambda j, p, r: r >= RATE_UCX_RATIO
     if measure == RATE and jdat == "jmh_pair" and peer is None:
         return GOAL_RATE_PAIR, lambda j, p, r: j >= PAIR_MMSGS
+    if measure == FABRIC and size == 64 and peer == "fi_tcp_msg":
+        if stat == "mean":
+            return GOAL_OFI_LAT, lambda j, p, r: r <= OFI_LAT_RATIO
+        if stat == "rate":
+            return GOAL_OFI_RATE, lambda j, p, r: r >= OFI_RATE_RATIO
     if (measure == BANDWIDTH and jdat in ("jmh_rdmaWrite", "jmh_rdmaRead") and peer == "jmh_memorySegmentCopy"
             and size >= BW_FROM):
         return GOAL_BW, lambda j, p, r: r >= BW_SHARE
@@ -130,6 +151,7 @@ COMPARISONS = [
     (BANDWIDTH, "jmh_rdmaWrite", "jmh_memorySegmentCopy", ("bw",)),
     (BANDWIDTH, "jmh_rdmaRead", "jmh_memorySegmentCopy", ("bw",)),
     (BANDWIDTH, "jmh_rdmaWrite", "ucx_put_bw", ("bw",)),
+    (FABRIC, "jdat_ofi_tcp", "fi_tcp_msg", ("mean", "rate")),
 ]
 
 # (measure, jDAT series, stat, the figure its goal names): rows with no peer, judged against that figure where
@@ -141,7 +163,7 @@ ABSOLUTE = [
     (RATE, "jmh_pair", "rate", PAIR_MMSGS),
 ]
 
-HEADLINE_SIZES = {LATENCY: {64}, PATH: {64}, RATE: {64}, BANDWIDTH: {65536, 1048576, 67108864}}
+HEADLINE_SIZES = {LATENCY: {64}, PATH: {64}, RATE: {64}, BANDWIDTH: {65536, 1048576, 67108864}, FABRIC: {64}}
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -294,7 +316,15 @@ def parse_jmh(text, measure):
 
 
 def parse_run(measure, series, size, raw_path):
-    """Dispatches one manifest row to its parser."""
+    """Dispatches one manifest row to its parser; a fabric row also gets its ping-pong rate, 1 / mean."""
+    parsed = parse_raw(measure, series, size, raw_path)
+    if measure == FABRIC:
+        parsed += [(s, sz, "rate", 1.0 / value) for s, sz, stat, value in parsed if stat == "mean" and value > 0]
+    return parsed
+
+
+def parse_raw(measure, series, size, raw_path):
+    """One manifest row's figures as its program printed them."""
     if series.startswith("jmh_"):
         json_path = raw_path[:-len(".log")] + ".json" if raw_path.endswith(".log") else raw_path
         with open(json_path) as f:
@@ -422,7 +452,8 @@ def compare(summaries):
                 goal = goal_for(measure, jdat, peer, size, stat)
                 rows.append({
                     "measure": measure, "size": size, "stat": stat, "jdat_series": jdat, "jdat": j,
-                    "peer_series": peer, "peer": p, "unit": UNITS[measure], "ratio": ratio,
+                    "peer_series": peer, "peer": p, "unit": STAT_UNITS.get((measure, stat), UNITS[measure]),
+                    "ratio": ratio,
                     "goal": goal[0] if goal else None, "met": goal[1](j, p, ratio) if goal else None,
                 })
     for measure, jdat, stat, bound in ABSOLUTE:
@@ -449,7 +480,7 @@ def compare(summaries):
 
 
 def goal_verdicts(goal_rows):
-    """[(goal, verdict, detail)] for the five GOALS: not measured when none of its parts has a row, met when every
+    """[(goal, verdict, detail)] for the GOALS: not measured when none of its parts has a row, met when every
     part has rows and every row met its goal, not met when no row did, else partly met (a part not measured
     included). The detail says which rows met and which parts were not measured."""
     verdicts = []
@@ -707,7 +738,8 @@ def report(directory):
         "setup": setup,
         "machine": noise,
         "series": [{"measure": k[0], "series": k[1], "label": label(k[1]), "size": k[2], "stat": k[3],
-                    "unit": UNITS[k[0]], **v} for k, v in sorted(summaries.items(), key=lambda kv: str(kv[0]))],
+                    "unit": STAT_UNITS.get((k[0], k[3]), UNITS[k[0]]), **v}
+                   for k, v in sorted(summaries.items(), key=lambda kv: str(kv[0]))],
         "goals": [{"goal": g, "verdict": v, "detail": d} for g, v, d in verdicts],
         "comparisons": rows,
         "failures": failures,

@@ -163,6 +163,19 @@ class ParseTest(unittest.TestCase):
         self.assertEqual(compare.parse_fi_pingpong(FI_PINGPONG, "fi_tcp"), [("fi_tcp", 1048576, "mean", 10698.21)])
         self.assertEqual(compare.parse_fi_pingpong(FI_PINGPONG_64, "fi_shm"), [("fi_shm", 64, "mean", 14.38)])
 
+    def test_a_fabric_row_gets_its_ping_pong_rate_as_the_reciprocal_of_its_mean(self):
+        directory = tempfile.mkdtemp(prefix="compare-fabric-test-")
+        try:
+            raw = os.path.join(directory, "fi.txt")
+            with open(raw, "w") as f:
+                f.write(FI_PINGPONG_64)
+            self.assertEqual(compare.parse_run(compare.FABRIC, "fi_tcp_msg", "64", raw),
+                             [("fi_tcp_msg", 64, "mean", 14.38), ("fi_tcp_msg", 64, "rate", 1.0 / 14.38)])
+            self.assertEqual(compare.parse_run(compare.LATENCY, "fi_tcp", "64", raw),
+                             [("fi_tcp", 64, "mean", 14.38)])
+        finally:
+            shutil.rmtree(directory)
+
     def test_fi_sizes(self):
         self.assertEqual([compare.parse_fi_size(s) for s in ("8", "1k", "64k", "1m", "1.5k")],
                          [8, 1024, 65536, 1048576, 1536])
@@ -335,11 +348,28 @@ class StatisticsAndGoalsTest(unittest.TestCase):
         (folded,) = [r for r in compare.headline_rows(rows) if r["measure"] == alloc]
         self.assertFalse(folded["met"])
 
-    def test_the_headline_lists_the_five_goals_of_the_issue(self):
+    def test_the_headline_lists_the_goals_of_the_issues(self):
         self.assertEqual([g.split(":")[0] for g, _ in compare.GOALS],
-                         ["Latency", "Provider path", "Message rate", "Bandwidth", "Allocation"])
+                         ["Latency", "Provider path", "Message rate", "Bandwidth", "Allocation", "Fabric"])
         verdicts = compare.goal_verdicts([])
-        self.assertEqual([v for _, v, _ in verdicts], ["not measured"] * 5)
+        self.assertEqual([v for _, v, _ in verdicts], ["not measured"] * 6)
+
+    def test_fabric_goals_are_1_2x_the_mean_and_0_8x_the_rate_of_fi_pingpong_at_64_bytes(self):
+        fab = compare.FABRIC
+        rows = compare.compare(self.summaries({
+            (fab, "jdat_ofi_tcp", 64, "mean"): [12.0], (fab, "fi_tcp_msg", 64, "mean"): [10.0],
+            (fab, "jdat_ofi_tcp", 64, "rate"): [0.079], (fab, "fi_tcp_msg", 64, "rate"): [0.1],
+            (fab, "jdat_ofi_tcp", 8, "mean"): [50.0], (fab, "fi_tcp_msg", 8, "mean"): [10.0]}))
+        mean = self.row(rows, "jdat_ofi_tcp", "fi_tcp_msg", 64, "mean")
+        self.assertEqual((mean["goal"], mean["met"], mean["unit"]), (compare.GOAL_OFI_LAT, True,
+                                                                     compare.UNITS[fab]))
+        rate = self.row(rows, "jdat_ofi_tcp", "fi_tcp_msg", 64, "rate")
+        self.assertEqual((rate["goal"], rate["met"], rate["unit"]), (compare.GOAL_OFI_RATE, False,
+                                                                     compare.UNITS[compare.RATE]))
+        self.assertIsNone(self.row(rows, "jdat_ofi_tcp", "fi_tcp_msg", 8, "mean")["goal"])
+        (verdict,) = [v for g, v, _ in compare.goal_verdicts([r for r in rows if r["goal"]])
+                      if g.startswith("Fabric")]
+        self.assertEqual(verdict, "partly met")
 
     def test_goal_verdicts(self):
         lat, rate = compare.LATENCY, compare.RATE
@@ -437,7 +467,8 @@ class ReportTest(unittest.TestCase):
                       "completion (lower is better) | 1.00 | post plus completion on one thread at most 50 ns at the "
                       "median | yes |", md)
         self.assertEqual([g["verdict"] for g in result["goals"]],
-                         ["not met", "partly met", "not measured", "not measured", "not measured"])
+                         ["not met", "partly met", "not measured", "not measured", "not measured",
+                          "not measured"])
         self.assertIn("Quick mode", md)
         for chart in ("latency.svg", "latency-mean.svg", "bandwidth.svg"):
             ET.parse(os.path.join(self.dir, chart))
@@ -543,6 +574,20 @@ class CompareScriptTest(unittest.TestCase):
         every = self.dry_run("--quick", "--skip", "ucx,fabric,aeron,cfloor")
         self.assertEqual(every.returncode, 0, every.stderr)
         self.assertIn("SingleThreadLatencyBenchmark -p size=8\\,64 -f 1 -wi 1 -w 300ms -i 1 -r 500ms", every.stdout)
+
+    def test_the_fabric_group_runs_jdat_on_ofi_and_fi_pingpong_over_msg_endpoints_in_two_processes(self):
+        done = self.dry_run("--quick", "--only", "fabric")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        for size in ("8", "64", "4096"):
+            self.assertRegex(done.stdout, r"dat perf serve --ia ofi-tcp-lo --conn-qual ([0-9]+) --timeout 60  & "
+                             r".*dat perf pingpong --ia ofi-tcp-lo --peer 127\.0\.0\.1:\1 --op send --sizes "
+                             + size + " ")
+            self.assertRegex(done.stdout, r"fi_pingpong -p tcp -e msg -B ([0-9]+) -I [0-9]+ -S " + size
+                             + r"  & .*fi_pingpong -p tcp -e msg -P \1 ")
+        skipped = self.dry_run("--quick", "--only", "fabric", "--skip", "fabric")
+        self.assertEqual(skipped.returncode, 0, skipped.stderr)
+        self.assertNotIn("dat perf", skipped.stdout)
+        self.assertIn("skipping ofi", skipped.stderr)
 
     def test_every_run_is_bounded_and_gets_its_own_control_port(self):
         out = os.path.join(self.tree, "out")

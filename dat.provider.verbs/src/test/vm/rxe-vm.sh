@@ -26,6 +26,8 @@ readonly HOST_PACKAGES=(qemu-system-x86 kmod cpio busybox-static rdma-core ibver
 readonly DAPL_PACKAGES=(libdapl2 dapl2-utils)
 readonly DAPL_PROVIDERS=(libdaplofa.so.2 libdaploscm.so.2 libdaploucm.so.2)
 readonly DAPL_TOOLS=(dtest dtestsrq dtestx dtestcm dapltest)
+# --ofi: libfabric (the ofi provider's library; its verbs provider reaches rxe0 through libibverbs and librdmacm).
+readonly OFI_PACKAGES=(libfabric1)
 # Loaded in this order (dependencies first, resolved from modules.dep). crc32_generic is listed by hand because
 # rdma_rxe asks the crypto API for "crc32" at device creation, which modules.dep does not record and which
 # fails with "failed to init crc32 algorithm" when nothing provides it; there is no modprobe to load it lazily.
@@ -49,6 +51,8 @@ Options:
   --dapl             also carry OFA's C uDAPL into the guest (libdat2, libdaplofa/-scm/-ucm, dtest, dtestsrq,
                      dtestx, dtestcm, dapltest) and give every guest a dat.conf naming its rxe0 (DAT_OVERRIDE);
                      the default --java-options then also raise dat.registry.timeout.ms to 120000
+  --ofi              also carry libfabric into the guest, so the ofi provider offers its IAs there (ofi-verbs-rxe0:
+                     libfabric's verbs provider on rxe0; ofi-tcp-*: its tcp provider)
   --interop          the pair (implies --pair --dapl) running interop.sh in both guests: OFA's dtest and
                      dtestsrq against themselves (the controls), then against dat dtest and dat dtestsrq on verbs
                      both ways (and the cross-node kit verbs<->udapl when the image has udapl); the summary
@@ -135,6 +139,7 @@ cache=${XDG_CACHE_HOME:-$HOME/.cache}/jdat-rxe-vm
 pair=false
 faults=false
 dapl=false
+ofi=false
 interop=false
 cmd_vm='' cmd_a='' cmd_b=''
 cmd_given=false
@@ -162,6 +167,7 @@ while [[ $# -gt 0 ]]; do
         --faults) pair=true; faults=true; shift ;;
         --interop) pair=true; dapl=true; interop=true; shift ;;
         --dapl) dapl=true; shift ;;
+        --ofi) ofi=true; shift ;;
         --cmd) need_arg "$@"; cmd_vm=$2; cmd_given=true; shift 2 ;;
         --cmd-a) need_arg "$@"; cmd_a=$2; shift 2 ;;
         --cmd-b) need_arg "$@"; cmd_b=$2; shift 2 ;;
@@ -223,6 +229,7 @@ fi
 missing=()
 host_packages=("${HOST_PACKAGES[@]}")
 ! $dapl || host_packages+=("${DAPL_PACKAGES[@]}")
+! $ofi || host_packages+=("${OFI_PACKAGES[@]}")
 for p in "${host_packages[@]}"; do
     [[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) == "install ok installed" ]] || missing+=("$p")
 done
@@ -357,6 +364,9 @@ if $dapl; then
     [[ -x /usr/bin/stdbuf && -f /usr/libexec/coreutils/libstdbuf.so ]] \
         && dapl_files+=(/usr/bin/stdbuf /usr/libexec/coreutils/libstdbuf.so)
 fi
+# The ofi provider looks libfabric up by its soname; its own libraries (libpsm2, libefa, libnl, ...) come from ldd.
+ofi_files=()
+! $ofi || ofi_files+=("/usr/lib/$MULTIARCH/libfabric.so.1")
 ldd "$busybox_bin" >/dev/null 2>&1 && die_usage "$busybox_bin is dynamically linked: install busybox-static"
 
 # What goes into the guest from the host: the userspace verbs stack, the tools, and every library the image's
@@ -364,7 +374,7 @@ ldd "$busybox_bin" >/dev/null 2>&1 && die_usage "$busybox_bin is dynamically lin
 # ldd output of bin/java (it is dlopen()ed): its libraries come from lib/server/libjvm.so's own ldd.
 mapfile -t image_elves < <(find "$image/bin" "$image/lib" -type f \( -name '*.so' -o -perm -u+x \) | sort)
 host_files=(
-    "$rdma_bin" "$ip_bin" "${optional_tools[@]}" "${dapl_files[@]}" "$rxe_plugin"
+    "$rdma_bin" "$ip_bin" "${optional_tools[@]}" "${dapl_files[@]}" "${ofi_files[@]}" "$rxe_plugin"
     "/usr/lib/$MULTIARCH/libibverbs.so.1" "/usr/lib/$MULTIARCH/librdmacm.so.1"
     # glibc dlopen()s libgcc_s to unwind a thread that exits or is cancelled.
     "$(readlink -f /lib/$MULTIARCH/libgcc_s.so.1)"

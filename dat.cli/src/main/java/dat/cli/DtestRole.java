@@ -50,7 +50,7 @@ final class DtestRole {
      */
     int run(String command, String settings, IaTarget target, PrintWriter out, PrintWriter err, Watchdog watchdog,
             BiConsumer<DatIa, PrintWriter> protocol) {
-        DatRegistry registry = PerfCommand.discover(watchdog);
+        DatRegistry registry = PerfCommand.discover(watchdog, target);
         IaEntry entry = target.resolve(registry);
         DatIa ia = PerfCommand.open(watchdog, registry, entry);
         String role = isServer() ? "server" : "client";

@@ -45,6 +45,30 @@ final class IaTarget {
     }
 
     /**
+     * {@return the registry to resolve this target in}
+     */
+    DatRegistry registry() {
+        return registry(provider, ia);
+    }
+
+    /**
+     * {@return the registry to resolve a target in: with {@code --provider}, or neither option (the default
+     * provider), only that provider is asked for its IAs ({@link DatRegistry.Builder#onlyProvider}), so a command
+     * never waits for another provider's native library to load; with {@code --ia} every provider is, since any may
+     * offer the name}
+     *
+     * @param providerName {@code --provider}, or {@code null}
+     * @param iaName {@code --ia}, or {@code null}
+     */
+    static DatRegistry registry(String providerName, String iaName) {
+        DatRegistry.Builder builder = DatRegistry.builder().systemConfiguration();
+        if (iaName == null) {
+            builder.onlyProvider(providerName == null ? PROVIDER_DEFAULT : providerName);
+        }
+        return builder.build();
+    }
+
+    /**
      * @param registry the registry
      * @return the IA named, or the first available IA of the provider ({@value #PROVIDER_DEFAULT} when neither
      *     option is given)

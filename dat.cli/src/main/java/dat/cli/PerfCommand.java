@@ -153,7 +153,7 @@ final class PerfCommand implements Callable<Integer> {
         long[] sizeList = sizeList(t);
         checkIterations();
         checkCounts(sizeList);
-        DatRegistry registry = discover(watchdog);
+        DatRegistry registry = discover(watchdog, target);
         IaEntry entry = target.resolve(registry);
         DatIa ia = open(watchdog, registry, entry);
         long timeoutNanos = TimeUnit.SECONDS.toNanos(timeoutSeconds);
@@ -306,13 +306,14 @@ final class PerfCommand implements Callable<Integer> {
     }
 
     /**
-     * {@return the registry, discovery bounded by the watchdog}
+     * {@return the registry to resolve the target in ({@link IaTarget#registry()}), discovery bounded by the watchdog}
      *
      * @param watchdog the command's watchdog
+     * @param target the command's {@code --provider} or {@code --ia}
      */
-    static DatRegistry discover(Watchdog watchdog) {
+    static DatRegistry discover(Watchdog watchdog, IaTarget target) {
         watchdog.step("discovering providers");
-        return DatRegistry.load();
+        return target.registry();
     }
 
     /**
@@ -500,7 +501,7 @@ final class PerfCommand implements Callable<Integer> {
         }
 
         private int serve(PrintWriter out, Watchdog watchdog) {
-            DatRegistry registry = discover(watchdog);
+            DatRegistry registry = discover(watchdog, target);
             IaEntry entry = target.resolve(registry);
             DatIa ia = open(watchdog, registry, entry);
             try {

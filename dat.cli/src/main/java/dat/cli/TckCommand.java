@@ -2,6 +2,7 @@
 package dat.cli;
 
 import dat.registry.DatRegistry;
+import dat.registry.IaEntry;
 import dat.tck.RuleLevel;
 import dat.tck.TckContext;
 import dat.tck.TckLauncher;
@@ -117,9 +118,10 @@ final class TckCommand implements Callable<Integer> {
         OptionChecks.duration("--random-seconds", randomSeconds);
         OptionChecks.duration("--concurrent-seconds", concurrentSeconds);
         target.check();
-        String ia = target.resolve(DatRegistry.load()).name();
+        IaEntry entry = target.resolve(target.registry());
+        String ia = entry.name();
         TckLauncher.Options options = TckLauncher.Options.ia(ia).strict(strict).excludeFile(exclude)
-                .reportsDir(reports);
+                .reportsDir(reports).parameter(TckContext.PROVIDER, entry.providerName());
         if (only != null && !only.isEmpty()) {
             options = options.only(only.toArray(String[]::new));
         }

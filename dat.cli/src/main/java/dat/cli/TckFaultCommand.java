@@ -146,7 +146,7 @@ final class TckFaultCommand {
             OptionChecks.timeout("--timeout", timeoutSeconds);
             Function<DatIa, Integer> run = role.check();
             return Watchdog.run(timeoutSeconds, watchdog -> {
-                DatRegistry registry = PerfCommand.discover(watchdog);
+                DatRegistry registry = PerfCommand.discover(watchdog, target);
                 IaEntry entry = target.resolve(registry);
                 DatIa ia = PerfCommand.open(watchdog, registry, entry);
                 try {

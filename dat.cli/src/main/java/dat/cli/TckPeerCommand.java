@@ -67,7 +67,7 @@ final class TckPeerCommand implements Callable<Integer> {
     }
 
     private int serve(PrintWriter out, PrintWriter err, Watchdog watchdog) {
-        DatRegistry registry = PerfCommand.discover(watchdog);
+        DatRegistry registry = PerfCommand.discover(watchdog, target);
         IaEntry entry = target.resolve(registry);
         String iaName = Text.safe(entry.name());
         DatIa ia = PerfCommand.open(watchdog, registry, entry);

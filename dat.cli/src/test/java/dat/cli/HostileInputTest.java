@@ -17,9 +17,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -80,6 +83,29 @@ class HostileInputTest {
         assertTrue(r.err().contains("opening IA hang0 of provider hang did not return within 1 s"), r.err());
         assertOneLine(r.err(), args);
         assertTrue(seconds < 10, "gave up after " + seconds + " s");
+    }
+
+    /**
+     * A command told its provider asks no other for its IAs, so it never waits for another's native library (libfabric
+     * takes hundreds of milliseconds to load); told an IA, it asks every provider, since any may offer the name.
+     */
+    @Test
+    void aCommandToldItsProviderAsksNoOtherForItsIas() {
+        String[] perf = {"perf", "pingpong", "--sizes", "8", "--iters", "10"};
+        HostileProviders.ASKED.clear();
+        DatCommandTest.Run byProvider = dat(concat(perf, "--provider", "loopback"));
+        assertEquals(Exit.OK, byProvider.exit(), byProvider.out() + byProvider.err());
+        DatCommandTest.Run byDefault = dat(perf);
+        assertEquals(Exit.OK, byDefault.exit(), byDefault.out() + byDefault.err());
+        assertEquals(Set.of(), HostileProviders.ASKED);
+
+        DatCommandTest.Run byIa = dat(concat(perf, "--ia", "loopback0"));
+        assertEquals(Exit.OK, byIa.exit(), byIa.out() + byIa.err());
+        assertEquals(Set.of("hang", "forger", "overflow", "absent"), HostileProviders.ASKED);
+    }
+
+    private static String[] concat(String[] head, String... tail) {
+        return Stream.concat(Arrays.stream(head), Arrays.stream(tail)).toArray(String[]::new);
     }
 
     @Test

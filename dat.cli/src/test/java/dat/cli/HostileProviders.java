@@ -17,6 +17,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Supplier;
 
@@ -31,6 +33,9 @@ final class HostileProviders {
 
     /** A newline, then a row that looks like the table's, then ANSI: clear the screen, cursor home, red. */
     static final String FORGERY = "\nloopback9  loopback  1.0      available\u001b[2J\u001b[H\u001b[31m\u009b2J\u202e";
+
+    /** The providers the registry asked for their IAs ({@code info()} or {@code describe()}), by name. */
+    static final Set<String> ASKED = ConcurrentHashMap.newKeySet();
 
     /** Released by {@link #withConf}'s caller when a test ends, so a hung open does not outlive the test. */
     static volatile CountDownLatch release = new CountDownLatch(1);
@@ -81,11 +86,13 @@ final class HostileProviders {
 
         @Override
         public DatProviderInfo info() {
+            ASKED.add(name());
             return DatProviderInfo.available(name(), "1.0", List.of(), List.of());
         }
 
         @Override
         public DatIaInfo describe(String iaName, String iaParams) {
+            ASKED.add(name());
             return new DatIaInfo(iaName, iaParams, DatProviderAttr.builder().providerName(name()).build(),
                     DatIaAttr.builder().adapterName(iaName).build());
         }
@@ -121,6 +128,7 @@ final class HostileProviders {
 
         @Override
         public DatProviderInfo info() {
+            ASKED.add(name());
             // The registry refuses a forged name or version at entry (the provider would be unavailable and print
             // nothing else); the settings, attribute strings and exception text below it passes on as they are.
             return DatProviderInfo.available(name(), "1.0", List.of(),
@@ -130,6 +138,7 @@ final class HostileProviders {
 
         @Override
         public DatIaInfo describe(String iaName, String iaParams) {
+            ASKED.add(name());
             return new DatIaInfo(iaName, iaParams, DatProviderAttr.builder().providerName(name()).build(),
                     DatIaAttr.builder().adapterName("hca" + FORGERY).build());
         }
@@ -160,6 +169,7 @@ final class HostileProviders {
 
         @Override
         public DatProviderInfo info() {
+            ASKED.add(name());
             return DatProviderInfo.unavailable(name(), "1.0", "no device" + FORGERY, List.of());
         }
     }

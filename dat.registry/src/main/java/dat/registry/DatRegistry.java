@@ -469,6 +469,7 @@ public final class DatRegistry {
         private List<Path> providerPath;
         private System.Logger logger;
         private Duration callTimeout;
+        private String onlyProvider;
 
         private Builder() {
         }
@@ -612,6 +613,22 @@ public final class DatRegistry {
             return this;
         }
 
+        /**
+         * Asks only this provider for its IAs, within what {@value #PROVIDERS_PROPERTY} selects: for a tool told which
+         * provider to use ({@code dat perf --provider verbs}), so that no other provider's {@link DatProvider#info()}
+         * runs and no other provider's native library is loaded (libfabric alone takes a few hundred milliseconds to
+         * load). The others are still instantiated and named, and listed unavailable with the reason that they were
+         * not asked; a provider {@value #PROVIDERS_PROPERTY} excludes stays excluded, so the request is refused with
+         * that reason.
+         *
+         * @param name the provider's name
+         * @return this builder
+         */
+        public Builder onlyProvider(String name) {
+            this.onlyProvider = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
         /** {@return the call limit: the builder's, else the property's, else the variable's, else the default} */
         private Duration callLimit(System.Logger log) {
             if (callTimeout != null) {
@@ -646,6 +663,15 @@ public final class DatRegistry {
          * @return the snapshot
          */
         public DatRegistry build() {
+            DatRegistry registry = build(onlyProvider);
+            if (onlyProvider != null && registry.providers.stream().noneMatch(p -> p.name().equals(onlyProvider))) {
+                // No provider has the name: every one is asked after all, so the refusal can list what each offers.
+                return build(null);
+            }
+            return registry;
+        }
+
+        private DatRegistry build(String only) {
             System.Logger log = logger != null ? logger : OncePerJvmLogger.registry();
             Duration limit = callLimit(log);
             ProviderCalls calls = new ProviderCalls(limit, "limit: " + CALL_TIMEOUT_PROPERTY + " or "
@@ -658,6 +684,9 @@ public final class DatRegistry {
                 providersText = environment.get(PROVIDERS_ENV);
             }
             ProviderFilter filter = ProviderFilter.parse(providersVariable, providersText);
+            if (only != null) {
+                filter = filter.narrowedTo(only);
+            }
 
             String pathVariable = "DatRegistry.Builder.providerPath";
             List<Path> pathEntries = providerPath;

@@ -14,8 +14,10 @@ import java.util.Set;
  * @param origin what the list came from, for reasons: {@code dat.providers=^verbs}
  * @param includes the names to use, in the order given, without repeats; empty for all
  * @param excludes the names to leave out
+ * @param only the one provider a tool asked for ({@link DatRegistry.Builder#onlyProvider}), or {@code null}: no
+ *     other is asked for its IAs
  */
-record ProviderFilter(String origin, List<String> includes, Set<String> excludes) {
+record ProviderFilter(String origin, List<String> includes, Set<String> excludes, String only) {
 
     /** Makes the collections immutable. */
     ProviderFilter {
@@ -24,7 +26,7 @@ record ProviderFilter(String origin, List<String> includes, Set<String> excludes
     }
 
     /** The filter that selects every provider. */
-    static final ProviderFilter ALL = new ProviderFilter("", List.of(), Set.of());
+    static final ProviderFilter ALL = new ProviderFilter("", List.of(), Set.of(), null);
 
     /**
      * {@return the filter; {@link #ALL} for {@code null} or blank text}
@@ -48,7 +50,17 @@ record ProviderFilter(String origin, List<String> includes, Set<String> excludes
                 includes.add(token);
             }
         }
-        return new ProviderFilter(variable + "=" + text.trim(), new ArrayList<>(includes), excludes);
+        return new ProviderFilter(variable + "=" + text.trim(), new ArrayList<>(includes), excludes, null);
+    }
+
+    /**
+     * {@return this filter selecting at most the one provider a tool asked for, which this filter must still select:
+     * a provider it excludes stays excluded, with its own reason}
+     *
+     * @param name the provider asked for
+     */
+    ProviderFilter narrowedTo(String name) {
+        return new ProviderFilter(origin, includes, excludes, name);
     }
 
     /**
@@ -57,7 +69,8 @@ record ProviderFilter(String origin, List<String> includes, Set<String> excludes
      * @param name a provider name
      */
     boolean selects(String name) {
-        return !excludes.contains(name) && (includes.isEmpty() || includes.contains(name));
+        return !excludes.contains(name) && (includes.isEmpty() || includes.contains(name))
+                && (only == null || only.equals(name));
     }
 
     /**
@@ -66,6 +79,12 @@ record ProviderFilter(String origin, List<String> includes, Set<String> excludes
      * @param name a provider name {@link #selects} refuses
      */
     String reasonLeftOut(String name) {
-        return excludes.contains(name) ? "excluded by " + origin : "not listed in " + origin;
+        if (excludes.contains(name)) {
+            return "excluded by " + origin;
+        }
+        if (!includes.isEmpty() && !includes.contains(name)) {
+            return "not listed in " + origin;
+        }
+        return "not asked: only provider " + only + " was asked for its IAs";
     }
 }

@@ -118,6 +118,36 @@ class DatRegistryTest {
         }
 
         @Test
+        void onlyProviderAsksThatOneWithinWhatTheListSelects() {
+            DatProvider a = provider("a", "a0");
+            DatProvider b = provider("b", "b0");
+            DatProvider c = provider("c", "c0");
+            DatRegistry registry = builder(a, b, c).onlyProvider("b").build();
+            assertEquals(List.of("a", "b", "c"), names(registry));
+            assertEquals(List.of("b0"), iaNames(registry));
+            assertEquals(DiscoverySource.EXPLICIT, entry(registry, "b").source());
+            assertEquals("not asked: only provider b was asked for its IAs", entry(registry, "a").unavailableReason());
+            verify(a, never()).info();
+            verify(c, never()).info();
+            assertEquals(List.of(), log.problems());
+
+            DatRegistry excluded = builder(provider("a", "a0"), provider("b", "b0"))
+                    .properties(Map.of("dat.providers", "^b")).onlyProvider("b").build();
+            assertEquals(List.of(), iaNames(excluded));
+            IaResolutionException refused = assertThrows(IaResolutionException.class,
+                    () -> excluded.resolve("b", null));
+            assertTrue(refused.reason().contains("excluded by dat.providers=^b"), refused.reason());
+
+            DatRegistry unlisted = builder(provider("a", "a0"), provider("b", "b0"))
+                    .properties(Map.of("dat.providers", "a")).onlyProvider("b").build();
+            assertEquals("not listed in dat.providers=a", entry(unlisted, "b").unavailableReason());
+            assertEquals(List.of(), iaNames(unlisted));
+
+            DatRegistry unknown = builder(provider("a", "a0"), provider("b", "b0")).onlyProvider("nosuch").build();
+            assertEquals(List.of("a0", "b0"), iaNames(unknown), "a name no provider has asks them all");
+        }
+
+        @Test
         void listedButMissingIsReportedAsNotFoundWithASuggestion() {
             DatRegistry registry = builder(provider("loopback", "loopback0"))
                     .properties(Map.of("dat.providers", "loopbak,loopback")).build();

@@ -54,6 +54,12 @@ public record TckContext(Function<String, Optional<String>> parameters, RunState
     public static final String STRICT = "dat.tck.strict";
     /** Configuration parameter naming the IA {@link RegistryVerification} opens. */
     public static final String IA = "dat.tck.ia";
+    /**
+     * Configuration parameter naming the provider of {@value #IA}, when known: {@link RegistryVerification} then asks
+     * only that provider for its IAs ({@code DatRegistry.Builder.onlyProvider}), so each rule's open loads no other
+     * provider's native library.
+     */
+    public static final String PROVIDER = "dat.tck.provider";
     /** Configuration parameter: how long the kit waits for an expected event, in milliseconds (default 10000). */
     public static final String EVENT_TIMEOUT_MS = "dat.tck.event.timeout.ms";
     /**
@@ -114,6 +120,11 @@ public record TckContext(Function<String, Optional<String>> parameters, RunState
     /** {@return the IA to verify through the registry, or {@code null}} */
     public String iaName() {
         return parameters.apply(IA).orElse(null);
+    }
+
+    /** {@return the provider of the IA to verify, or {@code null} when any provider may offer it} */
+    public String providerName() {
+        return parameters.apply(PROVIDER).orElse(null);
     }
 
     /** {@return how long the kit waits for an event it expects} */

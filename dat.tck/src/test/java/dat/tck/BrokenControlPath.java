@@ -35,6 +35,7 @@ import dat.api.DatIaAttr;
 import dat.api.DatLmr;
 import dat.api.DatLmrParam;
 import dat.api.DatMemPriv;
+import dat.api.DatPsp;
 import dat.api.DatPspFlags;
 import dat.api.DatPz;
 import dat.api.DatQos;
@@ -94,6 +95,27 @@ final class BrokenControlPath {
                                     DatCrParam p = (DatCrParam) result;
                                     return new DatCrParam(p.remoteIaAddress(), p.remotePortQual(), new byte[0],
                                             p.localEp());
+                                }
+                                return result;
+                            }
+                        }),
+                new Broken("freeing a PSP closes the requests it already delivered",
+                        "required_psp_free_leavesDeliveredRequestsAcceptable", new Fault() {
+                            private boolean freed;
+
+                            @Override
+                            public synchronized Object[] before(Call call) {
+                                if (freed && call.target() instanceof DatCr) {
+                                    throw new DatException(DatReturn.INVALID_HANDLE,
+                                            "broken: the PSP that delivered the request was freed");
+                                }
+                                return call.args();
+                            }
+
+                            @Override
+                            public synchronized Object after(Call call, Object result) {
+                                if (call.is(DatPsp.class, "close")) {
+                                    freed = true;
                                 }
                                 return result;
                             }

@@ -217,6 +217,51 @@ public abstract class EpConnectionRules extends RuleSupport {
     }
 
     /**
+     * dat_psp_free: "This operation shall have no effect on previously generated Connection Requested Events. This
+     * includes Connection Request instances": a request delivered before the free can still be queried and accepted,
+     * and the connection it makes carries data; a new request to the freed qualifier finds nobody listening.
+     * If this fails, freeing the PSP closed or answered the requests it had delivered (a server that stops listening
+     * once its one client asked, as {@code dat perf serve} does, could never accept that client).
+     */
+    @Test
+    @DatRule(call = "dat_psp_free", section = "DESCRIPTION",
+            rule = "requests delivered before the free stay valid: they can be accepted")
+    void required_psp_free_leavesDeliveredRequestsAcceptable() {
+        Side active = f.side(f.epAttr(), null);
+        Side passive = f.side(f.epAttr(), null);
+        DatEvd crEvd = f.evd(DatEvdFlags.CR);
+        DatPsp psp = f.ia.createPspAny(crEvd, DatPspFlags.CONSUMER);
+        long connQual = psp.connQual();
+        byte[] hello = {7, 1};
+        active.ep().connect(f.ia.address(), connQual, f.eventTimeoutMicros(), hello, DatQos.BEST_EFFORT, 0);
+        DatCr cr = f.next(crEvd).cr();
+        psp.close();
+        assertArrayEquals(hello, cr.query().privateData(), "dat_cr_query after dat_psp_free");
+        cr.accept(passive.ep(), null);
+        assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, f.next(active.connectEvd()).type(),
+                "the requester's event after an accept that followed dat_psp_free");
+        assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, f.next(passive.connectEvd()).type());
+        Region src = f.region();
+        Region dst = f.region();
+        TckFixture.pattern(src.memory(), 3);
+        assertStatus(DatReturn.DAT_SUCCESS, passive.ep().postRecv(1, f.iov(1).set(0, dst.lmr(), 0, 64), 5, 0),
+                "dat_ep_post_recv");
+        assertStatus(DatReturn.DAT_SUCCESS, active.ep().postSend(1, f.iov(1).set(0, src.lmr(), 0, 64), 6, 0),
+                "dat_ep_post_send");
+        f.completion(active.requestEvd(), DatDtoStatus.SUCCESS);
+        f.completion(passive.recvEvd(), DatDtoStatus.SUCCESS);
+        TckFixture.assertSameBytes(src.memory().asSlice(0, 64), dst.memory().asSlice(0, 64),
+                "the message over the connection accepted after dat_psp_free");
+
+        Side late = f.side(f.epAttr(), null);
+        late.ep().connect(f.ia.address(), connQual, TimeUnit.SECONDS.toMicros(2), null, DatQos.BEST_EFFORT, 0);
+        DatEventType type = f.next(late.connectEvd()).type();
+        assertTrue(type == DatEventType.CONNECTION_EVENT_NON_PEER_REJECTED
+                || type == DatEventType.CONNECTION_EVENT_UNREACHABLE
+                || type == DatEventType.CONNECTION_EVENT_TIMED_OUT, "a request to the freed qualifier: " + type);
+    }
+
+    /**
      * dat_psp_create: "DAT_CONN_QUAL_IN_USE" for a qualifier already listened on; dat_psp_create_any picks free,
      * distinct qualifiers.
      * If this fails, two PSPs share a qualifier.

@@ -7,6 +7,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dat.layoutcheck.LayoutCheck;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -117,7 +118,7 @@ class IbvOpsTest {
             built = false; // no gcc on PATH
         }
         if (!built) {
-            MissingTool.skipOrFailOnCi("gcc could not build the fake driver (apt install gcc)");
+            LayoutCheck.skipOrFailOnCi("gcc could not build the fake driver (apt install gcc)");
         }
         return library;
     }

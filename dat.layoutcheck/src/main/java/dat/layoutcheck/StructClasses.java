@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dat.provider.ofi.internal.ffm;
+package dat.layoutcheck;
 
 import java.io.IOException;
 import java.lang.foreign.GroupLayout;
@@ -19,41 +19,62 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
 
-/** Finds the struct classes of the bindings package and walks their layouts the way C names their members. */
-final class StructClasses {
+/** Finds the struct classes of a bindings package and walks their layouts the way C names their members. */
+public final class StructClasses {
 
-    /** A named member: its C member designator, offset and size. */
-    record Member(String designator, long offset, long size) {
+    /**
+     * A named member: its C member designator, offset and size.
+     *
+     * @param designator the member's name, nested ones dotted, as C's member designators are
+     * @param offset its offset in the outermost struct
+     * @param size its size
+     */
+    public record Member(String designator, long offset, long size) {
     }
 
-    /** A struct class: the class, its C type (the layout's name) and its layout. */
-    record Struct(Class<?> type, String cType, GroupLayout layout) {
+    /**
+     * A struct class: the class, its C type (the layout's name) and its layout.
+     *
+     * @param type the struct class
+     * @param cType the C type its layout is named after
+     * @param layout its {@code LAYOUT}
+     */
+    public record Struct(Class<?> type, String cType, GroupLayout layout) {
     }
 
     /**
      * An accessor's layout: the {@code static final} field {@code NAME$LAYOUT} of a struct class, the layout it holds,
      * the offset constant {@code NAME} the accessor reads at, and the member both name ({@code null} when none does).
+     *
+     * @param field the {@code NAME$LAYOUT} field
+     * @param layout the layout it holds
+     * @param offset the value of {@code NAME}, {@code null} when there is no such constant
+     * @param member the member {@code NAME} names, {@code null} when none does
      */
-    record Accessor(Field field, MemoryLayout layout, Long offset, Member member) {
+    public record Accessor(Field field, MemoryLayout layout, Long offset, Member member) {
 
         /** {@return the field as a reader finds it, for example {@code IbvSendWr.NUM_SGE$LAYOUT}} */
-        String where() {
+        public String where() {
             return field.getDeclaringClass().getSimpleName() + "." + field.getName();
         }
     }
 
     /** What every accessor layout's name ends with, as jextract names them. */
-    static final String ACCESSOR_SUFFIX = "$LAYOUT";
+    public static final String ACCESSOR_SUFFIX = "$LAYOUT";
 
     private StructClasses() {
     }
 
-    /** {@return every class of the package with a {@code public static final GroupLayout LAYOUT}, by name} */
-    static List<Struct> all() {
+    /**
+     * {@return every class of the anchor's package with a {@code public static final GroupLayout LAYOUT}, by name}
+     *
+     * @param anchor a class of the bindings package, from a directory of classes (a test run's target/classes)
+     */
+    public static List<Struct> in(Class<?> anchor) {
         Path dir;
         try {
-            Path root = Path.of(LibFabric.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            dir = root.resolve(LibFabric.class.getPackageName().replace('.', '/'));
+            Path root = Path.of(anchor.getProtectionDomain().getCodeSource().getLocation().toURI());
+            dir = root.resolve(anchor.getPackageName().replace('.', '/'));
         } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
         }
@@ -64,8 +85,8 @@ final class StructClasses {
                 if (!name.endsWith(".class") || name.contains("$")) {
                     continue;
                 }
-                Class<?> c = Class.forName(LibFabric.class.getPackageName() + "." + name.replace(".class", ""), false,
-                        StructClasses.class.getClassLoader());
+                Class<?> c = Class.forName(anchor.getPackageName() + "." + name.replace(".class", ""), false,
+                        anchor.getClassLoader());
                 Field f;
                 try {
                     f = c.getField("LAYOUT");
@@ -88,7 +109,7 @@ final class StructClasses {
      *
      * @param layout a struct or union layout
      */
-    static List<Member> members(GroupLayout layout) {
+    public static List<Member> members(GroupLayout layout) {
         List<Member> out = new ArrayList<>();
         walk(layout, "", 0, out);
         return out;
@@ -121,7 +142,7 @@ final class StructClasses {
      *
      * @param s a struct class
      */
-    static List<Accessor> accessors(Struct s) {
+    public static List<Accessor> accessors(Struct s) {
         Map<String, Member> byConstantName = new HashMap<>();
         for (Member m : members(s.layout())) {
             byConstantName.putIfAbsent(m.designator().replace('.', '_').toUpperCase(Locale.ROOT), m);
@@ -150,13 +171,13 @@ final class StructClasses {
     }
 
     /**
-     * {@return the {@code public static final int} constants of {@code c} whose names match {@code names}: the C
-     * enumerators and macros a binding restates}
+     * {@return the {@code public static final int} and {@code long} constants of {@code c} whose names match
+     * {@code names}: the C enumerators and macros a binding restates}
      *
      * @param c a class
      * @param names a regular expression, for example {@code (IBV|RDMA|AF)_[A-Z0-9_]+}
      */
-    static List<Field> cConstants(Class<?> c, String names) {
+    public static List<Field> cConstants(Class<?> c, String names) {
         List<Field> out = new ArrayList<>();
         for (Field f : c.getFields()) {
             int mod = f.getModifiers();
