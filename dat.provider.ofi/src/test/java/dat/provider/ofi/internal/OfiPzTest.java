@@ -40,9 +40,9 @@ class OfiPzTest {
     private static final long TIMEOUT = 10_000_000;
 
     /** Two connected EPs of one IA, the active one and the passive one, both in {@code pz}. */
-    private record Pair(DatEp active, DatEp passive, DatEvd requests, DatEvd activeConn, DatEvd passiveConn) { }
+    record Pair(DatEp active, DatEp passive, DatEvd requests, DatEvd activeConn, DatEvd passiveConn) { }
 
-    private static Pair connect(DatIa ia, DatPz pz, long qual) {
+    static Pair connect(DatIa ia, DatPz pz, long qual) {
         DatEvd requests = ia.createEvd(64, null, DatEvdFlags.DTO);
         DatEvd recvs = ia.createEvd(64, null, DatEvdFlags.DTO);
         DatEvd activeConn = ia.createEvd(8, null, DatEvdFlags.CONNECTION);
