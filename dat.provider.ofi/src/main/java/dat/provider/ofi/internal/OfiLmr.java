@@ -20,10 +20,10 @@ import java.lang.foreign.MemorySegment;
 /**
  * Registered memory ({@code dat_lmr_create}): an {@code fi_mr_reg} of the region with local access always and remote
  * read or write as the privileges grant. The {@code rmr_context} is the registration's key: chosen by jDAT at random
- * (a 31-bit value unique in the IA) where the domain lets the consumer choose ({@code FI_MR_PROV_KEY} clear), the
- * provider's own otherwise (the scan refuses domains whose keys are wider than 32 bits). The {@code lmr_context} is
- * a random number of jDAT's naming the LMR in the posts, whose descriptor ({@code fi_mr_desc}) is passed with every
- * segment, which honours {@code FI_MR_LOCAL}.
+ * (a 31-bit value unique in its PZ, whose domain is its own) where the domain lets the consumer choose
+ * ({@code FI_MR_PROV_KEY} clear), the provider's own otherwise (the scan refuses domains whose keys are wider than
+ * 32 bits). The {@code lmr_context} is a random number of jDAT's naming the LMR in the posts, whose descriptor
+ * ({@code fi_mr_desc}) is passed with every segment, which honours {@code FI_MR_LOCAL}.
  *
  * <p>{@code dat_lmr_free} first breaks the connections of EPs that have an operation on the region in flight (as an
  * HCA fails a work request whose MR is deregistered), and for a region with remote write access every connection
