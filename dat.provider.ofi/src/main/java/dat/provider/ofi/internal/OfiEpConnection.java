@@ -75,17 +75,20 @@ final class OfiEpConnection {
     private void open(String call, MemorySegment info) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(ADDRESS);
-            ia.fi.check("fi_endpoint", Fi.fi_endpoint(ia.domain, info, out));
+            MemorySegment domain = ep.pz.domain;
+            OfiEvd tx = ep.requestEvd != null ? ep.requestEvd : ia.orphanCq;
+            OfiEvd rx = ep.recvEvd != null ? ep.recvEvd : ia.orphanCq;
+            MemorySegment txCq = tx.cqFor(call, domain);
+            MemorySegment rxCq = rx.cqFor(call, domain);
+            ia.fi.check("fi_endpoint", Fi.fi_endpoint(domain, info, out));
             MemorySegment e = out.get(ADDRESS, 0).reinterpret(FidEp.SIZEOF);
             try {
                 ia.fi.check("fi_ep_bind(eq)", Fi.fi_ep_bind(e, ia.eq, 0));
-                OfiEvd tx = ep.requestEvd != null ? ep.requestEvd : ia.orphanCq;
-                OfiEvd rx = ep.recvEvd != null ? ep.recvEvd : ia.orphanCq;
                 if (tx == rx) {
-                    ia.fi.check("fi_ep_bind(cq)", Fi.fi_ep_bind(e, tx.cq, LibFabric.FI_SEND | LibFabric.FI_RECV));
+                    ia.fi.check("fi_ep_bind(cq)", Fi.fi_ep_bind(e, txCq, LibFabric.FI_SEND | LibFabric.FI_RECV));
                 } else {
-                    ia.fi.check("fi_ep_bind(tx cq)", Fi.fi_ep_bind(e, tx.cq, LibFabric.FI_SEND));
-                    ia.fi.check("fi_ep_bind(rx cq)", Fi.fi_ep_bind(e, rx.cq, LibFabric.FI_RECV));
+                    ia.fi.check("fi_ep_bind(tx cq)", Fi.fi_ep_bind(e, txCq, LibFabric.FI_SEND));
+                    ia.fi.check("fi_ep_bind(rx cq)", Fi.fi_ep_bind(e, rxCq, LibFabric.FI_RECV));
                 }
                 ia.fi.check("fi_enable", Fi.fi_enable(e));
             } catch (FiException ex) {

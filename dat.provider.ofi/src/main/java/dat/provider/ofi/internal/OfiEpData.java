@@ -438,6 +438,13 @@ final class OfiEpData {
         }
         DatDtoStatus status = status(q.op[slot], error);
         long len = status != DatDtoStatus.SUCCESS ? 0 : recv ? length : q.remoteLength[slot];
+        if (status != DatDtoStatus.SUCCESS) {
+            // tcp may fail a later operation while an earlier one (a read waiting for its response) is still open:
+            // a queue completes in posting order, so the earlier ones go first, flushed with the connection.
+            for (int s = oldest(q, POSTED); s >= 0 && q.order[s] < q.order[slot]; s = oldest(q, POSTED)) {
+                finish(q, s, DatDtoStatus.FLUSHED, 0);
+            }
+        }
         finish(q, slot, status, len);
         if (status == DatDtoStatus.FLUSHED) {
             // jDAT flushes its own slots when it ends a connection, with the generation moved on: a flush of this

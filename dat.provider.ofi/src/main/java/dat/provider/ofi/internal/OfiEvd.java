@@ -26,11 +26,14 @@ import dat.spi.AbstractEvd;
 import dat.spi.DatArgs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
  * An event dispatcher ({@code dat_evd_create}): a ring of preallocated {@link DatEvent}s, and, for an EVD that takes
- * DTO completions, an {@code fi_cq} (format {@code FI_CQ_FORMAT_DATA}) the EPs bind their queues to. The CQ is read
+ * DTO completions, an {@code fi_cq} (format {@code FI_CQ_FORMAT_DATA}) on each PZ's domain its EPs bind their queues
+ * to. The CQ is read
  * under the IA's lock by the progress step ({@link #drainCq}); each entry's operation context names the EP, the
  * connection generation, the queue and the slot ({@link OfiEpData#context}); the EP turns it into a DAT completion
  * queued here. A DTO completion holds its EP's slot until it is dequeued, as DAT counts it outstanding till then.
@@ -56,10 +59,13 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
     private long aborts;
     private final DatEvent polled = new DatEvent();
 
-    /** The CQ, or NULL for an EVD without DTO events. */
-    final MemorySegment cq;
-    private final MemorySegment cqRead;
+    /**
+     * One CQ per domain (a PZ's) whose endpoints this EVD takes completions from, made when the first of them binds:
+     * a libfabric endpoint can only bind CQs of its own domain (sockets refuses others). Guarded by the IA's lock.
+     */
+    private final List<Cq> cqs = new ArrayList<>();
     private final Arena arena;
+    private final int cqSize;
     private final MemorySegment entries;
     private final MemorySegment err;
 
@@ -70,28 +76,62 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
         allocate(qlen);
         if ((flags & DatEvdFlags.DTO) != 0) {
             arena = Arena.ofShared();
-            MemorySegment attr = arena.allocate(FiCqAttr.LAYOUT);
-            FiCqAttr.size(attr, Math.max(qlen, 64));
-            FiCqAttr.format(attr, LibFabric.FI_CQ_FORMAT_DATA);
-            FiCqAttr.waitObj(attr, LibFabric.FI_WAIT_NONE);
-            MemorySegment out = arena.allocate(ADDRESS);
-            try {
-                ia.fi.check("fi_cq_open", Fi.fi_cq_open(ia.domain, attr, out));
-            } catch (FiException e) {
-                arena.close();
-                throw OfiIa.resources("dat_evd_create", e);
-            }
-            cq = out.get(ADDRESS, 0).reinterpret(FidCq.SIZEOF);
-            cqRead = Fi.slot(cq, FidCq.OPS, FiOpsCq.READ);
+            cqSize = Math.max(qlen, 64);
             entries = arena.allocate(FiCqDataEntry.LAYOUT.byteSize() * BATCH, 8);
             err = arena.allocate(FiCqErrEntry.LAYOUT);
             ia.cqEvds.add(this);
         } else {
             arena = null;
-            cq = MemorySegment.NULL;
-            cqRead = MemorySegment.NULL;
+            cqSize = 0;
             entries = MemorySegment.NULL;
             err = MemorySegment.NULL;
+        }
+    }
+
+    /** A CQ of one domain. */
+    private record Cq(long domain, MemorySegment cq, MemorySegment read) { }
+
+    /**
+     * {@return this EVD's CQ on {@code domain}, opened on first use} Under the IA's lock.
+     *
+     * @param call the DAT call that needs it, for the error
+     * @param domain the {@code fid_domain} of the endpoint that binds it
+     */
+    MemorySegment cqFor(String call, MemorySegment domain) {
+        if (arena == null) {
+            throw new IllegalStateException("EVD without DTO flags has no CQ");
+        }
+        for (Cq c : cqs) {
+            if (c.domain() == domain.address()) {
+                return c.cq();
+            }
+        }
+        try (Arena local = Arena.ofConfined()) {
+            MemorySegment attr = local.allocate(FiCqAttr.LAYOUT);
+            FiCqAttr.size(attr, cqSize);
+            FiCqAttr.format(attr, LibFabric.FI_CQ_FORMAT_DATA);
+            FiCqAttr.waitObj(attr, LibFabric.FI_WAIT_NONE);
+            MemorySegment out = local.allocate(ADDRESS);
+            ia.fi.check("fi_cq_open", Fi.fi_cq_open(domain, attr, out));
+            MemorySegment cq = out.get(ADDRESS, 0).reinterpret(FidCq.SIZEOF);
+            cqs.add(new Cq(domain.address(), cq, Fi.slot(cq, FidCq.OPS, FiOpsCq.READ)));
+            return cq;
+        } catch (FiException e) {
+            throw OfiIa.resources(call, e);
+        }
+    }
+
+    /**
+     * Closes this EVD's CQ on {@code domain}, if any, before the domain goes. Under the IA's lock; no endpoint of the
+     * domain is left (the PZ's EPs are freed), so the CQ has nothing more to say.
+     */
+    void closeCqOn(MemorySegment domain) {
+        for (int i = 0; i < cqs.size(); i++) {
+            if (cqs.get(i).domain() == domain.address()) {
+                drain(cqs.get(i));
+                Fi.fi_close(cqs.remove(i).cq());
+                return;
+            }
         }
     }
 
@@ -109,12 +149,20 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
      * @return whether it read any
      */
     boolean drainCq() {
-        if (cq.address() == 0 || (isClosed() && this != ia.orphanCq)) {
+        if (arena == null || (isClosed() && this != ia.orphanCq)) {
             return false;
         }
         boolean found = false;
+        for (int i = 0; i < cqs.size(); i++) {
+            found |= drain(cqs.get(i));
+        }
+        return found;
+    }
+
+    private boolean drain(Cq c) {
+        boolean found = false;
         while (true) {
-            long n = Fi.cqRead(cqRead, cq.address(), entries.address(), BATCH);
+            long n = Fi.cqRead(c.read(), c.cq().address(), entries.address(), BATCH);
             if (n > 0) {
                 found = true;
                 for (int i = 0; i < n; i++) {
@@ -126,7 +174,7 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
             }
             if (n == -LibFabric.FI_EAVAIL) {
                 err.fill((byte) 0);
-                if (Fi.fi_cq_readerr(cq, err) > 0) {
+                if (Fi.fi_cq_readerr(c.cq(), err) > 0) {
                     found = true;
                     completed(FiCqErrEntry.opContext(err).address(), FiCqErrEntry.err(err), FiCqErrEntry.len(err));
                     continue;
@@ -382,9 +430,12 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
         markClosed();
         aborts++;
         ia.changed.signalAll();
-        if (cq.address() != 0) {
+        if (arena != null) {
             ia.cqEvds.remove(this);
-            Fi.fi_close(cq);
+            for (Cq c : cqs) {
+                Fi.fi_close(c.cq());
+            }
+            cqs.clear();
             arena.close();
         }
     }

@@ -87,8 +87,6 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, 
     final Map<Integer, OfiEp> epsByKey = new HashMap<>();
     /** lmr_context to LMR. Guarded by {@link #lock}. */
     final Map<Integer, OfiLmr> lmrs = new HashMap<>();
-    /** rmr_context (the key) in use. Guarded by {@link #lock}. */
-    final Map<Long, OfiLmr> keys = new HashMap<>();
     private int nextEpKey;
     private final OfiProgress progress;
     private final OfiEq eqReader;
@@ -318,7 +316,7 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, 
     protected OfiLmr implCreateLmr(OfiPz pz, MemorySegment region, int privileges) {
         OfiLmr lmr = new OfiLmr(pz, region, privileges);
         lmrs.put(lmr.lmrContext(), lmr);
-        keys.put(lmr.key, lmr);
+        pz.keys.put(lmr.key, lmr);
         return lmr;
     }
 

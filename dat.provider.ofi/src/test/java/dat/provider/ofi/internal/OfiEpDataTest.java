@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+package dat.provider.ofi.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import dat.api.DatCloseFlags;
+import dat.api.DatDtoStatus;
+import dat.api.DatEvent;
+import dat.api.DatEventType;
+import dat.api.DatIa;
+import dat.api.DatLmr;
+import dat.api.DatMemPriv;
+import dat.api.DatPz;
+import dat.api.DatReturn;
+import dat.api.Iov;
+import java.lang.foreign.Arena;
+import org.junit.jupiter.api.Test;
+
+/** Completions of one EP's queues: posting order holds when the provider fails a later operation first. */
+class OfiEpDataTest {
+
+    private static final long CONN_QUAL = 7480;
+    private static final long TIMEOUT = 10_000_000;
+
+    /**
+     * The campaign saw tcp fail a send while an RDMA read posted before it had no completion yet, and jDAT queued
+     * the send's error first. Two sends the peer has no receive for stay open; the provider's error for the second
+     * is fed to the EP as the CQ would: the first must complete (flushed) before it, then the connection breaks.
+     */
+    @Test
+    void anErrorOfALaterRequestComesAfterTheEarlierOnesFlushed() {
+        DatIa ia = new OfiProvider().open(OfiTcpVerification.IA, "", 16);
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = ia.createPz();
+            OfiPzTest.Pair p = OfiPzTest.connect(ia, pz, CONN_QUAL);
+            DatLmr lmr = ia.createLmr(pz, arena.allocate(4096, 64), DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE);
+            Iov iov = Iov.allocate(arena, 1).set(0, lmr, 0, 64);
+            assertEquals(DatReturn.DAT_SUCCESS, p.active().postSend(1, iov, 100, 0));
+            assertEquals(DatReturn.DAT_SUCCESS, p.active().postSend(1, iov, 101, 0));
+            OfiEp ep = (OfiEp) p.active();
+            OfiIa ofi = (OfiIa) ia;
+            ofi.lock.lock();
+            try {
+                // A fresh EP's free-slot stack hands out slot 0, then slot 1: the second send is slot 1.
+                ep.data.completed(ep.data.context(false, 1), 5, 0);
+            } finally {
+                ofi.lock.unlock();
+            }
+            DatEvent e = new DatEvent();
+            assertEquals(DatReturn.DAT_SUCCESS, p.requests().await(TIMEOUT, 1, e));
+            assertEquals(100, e.userCookie(), "the first completion's cookie");
+            assertSame(DatDtoStatus.FLUSHED, e.dtoStatus());
+            assertEquals(DatReturn.DAT_SUCCESS, p.requests().await(TIMEOUT, 1, e));
+            assertEquals(101, e.userCookie(), "the second completion's cookie");
+            assertSame(DatDtoStatus.TRANSPORT_ERR, e.dtoStatus());
+            assertEquals(DatReturn.DAT_SUCCESS, p.activeConn().await(TIMEOUT, 1, e));
+            assertSame(DatEventType.CONNECTION_EVENT_BROKEN, e.type());
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+}

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+package dat.provider.ofi.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import dat.api.DatCloseFlags;
+import dat.api.DatDtoStatus;
+import dat.api.DatEp;
+import dat.api.DatEpAttr;
+import dat.api.DatEpState;
+import dat.api.DatEvd;
+import dat.api.DatEvdFlags;
+import dat.api.DatEvent;
+import dat.api.DatEventType;
+import dat.api.DatIa;
+import dat.api.DatLmr;
+import dat.api.DatMemPriv;
+import dat.api.DatPsp;
+import dat.api.DatPspFlags;
+import dat.api.DatPz;
+import dat.api.DatQos;
+import dat.api.DatReturn;
+import dat.api.Iov;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Protection zones fence remote access, and a freed LMR with remote write access takes no more bytes: the two
+ * memory-safety holes the tcp provider's domain-wide keys and its in-stream RDMA writes opened. One IA on
+ * {@code ofi-tcp-lo} connected to itself.
+ */
+class OfiPzTest {
+
+    private static final long CONN_QUAL = 7477;
+    private static final long TIMEOUT = 10_000_000;
+
+    /** Two connected EPs of one IA, the active one and the passive one, both in {@code pz}. */
+    record Pair(DatEp active, DatEp passive, DatEvd requests, DatEvd activeConn, DatEvd passiveConn) { }
+
+    static Pair connect(DatIa ia, DatPz pz, long qual) {
+        DatEvd requests = ia.createEvd(64, null, DatEvdFlags.DTO);
+        DatEvd recvs = ia.createEvd(64, null, DatEvdFlags.DTO);
+        DatEvd activeConn = ia.createEvd(8, null, DatEvdFlags.CONNECTION);
+        DatEvd passiveConn = ia.createEvd(8, null, DatEvdFlags.CONNECTION);
+        DatEvd crs = ia.createEvd(8, null, DatEvdFlags.CR);
+        DatEp active = ia.createEp(pz, recvs, requests, activeConn, DatEpAttr.builder().build());
+        DatEp passive = ia.createEp(pz, recvs, requests, passiveConn, DatEpAttr.builder().build());
+        DatPsp psp = ia.createPsp(qual, crs, DatPspFlags.CONSUMER);
+        try {
+            active.connect(InetAddress.getLoopbackAddress(), qual, TIMEOUT, null, DatQos.BEST_EFFORT, 0);
+            DatEvent e = new DatEvent();
+            assertEquals(DatReturn.DAT_SUCCESS, crs.await(TIMEOUT, 1, e));
+            e.cr().accept(passive, null);
+            assertEquals(DatReturn.DAT_SUCCESS, activeConn.await(TIMEOUT, 1, e));
+            assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, e.type());
+            assertEquals(DatReturn.DAT_SUCCESS, passiveConn.await(TIMEOUT, 1, e));
+            assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, e.type());
+        } finally {
+            psp.close();
+        }
+        return new Pair(active, passive, requests, activeConn, passiveConn);
+    }
+
+    @Test
+    void aWriteToAnLmrOfAnotherPzFailsAndTouchesNothing() {
+        DatIa ia = new OfiProvider().open(OfiTcpVerification.IA, "", 16);
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = ia.createPz();
+            DatPz other = ia.createPz();
+            Pair p = connect(ia, pz, CONN_QUAL);
+            MemorySegment src = arena.allocate(4096, 64).fill((byte) 0x5a);
+            MemorySegment dst = arena.allocate(4096, 64);
+            DatLmr local = ia.createLmr(pz, src, DatMemPriv.ALL);
+            DatLmr foreign = ia.createLmr(other, dst, DatMemPriv.ALL);
+            Iov iov = Iov.allocate(arena, 1).set(0, local, 0, 4096);
+            int rc = p.active().postRdmaWrite(1, iov, 1, foreign.rmrContext(), dst.address(), 4096, 0);
+            if (rc == DatReturn.DAT_SUCCESS) {
+                DatEvent e = new DatEvent();
+                assertEquals(DatReturn.DAT_SUCCESS, p.requests().await(TIMEOUT, 1, e));
+                assertNotEquals(DatDtoStatus.SUCCESS, e.dtoStatus(), "the write to another PZ's LMR");
+            } else {
+                assertEquals(DatReturn.DAT_PROTECTION_VIOLATION, rc, "the post");
+            }
+            for (long i = 0; i < dst.byteSize(); i++) {
+                assertEquals(0, dst.get(ValueLayout.JAVA_BYTE, i), "byte " + i + " of the target");
+            }
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    @Test
+    void freeingAnLmrWithRemoteWriteBreaksItsZonesConnectionsOnly() {
+        DatIa ia = new OfiProvider().open(OfiTcpVerification.IA, "", 16);
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = ia.createPz();
+            DatPz other = ia.createPz();
+            Pair mine = connect(ia, pz, CONN_QUAL + 1);
+            Pair theirs = connect(ia, other, CONN_QUAL + 2);
+            DatLmr readOnly = ia.createLmr(pz, arena.allocate(4096, 64), DatMemPriv.LOCAL_READ
+                    | DatMemPriv.LOCAL_WRITE | DatMemPriv.REMOTE_READ);
+            readOnly.close();
+            assertEquals(DatEpState.CONNECTED, mine.passive().state(), "after freeing an LMR without remote write");
+            DatLmr writable = ia.createLmr(pz, arena.allocate(1 << 20, 64), DatMemPriv.ALL);
+            writable.close();
+            DatEvent e = new DatEvent();
+            for (DatEp ep : new DatEp[] {mine.active(), mine.passive()}) {
+                DatEvd conn = ep == mine.active() ? mine.activeConn() : mine.passiveConn();
+                assertEquals(DatReturn.DAT_SUCCESS, conn.await(TIMEOUT, 1, e));
+                assertSame(DatEventType.CONNECTION_EVENT_BROKEN, e.type(), "the connect EVD's event");
+                assertEquals(DatEpState.DISCONNECTED, ep.state());
+            }
+            assertEquals(DatEpState.CONNECTED, theirs.active().state(), "an EP of the other zone");
+            assertEquals(DatEpState.CONNECTED, theirs.passive().state(), "an EP of the other zone");
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+}
