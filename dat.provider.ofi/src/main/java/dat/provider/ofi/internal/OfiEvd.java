@@ -71,7 +71,7 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
         if ((flags & DatEvdFlags.DTO) != 0) {
             arena = Arena.ofShared();
             MemorySegment attr = arena.allocate(FiCqAttr.LAYOUT);
-            FiCqAttr.size(attr, Math.max(qlen, 64));
+            FiCqAttr.size(attr, Math.max(qlen, OfiIa.MIN_CQ));
             FiCqAttr.format(attr, LibFabric.FI_CQ_FORMAT_DATA);
             FiCqAttr.waitObj(attr, LibFabric.FI_WAIT_NONE);
             MemorySegment out = arena.allocate(ADDRESS);
