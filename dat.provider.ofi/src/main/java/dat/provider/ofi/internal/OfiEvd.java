@@ -76,7 +76,7 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
         allocate(qlen);
         if ((flags & DatEvdFlags.DTO) != 0) {
             arena = Arena.ofShared();
-            cqSize = Math.max(qlen, 64);
+            cqSize = Math.max(qlen, OfiIa.MIN_CQ);
             entries = arena.allocate(FiCqDataEntry.LAYOUT.byteSize() * BATCH, 8);
             err = arena.allocate(FiCqErrEntry.LAYOUT);
             ia.cqEvds.add(this);

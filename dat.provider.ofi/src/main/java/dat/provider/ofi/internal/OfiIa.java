@@ -15,6 +15,7 @@ import dat.api.DatPspFlags;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.provider.ofi.internal.ffm.Fi;
+import dat.provider.ofi.internal.ffm.FiCqAttr;
 import dat.provider.ofi.internal.ffm.FiDomainAttr;
 import dat.provider.ofi.internal.ffm.FiEqAttr;
 import dat.provider.ofi.internal.ffm.FiException;
@@ -37,6 +38,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.locks.Condition;
@@ -64,6 +66,8 @@ import java.util.concurrent.locks.ReentrantLock;
 final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, OfiEp> {
 
     static final SecureRandom RANDOM = new SecureRandom();
+    /** The smallest CQ an EVD with DTO events gets (OfiEvd rounds a smaller queue up to it). */
+    static final int MIN_CQ = 64;
     /** Connection timeouts; a daemon so it never keeps a JVM alive. */
     static final ScheduledExecutorService TIMER = timer();
 
@@ -96,7 +100,8 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, 
     }
 
     private OfiIa(OfiEntry entry, LibFabric fi, int asyncQlen, ReentrantLock lock) {
-        super(entry.iaName(), entry.address(), OfiAttributes.providerAttr(entry), OfiAttributes.iaAttr(entry), lock);
+        super(entry.iaName(), entry.address(), OfiAttributes.providerAttr(entry),
+                OfiAttributes.iaAttr(entry).toBuilder().maxEvdQlen(largestCq(entry, fi)).build(), lock);
         this.entry = entry;
         this.fi = fi;
         this.lock = lock;
@@ -133,7 +138,7 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, 
         this.eq = q;
         this.eqReader = new OfiEq(this);
         initAsyncEvd(new OfiEvd(this, asyncQlen, DatEvdFlags.ASYNC, null));
-        this.orphanCq = new OfiEvd(this, OfiAttributes.MAX_EVD_QLEN, DatEvdFlags.DTO, null);
+        this.orphanCq = new OfiEvd(this, iaAttr().maxEvdQlen(), DatEvdFlags.DTO, null);
         this.progress = new OfiProgress(this);
         progress.start();
     }
@@ -144,6 +149,56 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, 
                     + " is outside 1.." + OfiAttributes.MAX_EVD_QLEN);
         }
         return new OfiIa(entry, fi, asyncQlen);
+    }
+
+    /** The largest CQ each entry's domain accepts, by IA name, found at its first open. */
+    private static final Map<String, Integer> LARGEST_CQ = new ConcurrentHashMap<>();
+
+    /**
+     * {@return the largest completion queue the entry's domain creates, at most {@link OfiAttributes#MAX_EVD_QLEN}:
+     * the IA's max_evd_qlen} libfabric reports no CQ size limit in fi_info, and a provider passes the size to the
+     * device (verbs: ibv_create_cq, which refuses more than the device's max_cqe: 32767 on rxe), so the first open of
+     * an entry tries sizes from the largest down, each power of two and the one below it (devices' limits are of
+     * either form), in a domain of its own, and the answer holds for the entry from then on.
+     */
+    private static int largestCq(OfiEntry entry, LibFabric fi) {
+        Integer known = LARGEST_CQ.get(entry.iaName());
+        if (known != null) {
+            return known;
+        }
+        MemorySegment copy = fi.fi_dupinfo(entry.info());
+        MemorySegment fab = MemorySegment.NULL;
+        MemorySegment dom = MemorySegment.NULL;
+        try (Arena local = Arena.ofConfined()) {
+            MemorySegment out = local.allocate(ADDRESS);
+            fab = fi.fi_fabric(FiInfo.fabricAttr(copy), out);
+            MemorySegment f = fab;
+            fi.check("fi_domain", fi.guarded(() -> Fi.fi_domain(f, copy, out)));
+            dom = out.get(ADDRESS, 0);
+            MemorySegment attr = local.allocate(FiCqAttr.LAYOUT);
+            for (int size = OfiAttributes.MAX_EVD_QLEN; size >= MIN_CQ; size >>= 1) {
+                for (int tried : new int[] {size, size - 1}) {
+                    attr.fill((byte) 0);
+                    FiCqAttr.size(attr, tried);
+                    FiCqAttr.format(attr, LibFabric.FI_CQ_FORMAT_DATA);
+                    FiCqAttr.waitObj(attr, LibFabric.FI_WAIT_NONE);
+                    if (Fi.fi_cq_open(dom, attr, out) == 0) {
+                        Fi.fi_close(out.get(ADDRESS, 0));
+                        LARGEST_CQ.put(entry.iaName(), tried);
+                        return tried;
+                    }
+                }
+            }
+        } catch (FiException e) {
+            throw new DatException(DatReturn.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
+                    "dat_ia_open: " + entry.iaName() + ": " + e.getMessage(), e);
+        } finally {
+            closeQuietly(dom);
+            closeQuietly(fab);
+            fi.fi_freeinfo(copy);
+        }
+        throw new DatException(DatReturn.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE, "dat_ia_open: "
+                + entry.iaName() + ": the domain creates no completion queue of " + MIN_CQ + " entries or more");
     }
 
     static void closeQuietly(MemorySegment fid) {
