@@ -61,6 +61,7 @@ class OfiLayoutOffsetTest {
                 #include <rdma/fi_eq.h>
                 #include <rdma/fi_errno.h>
                 #include <rdma/fi_rma.h>
+                #include <rdma/fi_tagged.h>
                 #define SIZE(T) printf("S|%s|%zu|%zu\\n", #T, sizeof(T), _Alignof(T));
                 #define MEMBER(T, M) printf("M|%s|%s|%zu|%zu\\n", #T, #M, offsetof(T, M), sizeof(((T *) 0)->M));
                 #define CONSTANT(N) printf("C|%s|%lld\\n", #N, (long long) (N));
