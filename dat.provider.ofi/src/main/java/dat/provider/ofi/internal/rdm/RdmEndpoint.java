@@ -20,6 +20,12 @@ import dat.provider.ofi.internal.ffm.LibFabric;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One RDM endpoint with its own address vector and completion queue: what the protocol's control and listen
@@ -40,6 +46,20 @@ public final class RdmEndpoint implements AutoCloseable {
 
     // Context of a receive: its slot with this bit set, so a completion tells receives from sends.
     private static final long RECEIVE_BIT = 1L << 62;
+
+    // shm 1.17 reaches an endpoint of the same process through that endpoint's own region, not a mapping of its
+    // own: a send to it after it closed touches unmapped memory (SIGSEGV in pthread_spin_lock, seen in
+    // RdmControlPlaneTest). So the process keeps its endpoints' names with an incarnation number, and a send to a
+    // name of this process whose endpoint closed (or was opened again since the insert) never reaches libfabric.
+    private static final Map<String, Long> LIVE = new ConcurrentHashMap<>();
+    private static final Set<String> LOCAL = ConcurrentHashMap.newKeySet();
+    private static final AtomicLong INCARNATIONS = new AtomicLong();
+
+    private final Map<Long, Inserted> inserted = new HashMap<>();
+    private String key;
+
+    private record Inserted(String key, Long incarnation) {
+    }
 
     private final LibFabric fi;
     private final Arena arena = Arena.ofShared();
@@ -99,6 +119,9 @@ public final class RdmEndpoint implements AutoCloseable {
             }
             fi.check("fi_enable", Fi.fi_enable(e));
             this.name = getname(e);
+            this.key = key(this.name);
+            LOCAL.add(key);
+            LIVE.put(key, INCARNATIONS.incrementAndGet());
         } catch (FiException | IllegalArgumentException x) {
             closeQuietly(e);
             closeQuietly(a);
@@ -126,6 +149,15 @@ public final class RdmEndpoint implements AutoCloseable {
                 fi.check("fi_trecvmsg", rc);
             }
         }
+    }
+
+    // A string address up to its NUL: fi_getname's and fi_av_insert's spellings of one name compare equal.
+    private static String key(byte[] address) {
+        int n = 0;
+        while (n < address.length && address[n] != 0) {
+            n++;
+        }
+        return new String(address, 0, n, StandardCharsets.ISO_8859_1);
     }
 
     private byte[] getname(MemorySegment e) {
@@ -160,7 +192,10 @@ public final class RdmEndpoint implements AutoCloseable {
         a.copyFrom(MemorySegment.ofArray(address));
         int rc = Fi.fi_av_insert(av, a, 1, fiAddr, 0);
         fi.check("fi_av_insert", rc == 1 ? 0 : rc < 0 ? rc : -LibFabric.FI_EINVAL);
-        return fiAddr.get(JAVA_LONG, 0);
+        long peer = fiAddr.get(JAVA_LONG, 0);
+        String k = key(address);
+        inserted.put(peer, new Inserted(k, LIVE.get(k)));
+        return peer;
     }
 
     /**
@@ -171,6 +206,7 @@ public final class RdmEndpoint implements AutoCloseable {
      */
     public int remove(long peer) {
         check();
+        inserted.remove(peer);
         fiAddr.set(JAVA_LONG, 0, peer);
         return Fi.fi_av_remove(av, fiAddr, 1, 0);
     }
@@ -183,12 +219,20 @@ public final class RdmEndpoint implements AutoCloseable {
      * @param tag the message's tag
      * @param bytes at most {@link RdmControl#MAX_SIZE} bytes
      * @param context a number the send's completion returns ({@link Completion#context()})
-     * @return 0, -FI_EAGAIN (try again after {@link #poll}), or -FI_E*
+     * @return 0, -FI_EAGAIN (try again after {@link #poll}), -FI_ENOTCONN for an endpoint of this process that
+     *     closed since {@code peer} was inserted, -FI_EINVAL for a {@code peer} not inserted here, or -FI_E*
      */
     public long send(long peer, long tag, byte[] bytes, long context) {
         check();
         if (bytes.length > RdmControl.MAX_SIZE) {
             throw new IllegalArgumentException("send: " + bytes.length + " bytes, at most " + RdmControl.MAX_SIZE);
+        }
+        Inserted to = inserted.get(peer);
+        if (to == null) {
+            return -LibFabric.FI_EINVAL;
+        }
+        if (LOCAL.contains(to.key()) && (to.incarnation() == null || !to.incarnation().equals(LIVE.get(to.key())))) {
+            return -LibFabric.FI_ENOTCONN;
         }
         sendBuf.copyFrom(MemorySegment.ofArray(bytes));
         Iovec.iovBase(iov, sendBuf);
@@ -281,6 +325,9 @@ public final class RdmEndpoint implements AutoCloseable {
             return;
         }
         closed = true;
+        if (key != null) {
+            LIVE.remove(key);
+        }
         closeQuietly(ep);
         closeQuietly(cq);
         closeQuietly(av);

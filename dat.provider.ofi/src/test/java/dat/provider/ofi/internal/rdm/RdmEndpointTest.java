@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.provider.ofi.internal.rdm;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -10,13 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dat.provider.ofi.internal.ffm.Fi;
-import dat.provider.ofi.internal.ffm.FiEpAttr;
 import dat.provider.ofi.internal.ffm.FiException;
-import dat.provider.ofi.internal.ffm.FiFabricAttr;
-import dat.provider.ofi.internal.ffm.FiInfo;
 import dat.provider.ofi.internal.ffm.LibFabric;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -35,52 +29,22 @@ class RdmEndpointTest {
 
     private static final long WAIT_NANOS = 10_000_000_000L;
 
+    private static final ShmFixture SHM = new ShmFixture();
     private static LibFabric fi;
-    private static MemorySegment list;
     private static MemorySegment info;
-    private static MemorySegment fabric;
     private static MemorySegment domain;
 
     @BeforeAll
     static void openShm() throws Exception {
-        fi = LibFabric.load(LibFabric.LIBRARY);
-        MemorySegment hints = fi.fi_allocinfo();
-        try (Arena arena = Arena.ofConfined()) {
-            FiInfo.caps(hints, LibFabric.FI_MSG | LibFabric.FI_RMA | LibFabric.FI_TAGGED);
-            FiEpAttr.type(FiInfo.epAttr(hints).reinterpret(FiEpAttr.SIZEOF), LibFabric.FI_EP_RDM);
-            MemorySegment out = arena.allocate(ADDRESS);
-            fi.check("fi_getinfo", fi.fi_getinfo(LibFabric.version(LibFabric.API_MAJOR, LibFabric.API_MINOR),
-                    MemorySegment.NULL, MemorySegment.NULL, 0, hints, out));
-            list = out.get(ADDRESS, 0);
-            for (MemorySegment i = list; i.address() != 0; i = FiInfo.next(i.reinterpret(FiInfo.SIZEOF))) {
-                MemorySegment e = i.reinterpret(FiInfo.SIZEOF);
-                MemorySegment fa = FiInfo.fabricAttr(e).reinterpret(FiFabricAttr.SIZEOF);
-                if ("shm".equals(FiFabricAttr.provName(fa).reinterpret(64).getString(0)) && info == null) {
-                    info = e;
-                }
-            }
-            assertNotNull(info, "libfabric offers shm (FI_EP_RDM)");
-            assertEquals(LibFabric.FI_ADDR_STR, FiInfo.addrFormat(info));
-            fabric = fi.fi_fabric(FiInfo.fabricAttr(info), arena.allocate(ADDRESS));
-            MemorySegment d = arena.allocate(ADDRESS);
-            fi.check("fi_domain", fi.guarded(() -> Fi.fi_domain(fabric, info, d)));
-            domain = d.get(ADDRESS, 0).reinterpret(64);
-        } finally {
-            fi.fi_freeinfo(hints);
-        }
+        SHM.open();
+        fi = SHM.fi;
+        info = SHM.info;
+        domain = SHM.domain;
     }
 
     @AfterAll
     static void closeShm() {
-        if (domain != null) {
-            Fi.fi_close(domain);
-        }
-        if (fabric != null) {
-            Fi.fi_close(fabric);
-        }
-        if (list != null) {
-            fi.fi_freeinfo(list);
-        }
+        SHM.close();
     }
 
     private static byte[] shmName(String what) {
@@ -215,6 +179,24 @@ class RdmEndpointTest {
                 assertEquals(-LibFabric.FI_EAGAIN, b.send(to, RdmTags.CONTROL, new byte[] {1}, 1));
                 assertNull(b.poll());
             }
+        }
+    }
+
+    @Test
+    void aSendToAClosedEndpointOfThisProcessNeverReachesLibfabric() {
+        // Regression: shm reaches a same-process peer through the peer's own region; sending after the peer closed
+        // crashed the JVM (SIGSEGV in pthread_spin_lock).
+        try (RdmEndpoint b = new RdmEndpoint(fi, domain, info, null)) {
+            RdmEndpoint a = new RdmEndpoint(fi, domain, info, null);
+            long toA = b.insert(a.name());
+            send(b, a, toA, RdmTags.CONTROL, new byte[] {1}, 1);
+            assertArrayEquals(new byte[] {1}, await(a, List.of(b)).received());
+            a.close();
+            for (int i = 0; i < 100; i++) {
+                assertEquals(-LibFabric.FI_ENOTCONN, b.send(toA, RdmTags.CONTROL, new byte[] {2}, 2));
+                b.poll();
+            }
+            assertEquals(-LibFabric.FI_EINVAL, b.send(12345, RdmTags.CONTROL, new byte[] {2}, 2), "never inserted");
         }
     }
 
