@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dat.provider.ofi.internal.ffm.FiException;
+import dat.provider.ofi.internal.ffm.FiInfo;
 import dat.provider.ofi.internal.ffm.LibFabric;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
@@ -29,7 +30,7 @@ class RdmEndpointTest {
 
     private static final long WAIT_NANOS = 10_000_000_000L;
 
-    private static final ShmFixture SHM = new ShmFixture();
+    private static final RdmFixture SHM = new RdmFixture();
     private static LibFabric fi;
     private static MemorySegment info;
     private static MemorySegment domain;
@@ -37,6 +38,7 @@ class RdmEndpointTest {
     @BeforeAll
     static void openShm() throws Exception {
         SHM.open();
+        assertEquals(LibFabric.FI_ADDR_STR, FiInfo.addrFormat(SHM.info), "shm's addresses are strings");
         fi = SHM.fi;
         info = SHM.info;
         domain = SHM.domain;

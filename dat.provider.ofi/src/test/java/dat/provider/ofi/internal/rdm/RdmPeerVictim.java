@@ -23,7 +23,7 @@ public final class RdmPeerVictim {
      */
     public static void main(String[] args) throws Exception {
         long q = Long.parseLong(args[0]);
-        ShmFixture shm = new ShmFixture();
+        RdmFixture shm = new RdmFixture();
         shm.open();
         List<RdmControl> requests = new ArrayList<>();
         List<DatEventType> events = new ArrayList<>();

@@ -2,10 +2,10 @@
 package dat.provider.ofi.internal.rdm;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import dat.provider.ofi.internal.ffm.Fi;
+import dat.provider.ofi.internal.ffm.FiDomainAttr;
 import dat.provider.ofi.internal.ffm.FiEpAttr;
 import dat.provider.ofi.internal.ffm.FiFabricAttr;
 import dat.provider.ofi.internal.ffm.FiInfo;
@@ -13,9 +13,28 @@ import dat.provider.ofi.internal.ffm.LibFabric;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
-/** libfabric's shm provider opened as an IA opens its entry: fabric and domain of the first shm RDM entry. */
+/** An RDM entry of libfabric opened as an IA opens it: the fabric and domain of a provider's first RDM entry. */
 @SuppressWarnings("restricted") // the tests open libfabric objects themselves, as OfiIa does
-final class ShmFixture {
+final class RdmFixture {
+
+    private final String provider;
+    private final String domainName;
+
+    /** The first shm entry. */
+    RdmFixture() {
+        this("shm", null);
+    }
+
+    /**
+     * The first RDM entry of a provider (and domain, when given).
+     *
+     * @param provider the libfabric provider, for example {@code tcp;ofi_rxm}
+     * @param domainName its domain, for example {@code lo}, or {@code null} for any
+     */
+    RdmFixture(String provider, String domainName) {
+        this.provider = provider;
+        this.domainName = domainName;
+    }
 
     LibFabric fi;
     MemorySegment list;
@@ -36,12 +55,15 @@ final class ShmFixture {
             for (MemorySegment i = list; i.address() != 0; i = FiInfo.next(i.reinterpret(FiInfo.SIZEOF))) {
                 MemorySegment e = i.reinterpret(FiInfo.SIZEOF);
                 MemorySegment fa = FiInfo.fabricAttr(e).reinterpret(FiFabricAttr.SIZEOF);
-                if ("shm".equals(FiFabricAttr.provName(fa).reinterpret(64).getString(0)) && info == null) {
+                MemorySegment da = FiInfo.domainAttr(e).reinterpret(FiDomainAttr.SIZEOF);
+                boolean domainMatches = domainName == null
+                        || domainName.equals(FiDomainAttr.name(da).reinterpret(64).getString(0));
+                if (provider.equals(FiFabricAttr.provName(fa).reinterpret(64).getString(0)) && domainMatches
+                        && info == null) {
                     info = e;
                 }
             }
-            assertNotNull(info, "libfabric offers shm (FI_EP_RDM)");
-            assertEquals(LibFabric.FI_ADDR_STR, FiInfo.addrFormat(info));
+            assertNotNull(info, "libfabric offers " + provider + " (FI_EP_RDM)");
             fabric = fi.fi_fabric(FiInfo.fabricAttr(info), arena.allocate(ADDRESS));
             MemorySegment d = arena.allocate(ADDRESS);
             fi.check("fi_domain", fi.guarded(() -> Fi.fi_domain(fabric, info, d)));
