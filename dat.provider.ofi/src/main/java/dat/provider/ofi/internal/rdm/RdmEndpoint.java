@@ -151,11 +151,12 @@ public final class RdmEndpoint implements AutoCloseable {
         }
     }
 
-    // A string address up to its NUL: fi_getname's and fi_av_insert's spellings of one name compare equal.
+    // An address without its trailing NULs, so fi_getname's and fi_av_insert's spellings of one shm name compare
+    // equal; a binary address (sockaddr_in) keeps every byte up to them, so two addresses never share a key.
     private static String key(byte[] address) {
-        int n = 0;
-        while (n < address.length && address[n] != 0) {
-            n++;
+        int n = address.length;
+        while (n > 0 && address[n - 1] == 0) {
+            n--;
         }
         return new String(address, 0, n, StandardCharsets.ISO_8859_1);
     }

@@ -65,4 +65,29 @@ class RdmRxmEndpointTest {
             }
         }
     }
+
+    @Test
+    void closingOneEndpointLeavesSendsBetweenTheOthersAlone() {
+        // Regression: the process's registry of live names keyed a binary address up to its first NUL, so every
+        // sockaddr_in was one name, and closing any endpoint made sends to all the others -FI_ENOTCONN.
+        try (RdmEndpoint a = new RdmEndpoint(RXM.fi, RXM.domain, RXM.info, null);
+                RdmEndpoint b = new RdmEndpoint(RXM.fi, RXM.domain, RXM.info, null)) {
+            long toA = b.insert(a.name());
+            new RdmEndpoint(RXM.fi, RXM.domain, RXM.info, null).close();
+            long end = System.nanoTime() + 10_000_000_000L;
+            long rc = b.send(toA, RdmTags.CONTROL, new byte[] {3}, 1);
+            while (rc == -LibFabric.FI_EAGAIN && System.nanoTime() < end) {
+                b.poll();
+                a.poll();
+                rc = b.send(toA, RdmTags.CONTROL, new byte[] {3}, 1);
+            }
+            assertEquals(0, rc, "a live peer is still reachable");
+            RdmEndpoint.Completion r = null;
+            while (r == null && System.nanoTime() < end) {
+                b.poll();
+                r = a.poll();
+            }
+            assertArrayEquals(new byte[] {3}, r == null ? null : r.received());
+        }
+    }
 }
