@@ -48,6 +48,10 @@ public final class Fi {
             JAVA_LONG, JAVA_LONG));
     private static final MethodHandle EQ_READERR = invoker(FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS,
             JAVA_LONG));
+    private static final MethodHandle AV_INSERT = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG,
+            ADDRESS, JAVA_LONG, ADDRESS));
+    private static final MethodHandle AV_REMOVE = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG,
+            JAVA_LONG));
     // Data path: addresses as longs, no errno, no allocation.
     private static final MethodHandle POST = critical(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG,
             JAVA_LONG));
@@ -502,6 +506,96 @@ public final class Fi {
         } catch (Throwable t) {
             throw unexpected(t);
         }
+    }
+
+    // ---- address vectors, names: fi_av_open, fi_av_insert, fi_av_remove, fi_setname ----
+
+    /**
+     * {@code fi_av_open(domain, attr, &av, context)}.
+     *
+     * @param domain the domain
+     * @param attr a {@link FiAvAttr}
+     * @param out a pointer-sized segment for the AV
+     * @return 0 or -FI_E*
+     */
+    public static int fi_av_open(MemorySegment domain, MemorySegment attr, MemorySegment out) {
+        return call4(slot(domain, FidDomain.OPS, FiOpsDomain.AV_OPEN), domain, attr, out, MemorySegment.NULL);
+    }
+
+    /**
+     * {@code fi_av_insert(av, addr, count, fi_addr, flags, context)}.
+     *
+     * @param av the address vector
+     * @param addr {@code count} addresses in the fabric's format, back to back
+     * @param count how many
+     * @param fiAddr {@code count} {@code fi_addr_t}s for the result ({@link LibFabric#FI_ADDR_NOTAVAIL} on failure)
+     * @param flags 0
+     * @return the number inserted, or -FI_E*
+     */
+    public static int fi_av_insert(MemorySegment av, MemorySegment addr, long count, MemorySegment fiAddr,
+            long flags) {
+        MemorySegment fn = slot(av, FidAv.OPS, FiOpsAv.INSERT);
+        try {
+            return fn.address() == 0 ? noOp()
+                    : (int) AV_INSERT.invokeExact(fn, av, addr, count, fiAddr, flags, MemorySegment.NULL);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /**
+     * {@code fi_av_remove(av, fi_addr, count, flags)}.
+     *
+     * @param av the address vector
+     * @param fiAddr {@code count} {@code fi_addr_t}s to remove
+     * @param count how many
+     * @param flags 0
+     * @return 0 or -FI_E*
+     */
+    public static int fi_av_remove(MemorySegment av, MemorySegment fiAddr, long count, long flags) {
+        MemorySegment fn = slot(av, FidAv.OPS, FiOpsAv.REMOVE);
+        try {
+            return fn.address() == 0 ? noOp() : (int) AV_REMOVE.invokeExact(fn, av, fiAddr, count, flags);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /**
+     * {@code fi_setname(fid, addr, addrlen)}: the endpoint's own address, set before {@code fi_enable}.
+     *
+     * @param ep the endpoint
+     * @param addr the address in the fabric's format
+     * @param addrlen its length
+     * @return 0 or -FI_E*
+     */
+    public static int fi_setname(MemorySegment ep, MemorySegment addr, long addrlen) {
+        MemorySegment fn = slot(ep, FidEp.CM, FiOpsCm.SETNAME);
+        try {
+            return fn.address() == 0 ? noOp() : (int) INT_PPL.invokeExact(fn, ep, addr, addrlen);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    // ---- tagged data path: fi_tsendmsg, fi_trecvmsg through post() ----
+
+    /**
+     * {@return an endpoint's tagged {@code sendmsg} op, for {@link #post} with a {@link FiMsgTagged}}
+     *
+     * @param ep the endpoint
+     */
+    public static MemorySegment tsendmsgOp(MemorySegment ep) {
+        return slot(ep, FidEp.TAGGED, FiOpsTagged.SENDMSG);
+    }
+
+    /**
+     * {@return an endpoint's tagged {@code recvmsg} op, for {@link #post} with a {@link FiMsgTagged}}
+     *
+     * @param ep the endpoint
+     */
+    public static MemorySegment trecvmsgOp(MemorySegment ep) {
+        return slot(ep, FidEp.TAGGED, FiOpsTagged.RECVMSG);
     }
 
     private static int call4(MemorySegment fn, MemorySegment a, MemorySegment b, MemorySegment c, MemorySegment d) {

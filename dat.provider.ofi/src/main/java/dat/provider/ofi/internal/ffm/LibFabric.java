@@ -52,6 +52,8 @@ public final class LibFabric {
     public static final int FI_SOCKADDR_IN = 2;
     /** {@code FI_SOCKADDR_IN6}. */
     public static final int FI_SOCKADDR_IN6 = 3;
+    /** {@code FI_ADDR_STR}: a provider-specific string, {@code fi_shm://name} on shm. */
+    public static final int FI_ADDR_STR = 9;
     /** {@code AF_INET}. */
     public static final int AF_INET = 2;
     /** {@code AF_INET6}. */
@@ -62,6 +64,8 @@ public final class LibFabric {
     public static final long FI_MSG = 1L << 1;
     /** {@code FI_RMA}. */
     public static final long FI_RMA = 1L << 2;
+    /** {@code FI_TAGGED}. */
+    public static final long FI_TAGGED = 1L << 3;
     /** {@code FI_READ}. */
     public static final long FI_READ = 1L << 8;
     /** {@code FI_WRITE}. */
@@ -80,6 +84,8 @@ public final class LibFabric {
     public static final long FI_DELIVERY_COMPLETE = 1L << 28;
     /** {@code FI_COMPLETION}. */
     public static final long FI_COMPLETION = 1L << 24;
+    /** {@code FI_DIRECTED_RECV}. */
+    public static final long FI_DIRECTED_RECV = 1L << 59;
     /** {@code FI_SOURCE}. */
     public static final long FI_SOURCE = 1L << 57;
     /** {@code FI_CONTEXT} (mode). */
@@ -92,6 +98,22 @@ public final class LibFabric {
     public static final long FI_RX_CQ_DATA = 1L << 56;
     /** {@code FI_LOCAL_MR} (mode, pre-1.5 API). */
     public static final long FI_LOCAL_MR = 1L << 55;
+    /** {@code FI_ORDER_RAW}. */
+    public static final long FI_ORDER_RAW = 1L << 1;
+    /** {@code FI_ORDER_WAW}. */
+    public static final long FI_ORDER_WAW = 1L << 4;
+    /** {@code FI_ORDER_WAS}. */
+    public static final long FI_ORDER_WAS = 1L << 5;
+    /** {@code FI_ORDER_SAS}. */
+    public static final long FI_ORDER_SAS = 1L << 8;
+    /** {@code FI_AV_UNSPEC}. */
+    public static final int FI_AV_UNSPEC = 0;
+    /** {@code FI_AV_MAP}. */
+    public static final int FI_AV_MAP = 1;
+    /** {@code FI_AV_TABLE}. */
+    public static final int FI_AV_TABLE = 2;
+    /** {@code FI_ADDR_NOTAVAIL}: what fi_av_insert writes for an address it could not insert. */
+    public static final long FI_ADDR_NOTAVAIL = -1L;
     /** {@code FI_ADDR_UNSPEC}. */
     public static final long FI_ADDR_UNSPEC = -1L;
 
@@ -144,6 +166,8 @@ public final class LibFabric {
     public static final int FI_OPT_CM_DATA_SIZE = 1;
 
     // errors (positive; calls return them negated)
+    /** {@code FI_EIO}. */
+    public static final int FI_EIO = 5;
     /** {@code FI_EAGAIN}. */
     public static final int FI_EAGAIN = 11;
     /** {@code FI_ENOMEM}. */

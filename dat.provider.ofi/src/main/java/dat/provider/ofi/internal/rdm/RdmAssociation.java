@@ -42,7 +42,7 @@ public final class RdmAssociation {
         void sendRequest(RdmControl request);
 
         /**
-         * Sends a control message to the peer's data endpoint.
+         * Sends a control message to the peer's control endpoint ({@link RdmAssociation#peerControl()}).
          *
          * @param message the message
          */

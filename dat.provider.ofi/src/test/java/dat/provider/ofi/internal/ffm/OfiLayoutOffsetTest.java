@@ -32,7 +32,8 @@ class OfiLayoutOffsetTest {
     void javaLayoutsMatchTheCCompiler(TestReporter reporter) throws Exception {
         LayoutCheck.Counts compared = LayoutCheck.of(LibFabric.class)
                 .include("sys/socket.h", "sys/uio.h", "netinet/in.h", "rdma/fabric.h", "rdma/fi_cm.h",
-                        "rdma/fi_domain.h", "rdma/fi_endpoint.h", "rdma/fi_eq.h", "rdma/fi_errno.h", "rdma/fi_rma.h")
+                        "rdma/fi_domain.h", "rdma/fi_endpoint.h", "rdma/fi_eq.h", "rdma/fi_errno.h", "rdma/fi_rma.h",
+                        "rdma/fi_tagged.h")
                 .constants(LibFabric.class, C_NAMES).missing(MISSING).run(work);
         reporter.publishEntry("compared", compared.toString());
         assertTrue(compared.structs() >= 39, "structs compared: " + compared.structs());

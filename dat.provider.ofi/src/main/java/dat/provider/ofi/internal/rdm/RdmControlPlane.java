@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: Apache-2.0
+package dat.provider.ofi.internal.rdm;
+
+import dat.api.DatEventType;
+import dat.provider.ofi.internal.ffm.LibFabric;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+
+/**
+ * The control side of one IA's RDM associations (docs/ofi-rdm-protocol.md): the IA's control endpoint, one listen
+ * endpoint per PSP or RSP, the associations of the IA's EPs, and the sends between them. {@link #progress} reads
+ * every endpoint's completions, hands each control message to the association it names (or a request to its
+ * listener), retries the sends the fabric could not take yet, and runs the associations' timers.
+ *
+ * <p>Not thread-safe: the IA's lock guards every call.
+ */
+public final class RdmControlPlane implements AutoCloseable {
+
+    /** The shm name prefix of a listen endpoint: {@code fi_shm://jdat-<qualifier>}. */
+    public static final String SHM_LISTEN_PREFIX = "fi_shm://jdat-";
+
+    private final LibFabric fi;
+    private final MemorySegment domain;
+    private final MemorySegment info;
+    private final RdmAssociation.Timeouts timeouts;
+    private final byte[] iaAddress;
+    private final RdmEndpoint control;
+    private final Map<Long, Listen> listens = new HashMap<>();
+    private final Map<Integer, RdmAssociation> associations = new HashMap<>();
+    private final Map<String, Long> peers = new HashMap<>();
+    private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+    private final Map<Long, Pending> inFlight = new HashMap<>();
+    private long nextContext = 1;
+    private long dropped;
+
+    private record Listen(long qualifier, RdmEndpoint endpoint, Consumer<RdmControl> onRequest) {
+    }
+
+    // A message the fabric has not taken yet, or whose completion is awaited: who to tell when it fails.
+    private static final class Pending {
+        final long peer;
+        final byte[] bytes;
+        final long since;
+        final RdmAssociation owner;
+        final boolean request;
+
+        Pending(long peer, byte[] bytes, long since, RdmAssociation owner, boolean request) {
+            this.peer = peer;
+            this.bytes = bytes;
+            this.since = since;
+            this.owner = owner;
+            this.request = request;
+        }
+    }
+
+    /**
+     * Opens the IA's control endpoint.
+     *
+     * @param fi libfabric
+     * @param domain the IA's domain
+     * @param info the IA's {@code FI_EP_RDM} entry
+     * @param timeouts the protocol's timeouts
+     * @param iaAddress the IA's address, 16 bytes
+     */
+    public RdmControlPlane(LibFabric fi, MemorySegment domain, MemorySegment info, RdmAssociation.Timeouts timeouts,
+            byte[] iaAddress) {
+        this.fi = fi;
+        this.domain = domain;
+        this.info = info;
+        this.timeouts = timeouts;
+        this.iaAddress = iaAddress.clone();
+        this.control = new RdmEndpoint(fi, domain, info, null);
+    }
+
+    /** {@return the control endpoint's address, which the IA's requests and accepts carry} */
+    public byte[] controlAddress() {
+        return control.name();
+    }
+
+    /** {@return the control messages dropped as malformed or naming no association} */
+    public long dropped() {
+        return dropped;
+    }
+
+    /**
+     * {@return the shm name of the listen endpoint at {@code qualifier}, NUL-terminated as {@code fi_av_insert} of
+     * an {@code FI_ADDR_STR} takes it}
+     *
+     * @param qualifier the connection qualifier
+     */
+    public static byte[] listenName(long qualifier) {
+        return (SHM_LISTEN_PREFIX + Long.toUnsignedString(qualifier) + "\0").getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * Opens the listen endpoint of a PSP or RSP.
+     *
+     * @param qualifier its connection qualifier
+     * @param onRequest called from {@link #progress} with every well-formed request that arrives
+     * @return false when the IA already listens there
+     * @throws dat.provider.ofi.internal.ffm.FiException when the fabric refuses the name (another process holds
+     *     it)
+     */
+    public boolean listen(long qualifier, Consumer<RdmControl> onRequest) {
+        if (listens.containsKey(qualifier)) {
+            return false;
+        }
+        byte[] name = listenName(qualifier);
+        RdmEndpoint ep = new RdmEndpoint(fi, domain, info, Arrays.copyOf(name, name.length - 1));
+        listens.put(qualifier, new Listen(qualifier, ep, onRequest));
+        return true;
+    }
+
+    /**
+     * Closes the listen endpoint at {@code qualifier}; requests in flight to it go unanswered.
+     *
+     * @param qualifier the qualifier
+     */
+    public void unlisten(long qualifier) {
+        Listen l = listens.remove(qualifier);
+        if (l != null) {
+            l.endpoint().close();
+        }
+    }
+
+    /**
+     * A new association of the EP {@code epId}, registered so the control messages naming the EP reach it.
+     *
+     * @param epId the EP's id
+     * @param target where the peer sends the EP's messages ({@link RdmTags#epTarget})
+     * @param dataAddress the EP's data-endpoint address
+     * @param readDepth the EP's incoming RDMA read depth
+     * @param events the EP's connection events
+     * @param flush the EP's flush
+     * @return the association
+     */
+    public RdmAssociation associate(int epId, int target, byte[] dataAddress, int readDepth,
+            BiConsumer<DatEventType, byte[]> events, Runnable flush) {
+        RdmAssociation[] self = new RdmAssociation[1];
+        RdmAssociation.Port port = new RdmAssociation.Port() {
+            @Override
+            public void sendRequest(RdmControl request) {
+                long peer = peer(listenName(request.qualifier()));
+                enqueue(peer, request, self[0], true);
+            }
+
+            @Override
+            public void send(RdmControl message) {
+                byte[] to = self[0].peerControl();
+                if (to.length > 0) {
+                    enqueue(peer(to), message, self[0], false);
+                }
+            }
+
+            @Override
+            public void event(DatEventType type, byte[] privateData) {
+                events.accept(type, privateData);
+            }
+
+            @Override
+            public void flush() {
+                flush.run();
+            }
+        };
+        self[0] = new RdmAssociation(port, timeouts, epId, target, iaAddress, control.name(), dataAddress,
+                readDepth);
+        associations.put(epId, self[0]);
+        return self[0];
+    }
+
+    /**
+     * Forgets the association of {@code epId} (the EP is freed or connects anew).
+     *
+     * @param epId the EP's id
+     */
+    public void forget(int epId) {
+        associations.remove(epId);
+    }
+
+    /**
+     * {@code dat_cr_reject}: answers a request with {@code REJECT}.
+     *
+     * @param request the request
+     */
+    public void reject(RdmControl request) {
+        if (request.controlAddress().length > 0) {
+            enqueue(peer(request.controlAddress()), RdmControl.answer(RdmControl.Type.REJECT, request, 0, 0,
+                    iaAddress), null, false);
+        }
+    }
+
+    private long peer(byte[] address) {
+        String key = new String(address, StandardCharsets.ISO_8859_1);
+        Long known = peers.get(key);
+        if (known != null) {
+            return known;
+        }
+        long p = control.insert(address);
+        peers.put(key, p);
+        return p;
+    }
+
+    private void enqueue(long peer, RdmControl m, RdmAssociation owner, boolean request) {
+        ByteBuffer b = ByteBuffer.allocate(m.size());
+        m.encode(b);
+        pending.add(new Pending(peer, b.array(), System.nanoTime(), owner, request));
+        drain(System.nanoTime());
+    }
+
+    // Posts what the fabric takes, in order; a message it refuses with an error fails its association.
+    private void drain(long now) {
+        while (!pending.isEmpty()) {
+            Pending p = pending.peek();
+            long ctx = nextContext++;
+            long rc = control.send(p.peer, RdmTags.CONTROL, p.bytes, ctx);
+            if (rc == -LibFabric.FI_EAGAIN) {
+                if (now - p.since < timeouts.keepAlive()) {
+                    return;
+                }
+                // Not taken for a keep-alive interval: on shm, no process holds the name (nothing listens there,
+                // or the peer is gone). Its association learns it; the rest of the queue moves on.
+                pending.poll();
+                failed(p, true);
+                continue;
+            }
+            pending.poll();
+            if (rc == -LibFabric.FI_ENOTCONN) {
+                // An endpoint of this process that closed: its name may come back as a new endpoint, inserted anew.
+                peers.values().removeIf(v -> v == p.peer);
+                failed(p, true);
+            } else if (rc < 0) {
+                failed(p, false);
+            } else {
+                inFlight.put(ctx, p);
+            }
+        }
+    }
+
+    private void failed(Pending p, boolean neverTaken) {
+        if (p.owner == null) {
+            return;
+        }
+        if (p.request) {
+            p.owner.requestFailed(neverTaken);
+        } else {
+            p.owner.sendFailed();
+        }
+    }
+
+    /**
+     * Reads every completion of the IA's control and listen endpoints, dispatches the messages, retries the sends
+     * the fabric did not take and runs the associations' timers.
+     *
+     * @param now the time ({@link System#nanoTime()})
+     */
+    public void progress(long now) {
+        for (RdmEndpoint.Completion c = control.poll(); c != null; c = control.poll()) {
+            completed(c, null, now);
+        }
+        for (Listen l : new ArrayList<>(listens.values())) {
+            for (RdmEndpoint.Completion c = l.endpoint().poll(); c != null; c = l.endpoint().poll()) {
+                completed(c, l, now);
+            }
+        }
+        drain(now);
+        List<RdmAssociation> all = new ArrayList<>(associations.values());
+        for (RdmAssociation a : all) {
+            a.tick(now);
+        }
+    }
+
+    private void completed(RdmEndpoint.Completion c, Listen on, long now) {
+        if (c.received() == null) {
+            Pending p = inFlight.remove(c.context());
+            if (p != null && c.error() != 0) {
+                failed(p, false);
+            }
+            return;
+        }
+        RdmControl m = RdmControl.decode(ByteBuffer.wrap(c.received()));
+        if (m == null) {
+            dropped++;
+            return;
+        }
+        if (m.type() == RdmControl.Type.REQUEST) {
+            if (on == null || m.qualifier() != on.qualifier()) {
+                dropped++;
+            } else {
+                on.onRequest().accept(m);
+            }
+            return;
+        }
+        RdmAssociation a = associations.get(m.receiverEp());
+        if (a != null && a.onControl(m, now)) {
+            return;
+        }
+        dropped++;
+        RdmControl answer = RdmAssociation.orphanAnswer(m, iaAddress);
+        if (answer != null && m.controlAddress().length > 0) {
+            enqueue(peer(m.controlAddress()), answer, null, false);
+        }
+    }
+
+    /** Closes the listen endpoints and the control endpoint; associations are the EPs' to end first. */
+    @Override
+    public void close() {
+        for (Iterator<Listen> i = listens.values().iterator(); i.hasNext();) {
+            i.next().endpoint().close();
+            i.remove();
+        }
+        control.close();
+    }
+}
