@@ -240,9 +240,7 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
 
     /** {@code dat_ep_post_send}. */
     int postSend(int numSegments, Iov localIov, long userCookie, int completionFlags) {
-        if (ep.isClosed()) {
-            return DatReturn.DAT_INVALID_HANDLE;
-        }
+        // No look at the handle before the lock: postableLocked's look under it is the one that decides.
         long outcome;
         sendLock.lock();
         try {
@@ -289,9 +287,6 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
 
     private int postRdma(int op, int numSegments, Iov localIov, long userCookie, int rmrContext, long targetAddress,
                          long segmentLength, int completionFlags) {
-        if (ep.isClosed()) {
-            return DatReturn.DAT_INVALID_HANDLE;
-        }
         boolean write = op == Dto.RDMA_WRITE;
         long outcome;
         sendLock.lock();
@@ -439,13 +434,15 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
             if (ring.full()) {
                 return DatReturn.DAT_INSUFFICIENT_RESOURCES;
             }
-            d.op = Dto.RECV;
-            d.cookie = userCookie;
-            d.flags = completionFlags;
             if (ep.state() == DatEpState.DISCONNECTED) {
-                postRecvCompletion(d.cookie, d.flags, DatDtoStatus.FLUSHED, 0, true, null);
+                // Flushed at once: the slot is never published, so the completion carries the cookie itself.
+                postRecvCompletion(userCookie, completionFlags, DatDtoStatus.FLUSHED, 0, true, null);
                 return DatReturn.DAT_SUCCESS;
             }
+            // The cookie goes where only this side reads it; op and flags are stored only when they change, so a
+            // re-post of the same buffers writes nothing the delivering thread reads but the tail (see RecvRing).
+            ring.setCookie(userCookie);
+            RecvRing.setFlags(d, completionFlags);
             ring.publish();
         } finally {
             recvLock.unlock();
@@ -748,19 +745,37 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
     }
 
     /**
-     * Completes a claimed receive. The buffer is given back first (an SRQ still counts it as outstanding until
-     * its event is reaped), so a consumer reaping the event at once always finds room for its next post.
+     * Completes a claimed receive. An SRQ buffer is given back first (the SRQ still counts it as outstanding until
+     * its event is reaped), so a consumer reaping the event at once always finds room for its next post. A slot of
+     * the own queue stays held until its completion, which names its position, is reaped ({@link RecvRing}): the
+     * cookie is not read here, on the delivering thread.
      */
     private void finishRecv(Dto r, DatDtoStatus status, long length, boolean solicited) {
-        long cookie = r.cookie;
-        int flags = r.flags;
         LoopbackSrq from = r.srq;
         if (from != null) {
+            long cookie = r.cookie;
+            int flags = r.flags;
             SRQ_HELD.setRelease(this, srqHeld - 1);
+            postRecvCompletion(cookie, flags, status, length, solicited, from);
         } else {
-            recvRing.finish();
+            RecvRing ring = recvRing;
+            postRingCompletion(ring, ring.finish(), r.flags, status, length, solicited);
         }
-        postRecvCompletion(cookie, flags, status, length, solicited, from);
+    }
+
+    /**
+     * Writes the completion of position {@code position} of the own receive ring, or frees the slot at once when no
+     * completion is queued; otherwise as {@link #postRecvCompletion}.
+     */
+    private void postRingCompletion(RecvRing ring, long position, int flags, DatDtoStatus status, long length,
+                                    boolean solicited) {
+        boolean ok = status == DatDtoStatus.SUCCESS;
+        if (recvEvd == null || (ok && (flags & DatCompletionFlags.SUPPRESS) != 0)) {
+            ring.release(position);
+            return;
+        }
+        boolean signalled = !ok || recvFlags != DatCompletionFlags.SOLICITED_WAIT || solicited;
+        recvEvd.postRecv(ep, ring, position, status, length, signalled);
     }
 
     /**
@@ -800,14 +815,23 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
      * Flushes every waiting receive of the own queue. Caller holds recvLock, and the send locks of this EP
      * and its peer, so no receive is being filled. SRQ buffers are never held here: messages arrive whole,
      * and a delivery claims, fills and completes its buffer under the peer's send lock.
+     *
+     * <p>The connection is gone, so the ring is then replaced by a fresh one when completions still hold slots, as a
+     * verbs QP's reset empties its receive queue: receives posted after {@code dat_ep_reset} need not wait for the
+     * consumer to reap the old completions, which keep naming (and reading their cookies from) the old ring.
      */
     void flushRecvLocked() {
-        if (recvRing == null) {
+        RecvRing ring = recvRing;
+        if (ring == null) {
             return;
         }
-        Dto r;
-        while ((r = recvRing.flushNext()) != null) {
-            postRecvCompletion(r.cookie, r.flags, DatDtoStatus.FLUSHED, 0, true, null);
+        long position;
+        while ((position = ring.flushNext()) >= 0) {
+            postRingCompletion(ring, position, 0, DatDtoStatus.FLUSHED, 0, true);
+        }
+        if (ring.holdsCompletions()) {
+            // Published to the deliverer by its send lock, which the caller holds, and to posters by the recv lock.
+            recvRing = ring.fresh();
         }
     }
 
