@@ -229,11 +229,10 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
      * dat_ep_post_send / _rdma_write / _rdma_read: "The operation is valid for the Endpoint in the
      * DAT_EP_STATE_CONNECTED and DAT_EP_STATE_DISCONNECTED states" (in DISCONNECTED it is flushed at once).
      */
-    private int postableLocked() {
+    private int postableLocked(DatEpState s) {
         if (ep.isClosed()) {
             return DatReturn.DAT_INVALID_HANDLE;
         }
-        DatEpState s = ep.state();
         return s == DatEpState.CONNECTED || s == DatEpState.DISCONNECTED ? DatReturn.DAT_SUCCESS
                 : DatReturn.DAT_INVALID_STATE;
     }
@@ -244,7 +243,9 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
         long outcome;
         sendLock.lock();
         try {
-            int status = postableLocked();
+            // Read once: the state changes only under sendLock, which the post holds to its end.
+            DatEpState s = ep.state();
+            int status = postableLocked(s);
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }
@@ -264,7 +265,7 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
             d.op = Dto.SEND;
             d.cookie = userCookie;
             d.flags = completionFlags;
-            outcome = enqueueLocked(d);
+            outcome = enqueueLocked(d, s);
         } finally {
             sendLock.unlock();
         }
@@ -291,11 +292,12 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
         long outcome;
         sendLock.lock();
         try {
-            int status = postableLocked();
+            // Read once: the state changes only under sendLock, which the post holds to its end.
+            DatEpState s = ep.state();
+            int status = postableLocked(s);
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }
-            DatEpState s = ep.state();
             status = checkRequest(numSegments, localIov, completionFlags,
                     write ? maxRdmaWriteIov : maxRdmaReadIov, RDMA_FLAGS);
             if (status != DatReturn.DAT_SUCCESS) {
@@ -331,7 +333,7 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
             d.rmrContext = rmrContext;
             d.target = targetAddress;
             d.segmentLength = segmentLength;
-            outcome = enqueueLocked(d);
+            outcome = enqueueLocked(d, s);
         } finally {
             sendLock.unlock();
         }
@@ -378,7 +380,7 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
             d.bindOffset = binding ? offset : 0;
             d.bindLength = binding ? length : 0;
             d.bindPrivileges = binding ? privileges : 0;
-            outcome = enqueueLocked(d);
+            outcome = enqueueLocked(d, DatEpState.CONNECTED);
         } finally {
             sendLock.unlock();
         }
@@ -389,14 +391,15 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
      * Appends a validated request (in the slot {@link #requestSlotLocked} gave) and runs the queue. Caller holds
      * sendLock.
      *
+     * @param s the EP's state, read under sendLock by the post
      * @return what {@link #afterUnlock} does: {@code DAT_INSUFFICIENT_RESOURCES}, or a {@link #pendingLocked} word
      */
-    private long enqueueLocked(Dto d) {
+    private long enqueueLocked(Dto d, DatEpState s) {
         if (d == reqSpare || slotsTaken - (long) SLOTS_FREED.getAcquire(this) >= reqCapacity) {
             return DatReturn.DAT_INSUFFICIENT_RESOURCES;
         }
         slotsTaken++;
-        if (ep.state() == DatEpState.DISCONNECTED) {
+        if (s == DatEpState.DISCONNECTED) {
             // "If the operation returns successfully for the Endpoint in the DAT_EP_STATE_DISCONNECTED state,
             // the posted [DTO] is immediately flushed to request_evd_handle."
             completeRequest(d, DatDtoStatus.FLUSHED, 0);
