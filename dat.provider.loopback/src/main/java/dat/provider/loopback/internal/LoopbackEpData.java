@@ -777,8 +777,7 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
             ring.release(position);
             return;
         }
-        boolean signalled = !ok || recvFlags != DatCompletionFlags.SOLICITED_WAIT || solicited;
-        recvEvd.postRecv(ep, ring, position, status, length, signalled);
+        recvEvd.postRecv(ep, ring, position, status, length, recvSignalled(ok, solicited));
     }
 
     /**
@@ -795,8 +794,17 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
             }
             return;
         }
+        recvEvd.postDto(ep, cookie, status, length, recvSignalled(ok, solicited), from);
+    }
+
+    /**
+     * Whether a receive completion is signalled: unless the EP's recv flags are SOLICITED_WAIT and the matching send
+     * was not solicited; EVD_THRESHOLD and (for an SRQ EP) UNSIGNALLED complete signalled and leave waking to the
+     * waiter's threshold. Errors always signal.
+     */
+    private boolean recvSignalled(boolean ok, boolean solicited) {
         boolean signalled = !ok || recvFlags != DatCompletionFlags.SOLICITED_WAIT || solicited;
-        recvEvd.postDto(ep, cookie, status, length, signalled, from);
+        return signalled;
     }
 
     // ------------------------------------------------------------------ flushes and words for the control path
