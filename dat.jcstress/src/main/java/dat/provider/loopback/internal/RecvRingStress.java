@@ -24,11 +24,11 @@ public final class RecvRingStress {
     /** What a poster does under the recv lock. */
     static boolean post(RecvRing ring, long cookie) {
         Dto d = ring.postSlot();
-        d.cookie = cookie;
-        d.total = cookie;
         if (ring.full()) {
             return false;
         }
+        ring.setCookie(cookie);
+        d.total = cookie;
         ring.publish();
         return true;
     }
@@ -38,10 +38,10 @@ public final class RecvRingStress {
      * (release store of tail, acquire load of it).
      */
     @JCStressTest
-    @Description("A delivery that finds a posted receive sees its descriptor whole.")
+    @Description("A delivery that finds a posted receive sees its descriptor and its cookie whole.")
     @Outcome(id = "-1, -1", expect = ACCEPTABLE, desc = "The receive is not visible yet: the ring looks empty.")
-    @Outcome(id = "42, 42", expect = ACCEPTABLE, desc = "The receive and all its fields are visible.")
-    @Outcome(expect = FORBIDDEN, desc = "The tail was visible before the fields it publishes.")
+    @Outcome(id = "42, 42", expect = ACCEPTABLE, desc = "The receive, its cookie and all its fields are visible.")
+    @Outcome(expect = FORBIDDEN, desc = "The tail was visible before the fields or the cookie it publishes.")
     @State
     public static class Publication {
         final RecvRing ring = new RecvRing(4, 1);
@@ -58,8 +58,9 @@ public final class RecvRingStress {
                 r.r1 = -1;
                 r.r2 = -1;
             } else {
-                r.r1 = d.cookie;
                 r.r2 = d.total;
+                // The consumer's read, here on the deliverer's thread: what the completion's publication hands on.
+                r.r1 = ring.cookieAt(ring.finish());
             }
         }
     }
@@ -94,13 +95,14 @@ public final class RecvRingStress {
     }
 
     /**
-     * Slot reuse: with one slot, a poster may refill it only after the deliverer finished with it (release store of
-     * head, acquire load of it), so the deliverer always reads the receive it claimed, never the next one.
+     * Descriptor reuse: with one slot, a poster may refill it only after the slot was freed (release store of
+     * {@code done}, acquire load of it), here by the deliverer itself as for a suppressed receive, so the deliverer
+     * always reads the receive it claimed, never the next one.
      */
     @JCStressTest
-    @Description("A receive's slot is refilled only after its delivery finished reading it.")
+    @Description("A receive's descriptor is refilled only after its delivery finished reading it and freed the slot.")
     @Outcome(id = "1, 1", expect = ACCEPTABLE, desc = "The refill waited for the delivery.")
-    @Outcome(id = "1, 0", expect = ACCEPTABLE, desc = "The ring was still full: the post was refused.")
+    @Outcome(id = "1, 0", expect = ACCEPTABLE, desc = "The slot was not free yet: the post was refused.")
     @Outcome(expect = FORBIDDEN, desc = "The delivery read a refilled or torn slot.")
     @State
     public static class SlotReuse {
@@ -113,15 +115,56 @@ public final class RecvRingStress {
         @Actor
         public void deliverer(JJ_Result r) {
             Dto d = ring.claim();
-            r.r1 = d == null ? -1 : d.cookie;
+            r.r1 = d == null ? -1 : d.total;
             if (d != null) {
-                ring.finish();
+                ring.release(ring.finish());
             }
         }
 
         @Actor
         public void poster(JJ_Result r) {
             r.r2 = post(ring, 2) ? 1 : 0;
+        }
+    }
+
+    /**
+     * Cookie reuse, with frees out of order: position 1 (a suppressed receive) was freed at its delivery while position
+     * 0's completion still waits for its consumer. The poster may refill nothing until the consumer has read position
+     * 0's cookie and freed it (release store of {@code done}, acquire load of it): a count of frees would let it refill
+     * slot 0 under that read. (The in-order case, one slot, was a test of its own: this one covers it, and CI's
+     * jcstress run grows by one test instead of two.)
+     */
+    @JCStressTest
+    @Description("A slot freed out of order does not free the earlier slot whose completion is still unreaped.")
+    @Outcome(id = "10, 0", expect = ACCEPTABLE, desc = "The posts came before the consumer freed position 0.")
+    @Outcome(id = "10, 1", expect = ACCEPTABLE, desc = "The second post saw position 0 freed.")
+    @Outcome(id = "10, 2", expect = ACCEPTABLE, desc = "Both posts saw positions 0 and 1 freed.")
+    @Outcome(expect = FORBIDDEN, desc = "The consumer read a cookie posted after its receive.")
+    @State
+    public static class OutOfOrderFree {
+        final RecvRing ring = new RecvRing(2, 1);
+
+        public OutOfOrderFree() {
+            post(ring, 10);
+            post(ring, 11);
+            ring.claim();
+            ring.finish();
+            ring.claim();
+            ring.release(ring.finish());
+        }
+
+        @Actor
+        public void consumer(JJ_Result r) {
+            r.r1 = ring.cookieAt(0);
+            ring.release(0);
+        }
+
+        @Actor
+        public void poster(JJ_Result r) {
+            int posted = 0;
+            posted += post(ring, 12) ? 1 : 0;
+            posted += post(ring, 13) ? 1 : 0;
+            r.r2 = posted;
         }
     }
 }

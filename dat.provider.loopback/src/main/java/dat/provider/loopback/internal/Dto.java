@@ -46,9 +46,6 @@ final class Dto {
     /** The SRQ a receive buffer belongs to, {@code null} for an EP's own receive. */
     LoopbackSrq srq;
 
-    /** Where {@link #load} reads each triplet: the descriptor is held by one poster at a time. */
-    private final LmrTriplet triplet = new LmrTriplet();
-
     Dto(int maxSegments) {
         lmrs = new LoopbackLmr[maxSegments];
         offsets = new long[maxSegments];
@@ -60,7 +57,7 @@ final class Dto {
     }
 
     /**
-     * Copies and checks {@code iov[0..n)}: each triplet read ({@link LmrTriplet#read}: an IOV whose own memory this
+     * Copies and checks {@code iov[0..n)}: each triplet read (as {@link LmrTriplet#read}: an IOV whose own memory this
      * thread cannot read is {@code DAT_INVALID_PARAMETER}) and checked in the order the DAT post pages give
      * ({@link DtoArgs#segment}).
      * Caller checked {@code 0 <= n <= capacity()} and {@code n <= iov.capacity()}.
@@ -70,14 +67,21 @@ final class Dto {
     int load(ContextTable contexts, LoopbackPz pz, int n, Iov iov, int privilege) {
         long sum = 0;
         for (int i = 0; i < n; i++) {
-            int status = triplet.read(iov, i);
-            if (status != DatReturn.DAT_SUCCESS) {
-                return status;
+            // Read into locals, not into a holder object: a holder's fields, written on every post, shared a cache
+            // line with this descriptor's words, which the peer's delivering thread reads (LmrTriplet's rule kept: an
+            // IOV whose memory this thread cannot read is a bad argument).
+            int context;
+            long address;
+            long length;
+            try {
+                context = iov.lmrContext(i);
+                address = iov.virtualAddress(i);
+                length = iov.segmentLength(i);
+            } catch (IllegalStateException | WrongThreadException e) {
+                return DatReturn.DAT_INVALID_PARAMETER;
             }
-            long address = triplet.virtualAddress();
-            long length = triplet.segmentLength();
-            LoopbackLmr lmr = contexts.get(triplet.lmrContext()) instanceof LoopbackLmr l ? l : null;
-            status = DtoArgs.segment(lmr, pz, privilege, address, length);
+            LoopbackLmr lmr = contexts.get(context) instanceof LoopbackLmr l ? l : null;
+            int status = DtoArgs.segment(lmr, pz, privilege, address, length);
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }
@@ -85,8 +89,13 @@ final class Dto {
             // Each length is at most max_lmr_block_size (2^40) and n at most 16: the sum cannot overflow.
             sum += length;
         }
-        count = n;
-        total = sum;
+        // Stored only when they change, as the segments (setSegment).
+        if (count != n) {
+            count = n;
+        }
+        if (total != sum) {
+            total = sum;
+        }
         if (srq != null || rmr != null || bindLmr != null) {
             srq = null;
             rmr = null;

@@ -33,10 +33,11 @@ import java.lang.invoke.VarHandle;
  * Slot {@code i} (of position {@code p}, {@code i = p & mask}) is spread over three arrays:
  * <pre>
  *   words[4i ..]   +-----------------+-----------------+--------------------------------------+--------+
- *                  | cookie          | length          | flags: 63..8 status ordinal,         | seq    |
- *                  |                 |                 |        1 SIGNALLED, 0 DTO            |        |
+ *                  | cookie, or a    | length          | flags: 63..8 status ordinal,         | seq    |
+ *                  | receive ring's  |                 |        2 POSITION, 1 SIGNALLED, 0 DTO |        |
+ *                  | position        |                 |                                      |        |
  *                  +-----------------+-----------------+--------------------------------------+--------+
- *   refs[2i ..]    | EP (DTO completion) | reaper      |
+ *   refs[2i ..]    | EP (DTO completion) | reaper, or the RecvRing of a POSITION completion |
  *   events[i]      the whole event, for anything but a DTO completion
  * </pre>
  * A DTO completion, the data path's event, lives in the words and refs: a producer writes those few fields
@@ -50,6 +51,11 @@ import java.lang.invoke.VarHandle;
  * cores on every cross-thread completion. (The JVM aligns an array to 8 bytes, not 64, so some slots straddle two
  * lines; none needs the extra one any more.) The references rarely change ({@link #fillDto} and {@link #publish}
  * skip a store of the value already there), so their line stays shared in both caches.
+ *
+ * <p>A receive completion of an EP's own queue carries its {@link RecvRing} position instead of the cookie (flag
+ * POSITION, the ring in the reaper's place): the delivering thread never reads the cookie, and the consumer reads it
+ * from the ring while it copies the slot out, then, once its head CAS made the event its own, frees the ring's slot.
+ * The cookie is read before the CAS, so before the slot can be refilled (see {@link RecvRing}).
  *
  * <h2>Producers ({@link #claim}, {@link #publish})</h2>
  * A producer claims position {@code p} with a CAS of the tail from {@code p} to {@code p + 1}, after checking
@@ -195,19 +201,35 @@ final class EventRing extends EventRingHead {
 
     /** Fills the slot of a tail word returned by {@link #claim} with a DTO completion. */
     void fillDto(long claimed, DatEp ep, long cookie, DatDtoStatus status, long length) {
+        fillDto(claimed, ep, cookie, status, length, DTO);
+    }
+
+    /**
+     * Fills the slot of a tail word returned by {@link #claim} with a receive completion naming {@code position} of
+     * the {@link RecvRing} then given to {@link #publish} as the reaper.
+     */
+    void fillRecv(long claimed, DatEp ep, long position, DatDtoStatus status, long length) {
+        fillDto(claimed, ep, position, status, length, DTO | POSITION);
+    }
+
+    private void fillDto(long claimed, DatEp ep, long cookie, DatDtoStatus status, long length, long kind) {
         int i = (int) (claimed >>> SHIFT) & mask;
         int w = i * WORDS;
         words[w + COOKIE] = cookie;
         words[w + LENGTH] = length;
-        words[w + FLAGS] = DTO | ((long) status.ordinal() << STATUS_SHIFT);
+        words[w + FLAGS] = kind | ((long) status.ordinal() << STATUS_SHIFT);
         // A reference store costs a GC write barrier; on the data path the slot mostly holds this EP already.
         if (refs[i * REFS + EP] != ep) {
             refs[i * REFS + EP] = ep;
         }
     }
 
-    /** Publishes a claimed, filled slot; see the class comment for why a release store is enough. */
-    void publish(long claimed, boolean signal, Reaper reaper) {
+    /**
+     * Publishes a claimed, filled slot; see the class comment for why a release store is enough.
+     *
+     * @param reaper a {@link Reaper}, the {@link RecvRing} of a {@link #fillRecv} completion, or {@code null}
+     */
+    void publish(long claimed, boolean signal, Object reaper) {
         long p = claimed >>> SHIFT;
         int i = (int) p & mask;
         if (signal) {
@@ -250,25 +272,44 @@ final class EventRing extends EventRingHead {
                 // A lap ahead: h is already stale.
                 continue;
             }
-            copyOut(i, into);
-            Reaper reaper = (Reaper) refs[i * REFS + REAPER];
+            // Racy until the CAS below succeeds: a lost race may read a later lap's fields, never trusted.
+            Object reaper = refs[i * REFS + REAPER];
+            long word = copyOut(i, into, reaper);
             // The new head has no OVERFLOW flag: this take makes room, which ends an overflow episode.
             if (HEAD.compareAndSet(this, h, (p + 1) << SHIFT)) {
-                return reaper == null ? NO_REAPER : reaper;
+                if (reaper instanceof Reaper r) {
+                    return r;
+                }
+                if (reaper instanceof RecvRing ring) {
+                    // The cookie is copied: the receive's slot may now be refilled.
+                    ring.release(word);
+                }
+                return NO_REAPER;
             }
         }
     }
 
-    /** Copies slot {@code i} into {@code into}. */
-    private void copyOut(int i, DatEvent into) {
+    /**
+     * Copies slot {@code i}, whose reaper word is {@code reaper}, into {@code into}.
+     *
+     * @return the slot's cookie word (a receive ring's position for a POSITION completion)
+     */
+    private long copyOut(int i, DatEvent into, Object reaper) {
         int w = i * WORDS;
         long flags = words[w + FLAGS];
+        long word = words[w + COOKIE];
         if ((flags & DTO) != 0) {
-            into.setDtoCompletion(evd, (DatEp) refs[i * REFS + EP], words[w + COOKIE],
+            long cookie = word;
+            if ((flags & POSITION) != 0) {
+                // instanceof, not a cast: before the take's CAS the reaper word may belong to another lap.
+                cookie = reaper instanceof RecvRing ring ? ring.cookieAt(word) : 0;
+            }
+            into.setDtoCompletion(evd, (DatEp) refs[i * REFS + EP], cookie,
                     STATUSES[(int) (flags >>> STATUS_SHIFT)], words[w + LENGTH]);
         } else {
             into.copyFrom(events[i]);
         }
+        return word;
     }
 
     /** {@return claimed minus taken positions (claimed events are about to be published), at least 0} */
@@ -390,9 +431,12 @@ final class EventRing extends EventRingHead {
     void reapAll() {
         long end = (long) TAIL.getVolatile(this) >>> SHIFT;
         for (long p = (long) HEAD.getVolatile(this) >>> SHIFT; p < end; p++) {
-            Reaper reaper = (Reaper) refs[((int) p & mask) * REFS + REAPER];
-            if (reaper != null) {
-                reaper.reaped();
+            int i = (int) p & mask;
+            Object reaper = refs[i * REFS + REAPER];
+            if (reaper instanceof Reaper r) {
+                r.reaped();
+            } else if (reaper instanceof RecvRing ring) {
+                ring.release(words[i * WORDS + COOKIE]);
             }
         }
     }
@@ -433,6 +477,8 @@ abstract class EventRingConfig {
     static final long DTO = 1;
     /** In a slot's flags: the event is signalled. */
     static final long SIGNALLED = 2;
+    /** In a slot's flags: the cookie word is a position of the {@link RecvRing} in the reaper's place. */
+    static final long POSITION = 4;
     /** In a slot's flags: where the DTO status ordinal starts. */
     static final int STATUS_SHIFT = 8;
     static final DatDtoStatus[] STATUSES = DatDtoStatus.values();
@@ -441,7 +487,8 @@ abstract class EventRingConfig {
     static final int EP = 0;
     /**
      * Who hears that a completion was reaped: the SRQ its receive buffer came from (the buffer stops being
-     * outstanding) or the EP whose request slot it holds; {@code null} for no one.
+     * outstanding) or the EP whose request slot it holds (a {@link Reaper}), the {@link RecvRing} whose slot a
+     * POSITION completion holds, or {@code null} for no one.
      */
     static final int REAPER = 1;
 

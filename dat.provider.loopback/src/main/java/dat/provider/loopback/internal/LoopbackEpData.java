@@ -229,24 +229,23 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
      * dat_ep_post_send / _rdma_write / _rdma_read: "The operation is valid for the Endpoint in the
      * DAT_EP_STATE_CONNECTED and DAT_EP_STATE_DISCONNECTED states" (in DISCONNECTED it is flushed at once).
      */
-    private int postableLocked() {
+    private int postableLocked(DatEpState s) {
         if (ep.isClosed()) {
             return DatReturn.DAT_INVALID_HANDLE;
         }
-        DatEpState s = ep.state();
         return s == DatEpState.CONNECTED || s == DatEpState.DISCONNECTED ? DatReturn.DAT_SUCCESS
                 : DatReturn.DAT_INVALID_STATE;
     }
 
     /** {@code dat_ep_post_send}. */
     int postSend(int numSegments, Iov localIov, long userCookie, int completionFlags) {
-        if (ep.isClosed()) {
-            return DatReturn.DAT_INVALID_HANDLE;
-        }
+        // No look at the handle before the lock: postableLocked's look under it is the one that decides.
         long outcome;
         sendLock.lock();
         try {
-            int status = postableLocked();
+            // Read once: the state changes only under sendLock, which the post holds to its end.
+            DatEpState s = ep.state();
+            int status = postableLocked(s);
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }
@@ -266,7 +265,7 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
             d.op = Dto.SEND;
             d.cookie = userCookie;
             d.flags = completionFlags;
-            outcome = enqueueLocked(d);
+            outcome = enqueueLocked(d, s);
         } finally {
             sendLock.unlock();
         }
@@ -289,18 +288,16 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
 
     private int postRdma(int op, int numSegments, Iov localIov, long userCookie, int rmrContext, long targetAddress,
                          long segmentLength, int completionFlags) {
-        if (ep.isClosed()) {
-            return DatReturn.DAT_INVALID_HANDLE;
-        }
         boolean write = op == Dto.RDMA_WRITE;
         long outcome;
         sendLock.lock();
         try {
-            int status = postableLocked();
+            // Read once: the state changes only under sendLock, which the post holds to its end.
+            DatEpState s = ep.state();
+            int status = postableLocked(s);
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }
-            DatEpState s = ep.state();
             status = checkRequest(numSegments, localIov, completionFlags,
                     write ? maxRdmaWriteIov : maxRdmaReadIov, RDMA_FLAGS);
             if (status != DatReturn.DAT_SUCCESS) {
@@ -336,7 +333,7 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
             d.rmrContext = rmrContext;
             d.target = targetAddress;
             d.segmentLength = segmentLength;
-            outcome = enqueueLocked(d);
+            outcome = enqueueLocked(d, s);
         } finally {
             sendLock.unlock();
         }
@@ -383,7 +380,7 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
             d.bindOffset = binding ? offset : 0;
             d.bindLength = binding ? length : 0;
             d.bindPrivileges = binding ? privileges : 0;
-            outcome = enqueueLocked(d);
+            outcome = enqueueLocked(d, DatEpState.CONNECTED);
         } finally {
             sendLock.unlock();
         }
@@ -394,14 +391,15 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
      * Appends a validated request (in the slot {@link #requestSlotLocked} gave) and runs the queue. Caller holds
      * sendLock.
      *
+     * @param s the EP's state, read under sendLock by the post
      * @return what {@link #afterUnlock} does: {@code DAT_INSUFFICIENT_RESOURCES}, or a {@link #pendingLocked} word
      */
-    private long enqueueLocked(Dto d) {
+    private long enqueueLocked(Dto d, DatEpState s) {
         if (d == reqSpare || slotsTaken - (long) SLOTS_FREED.getAcquire(this) >= reqCapacity) {
             return DatReturn.DAT_INSUFFICIENT_RESOURCES;
         }
         slotsTaken++;
-        if (ep.state() == DatEpState.DISCONNECTED) {
+        if (s == DatEpState.DISCONNECTED) {
             // "If the operation returns successfully for the Endpoint in the DAT_EP_STATE_DISCONNECTED state,
             // the posted [DTO] is immediately flushed to request_evd_handle."
             completeRequest(d, DatDtoStatus.FLUSHED, 0);
@@ -439,13 +437,15 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
             if (ring.full()) {
                 return DatReturn.DAT_INSUFFICIENT_RESOURCES;
             }
-            d.op = Dto.RECV;
-            d.cookie = userCookie;
-            d.flags = completionFlags;
             if (ep.state() == DatEpState.DISCONNECTED) {
-                postRecvCompletion(d.cookie, d.flags, DatDtoStatus.FLUSHED, 0, true, null);
+                // Flushed at once: the slot is never published, so the completion carries the cookie itself.
+                postRecvCompletion(userCookie, completionFlags, DatDtoStatus.FLUSHED, 0, true, null);
                 return DatReturn.DAT_SUCCESS;
             }
+            // The cookie goes where only this side reads it; op and flags are stored only when they change, so a
+            // re-post of the same buffers writes nothing the delivering thread reads but the tail (see RecvRing).
+            ring.setCookie(userCookie);
+            RecvRing.setFlags(d, completionFlags);
             ring.publish();
         } finally {
             recvLock.unlock();
@@ -748,19 +748,36 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
     }
 
     /**
-     * Completes a claimed receive. The buffer is given back first (an SRQ still counts it as outstanding until
-     * its event is reaped), so a consumer reaping the event at once always finds room for its next post.
+     * Completes a claimed receive. An SRQ buffer is given back first (the SRQ still counts it as outstanding until
+     * its event is reaped), so a consumer reaping the event at once always finds room for its next post. A slot of
+     * the own queue stays held until its completion, which names its position, is reaped ({@link RecvRing}): the
+     * cookie is not read here, on the delivering thread.
      */
     private void finishRecv(Dto r, DatDtoStatus status, long length, boolean solicited) {
-        long cookie = r.cookie;
-        int flags = r.flags;
         LoopbackSrq from = r.srq;
         if (from != null) {
+            long cookie = r.cookie;
+            int flags = r.flags;
             SRQ_HELD.setRelease(this, srqHeld - 1);
+            postRecvCompletion(cookie, flags, status, length, solicited, from);
         } else {
-            recvRing.finish();
+            RecvRing ring = recvRing;
+            postRingCompletion(ring, ring.finish(), r.flags, status, length, solicited);
         }
-        postRecvCompletion(cookie, flags, status, length, solicited, from);
+    }
+
+    /**
+     * Writes the completion of position {@code position} of the own receive ring, or frees the slot at once when no
+     * completion is queued; otherwise as {@link #postRecvCompletion}.
+     */
+    private void postRingCompletion(RecvRing ring, long position, int flags, DatDtoStatus status, long length,
+                                    boolean solicited) {
+        boolean ok = status == DatDtoStatus.SUCCESS;
+        if (recvEvd == null || (ok && (flags & DatCompletionFlags.SUPPRESS) != 0)) {
+            ring.release(position);
+            return;
+        }
+        recvEvd.postRecv(ep, ring, position, status, length, recvSignalled(ok, solicited));
     }
 
     /**
@@ -777,8 +794,17 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
             }
             return;
         }
+        recvEvd.postDto(ep, cookie, status, length, recvSignalled(ok, solicited), from);
+    }
+
+    /**
+     * Whether a receive completion is signalled: unless the EP's recv flags are SOLICITED_WAIT and the matching send
+     * was not solicited; EVD_THRESHOLD and (for an SRQ EP) UNSIGNALLED complete signalled and leave waking to the
+     * waiter's threshold. Errors always signal.
+     */
+    private boolean recvSignalled(boolean ok, boolean solicited) {
         boolean signalled = !ok || recvFlags != DatCompletionFlags.SOLICITED_WAIT || solicited;
-        recvEvd.postDto(ep, cookie, status, length, signalled, from);
+        return signalled;
     }
 
     // ------------------------------------------------------------------ flushes and words for the control path
@@ -800,14 +826,23 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
      * Flushes every waiting receive of the own queue. Caller holds recvLock, and the send locks of this EP
      * and its peer, so no receive is being filled. SRQ buffers are never held here: messages arrive whole,
      * and a delivery claims, fills and completes its buffer under the peer's send lock.
+     *
+     * <p>The connection is gone, so the ring is then replaced by a fresh one when completions still hold slots, as a
+     * verbs QP's reset empties its receive queue: receives posted after {@code dat_ep_reset} need not wait for the
+     * consumer to reap the old completions, which keep naming (and reading their cookies from) the old ring.
      */
     void flushRecvLocked() {
-        if (recvRing == null) {
+        RecvRing ring = recvRing;
+        if (ring == null) {
             return;
         }
-        Dto r;
-        while ((r = recvRing.flushNext()) != null) {
-            postRecvCompletion(r.cookie, r.flags, DatDtoStatus.FLUSHED, 0, true, null);
+        long position;
+        while ((position = ring.flushNext()) >= 0) {
+            postRingCompletion(ring, position, 0, DatDtoStatus.FLUSHED, 0, true);
+        }
+        if (ring.holdsCompletions()) {
+            // Published to the deliverer by its send lock, which the caller holds, and to posters by the recv lock.
+            recvRing = ring.fresh();
         }
     }
 

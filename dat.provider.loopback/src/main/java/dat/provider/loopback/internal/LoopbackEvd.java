@@ -138,7 +138,7 @@ final class LoopbackEvd extends AbstractEvd<LoopbackIa> {
     }
 
     /** Publishes a claimed, filled slot, then wakes the waiter and triggers the CNO if due. */
-    private void publish(EventRing r, long claim, boolean sig, Reaper reaper) {
+    private void publish(EventRing r, long claim, boolean sig, Object reaper) {
         r.publish(claim, sig, reaper);
         if ((claim & EventRing.WAITER) != 0) {
             // Dekker, producer half (see the class comment): publish (volatile) -> read tail and head.
@@ -171,6 +171,28 @@ final class LoopbackEvd extends AbstractEvd<LoopbackIa> {
                 if (reaper != null) {
                     reaper.reaped();
                 }
+                return false;
+            }
+        }
+    }
+
+    /**
+     * Posts the completion of a receive of {@code ep}'s own queue, naming its position in {@code ring}: the consumer
+     * that takes it reads the cookie from the ring and frees the slot ({@link EventRing#take}).
+     *
+     * @return whether the event was queued; when not, the slot is freed here
+     */
+    boolean postRecv(LoopbackEp ep, RecvRing recvRing, long position, DatDtoStatus status, long length, boolean sig) {
+        while (true) {
+            EventRing r = ring;
+            long claim = r.claim(true);
+            if (claim >= 0) {
+                r.fillRecv(claim, ep, position, status, length);
+                publish(r, claim, sig, recvRing);
+                return true;
+            }
+            if (dropped(r, claim)) {
+                recvRing.release(position);
                 return false;
             }
         }

@@ -14,26 +14,45 @@ import java.lang.invoke.VarHandle;
  *
  * <h2>Words</h2>
  * <pre>
- *   posted, not yet completed          free (posters fill these)
- *   |&lt;------------------------------&gt;|&lt;-------------------------------&gt;|
- *   head                              tail                       head + capacity
- *   (slot being filled while a delivery runs)
- *   slot of position p: slots[p &amp; mask]; positions count from 0 and never wrap
+ *   completed, completion not reaped   posted, not yet completed         free (posters fill these)
+ *   |&lt;-----------------------------&gt;|&lt;------------------------------&gt;|&lt;-----------------------&gt;|
+ *   freed                             head                              tail            freed + capacity
+ *   slot of position p: slots[p &amp; mask], cookies[p &amp; mask], done[p &amp; mask]
+ *   (positions count from 0 and never wrap)
  * </pre>
+ * A slot is held from its post until its completion is reaped, as a verbs receive queue holds a WQE until its CQE
+ * is polled: the receive completion names the slot's position, not the cookie ({@link LoopbackEvd#postRecv}), and the
+ * consumer that takes it from the EVD reads the cookie from {@link #cookies} ({@link #cookieAt}) and then frees the
+ * slot ({@link #release}). So the cookie, which changes on every post, lives in an array only the receiving side
+ * touches (the poster writes it, the EVD's consumer reads it), and a re-post of the same buffers writes nothing the
+ * delivering thread reads except {@code tail}: the descriptor's segments, count, length and flags are stored only when
+ * they change ({@link Dto#load}, {@link #setFlags}).
  *
- * <h2>Posting ({@link #postSlot}, {@link #publish}; caller holds the recv lock)</h2>
+ * <h2>Posting ({@link #postSlot}, {@link #setCookie}, {@link #publish}; caller holds the recv lock)</h2>
  * The poster fills the slot at {@code tail} with plain stores, then publishes it with a volatile store of
  * {@code tail + 1}. The deliverer reads {@code tail} with an acquire load, so seeing the new tail means the
  * release half of that store synchronises-with its load and every field of the descriptor is visible. The
- * store is volatile rather than release for the wake-up argument below.
+ * store is volatile rather than release for the wake-up argument below. The cookie reaches the EVD's consumer through
+ * the same chain: tail (release, acquire by the deliverer), the completion's publication (release, acquire by the
+ * consumer).
  *
  * <h2>Delivering ({@link #claim}, {@link #finish}; one delivery at a time)</h2>
- * The deliverer reads the slot at {@code head} (after the acquire load of tail showed it published), copies
- * the message, reads what the completion needs, and only then releases the slot with a release store of
- * {@code head + 1}. A poster may refill slot {@code p & mask} only for a position {@code q >= p + capacity},
- * which it claims only after an acquire load of a head above {@code p}: the deliverer's reads of the slot
- * happen-before that release store, which happens-before the poster's writes. So a slot is never refilled
- * under a delivery, and nothing stronger than release/acquire is needed for it.
+ * The deliverer reads the slot at {@code head} (after the acquire load of tail showed it published), copies the
+ * message, reads what the completion needs, advances {@code head} and posts the completion naming the position. Only
+ * the receiving side reads {@code head} (for counts and on the control path): posters never do.
+ *
+ * <h2>Freeing ({@link #release}, any thread)</h2>
+ * Whoever ends a slot's life stores {@code p + 1} into {@code done[p & mask]} with a release store: the consumer
+ * that took the completion from its EVD (after its head CAS, so after it read the cookie), the deliverer when no
+ * completion is queued (SUPPRESS, no receive EVD, an EVD that overflowed or was freed), the EVD's free for the
+ * events it drops. A poster frees nothing: it keeps {@code freed}, the first position not known to be free, and
+ * advances it over {@code done} entries equal to their position + 1 (acquire loads) only when the ring looks full.
+ * Slots may be freed in any order (a suppressed receive frees at delivery while an earlier completion waits in the
+ * EVD); {@code freed} moves only over a gap-free run, so a slot is never refilled while its cookie is still to be
+ * read, nor while a delivery reads its descriptor: the deliverer's reads happen-before the completion's release,
+ * which happens-before the consumer's release of {@code done}, which happens-before the poster's acquire of it and
+ * its writes. A {@code done} entry equal to {@code p + 1} cannot be stale: it held at most {@code p + 1 - size}
+ * before, and {@code p + size} is never posted before {@code p} is freed.
  *
  * <h2>Waking a waiting send</h2>
  * A send that finds the ring empty waits in the sender's request queue; the next poster must run it. Sender
@@ -46,23 +65,26 @@ import java.lang.invoke.VarHandle;
  * is cleared only by a later successful claim, so it stays set for as long as a send waits.
  *
  * <h2>Caches</h2>
- * Each side keeps the last value it read of the other side's word ({@link RecvRingTail#headCache},
- * {@link RecvRingHead#tailCache}) and reads the other side's cache line only when its copy says full or
- * empty: a cached head is never above the real head, a cached tail never above the real tail, so the cache
- * can only be pessimistic. Head and tail sit on cache lines of their own (padding by inheritance, as in
- * {@link EventRing}), so a poster and a deliverer on two cores do not bounce one line.
+ * The deliverer keeps the last tail it read ({@link RecvRingHead#tailCache}) and reads the poster's line only when its
+ * copy says empty; a cached tail is never above the real tail, so the cache can only be pessimistic. Head and tail sit
+ * on cache lines of their own (padding by inheritance, as in {@link EventRing}), so a poster and a deliverer on two
+ * cores do not bounce one line.
  *
  * <h2>Control path</h2>
  * {@link #flushNext} and {@link #moveTo} run with the recv lock and both send locks of the connection held:
  * no poster and no deliverer is active. Moving {@code head} there must keep {@code tailCache} at or above it:
  * the deliverer's cache is otherwise the one word that may lag behind the head, and a stale cache below the head
  * once made {@link #claim} hand out a flushed slot as a posted receive (an old cookie, a buffer the application
- * had back, a negative count, and a flush that never ended).
+ * had back, a negative count, and a flush that never ended). A flush's completions name positions too and hold their
+ * slots until reaped; once the connection is gone the EP takes a fresh ring ({@link #fresh}), as a verbs QP's reset
+ * empties its receive queue, so work posted after {@code dat_ep_reset} never waits for old completions to be reaped
+ * and an old completion still reads its cookie from the ring it names.
  */
 final class RecvRing extends RecvRingHead {
 
     private static final VarHandle HEAD;
     private static final VarHandle TAIL;
+    private static final VarHandle DONE = MethodHandles.arrayElementVarHandle(long[].class);
 
     static {
         try {
@@ -75,7 +97,7 @@ final class RecvRing extends RecvRingHead {
     }
 
     /**
-     * @param capacity receives that can be posted and not yet completed ({@code max_recv_dtos})
+     * @param capacity receives that can be posted and not yet reaped ({@code max_recv_dtos})
      * @param maxSegments the segments of each descriptor ({@code max_recv_iov})
      */
     RecvRing(int capacity, int maxSegments) {
@@ -86,6 +108,11 @@ final class RecvRing extends RecvRingHead {
         return capacity;
     }
 
+    /** {@return an empty ring of the same size, every slot free} */
+    RecvRing fresh() {
+        return new RecvRing(capacity, spare.capacity());
+    }
+
     // ---- posters (recv lock held) ----
 
     /**
@@ -94,19 +121,45 @@ final class RecvRing extends RecvRingHead {
      */
     Dto postSlot() {
         long t = tail;
-        if (t - headCache >= capacity) {
-            // Acquire: the deliverer's reads of the slot we may now refill happen-before our writes.
-            headCache = (long) HEAD.getAcquire(this);
-            if (t - headCache >= capacity) {
+        if (t - freed >= capacity) {
+            advanceFreed();
+            if (t - freed >= capacity) {
                 return spare;
             }
         }
         return slots[(int) t & mask];
     }
 
-    /** {@return whether every slot is posted or being filled; call after {@link #postSlot}} */
+    /** Moves {@link #freed} over the slots released since; acquire: their last readers' reads happen-before. */
+    private void advanceFreed() {
+        long f = freed;
+        while ((long) DONE.getAcquire(done, (int) f & mask) == f + 1) {
+            f++;
+        }
+        freed = f;
+    }
+
+    /** {@return whether every slot is posted, filled or held by an unreaped completion; after {@link #postSlot}} */
     boolean full() {
-        return tail - headCache >= capacity;
+        return tail - freed >= capacity;
+    }
+
+    /** Sets the cookie of the slot {@link #postSlot} returned (not the spare). */
+    void setCookie(long cookie) {
+        cookies[(int) tail & mask] = cookie;
+    }
+
+    /**
+     * Sets the completion flags of {@code d}, a slot {@link #postSlot} returned, storing only a change: the deliverer
+     * reads them (SUPPRESS decides whether a completion is queued), and an unchanged store would still take the line.
+     */
+    static void setFlags(Dto d, int flags) {
+        if (d.flags != flags) {
+            d.flags = flags;
+        }
+        if (d.op != Dto.RECV) {
+            d.op = Dto.RECV;
+        }
     }
 
     /**
@@ -119,7 +172,7 @@ final class RecvRing extends RecvRingHead {
 
     // ---- the deliverer (one at a time, serialised by the peer's send lock) ----
 
-    /** {@return the oldest posted receive, which stays allocated until {@link #finish}; {@code null} when none} */
+    /** {@return the oldest posted receive, which stays held until its completion is reaped; {@code null} when none} */
     Dto claim() {
         long h = head;
         // "No cached tail above the head" rather than "cached tail == head": the control path moves head (flushNext)
@@ -144,12 +197,32 @@ final class RecvRing extends RecvRingHead {
         return head != tailCache;
     }
 
-    /** Frees the slot {@link #claim} returned; the caller has read everything it needs from it. */
-    void finish() {
-        HEAD.setRelease(this, head + 1);
+    /**
+     * Completes the slot {@link #claim} returned: it stays held until {@link #release} of the position returned.
+     *
+     * @return the slot's position, which its completion names
+     */
+    long finish() {
+        long h = head;
+        HEAD.setRelease(this, h + 1);
+        return h;
     }
 
-    // ---- anyone ----
+    // ---- the receiving side (any thread) ----
+
+    /**
+     * {@return the cookie posted at {@code position}} Called by the EVD's consumer while the completion naming the
+     * position is in its EVD; a consumer that loses the race for the event may read a newer cookie, which it
+     * discards with its copy.
+     */
+    long cookieAt(long position) {
+        return cookies[(int) position & mask];
+    }
+
+    /** Frees the slot of {@code position}: its completion was reaped, or will never be queued. Once per position. */
+    void release(long position) {
+        DONE.setRelease(done, (int) position & mask, position + 1);
+    }
 
     /** {@return receives posted and not completed (the one being filled included)} */
     int allocated() {
@@ -160,17 +233,26 @@ final class RecvRing extends RecvRingHead {
 
     // ---- control path (recv lock and both send locks held) ----
 
-    /** {@return the oldest posted receive, removed from the ring; {@code null} when the ring is empty} */
-    Dto flushNext() {
+    /** {@return whether a slot is held by a completion not yet reaped} Caller holds the recv lock. */
+    boolean holdsCompletions() {
+        advanceFreed();
+        return freed != head;
+    }
+
+    /**
+     * Removes the oldest posted receive from the ring: its slot stays held until its completion is reaped.
+     *
+     * @return its position, or {@code -1} when no receive is posted
+     */
+    long flushNext() {
         long h = head;
         if (h == (long) TAIL.getAcquire(this)) {
-            return null;
+            return -1;
         }
-        Dto d = slots[(int) h & mask];
         HEAD.setRelease(this, h + 1);
         // The deliverer is stopped (its send lock is held): keep its cache at or above the head it will see next.
         tailCache = Math.max(tailCache, h + 1);
-        return d;
+        return h;
     }
 
     /**
@@ -189,12 +271,16 @@ final class RecvRing extends RecvRingHead {
         return null;
     }
 
-    /** Moves the posted receives into the empty ring {@code to}, which holds them and whose segments fit. */
+    /**
+     * Moves the posted receives into the empty ring {@code to}, which holds them and whose segments fit. Completions
+     * not yet reaped keep naming this ring, which they free and read their cookies from.
+     */
     void moveTo(RecvRing to) {
         long t = (long) TAIL.getAcquire(this);
         long n = 0;
         for (long p = head; p < t; p++, n++) {
             to.slots[(int) n & to.mask].copyFrom(slots[(int) p & mask]);
+            to.cookies[(int) n & to.mask] = cookies[(int) p & mask];
         }
         // The new ring is published to other threads by the recv lock's release.
         to.tail = n;
@@ -210,6 +296,10 @@ abstract class RecvRingConfig {
     final Dto[] slots;
     /** What a post validates into when the ring is full; guarded by the recv lock. */
     final Dto spare;
+    /** The cookie of each slot's receive: written by posters, read by the EVD's consumer; never by the deliverer. */
+    final long[] cookies;
+    /** {@code done[p & mask] == p + 1} once position {@code p} is freed; through RecvRing's DONE VarHandle. */
+    final long[] done;
 
     RecvRingConfig(int capacity, int maxSegments) {
         int size = Rings.size(capacity);
@@ -220,6 +310,8 @@ abstract class RecvRingConfig {
             slots[i] = new Dto(maxSegments);
         }
         this.spare = new Dto(maxSegments);
+        this.cookies = new long[size];
+        this.done = new long[size];
     }
 }
 
@@ -235,8 +327,8 @@ abstract class RecvRingPad1 extends RecvRingConfig {
 abstract class RecvRingTail extends RecvRingPad1 {
     /** Next position to post; written only by posters (recv lock), through RecvRing's TAIL VarHandle. */
     long tail;
-    /** A head some poster read; never above the real head. Guarded by the recv lock. */
-    long headCache;
+    /** The first position not known to be freed; never above the real one. Guarded by the recv lock. */
+    long freed;
 
     RecvRingTail(int capacity, int maxSegments) {
         super(capacity, maxSegments);

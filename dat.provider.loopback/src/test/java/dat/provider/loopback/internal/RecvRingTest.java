@@ -3,6 +3,7 @@ package dat.provider.loopback.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -21,13 +22,22 @@ class RecvRingTest {
 
     /** What a poster does under the recv lock: validate into the slot, then publish it. */
     private static boolean post(RecvRing ring, long cookie) {
-        Dto d = ring.postSlot();
-        d.cookie = cookie;
+        ring.postSlot();
         if (ring.full()) {
             return false;
         }
+        ring.setCookie(cookie);
         ring.publish();
         return true;
+    }
+
+    /** What a delivery and the reaping of its completion do: {@return the cookie the consumer reads} */
+    private static long deliverAndReap(RecvRing ring) {
+        assertNotNull(ring.claim());
+        long position = ring.finish();
+        long cookie = ring.cookieAt(position);
+        ring.release(position);
+        return cookie;
     }
 
     @Test
@@ -36,9 +46,7 @@ class RecvRingTest {
         RecvRing ring = new RecvRing(3, 1);
         for (long c = 0; c < 50; c++) {
             assertTrue(post(ring, c));
-            Dto d = ring.claim();
-            assertEquals(c, d.cookie);
-            ring.finish();
+            assertEquals(c, deliverAndReap(ring));
             assertNull(ring.claim());
         }
         assertEquals(0, ring.allocated());
@@ -52,14 +60,15 @@ class RecvRingTest {
         RecvRing ring = new RecvRing(3, 1);
         for (long lap = 0; lap < 6; lap++) {
             assertTrue(post(ring, 10 + lap));
-            assertEquals(10 + lap, ring.flushNext().cookie, "the control path flushes the receive");
-            assertNull(ring.flushNext());
+            long position = ring.flushNext();
+            assertEquals(10 + lap, ring.cookieAt(position), "the control path flushes the receive");
+            ring.release(position);
+            assertEquals(-1, ring.flushNext());
             assertNull(ring.claim(), "after the flush there is nothing to deliver");
             assertEquals(0, ring.allocated());
         }
         assertTrue(post(ring, 2));
-        assertEquals(2, ring.claim().cookie, "a receive posted after the flushes is delivered");
-        ring.finish();
+        assertEquals(2, deliverAndReap(ring), "a receive posted after the flushes is delivered");
         assertNull(ring.claim());
         assertEquals(0, ring.allocated());
     }
@@ -75,37 +84,88 @@ class RecvRingTest {
         assertSame(ring.spare, spare, "a full ring hands out the spare, never a posted slot");
         assertFalse(post(ring, 99));
         assertEquals(3, ring.allocated());
-        assertEquals(0, ring.claim().cookie, "the refused post changed nothing");
+        assertEquals(0, deliverAndReap(ring), "the refused post changed nothing");
     }
 
     @Test
-    void aClaimedSlotIsNotReusedBeforeItIsFinished() {
+    void aSlotIsHeldUntilItsCompletionIsReaped() {
         RecvRing ring = new RecvRing(2, 1);
         assertTrue(post(ring, 1));
         assertTrue(post(ring, 2));
         Dto filling = ring.claim();
-        assertEquals(1, filling.cookie);
         // The delivery is still copying into `filling`: the ring counts it and a post must not get its slot.
         assertEquals(2, ring.allocated());
         assertSame(ring.spare, ring.postSlot());
         assertTrue(ring.full());
-        ring.finish();
+        long position = ring.finish();
+        assertEquals(0, position);
+        assertEquals(1, ring.allocated(), "completed: no longer allocated to the EP");
+        // The completion naming position 0 is not reaped yet: its cookie must stay, so its slot stays taken.
+        assertSame(ring.spare, ring.postSlot(), "a completed, unreaped slot is not refilled");
+        assertTrue(ring.full());
+        assertEquals(1, ring.cookieAt(position));
+        ring.release(position);
         Dto next = ring.postSlot();
         assertFalse(ring.full());
-        assertSame(filling, next, "once finished, the slot is the next to fill");
+        assertSame(filling, next, "once reaped, the slot is the next to fill");
         assertNotSame(ring.spare, next);
+    }
+
+    @Test
+    void slotsFreedOutOfOrderAreReusedOnlyOnceEveryEarlierOneIsFree() {
+        // A suppressed receive frees its slot at delivery while the completion before it waits in the EVD: the slot
+        // of that earlier completion, whose cookie is still to be read, must not be refilled (a count of frees would
+        // have said "one slot free" and handed it out).
+        RecvRing ring = new RecvRing(2, 1);
+        assertTrue(post(ring, 10));
+        assertTrue(post(ring, 11));
+        ring.claim();
+        long first = ring.finish();
+        ring.claim();
+        long second = ring.finish();
+        ring.release(second);
+        assertSame(ring.spare, ring.postSlot(), "position 0's completion is unreaped: no slot is free in order");
+        assertFalse(post(ring, 12));
+        assertEquals(10, ring.cookieAt(first), "the unreaped completion still reads its own cookie");
+        ring.release(first);
+        assertTrue(post(ring, 12));
+        assertTrue(post(ring, 13), "both slots are free once the earlier one is too");
+        assertFalse(post(ring, 14));
+        assertEquals(12, deliverAndReap(ring));
+        assertEquals(13, deliverAndReap(ring));
+    }
+
+    @Test
+    void aFreshRingHasEverySlotFreeWhileTheOldOneKeepsItsCookies() {
+        RecvRing ring = new RecvRing(2, 3);
+        assertTrue(post(ring, 1));
+        assertTrue(post(ring, 2));
+        long a = ring.flushNext();
+        long b = ring.flushNext();
+        assertTrue(ring.holdsCompletions());
+        RecvRing fresh = ring.fresh();
+        assertEquals(2, fresh.capacity());
+        assertEquals(3, fresh.spare.capacity());
+        assertTrue(post(fresh, 7));
+        assertTrue(post(fresh, 8));
+        assertEquals(1, ring.cookieAt(a), "old completions read the ring they name");
+        assertEquals(2, ring.cookieAt(b));
+        ring.release(a);
+        ring.release(b);
+        assertFalse(ring.holdsCompletions());
+        assertEquals(7, deliverAndReap(fresh));
     }
 
     @Test
     void theDelivererSeesAPostOnlyOnceItIsPublished() {
         RecvRing ring = new RecvRing(4, 1);
-        Dto d = ring.postSlot();
-        d.cookie = 7;
+        ring.postSlot();
+        ring.setCookie(7);
         assertNull(ring.claim(), "filled but unpublished");
         assertFalse(ring.published());
         ring.publish();
         assertTrue(ring.published(), "the sender's volatile re-check sees the post");
-        assertEquals(7, ring.claim().cookie);
+        assertEquals(7, deliverAndReap(ring));
     }
 
     @Test
@@ -115,12 +175,16 @@ class RecvRingTest {
             assertTrue(post(ring, i));
         }
         for (int i = 0; i < 3; i++) {
-            assertEquals(i, ring.flushNext().cookie);
+            long position = ring.flushNext();
+            assertEquals(i, position);
+            assertEquals(i, ring.cookieAt(position));
+            ring.release(position);
         }
-        assertNull(ring.flushNext());
+        assertEquals(-1, ring.flushNext());
         assertEquals(0, ring.allocated());
+        assertFalse(ring.holdsCompletions());
         assertTrue(post(ring, 5));
-        assertEquals(5, ring.claim().cookie);
+        assertEquals(5, deliverAndReap(ring));
     }
 
     @Test
@@ -129,8 +193,7 @@ class RecvRingTest {
         for (int i = 0; i < 4; i++) {
             assertTrue(post(ring, i));
         }
-        ring.claim();
-        ring.finish();
+        assertEquals(0, deliverAndReap(ring));
         ring.slots[2].count = 2;
         assertSame(ring.slots[2], ring.firstWiderThan(1));
         assertNull(ring.firstWiderThan(2));
@@ -138,8 +201,7 @@ class RecvRingTest {
         ring.moveTo(bigger);
         assertEquals(3, bigger.allocated());
         for (int i = 1; i < 4; i++) {
-            assertEquals(i, bigger.claim().cookie);
-            bigger.finish();
+            assertEquals(i, deliverAndReap(bigger));
         }
         assertNull(bigger.claim());
     }
@@ -164,13 +226,15 @@ class RecvRingTest {
                         Thread.yield();
                         continue;
                     }
-                    if (d.cookie != expected || d.total != ~expected || d.flags != 1) {
-                        throw new AssertionError("position " + expected + ": cookie " + d.cookie + " total "
-                                + d.total + " flags " + d.flags);
+                    long position = ring.finish();
+                    long cookie = ring.cookieAt(position);
+                    if (position != expected || cookie != expected || d.total != ~expected || d.flags != 1) {
+                        throw new AssertionError("position " + position + " (expected " + expected + "): cookie "
+                                + cookie + " total " + d.total + " flags " + d.flags);
                     }
-                    // Marks the slot as read; a poster refilling it before finish() would be caught below.
+                    // Marks the slot as read; a poster refilling it before release() would be caught below.
                     d.flags = 2;
-                    ring.finish();
+                    ring.release(position);
                     expected++;
                 }
             } catch (Throwable t) {
@@ -190,7 +254,7 @@ class RecvRingTest {
                 failure.compareAndSet(null, new AssertionError("slot of " + c + " handed out before it was read"));
                 break;
             }
-            d.cookie = c;
+            ring.setCookie(c);
             d.total = ~c;
             d.flags = 1;
             ring.publish();
