@@ -9,6 +9,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
 
@@ -42,11 +43,69 @@ public final class LibDat2 {
     /** {@code DAT_CLOSE_GRACEFUL_FLAG}. */
     public static final int DAT_CLOSE_GRACEFUL_FLAG = 1;
 
+    /**
+     * {@code DAT_REGION_DESCRIPTION} passed by value: a 16-byte union ({@code for_va}, {@code for_lmr_handle},
+     * {@code for_shared_memory}) the System V ABI passes in two integer registers, as this two-member struct.
+     */
+    public static final StructLayout REGION_BY_VALUE = CStruct.of(C_POINTER.withName("for_va"),
+            C_POINTER.withName("shared_memory_id"));
+    /** {@code DAT_OS_WAIT_PROXY_AGENT} passed by value: {@code instance_data} and {@code proxy_agent_func}. */
+    public static final StructLayout AGENT_BY_VALUE = CStruct.of(C_POINTER.withName("instance_data"),
+            C_POINTER.withName("proxy_agent_func"));
+
     private final MethodHandle listProviders;
     private final MethodHandle iaOpenv;
     private final MethodHandle iaClose;
     private final MethodHandle iaQuery;
     private final MethodHandle strerror;
+    private final MethodHandle pzCreate;
+    private final MethodHandle pzFree;
+    private final MethodHandle pzQuery;
+    private final MethodHandle lmrCreate;
+    private final MethodHandle lmrFree;
+    private final MethodHandle lmrQuery;
+    private final MethodHandle rmrCreate;
+    private final MethodHandle rmrFree;
+    private final MethodHandle rmrQuery;
+    private final MethodHandle rmrBind;
+    private final MethodHandle evdCreate;
+    private final MethodHandle evdFree;
+    private final MethodHandle evdQuery;
+    private final MethodHandle evdResize;
+    private final MethodHandle evdModifyCno;
+    private final MethodHandle evdPostSe;
+    private final MethodHandle evdDequeue;
+    private final MethodHandle evdWait;
+    private final MethodHandle evdEnable;
+    private final MethodHandle evdDisable;
+    private final MethodHandle evdSetUnwaitable;
+    private final MethodHandle evdClearUnwaitable;
+    private final MethodHandle cnoCreate;
+    private final MethodHandle cnoFree;
+    private final MethodHandle cnoWait;
+    private final MethodHandle epCreate;
+    private final MethodHandle epFree;
+    private final MethodHandle epQuery;
+    private final MethodHandle epModify;
+    private final MethodHandle epConnect;
+    private final MethodHandle epDupConnect;
+    private final MethodHandle epDisconnect;
+    private final MethodHandle epReset;
+    private final MethodHandle epPostSend;
+    private final MethodHandle epPostRecv;
+    private final MethodHandle epPostRdmaRead;
+    private final MethodHandle epPostRdmaWrite;
+    private final MethodHandle pspCreate;
+    private final MethodHandle pspCreateAny;
+    private final MethodHandle pspFree;
+    private final MethodHandle pspQuery;
+    private final MethodHandle rspCreate;
+    private final MethodHandle rspFree;
+    private final MethodHandle rspQuery;
+    private final MethodHandle crAccept;
+    private final MethodHandle crReject;
+    private final MethodHandle crQuery;
+    private final MethodHandle crHandoff;
 
     private LibDat2(SymbolLookup lookup) throws LibraryUnavailableException {
         Linker linker = Linker.nativeLinker();
@@ -58,6 +117,71 @@ public final class LibDat2 {
         iaQuery = find(linker, lookup, "dat_ia_query", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_LONG,
                 C_POINTER, C_LONG, C_POINTER));
         strerror = find(linker, lookup, "dat_strerror", FunctionDescriptor.of(C_INT, C_INT, C_POINTER, C_POINTER));
+        pzCreate = find(linker, lookup, "dat_pz_create", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER));
+        pzFree = find(linker, lookup, "dat_pz_free", FunctionDescriptor.of(C_INT, C_POINTER));
+        pzQuery = find(linker, lookup, "dat_pz_query", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
+        lmrCreate = find(linker, lookup, "dat_lmr_create", FunctionDescriptor.of(C_INT, C_POINTER, C_INT,
+                REGION_BY_VALUE, C_LONG, C_POINTER, C_INT, C_INT, C_POINTER, C_POINTER, C_POINTER, C_POINTER,
+                C_POINTER));
+        lmrFree = find(linker, lookup, "dat_lmr_free", FunctionDescriptor.of(C_INT, C_POINTER));
+        lmrQuery = find(linker, lookup, "dat_lmr_query", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
+        rmrCreate = find(linker, lookup, "dat_rmr_create", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER));
+        rmrFree = find(linker, lookup, "dat_rmr_free", FunctionDescriptor.of(C_INT, C_POINTER));
+        rmrQuery = find(linker, lookup, "dat_rmr_query", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
+        rmrBind = find(linker, lookup, "dat_rmr_bind", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_POINTER,
+                C_INT, C_INT, C_POINTER, C_LONG, C_INT, C_POINTER));
+        evdCreate = find(linker, lookup, "dat_evd_create", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER,
+                C_INT, C_POINTER));
+        evdFree = find(linker, lookup, "dat_evd_free", FunctionDescriptor.of(C_INT, C_POINTER));
+        evdQuery = find(linker, lookup, "dat_evd_query", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
+        evdResize = find(linker, lookup, "dat_evd_resize", FunctionDescriptor.of(C_INT, C_POINTER, C_INT));
+        evdModifyCno = find(linker, lookup, "dat_evd_modify_cno", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER));
+        evdPostSe = find(linker, lookup, "dat_evd_post_se", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER));
+        evdDequeue = find(linker, lookup, "dat_evd_dequeue", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER));
+        evdWait = find(linker, lookup, "dat_evd_wait", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_INT, C_POINTER,
+                C_POINTER));
+        evdEnable = find(linker, lookup, "dat_evd_enable", FunctionDescriptor.of(C_INT, C_POINTER));
+        evdDisable = find(linker, lookup, "dat_evd_disable", FunctionDescriptor.of(C_INT, C_POINTER));
+        evdSetUnwaitable = find(linker, lookup, "dat_evd_set_unwaitable", FunctionDescriptor.of(C_INT, C_POINTER));
+        evdClearUnwaitable = find(linker, lookup, "dat_evd_clear_unwaitable", FunctionDescriptor.of(C_INT, C_POINTER));
+        cnoCreate = find(linker, lookup, "dat_cno_create", FunctionDescriptor.of(C_INT, C_POINTER, AGENT_BY_VALUE,
+                C_POINTER));
+        cnoFree = find(linker, lookup, "dat_cno_free", FunctionDescriptor.of(C_INT, C_POINTER));
+        cnoWait = find(linker, lookup, "dat_cno_wait", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
+        epCreate = find(linker, lookup, "dat_ep_create", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_POINTER,
+                C_POINTER, C_POINTER, C_POINTER, C_POINTER));
+        epFree = find(linker, lookup, "dat_ep_free", FunctionDescriptor.of(C_INT, C_POINTER));
+        epQuery = find(linker, lookup, "dat_ep_query", FunctionDescriptor.of(C_INT, C_POINTER, C_LONG, C_POINTER));
+        epModify = find(linker, lookup, "dat_ep_modify", FunctionDescriptor.of(C_INT, C_POINTER, C_LONG, C_POINTER));
+        epConnect = find(linker, lookup, "dat_ep_connect", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_LONG,
+                C_INT, C_INT, C_POINTER, C_INT, C_INT));
+        epDupConnect = find(linker, lookup, "dat_ep_dup_connect", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER,
+                C_INT, C_INT, C_POINTER, C_INT));
+        epDisconnect = find(linker, lookup, "dat_ep_disconnect", FunctionDescriptor.of(C_INT, C_POINTER, C_INT));
+        epReset = find(linker, lookup, "dat_ep_reset", FunctionDescriptor.of(C_INT, C_POINTER));
+        epPostSend = find(linker, lookup, "dat_ep_post_send", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER,
+                C_LONG, C_INT));
+        epPostRecv = find(linker, lookup, "dat_ep_post_recv", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER,
+                C_LONG, C_INT));
+        epPostRdmaRead = find(linker, lookup, "dat_ep_post_rdma_read", FunctionDescriptor.of(C_INT, C_POINTER, C_INT,
+                C_POINTER, C_LONG, C_POINTER, C_INT));
+        epPostRdmaWrite = find(linker, lookup, "dat_ep_post_rdma_write", FunctionDescriptor.of(C_INT, C_POINTER, C_INT,
+                C_POINTER, C_LONG, C_POINTER, C_INT));
+        pspCreate = find(linker, lookup, "dat_psp_create", FunctionDescriptor.of(C_INT, C_POINTER, C_LONG, C_POINTER,
+                C_INT, C_POINTER));
+        pspCreateAny = find(linker, lookup, "dat_psp_create_any", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER,
+                C_POINTER, C_INT, C_POINTER));
+        pspFree = find(linker, lookup, "dat_psp_free", FunctionDescriptor.of(C_INT, C_POINTER));
+        pspQuery = find(linker, lookup, "dat_psp_query", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
+        rspCreate = find(linker, lookup, "dat_rsp_create", FunctionDescriptor.of(C_INT, C_POINTER, C_LONG, C_POINTER,
+                C_POINTER, C_POINTER));
+        rspFree = find(linker, lookup, "dat_rsp_free", FunctionDescriptor.of(C_INT, C_POINTER));
+        rspQuery = find(linker, lookup, "dat_rsp_query", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
+        crAccept = find(linker, lookup, "dat_cr_accept", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_INT,
+                C_POINTER));
+        crReject = find(linker, lookup, "dat_cr_reject", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
+        crQuery = find(linker, lookup, "dat_cr_query", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
+        crHandoff = find(linker, lookup, "dat_cr_handoff", FunctionDescriptor.of(C_INT, C_POINTER, C_LONG));
     }
 
     /**
@@ -228,5 +352,811 @@ public final class LibDat2 {
      */
     public int strerror(int value, MemorySegment major, MemorySegment minor) {
         return invoke(strerror, value, major, minor);
+    }
+
+    /**
+     * {@code dat_pz_create(ia, pzOut)}.
+     *
+     * @param ia as C takes it
+     * @param pzOut out: where C writes
+     * @return the {@code DAT_RETURN}
+     */
+    public int pzCreate(MemorySegment ia, MemorySegment pzOut) {
+        try {
+            return (int) pzCreate.invokeExact(ia, pzOut);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_pz_free(pz)}.
+     *
+     * @param pz as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int pzFree(MemorySegment pz) {
+        try {
+            return (int) pzFree.invokeExact(pz);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_pz_query(pz, mask, param)}.
+     *
+     * @param pz as C takes it
+     * @param mask as C takes it
+     * @param param as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int pzQuery(MemorySegment pz, int mask, MemorySegment param) {
+        try {
+            return (int) pzQuery.invokeExact(pz, mask, param);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_lmr_create(ia, memType, region, length, pz, privileges, vaType, lmrOut, lmrContextOut, rmrContextOut,
+     * registeredLengthOut, registeredAddressOut)}.
+     *
+     * @param ia as C takes it
+     * @param memType as C takes it
+     * @param region a 16-byte by-value union, as a segment
+     * @param length as C takes it
+     * @param pz as C takes it
+     * @param privileges as C takes it
+     * @param vaType as C takes it
+     * @param lmrOut out: where C writes
+     * @param lmrContextOut out: where C writes
+     * @param rmrContextOut out: where C writes
+     * @param registeredLengthOut out: where C writes
+     * @param registeredAddressOut out: where C writes
+     * @return the {@code DAT_RETURN}
+     */
+    public int lmrCreate(MemorySegment ia, int memType, MemorySegment region, long length, MemorySegment pz,
+            int privileges, int vaType, MemorySegment lmrOut, MemorySegment lmrContextOut, MemorySegment rmrContextOut,
+            MemorySegment registeredLengthOut, MemorySegment registeredAddressOut) {
+        try {
+            return (int) lmrCreate.invokeExact(ia, memType, region, length, pz, privileges, vaType, lmrOut,
+                    lmrContextOut, rmrContextOut, registeredLengthOut, registeredAddressOut);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_lmr_free(lmr)}.
+     *
+     * @param lmr as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int lmrFree(MemorySegment lmr) {
+        try {
+            return (int) lmrFree.invokeExact(lmr);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_lmr_query(lmr, mask, param)}.
+     *
+     * @param lmr as C takes it
+     * @param mask as C takes it
+     * @param param as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int lmrQuery(MemorySegment lmr, int mask, MemorySegment param) {
+        try {
+            return (int) lmrQuery.invokeExact(lmr, mask, param);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_rmr_create(pz, rmrOut)}.
+     *
+     * @param pz as C takes it
+     * @param rmrOut out: where C writes
+     * @return the {@code DAT_RETURN}
+     */
+    public int rmrCreate(MemorySegment pz, MemorySegment rmrOut) {
+        try {
+            return (int) rmrCreate.invokeExact(pz, rmrOut);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_rmr_free(rmr)}.
+     *
+     * @param rmr as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int rmrFree(MemorySegment rmr) {
+        try {
+            return (int) rmrFree.invokeExact(rmr);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_rmr_query(rmr, mask, param)}.
+     *
+     * @param rmr as C takes it
+     * @param mask as C takes it
+     * @param param as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int rmrQuery(MemorySegment rmr, int mask, MemorySegment param) {
+        try {
+            return (int) rmrQuery.invokeExact(rmr, mask, param);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_rmr_bind(rmr, lmr, lmrTriplet, memPriv, vaType, ep, cookie, completionFlags, rmrContextOut)}.
+     *
+     * @param rmr as C takes it
+     * @param lmr as C takes it
+     * @param lmrTriplet as C takes it
+     * @param memPriv as C takes it
+     * @param vaType as C takes it
+     * @param ep as C takes it
+     * @param cookie as C takes it
+     * @param completionFlags as C takes it
+     * @param rmrContextOut out: where C writes
+     * @return the {@code DAT_RETURN}
+     */
+    public int rmrBind(MemorySegment rmr, MemorySegment lmr, MemorySegment lmrTriplet, int memPriv, int vaType,
+            MemorySegment ep, long cookie, int completionFlags, MemorySegment rmrContextOut) {
+        try {
+            return (int) rmrBind.invokeExact(rmr, lmr, lmrTriplet, memPriv, vaType, ep, cookie, completionFlags,
+                    rmrContextOut);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_evd_create(ia, minQlen, cno, flags, evdOut)}.
+     *
+     * @param ia as C takes it
+     * @param minQlen as C takes it
+     * @param cno as C takes it
+     * @param flags as C takes it
+     * @param evdOut out: where C writes
+     * @return the {@code DAT_RETURN}
+     */
+    public int evdCreate(MemorySegment ia, int minQlen, MemorySegment cno, int flags, MemorySegment evdOut) {
+        try {
+            return (int) evdCreate.invokeExact(ia, minQlen, cno, flags, evdOut);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_evd_free(evd)}.
+     *
+     * @param evd as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int evdFree(MemorySegment evd) {
+        try {
+            return (int) evdFree.invokeExact(evd);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_evd_query(evd, mask, param)}.
+     *
+     * @param evd as C takes it
+     * @param mask as C takes it
+     * @param param as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int evdQuery(MemorySegment evd, int mask, MemorySegment param) {
+        try {
+            return (int) evdQuery.invokeExact(evd, mask, param);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_evd_resize(evd, minQlen)}.
+     *
+     * @param evd as C takes it
+     * @param minQlen as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int evdResize(MemorySegment evd, int minQlen) {
+        try {
+            return (int) evdResize.invokeExact(evd, minQlen);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_evd_modify_cno(evd, cno)}.
+     *
+     * @param evd as C takes it
+     * @param cno as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int evdModifyCno(MemorySegment evd, MemorySegment cno) {
+        try {
+            return (int) evdModifyCno.invokeExact(evd, cno);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_evd_post_se(evd, event)}.
+     *
+     * @param evd as C takes it
+     * @param event as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int evdPostSe(MemorySegment evd, MemorySegment event) {
+        try {
+            return (int) evdPostSe.invokeExact(evd, event);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_evd_dequeue(evd, event)}.
+     *
+     * @param evd as C takes it
+     * @param event as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int evdDequeue(MemorySegment evd, MemorySegment event) {
+        try {
+            return (int) evdDequeue.invokeExact(evd, event);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_evd_wait(evd, timeoutMicros, threshold, event, nMoreOut)}.
+     *
+     * @param evd as C takes it
+     * @param timeoutMicros as C takes it
+     * @param threshold as C takes it
+     * @param event as C takes it
+     * @param nMoreOut out: where C writes
+     * @return the {@code DAT_RETURN}
+     */
+    public int evdWait(MemorySegment evd, int timeoutMicros, int threshold, MemorySegment event,
+            MemorySegment nMoreOut) {
+        try {
+            return (int) evdWait.invokeExact(evd, timeoutMicros, threshold, event, nMoreOut);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_evd_enable(evd)}.
+     *
+     * @param evd as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int evdEnable(MemorySegment evd) {
+        try {
+            return (int) evdEnable.invokeExact(evd);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_evd_disable(evd)}.
+     *
+     * @param evd as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int evdDisable(MemorySegment evd) {
+        try {
+            return (int) evdDisable.invokeExact(evd);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_evd_set_unwaitable(evd)}.
+     *
+     * @param evd as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int evdSetUnwaitable(MemorySegment evd) {
+        try {
+            return (int) evdSetUnwaitable.invokeExact(evd);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_evd_clear_unwaitable(evd)}.
+     *
+     * @param evd as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int evdClearUnwaitable(MemorySegment evd) {
+        try {
+            return (int) evdClearUnwaitable.invokeExact(evd);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_cno_create(ia, agent, cnoOut)}.
+     *
+     * @param ia as C takes it
+     * @param agent a 16-byte by-value union, as a segment
+     * @param cnoOut out: where C writes
+     * @return the {@code DAT_RETURN}
+     */
+    public int cnoCreate(MemorySegment ia, MemorySegment agent, MemorySegment cnoOut) {
+        try {
+            return (int) cnoCreate.invokeExact(ia, agent, cnoOut);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_cno_free(cno)}.
+     *
+     * @param cno as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int cnoFree(MemorySegment cno) {
+        try {
+            return (int) cnoFree.invokeExact(cno);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_cno_wait(cno, timeoutMicros, evdOut)}.
+     *
+     * @param cno as C takes it
+     * @param timeoutMicros as C takes it
+     * @param evdOut out: where C writes
+     * @return the {@code DAT_RETURN}
+     */
+    public int cnoWait(MemorySegment cno, int timeoutMicros, MemorySegment evdOut) {
+        try {
+            return (int) cnoWait.invokeExact(cno, timeoutMicros, evdOut);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_ep_create(ia, pz, recvEvd, requestEvd, connectEvd, attr, epOut)}.
+     *
+     * @param ia as C takes it
+     * @param pz as C takes it
+     * @param recvEvd as C takes it
+     * @param requestEvd as C takes it
+     * @param connectEvd as C takes it
+     * @param attr as C takes it
+     * @param epOut out: where C writes
+     * @return the {@code DAT_RETURN}
+     */
+    public int epCreate(MemorySegment ia, MemorySegment pz, MemorySegment recvEvd, MemorySegment requestEvd,
+            MemorySegment connectEvd, MemorySegment attr, MemorySegment epOut) {
+        try {
+            return (int) epCreate.invokeExact(ia, pz, recvEvd, requestEvd, connectEvd, attr, epOut);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_ep_free(ep)}.
+     *
+     * @param ep as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int epFree(MemorySegment ep) {
+        try {
+            return (int) epFree.invokeExact(ep);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_ep_query(ep, mask, param)}.
+     *
+     * @param ep as C takes it
+     * @param mask as C takes it
+     * @param param as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int epQuery(MemorySegment ep, long mask, MemorySegment param) {
+        try {
+            return (int) epQuery.invokeExact(ep, mask, param);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_ep_modify(ep, mask, param)}.
+     *
+     * @param ep as C takes it
+     * @param mask as C takes it
+     * @param param as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int epModify(MemorySegment ep, long mask, MemorySegment param) {
+        try {
+            return (int) epModify.invokeExact(ep, mask, param);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_ep_connect(ep, remoteAddress, connQual, timeoutMicros, privateDataSize, privateData, qos, flags)}.
+     *
+     * @param ep as C takes it
+     * @param remoteAddress as C takes it
+     * @param connQual as C takes it
+     * @param timeoutMicros as C takes it
+     * @param privateDataSize as C takes it
+     * @param privateData as C takes it
+     * @param qos as C takes it
+     * @param flags as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int epConnect(MemorySegment ep, MemorySegment remoteAddress, long connQual, int timeoutMicros,
+            int privateDataSize, MemorySegment privateData, int qos, int flags) {
+        try {
+            return (int) epConnect.invokeExact(ep, remoteAddress, connQual, timeoutMicros, privateDataSize, privateData,
+                    qos, flags);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_ep_dup_connect(ep, dupEp, timeoutMicros, privateDataSize, privateData, qos)}.
+     *
+     * @param ep as C takes it
+     * @param dupEp as C takes it
+     * @param timeoutMicros as C takes it
+     * @param privateDataSize as C takes it
+     * @param privateData as C takes it
+     * @param qos as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int epDupConnect(MemorySegment ep, MemorySegment dupEp, int timeoutMicros, int privateDataSize,
+            MemorySegment privateData, int qos) {
+        try {
+            return (int) epDupConnect.invokeExact(ep, dupEp, timeoutMicros, privateDataSize, privateData, qos);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_ep_disconnect(ep, closeFlags)}.
+     *
+     * @param ep as C takes it
+     * @param closeFlags as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int epDisconnect(MemorySegment ep, int closeFlags) {
+        try {
+            return (int) epDisconnect.invokeExact(ep, closeFlags);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_ep_reset(ep)}.
+     *
+     * @param ep as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int epReset(MemorySegment ep) {
+        try {
+            return (int) epReset.invokeExact(ep);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_ep_post_send(ep, segments, localIov, cookie, completionFlags)}.
+     *
+     * @param ep as C takes it
+     * @param segments as C takes it
+     * @param localIov as C takes it
+     * @param cookie as C takes it
+     * @param completionFlags as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int epPostSend(MemorySegment ep, int segments, MemorySegment localIov, long cookie, int completionFlags) {
+        try {
+            return (int) epPostSend.invokeExact(ep, segments, localIov, cookie, completionFlags);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_ep_post_recv(ep, segments, localIov, cookie, completionFlags)}.
+     *
+     * @param ep as C takes it
+     * @param segments as C takes it
+     * @param localIov as C takes it
+     * @param cookie as C takes it
+     * @param completionFlags as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int epPostRecv(MemorySegment ep, int segments, MemorySegment localIov, long cookie, int completionFlags) {
+        try {
+            return (int) epPostRecv.invokeExact(ep, segments, localIov, cookie, completionFlags);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_ep_post_rdma_read(ep, segments, localIov, cookie, remoteIov, completionFlags)}.
+     *
+     * @param ep as C takes it
+     * @param segments as C takes it
+     * @param localIov as C takes it
+     * @param cookie as C takes it
+     * @param remoteIov as C takes it
+     * @param completionFlags as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int epPostRdmaRead(MemorySegment ep, int segments, MemorySegment localIov, long cookie,
+            MemorySegment remoteIov, int completionFlags) {
+        try {
+            return (int) epPostRdmaRead.invokeExact(ep, segments, localIov, cookie, remoteIov, completionFlags);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_ep_post_rdma_write(ep, segments, localIov, cookie, remoteIov, completionFlags)}.
+     *
+     * @param ep as C takes it
+     * @param segments as C takes it
+     * @param localIov as C takes it
+     * @param cookie as C takes it
+     * @param remoteIov as C takes it
+     * @param completionFlags as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int epPostRdmaWrite(MemorySegment ep, int segments, MemorySegment localIov, long cookie,
+            MemorySegment remoteIov, int completionFlags) {
+        try {
+            return (int) epPostRdmaWrite.invokeExact(ep, segments, localIov, cookie, remoteIov, completionFlags);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_psp_create(ia, connQual, evd, flags, pspOut)}.
+     *
+     * @param ia as C takes it
+     * @param connQual as C takes it
+     * @param evd as C takes it
+     * @param flags as C takes it
+     * @param pspOut out: where C writes
+     * @return the {@code DAT_RETURN}
+     */
+    public int pspCreate(MemorySegment ia, long connQual, MemorySegment evd, int flags, MemorySegment pspOut) {
+        try {
+            return (int) pspCreate.invokeExact(ia, connQual, evd, flags, pspOut);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_psp_create_any(ia, connQualOut, evd, flags, pspOut)}.
+     *
+     * @param ia as C takes it
+     * @param connQualOut out: where C writes
+     * @param evd as C takes it
+     * @param flags as C takes it
+     * @param pspOut out: where C writes
+     * @return the {@code DAT_RETURN}
+     */
+    public int pspCreateAny(MemorySegment ia, MemorySegment connQualOut, MemorySegment evd, int flags,
+            MemorySegment pspOut) {
+        try {
+            return (int) pspCreateAny.invokeExact(ia, connQualOut, evd, flags, pspOut);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_psp_free(psp)}.
+     *
+     * @param psp as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int pspFree(MemorySegment psp) {
+        try {
+            return (int) pspFree.invokeExact(psp);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_psp_query(psp, mask, param)}.
+     *
+     * @param psp as C takes it
+     * @param mask as C takes it
+     * @param param as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int pspQuery(MemorySegment psp, int mask, MemorySegment param) {
+        try {
+            return (int) pspQuery.invokeExact(psp, mask, param);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_rsp_create(ia, connQual, ep, evd, rspOut)}.
+     *
+     * @param ia as C takes it
+     * @param connQual as C takes it
+     * @param ep as C takes it
+     * @param evd as C takes it
+     * @param rspOut out: where C writes
+     * @return the {@code DAT_RETURN}
+     */
+    public int rspCreate(MemorySegment ia, long connQual, MemorySegment ep, MemorySegment evd, MemorySegment rspOut) {
+        try {
+            return (int) rspCreate.invokeExact(ia, connQual, ep, evd, rspOut);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_rsp_free(rsp)}.
+     *
+     * @param rsp as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int rspFree(MemorySegment rsp) {
+        try {
+            return (int) rspFree.invokeExact(rsp);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_rsp_query(rsp, mask, param)}.
+     *
+     * @param rsp as C takes it
+     * @param mask as C takes it
+     * @param param as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int rspQuery(MemorySegment rsp, int mask, MemorySegment param) {
+        try {
+            return (int) rspQuery.invokeExact(rsp, mask, param);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_cr_accept(cr, ep, privateDataSize, privateData)}.
+     *
+     * @param cr as C takes it
+     * @param ep as C takes it
+     * @param privateDataSize as C takes it
+     * @param privateData as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int crAccept(MemorySegment cr, MemorySegment ep, int privateDataSize, MemorySegment privateData) {
+        try {
+            return (int) crAccept.invokeExact(cr, ep, privateDataSize, privateData);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_cr_reject(cr, privateDataSize, privateData)}.
+     *
+     * @param cr as C takes it
+     * @param privateDataSize as C takes it
+     * @param privateData as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int crReject(MemorySegment cr, int privateDataSize, MemorySegment privateData) {
+        try {
+            return (int) crReject.invokeExact(cr, privateDataSize, privateData);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_cr_query(cr, mask, param)}.
+     *
+     * @param cr as C takes it
+     * @param mask as C takes it
+     * @param param as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int crQuery(MemorySegment cr, int mask, MemorySegment param) {
+        try {
+            return (int) crQuery.invokeExact(cr, mask, param);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_cr_handoff(cr, connQual)}.
+     *
+     * @param cr as C takes it
+     * @param connQual as C takes it
+     * @return the {@code DAT_RETURN}
+     */
+    public int crHandoff(MemorySegment cr, long connQual) {
+        try {
+            return (int) crHandoff.invokeExact(cr, connQual);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static RuntimeException rethrow(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            return r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new IllegalStateException(t);
     }
 }
