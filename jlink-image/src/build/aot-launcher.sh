@@ -16,9 +16,13 @@ cache=$image/lib/dat.aot
 log=$image/../aot-training.log
 
 # The training run must not see the builder's registry settings: what it loads is what a plain `dat info` loads.
+# No machine code goes into the cache, only classes and profiles: JDK 25 also stores the adapters it generated for
+# this machine's CPU (AOTAdapterCaching, on by default when a cache is created) and loads them on any CPU, so an
+# image built on an AVX-512 host died of SIGILL in an adapter on an AVX2-only one (the soft-RoCE guest's qemu CPU).
 rm -f "$cache"
 if ! env -u DAT_PROVIDERS -u DAT_OVERRIDE -u DAT_PROVIDER_PATH -u JDK_JAVA_OPTIONS -u JAVA_TOOL_OPTIONS \
-        "$image/bin/java" -XX:AOTCacheOutput="$cache" -m "$main" info -v >"$log" 2>&1; then
+        "$image/bin/java" -XX:+UnlockDiagnosticVMOptions -XX:-AOTAdapterCaching -XX:-AOTStubCaching \
+        -XX:AOTCacheOutput="$cache" -m "$main" info -v >"$log" 2>&1; then
     echo "aot-launcher.sh: the training run failed (log: $log)" >&2
     exit 1
 fi
