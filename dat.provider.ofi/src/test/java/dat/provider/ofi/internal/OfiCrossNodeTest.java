@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dat.tck.TckLauncher;
 import java.io.BufferedReader;
-import java.io.File;
-import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -29,7 +27,7 @@ class OfiCrossNodeTest {
     @Test
     void crossNodeRulesPassAgainstAPeerInAnotherProcess() throws Exception {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "--enable-native-access=ALL-UNNAMED", "-cp", classPath(),
+                .toString(), "--enable-native-access=ALL-UNNAMED", "-cp", ChildJvm.classPath(),
                 OfiPeerProcess.class.getName(), Long.toString(CONN_QUAL), "300"));
         Process peer = new ProcessBuilder(command).redirectErrorStream(true).start();
         List<String> lines = new ArrayList<>();
@@ -55,14 +53,4 @@ class OfiCrossNodeTest {
         }
     }
 
-    /** The test JVM's module path and class path, all on the child's class path. */
-    private static String classPath() throws IOException {
-        List<String> parts = new ArrayList<>();
-        for (String p : new String[] {System.getProperty("jdk.module.path"), System.getProperty("java.class.path")}) {
-            if (p != null && !p.isEmpty()) {
-                parts.add(p);
-            }
-        }
-        return String.join(File.pathSeparator, parts);
-    }
 }

@@ -23,7 +23,6 @@ import dat.api.DatQos;
 import dat.api.DatReturn;
 import dat.api.Iov;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.InputStreamReader;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -51,7 +50,7 @@ class OfiFaultTest {
     @Test
     void peerKilledMidTransferEndsTheConnectionAndCompletesEveryRequestOnce() throws Exception {
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", classPath(), OfiFaultVictim.class.getName(),
+                "--enable-native-access=ALL-UNNAMED", "-cp", ChildJvm.classPath(), OfiFaultVictim.class.getName(),
                 Long.toString(CONN_QUAL));
         Process victim = new ProcessBuilder(command).redirectErrorStream(true).start();
         try (Arena arena = Arena.ofShared();
@@ -197,13 +196,4 @@ class OfiFaultTest {
         }
     }
 
-    private static String classPath() {
-        List<String> parts = new ArrayList<>();
-        for (String p : new String[] {System.getProperty("jdk.module.path"), System.getProperty("java.class.path")}) {
-            if (p != null && !p.isEmpty()) {
-                parts.add(p);
-            }
-        }
-        return String.join(File.pathSeparator, parts);
-    }
 }

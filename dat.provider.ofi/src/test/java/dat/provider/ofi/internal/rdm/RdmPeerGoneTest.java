@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dat.api.DatEventType;
+import dat.provider.ofi.internal.ChildJvm;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -46,7 +46,7 @@ class RdmPeerGoneTest {
     void aKilledPeerProcessIsBrokenAfterThePeerGoneTimeoutAndItsQualifierIsFreeAgain() throws Exception {
         long q = 100_000L + ThreadLocalRandom.current().nextInt(1_000_000_000);
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", classPath(), RdmPeerVictim.class.getName(),
+                "--enable-native-access=ALL-UNNAMED", "-cp", ChildJvm.classPath(), RdmPeerVictim.class.getName(),
                 Long.toString(q));
         Process victim = new ProcessBuilder(command).redirectErrorStream(true).start();
         try (RdmControlPlane plane = new RdmControlPlane(SHM.fi, SHM.domain, SHM.info, TIMEOUTS, LOOPBACK)) {
@@ -100,13 +100,4 @@ class RdmPeerGoneTest {
         }
     }
 
-    private static String classPath() {
-        List<String> parts = new ArrayList<>();
-        for (String p : new String[] {System.getProperty("jdk.module.path"), System.getProperty("java.class.path")}) {
-            if (p != null && !p.isEmpty()) {
-                parts.add(p);
-            }
-        }
-        return String.join(File.pathSeparator, parts);
-    }
 }
