@@ -83,8 +83,6 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, 
     final MemorySegment eq;
     /** The CQ of EPs that have no EVD for one of their queues: its completions only free slots. */
     final OfiEvd orphanCq;
-    /** Passive endpoints of freed PSPs and RSPs that delivered requests, closed with the IA (OfiPassive.close). */
-    final List<OfiPassive> retiredPassives = new ArrayList<>();
     /** EQ fid address to its owner: an OfiEp, OfiPsp or OfiRsp. Guarded by {@link #lock}. */
     final Map<Long, Object> eqOwners = new HashMap<>();
     /** Every EVD with a CQ. Guarded by {@link #lock}. */
@@ -322,10 +320,6 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, 
         progress.stop();
         lock.lock();
         try {
-            for (OfiPassive p : retiredPassives) {
-                p.release();
-            }
-            retiredPassives.clear();
             asyncEvd().destroy();
             orphanCq.destroy();
             eqReader.close();

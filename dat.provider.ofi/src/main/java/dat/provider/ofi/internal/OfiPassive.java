@@ -54,8 +54,6 @@ final class OfiPassive {
     private boolean closing;
     /** The passive endpoint is closed. */
     private boolean released;
-    /** A request came here: its connection request handle may still refer to this passive endpoint. */
-    private boolean delivered;
 
     OfiPassive(OfiIa ia, Listener listener, String call, int port) {
         this.ia = ia;
@@ -113,7 +111,6 @@ final class OfiPassive {
         }
         OfiCr cr = new OfiCr(ia, this, ri, data);
         pending.add(cr);
-        delivered = true;
         if (!listener.crEvd().request(listener.handle(), port, cr)) {
             cr.rejectQuietly();
         }
@@ -122,29 +119,22 @@ final class OfiPassive {
     /**
      * Stops listening ({@code dat_psp_free}, {@code dat_rsp_free}). A request that arrives from now on is rejected as
      * if nobody listened; one already delivered stays answerable, as dat_psp_free says ("no effect on previously
-     * generated Connection Requested Events. This includes Connection Request instances"). A passive endpoint that
-     * never delivered a request closes now (its port is free again); one that did stays open until the IA closes:
-     * tcp's connection request handle points at its passive endpoint, and the accept or reject answered through it
-     * goes on in later progress calls, so closing it once the last request is answered let libfabric read freed
-     * memory (a JVM crash in the progress thread, one run in three of the module's tests). Under the IA's lock.
+     * generated Connection Requested Events. This includes Connection Request instances"), so the passive endpoint
+     * itself closes when the last of them is answered (or the IA closes and rejects them). Under the IA's lock.
      */
     void close() {
         closing = true;
-        if (delivered) {
-            ia.retiredPassives.add(this);
-        } else {
-            release();
-        }
+        releaseWhenAnswered();
     }
 
     /** A request that came here was answered. Under the IA's lock. */
     void answered(OfiCr cr) {
         pending.remove(cr);
+        releaseWhenAnswered();
     }
 
-    /** Closes the passive endpoint, once. Under the IA's lock, with the progress thread stopped or holding it. */
-    void release() {
-        if (!released) {
+    private void releaseWhenAnswered() {
+        if (closing && pending.isEmpty() && !released) {
             released = true;
             ia.eqOwners.remove(pep.address());
             Fi.fi_close(pep);
