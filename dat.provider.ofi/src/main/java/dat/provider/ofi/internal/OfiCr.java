@@ -70,7 +70,7 @@ final class OfiCr extends AbstractCr<OfiIa, OfiEp> {
 
     private void answered() {
         markClosed();
-        arrivedAt.answered(this);
+        arrivedAt.pending.remove(this);
         info = MemorySegment.NULL;
     }
 

@@ -16,6 +16,7 @@ import dat.provider.ofi.internal.ffm.SockaddrIn;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -48,12 +49,8 @@ final class OfiPassive {
     final MemorySegment pep;
     final MemorySegment info;
     final int port;
-    /** Requests that came here and are not answered yet: the passive endpoint stays open while there are any. */
+    /** Requests that came here and are not answered yet: rejected before the passive endpoint closes. */
     final Set<OfiCr> pending = new HashSet<>();
-    /** {@link #close} was called: no request is taken any more. */
-    private boolean closing;
-    /** The passive endpoint is closed. */
-    private boolean released;
 
     OfiPassive(OfiIa ia, Listener listener, String call, int port) {
         this.ia = ia;
@@ -105,7 +102,7 @@ final class OfiPassive {
     /** FI_CONNREQ. Under the IA's lock. */
     void request(MemorySegment requestInfo, byte[] data) {
         MemorySegment ri = requestInfo.reinterpret(FiInfo.SIZEOF);
-        if (closing || !listener.takesRequest()) {
+        if (!listener.takesRequest()) {
             OfiCr.rejectRequest(ia, pep, ri, false);
             return;
         }
@@ -116,29 +113,13 @@ final class OfiPassive {
         }
     }
 
-    /**
-     * Stops listening ({@code dat_psp_free}, {@code dat_rsp_free}). A request that arrives from now on is rejected as
-     * if nobody listened; one already delivered stays answerable, as dat_psp_free says ("no effect on previously
-     * generated Connection Requested Events. This includes Connection Request instances"), so the passive endpoint
-     * itself closes when the last of them is answered (or the IA closes and rejects them). Under the IA's lock.
-     */
+    /** Stops listening; requests already queued stay answerable until the IA closes. */
     void close() {
-        closing = true;
-        releaseWhenAnswered();
-    }
-
-    /** A request that came here was answered. Under the IA's lock. */
-    void answered(OfiCr cr) {
-        pending.remove(cr);
-        releaseWhenAnswered();
-    }
-
-    private void releaseWhenAnswered() {
-        if (closing && pending.isEmpty() && !released) {
-            released = true;
-            ia.eqOwners.remove(pep.address());
-            Fi.fi_close(pep);
-            ia.fi.fi_freeinfo(info);
+        for (OfiCr cr : new ArrayList<>(pending)) {
+            cr.rejectQuietly();
         }
+        ia.eqOwners.remove(pep.address());
+        Fi.fi_close(pep);
+        ia.fi.fi_freeinfo(info);
     }
 }
