@@ -23,10 +23,14 @@ import java.util.Map;
  * it), {@code mr_cnt} to {@code max_lmrs} ({@link #MAX_LMRS} when the domain reports 0, no limit), the
  * passive endpoint's {@code FI_OPT_CM_DATA_SIZE} to {@code max_private_data_size} less the one byte a reject spends
  * (see {@link OfiCr}). A protection zone is the provider's own (libfabric's domain is the protection domain), so
- * {@code max_pzs} is the provider's bound, {@link #MAX_PZS}. No SRQ, no memory windows (RMRs), no receive counts
- * yet: denied, so the kit skips them. Completion flags: SUPPRESS (the provider drops a successful suppressed
- * completion) and the default. {@code inject_size}, {@code mr_mode} and the libfabric names appear in the
- * provider-specific attributes ({@code dat info -v}).
+ * {@code max_pzs} is the provider's bound, {@link #MAX_PZS}. SRQs where the entry has shared receive contexts
+ * ({@link #srq}): {@code max_srqs} and {@code max_ep_per_srq} from {@code ep_cnt} and {@code max_ep_srx_ctx},
+ * {@code max_recv_per_srq} the receive queue size {@code rx_attr->size}, the low watermark (the provider's: libfabric
+ * has none) and the outstanding count ({@link OfiSrq} says why not the available one). Receive counts
+ * ({@code dat_ep_recv_query}): both, for an EP with its own queue; an SRQ EP answers DAT_VALUE_UNKNOWN
+ * ({@link OfiEpControl#recvQuery}). No memory windows (RMRs) yet: denied, so the kit skips them. Completion flags:
+ * SUPPRESS (the provider drops a successful suppressed completion) and the default. {@code inject_size},
+ * {@code mr_mode} and the libfabric names appear in the provider-specific attributes ({@code dat info -v}).
  */
 final class OfiAttributes {
 
@@ -39,6 +43,17 @@ final class OfiAttributes {
     static final int MAX_EVD_QLEN = 1 << 16;
 
     private OfiAttributes() {
+    }
+
+    /**
+     * {@return whether DAT SRQs run on the entry}: an {@code FI_EP_MSG} entry of libfabric's tcp provider, whose
+     * domain shares receive contexts ({@code max_ep_srx_ctx} above 0). tcp reports a shared buffer's completion on the
+     * receive CQ of the endpoint that took it, which is what {@link OfiSrq} is built on; another provider's shared
+     * contexts are not known to behave so, and are not claimed.
+     */
+    static boolean srq(OfiEntry e) {
+        OfiEntry.Limits l = e.limits();
+        return "tcp".equals(e.provider()) && l.epType() == LibFabric.FI_EP_MSG && l.maxEpSrxCtx() > 0;
     }
 
     static int clamp(long v) {
@@ -81,11 +96,12 @@ final class OfiAttributes {
                 .pzSupport(DatPzSupport.UNIQUE)
                 .optimalBufferAlignment(Dat.DAT_OPTIMAL_ALIGNMENT)
                 .evdStreamMergingSupported(0)
-                .srqSupported(false)
-                .srqWatermarksSupported(0)
+                .srqSupported(srq(e))
+                .srqWatermarksSupported(srq(e) ? Dat.DAT_SRQ_WATERMARK_LOW : 0)
+                // An SRQ is a context of its PZ's domain, and an endpoint binds only contexts of its own domain.
                 .srqEpPzDifferenceSupported(false)
-                .srqInfoSupported(0)
-                .epRecvInfoSupported(0)
+                .srqInfoSupported(srq(e) ? Dat.DAT_SRQ_INFO_OUTSTANDING_DTO_COUNT : 0)
+                .epRecvInfoSupported(Dat.DAT_EP_RECV_INFO_NBUFS_ALLOCATED | Dat.DAT_EP_RECV_INFO_BUFS_ALLOC_SPAN)
                 .lmrSyncReq(false)
                 .dtoAsyncReturnGuaranteed(false)
                 .rdmaWriteForRdmaReadReq(false)
@@ -126,9 +142,9 @@ final class OfiAttributes {
                 .maxRdmaSize(l.maxMsgSize())
                 .maxRmrs(0)
                 .maxRmrTargetAddress(0)
-                .maxSrqs(0)
-                .maxEpPerSrq(0)
-                .maxRecvPerSrq(0)
+                .maxSrqs(srq(e) ? clamp(l.epCnt()) : 0)
+                .maxEpPerSrq(srq(e) ? clamp(Math.min(l.epCnt(), l.maxEpSrxCtx())) : 0)
+                .maxRecvPerSrq(srq(e) ? clamp(l.rxSize()) : 0)
                 .maxIovSegmentsPerRdmaRead(clamp(l.txIovLimit()))
                 .maxIovSegmentsPerRdmaWrite(clamp(l.txIovLimit()))
                 .maxRdmaReadIn(clamp(l.txSize()))

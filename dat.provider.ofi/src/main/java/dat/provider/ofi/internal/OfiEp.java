@@ -5,6 +5,7 @@ import dat.api.DatCloseFlags;
 import dat.api.DatEp;
 import dat.api.DatEpAttr;
 import dat.api.DatEpParam;
+import dat.api.DatEpRecvInfo;
 import dat.api.DatEpState;
 import dat.api.DatEpStatus;
 import dat.api.DatQos;
@@ -27,6 +28,8 @@ final class OfiEp extends AbstractEp<OfiIa> {
     final OfiEvd recvEvd;
     final OfiEvd requestEvd;
     final OfiEvd connectEvd;
+    /** The SRQ it receives from, or {@code null}. */
+    final OfiSrq srq;
     /** Names the EP in its operation contexts. */
     final int key;
 
@@ -37,12 +40,14 @@ final class OfiEp extends AbstractEp<OfiIa> {
     final OfiEpConnection connection;
     final OfiEpControl control;
 
-    OfiEp(OfiIa ia, OfiPz pz, OfiEvd recvEvd, OfiEvd requestEvd, OfiEvd connectEvd, DatEpAttr attr, int key) {
-        super(ia, false);
+    OfiEp(OfiIa ia, OfiPz pz, OfiEvd recvEvd, OfiEvd requestEvd, OfiEvd connectEvd, OfiSrq srq, DatEpAttr attr,
+          int key) {
+        super(ia, srq != null);
         this.pz = pz;
         this.recvEvd = recvEvd;
         this.requestEvd = requestEvd;
         this.connectEvd = connectEvd;
+        this.srq = srq;
         this.key = key;
         this.data = new OfiEpData(this, attr);
         this.connection = new OfiEpConnection(this);
@@ -51,7 +56,7 @@ final class OfiEp extends AbstractEp<OfiIa> {
 
     @Override
     protected boolean dependsOn(ProviderHandle other) {
-        return other == pz || other == recvEvd || other == requestEvd || other == connectEvd;
+        return other == pz || other == recvEvd || other == requestEvd || other == connectEvd || other == srq;
     }
 
     /** {@code dat_ep_free}, under the IA's lock: the connection ends without an event, the work is dropped. */
@@ -61,6 +66,10 @@ final class OfiEp extends AbstractEp<OfiIa> {
         connection.free();
         data.flush();
         owner().epsByKey.remove(key);
+        if (srq != null) {
+            srq.eps.remove(this);
+            owner().srqEps.remove(this);
+        }
         data.close();
     }
 
@@ -132,6 +141,11 @@ final class OfiEp extends AbstractEp<OfiIa> {
     @Override
     public DatEpParam query() {
         return control.query();
+    }
+
+    @Override
+    protected DatEpRecvInfo implRecvQuery(int which) {
+        return control.recvQuery(which);
     }
 
     @Override

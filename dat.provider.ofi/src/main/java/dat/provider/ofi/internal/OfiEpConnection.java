@@ -15,7 +15,9 @@ import dat.api.DatQos;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.provider.ofi.internal.ffm.Fi;
+import dat.provider.ofi.internal.ffm.FiEpAttr;
 import dat.provider.ofi.internal.ffm.FiException;
+import dat.provider.ofi.internal.ffm.FiInfo;
 import dat.provider.ofi.internal.ffm.FiOpsMsg;
 import dat.provider.ofi.internal.ffm.FiOpsRma;
 import dat.provider.ofi.internal.ffm.FidEp;
@@ -79,12 +81,28 @@ final class OfiEpConnection {
             OfiEvd tx = ep.requestEvd != null ? ep.requestEvd : ia.orphanCq;
             OfiEvd rx = ep.recvEvd != null ? ep.recvEvd : ia.orphanCq;
             MemorySegment txCq = tx.cqFor(call, domain);
-            MemorySegment rxCq = rx.cqFor(call, domain);
-            ia.fi.check("fi_endpoint", Fi.fi_endpoint(domain, info, out));
+            boolean shared = ep.srq != null;
+            // An EP on an SRQ has a receive CQ of its own: tcp's completion of a shared buffer names no endpoint.
+            MemorySegment rxCq = shared ? ep.data.srqCq(call) : rx.cqFor(call, domain);
+            MemorySegment epAttr = FiInfo.epAttr(info).reinterpret(FiEpAttr.SIZEOF);
+            long rxCtxCnt = FiEpAttr.rxCtxCnt(epAttr);
+            if (shared) {
+                FiEpAttr.rxCtxCnt(epAttr, LibFabric.FI_SHARED_CONTEXT);
+            }
+            int made;
+            try {
+                made = Fi.fi_endpoint(domain, info, out);
+            } finally {
+                FiEpAttr.rxCtxCnt(epAttr, rxCtxCnt);
+            }
+            ia.fi.check("fi_endpoint", made);
             MemorySegment e = out.get(ADDRESS, 0).reinterpret(FidEp.SIZEOF);
             try {
                 ia.fi.check("fi_ep_bind(eq)", Fi.fi_ep_bind(e, ia.eq, 0));
-                if (tx == rx) {
+                if (shared) {
+                    ia.fi.check("fi_ep_bind(srx)", Fi.fi_ep_bind(e, ep.srq.srx, 0));
+                }
+                if (tx == rx && !shared) {
                     ia.fi.check("fi_ep_bind(cq)", Fi.fi_ep_bind(e, txCq, LibFabric.FI_SEND | LibFabric.FI_RECV));
                 } else {
                     ia.fi.check("fi_ep_bind(tx cq)", Fi.fi_ep_bind(e, txCq, LibFabric.FI_SEND));
@@ -123,6 +141,8 @@ final class OfiEpConnection {
                 Fi.fi_shutdown(fid);
             }
             Fi.fi_close(fid);
+            // What the endpoint had taken from an SRQ: completed, or flushed by the close (FI_ECANCELED).
+            ep.data.drainSrqCq(true);
             fid = MemorySegment.NULL;
             fnSendmsg = MemorySegment.NULL;
             fnRecvmsg = MemorySegment.NULL;

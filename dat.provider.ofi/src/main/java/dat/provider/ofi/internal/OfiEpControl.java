@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.provider.ofi.internal;
 
+import dat.api.Dat;
 import dat.api.DatEpAttr;
 import dat.api.DatEpParam;
+import dat.api.DatEpRecvInfo;
 import dat.api.DatEpState;
 import dat.api.DatEpStatus;
 import dat.api.DatException;
@@ -11,7 +13,8 @@ import dat.api.DatReturnSubtype;
 
 /**
  * Query and modify of one {@link OfiEp}: {@code dat_ep_query}, {@code dat_ep_modify}, {@code dat_ep_get_status}.
- * {@code dat_ep_recv_query} and {@code dat_ep_set_watermark} are refused by the shell, as the attributes say.
+ * {@code dat_ep_recv_query} ({@link #recvQuery}); {@code dat_ep_set_watermark} is refused by the shell, as
+ * {@code srq_watermarks_supported} (the low watermark only) says.
  */
 final class OfiEpControl {
 
@@ -49,7 +52,26 @@ final class OfiEpControl {
             ep.requireOpen("dat_ep_query");
             OfiEpConnection c = ep.connection;
             return new DatEpParam(ia, ep.state, ia.address(), c.localPortQual, c.remoteAddress, c.remotePortQual,
-                    ep.pz, ep.recvEvd, ep.requestEvd, ep.connectEvd, null, ep.data.attr());
+                    ep.pz, ep.recvEvd, ep.requestEvd, ep.connectEvd, ep.srq, ep.data.attr());
+        } finally {
+            ia.lock.unlock();
+        }
+    }
+
+    /**
+     * {@code dat_ep_recv_query}. An EP with its own queue holds every receive from its post until its completion is
+     * queued (the slots {@link OfiEpData#recvsAllocated} counts), and tcp fills them in the order the peer sent, so
+     * the span is the count. An EP on an SRQ: tcp takes a buffer from the shared context when a message's header
+     * arrives and tells nobody until the completion, so neither count can be known (DAT_VALUE_UNKNOWN, as the page
+     * allows for a count that cannot be obtained at a reasonable cost).
+     */
+    DatEpRecvInfo recvQuery(int which) {
+        ia.lock.lock();
+        try {
+            ep.requireOpen("dat_ep_recv_query");
+            int n = ep.srq != null ? Dat.DAT_VALUE_UNKNOWN : ep.data.recvsAllocated();
+            return new DatEpRecvInfo((which & Dat.DAT_EP_RECV_INFO_NBUFS_ALLOCATED) != 0 ? n : Dat.DAT_VALUE_UNKNOWN,
+                    (which & Dat.DAT_EP_RECV_INFO_BUFS_ALLOC_SPAN) != 0 ? n : Dat.DAT_VALUE_UNKNOWN);
         } finally {
             ia.lock.unlock();
         }

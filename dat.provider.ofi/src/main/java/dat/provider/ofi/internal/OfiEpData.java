@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.provider.ofi.internal;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dat.api.DatCompletionFlags;
@@ -12,9 +13,15 @@ import dat.api.DatMemPriv;
 import dat.api.DatReturn;
 import dat.api.Iov;
 import dat.provider.ofi.internal.ffm.Fi;
+import dat.provider.ofi.internal.ffm.FiCqAttr;
+import dat.provider.ofi.internal.ffm.FiCqDataEntry;
+import dat.provider.ofi.internal.ffm.FiCqErrEntry;
+import dat.provider.ofi.internal.ffm.FiException;
 import dat.provider.ofi.internal.ffm.FiMsg;
 import dat.provider.ofi.internal.ffm.FiMsgRma;
+import dat.provider.ofi.internal.ffm.FiOpsCq;
 import dat.provider.ofi.internal.ffm.FiRmaIov;
+import dat.provider.ofi.internal.ffm.FidCq;
 import dat.provider.ofi.internal.ffm.Iovec;
 import dat.provider.ofi.internal.ffm.LibFabric;
 import dat.spi.DtoArgs;
@@ -58,11 +65,24 @@ final class OfiEpData {
      */
     private static final long SEND_FLAGS = LibFabric.FI_COMPLETION | LibFabric.FI_DELIVERY_COMPLETE;
 
+    /** Entries read from an SRQ EP's CQ at a time. */
+    private static final int CQ_BATCH = 16;
+    /** The most entries an SRQ EP's CQ has (libfabric's util CQ keeps an overflow list beyond). */
+    private static final int SRQ_CQ = 1024;
+
     /** EAGAIN retries of one post, each after a progress step. */
     private static final int AGAIN_TRIES = 64;
 
     private final OfiEp ep;
     private final OfiIa ia;
+    /** The SRQ the EP receives from, or {@code null}. */
+    private final OfiSrq srq;
+    /** An SRQ EP's own receive CQ (see {@link OfiSrq}), opened with its first endpoint; NULL until then. */
+    private MemorySegment srqCq = MemorySegment.NULL;
+    private MemorySegment srqCqRead = MemorySegment.NULL;
+    /** SRQ buffers this EP completed whose completions are not dequeued yet. */
+    private int srqUnreaped;
+    private final boolean[] found = new boolean[1];
     private DatEpAttr attr;
     private Queue requests;
     private Queue recvs;
@@ -77,10 +97,13 @@ final class OfiEpData {
     private MemorySegment msg;
     private MemorySegment rmaMsg;
     private MemorySegment rmaIov;
+    private MemorySegment entries;
+    private MemorySegment err;
 
     OfiEpData(OfiEp ep, DatEpAttr attr) {
         this.ep = ep;
         this.ia = ep.owner();
+        this.srq = ep.srq;
         configure(attr);
     }
 
@@ -97,6 +120,8 @@ final class OfiEpData {
         }
         arena = Arena.ofShared();
         iov = arena.allocate(Iovec.LAYOUT.byteSize() * maxIov, 8);
+        entries = arena.allocate(FiCqDataEntry.LAYOUT.byteSize() * CQ_BATCH, 8);
+        err = arena.allocate(FiCqErrEntry.LAYOUT);
         desc = arena.allocate(8L * maxIov, 8);
         msg = arena.allocate(FiMsg.LAYOUT);
         rmaMsg = arena.allocate(FiMsgRma.LAYOUT);
@@ -104,6 +129,11 @@ final class OfiEpData {
     }
 
     void close() {
+        if (srqCq.address() != 0) {
+            drainSrqCq(true);
+            Fi.fi_close(srqCq);
+            srqCq = MemorySegment.NULL;
+        }
         if (arena != null) {
             arena.close();
             arena = null;
@@ -119,7 +149,12 @@ final class OfiEpData {
     }
 
     boolean recvsIdle() {
-        return recvsOutstanding == 0;
+        return recvsOutstanding == 0 && srqUnreaped == 0;
+    }
+
+    /** {@return the receives posted whose completions are not generated yet (dat_ep_recv_query)} */
+    int recvsAllocated() {
+        return recvs.capacity - recvs.freeCount;
     }
 
     /** Slots of one queue, parallel arrays, with a stack of free indexes. */
@@ -267,6 +302,10 @@ final class OfiEpData {
         try {
             if (ep.isClosed()) {
                 return DatReturn.DAT_INVALID_HANDLE;
+            }
+            if (srq != null) {
+                // dat_ep_post_recv on an EP created with an SRQ: its buffers come from the SRQ.
+                return DatReturn.DAT_INVALID_STATE;
             }
             int rc = checkPost(n, localIov, attr.maxRecvIov(), flags);
             if (rc != DatReturn.DAT_SUCCESS) {
@@ -485,8 +524,93 @@ final class OfiEpData {
     void release(byte kind) {
         if (kind == OfiEvd.REQUEST) {
             requestsOutstanding--;
+        } else if (srq != null) {
+            srqUnreaped--;
+            srq.reaped();
         } else {
             recvsOutstanding--;
+        }
+    }
+
+    // ---- receives from an SRQ ----
+
+    /** {@return the EP's own receive CQ on its PZ's domain, opened on first use} Under the IA's lock. */
+    MemorySegment srqCq(String call) {
+        if (srqCq.address() == 0) {
+            try (Arena local = Arena.ofConfined()) {
+                MemorySegment cqAttr = local.allocate(FiCqAttr.LAYOUT);
+                FiCqAttr.size(cqAttr, Math.max(OfiIa.MIN_CQ, Math.min(SRQ_CQ, ia.iaAttr().maxRecvPerSrq())));
+                FiCqAttr.format(cqAttr, LibFabric.FI_CQ_FORMAT_DATA);
+                FiCqAttr.waitObj(cqAttr, LibFabric.FI_WAIT_NONE);
+                MemorySegment out = local.allocate(ADDRESS);
+                ia.fi.check("fi_cq_open", Fi.fi_cq_open(ep.pz.domain, cqAttr, out));
+                srqCq = out.get(ADDRESS, 0).reinterpret(FidCq.SIZEOF);
+                srqCqRead = Fi.slot(srqCq, FidCq.OPS, FiOpsCq.READ);
+            } catch (FiException e) {
+                throw OfiIa.resources(call, e);
+            }
+        }
+        return srqCq;
+    }
+
+    /**
+     * Reads the EP's own receive CQ: each entry is a buffer of the SRQ this EP took, completed to its recv EVD.
+     * Under the IA's lock.
+     *
+     * @param closed whether the endpoint was just closed: a cancelled buffer is then the close's flush, and the
+     *     connection is ending already
+     * @return whether it read any
+     */
+    boolean drainSrqCq(boolean closed) {
+        if (srqCq.address() == 0) {
+            return false;
+        }
+        boolean any = false;
+        while (true) {
+            long n = Fi.cqRead(srqCqRead, srqCq.address(), entries.address(), CQ_BATCH);
+            if (n > 0) {
+                any = true;
+                for (int i = 0; i < n; i++) {
+                    MemorySegment e = entries.asSlice(i * FiCqDataEntry.LAYOUT.byteSize(),
+                            FiCqDataEntry.LAYOUT.byteSize());
+                    srqCompleted(FiCqDataEntry.opContext(e).address(), 0, FiCqDataEntry.len(e), closed);
+                }
+                continue;
+            }
+            if (n == -LibFabric.FI_EAVAIL) {
+                err.fill((byte) 0);
+                if (Fi.fi_cq_readerr(srqCq, err) > 0) {
+                    any = true;
+                    srqCompleted(FiCqErrEntry.opContext(err).address(), FiCqErrEntry.err(err), FiCqErrEntry.len(err),
+                            closed);
+                    continue;
+                }
+            }
+            return any;
+        }
+    }
+
+    private void srqCompleted(long context, int error, long length, boolean closed) {
+        long cookie = srq.completed(context, found);
+        if (!found[0]) {
+            return;
+        }
+        DatDtoStatus status = status(RECV, error);
+        if (status == DatDtoStatus.SUCCESS && ep.state == DatEpState.COMPLETION_PENDING) {
+            // A message on the accepted connection: it is established, whatever the EQ has not said yet.
+            ep.connection.onConnected(null);
+        }
+        OfiEvd evd = ep.recvEvd;
+        // An SRQ EP's receives always complete signalled: the SRQ's posts take no completion flags.
+        if (evd != null && evd.dto(ep, cookie, status, status == DatDtoStatus.SUCCESS ? length : 0, OfiEvd.RECV)) {
+            srqUnreaped++;
+        } else {
+            srq.reaped();
+        }
+        if (!closed && status == DatDtoStatus.FLUSHED) {
+            ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_DISCONNECTED);
+        } else if (!closed && status != DatDtoStatus.SUCCESS) {
+            ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
         }
     }
 

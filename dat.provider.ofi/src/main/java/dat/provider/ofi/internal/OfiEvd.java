@@ -248,9 +248,14 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
     }
 
     void async(DatEventType type, DatHandle handle) {
+        async(type, handle, 0);
+    }
+
+    /** Queues an asynchronous event with its {@code DatAsyncReason}. */
+    void async(DatEventType type, DatHandle handle, int reason) {
         DatEvent e = reserve(PLAIN);
         if (e != null) {
-            e.setAsyncEvent(type, this, handle, 0);
+            e.setAsyncEvent(type, this, handle, reason);
             commit();
         }
     }

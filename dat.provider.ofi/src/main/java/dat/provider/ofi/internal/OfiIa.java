@@ -14,6 +14,7 @@ import dat.api.DatHandleType;
 import dat.api.DatPspFlags;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
+import dat.api.DatSrqAttr;
 import dat.provider.ofi.internal.ffm.Fi;
 import dat.provider.ofi.internal.ffm.FiCqAttr;
 import dat.provider.ofi.internal.ffm.FiDomainAttr;
@@ -26,7 +27,6 @@ import dat.provider.ofi.internal.ffm.SockaddrIn6;
 import dat.spi.AbstractCno;
 import dat.spi.AbstractIa;
 import dat.spi.DatArgs;
-import dat.spi.NoSrq;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
@@ -63,7 +63,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 // Restricted methods on purpose: reached only after OfiProvider checked Module.isNativeAccessEnabled().
 @SuppressWarnings("restricted")
-final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, OfiEp> {
+final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
 
     static final SecureRandom RANDOM = new SecureRandom();
     /** The smallest CQ an EVD with DTO events gets (OfiEvd rounds a smaller queue up to it). */
@@ -91,7 +91,12 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, 
     final Map<Integer, OfiEp> epsByKey = new HashMap<>();
     /** lmr_context to LMR. Guarded by {@link #lock}. */
     final Map<Integer, OfiLmr> lmrs = new HashMap<>();
+    /** The EPs created on an SRQ: each has a receive CQ of its own ({@link OfiSrq}). Guarded by {@link #lock}. */
+    final List<OfiEp> srqEps = new ArrayList<>();
+    /** The open SRQs. Guarded by {@link #lock}. */
+    final List<OfiSrq> srqs = new ArrayList<>();
     private int nextEpKey;
+    private int nextSrqKey;
     private final OfiProgress progress;
     private final OfiEq eqReader;
 
@@ -235,6 +240,9 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, 
         for (int i = 0; i < cqEvds.size(); i++) {
             found |= cqEvds.get(i).drainCq();
         }
+        for (int i = 0; i < srqEps.size(); i++) {
+            found |= srqEps.get(i).data.drainSrqCq(false);
+        }
         if (found) {
             changed.signalAll();
         }
@@ -338,8 +346,8 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, 
         return switch (kind) {
             case RMR -> new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": the ofi provider has no memory"
                     + " windows yet (max_rmrs 0); give the peer the LMR's rmr_context instead");
-            case SRQ -> new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": the ofi provider has no SRQ yet"
-                    + " (srq_supported false)");
+            case SRQ -> new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": IA " + name() + "'s fabric has no"
+                    + " shared receive context (srq_supported false)");
             case CNO -> new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": the ofi provider has no CNO yet");
             default -> super.unsupported(call, kind);
         };
@@ -386,19 +394,27 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, 
     }
 
     @Override
-    protected void checkEpAttr(String call, DatEpAttr attr, boolean withSrq) {
-        if (withSrq) {
-            throw new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": srq_supported is false");
+    protected OfiEp implCreateEp(String call, OfiPz pz, OfiEvd recvEvd, OfiEvd requestEvd, OfiEvd connectEvd,
+                                 OfiSrq srq, DatEpAttr attr) {
+        if (srq != null && srq.eps.size() >= iaAttr().maxEpPerSrq()) {
+            throw new DatException(DatReturn.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_SRQ, call
+                    + ": the SRQ already has max_ep_per_srq " + iaAttr().maxEpPerSrq() + " EPs");
         }
-        super.checkEpAttr(call, attr, withSrq);
+        OfiEp ep = new OfiEp(this, pz, recvEvd, requestEvd, connectEvd, srq, attr, newEpKey());
+        epsByKey.put(ep.key, ep);
+        if (srq != null) {
+            srq.eps.add(ep);
+            srqEps.add(ep);
+        }
+        return ep;
     }
 
     @Override
-    protected OfiEp implCreateEp(String call, OfiPz pz, OfiEvd recvEvd, OfiEvd requestEvd, OfiEvd connectEvd,
-                                 NoSrq<OfiIa, OfiPz> srq, DatEpAttr attr) {
-        OfiEp ep = new OfiEp(this, pz, recvEvd, requestEvd, connectEvd, attr, newEpKey());
-        epsByKey.put(ep.key, ep);
-        return ep;
+    protected OfiSrq implCreateSrq(OfiPz pz, DatSrqAttr attr) {
+        nextSrqKey = (nextSrqKey + 1) & 0x7fffffff;
+        OfiSrq srq = new OfiSrq(pz, attr.maxRecvDtos(), attr.maxRecvIov(), nextSrqKey);
+        srqs.add(srq);
+        return srq;
     }
 
     /** A qualifier is a TCP port of the IA's address. */

@@ -105,6 +105,9 @@ final class OfiLmr extends AbstractLmr<OfiIa, OfiPz> {
                 ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
             }
         }
+        for (OfiSrq srq : ia.srqs) {
+            srq.lmrFreed(this);
+        }
         ia.lmrs.remove(context);
         zone.keys.remove(key);
         Fi.fi_close(mr);

@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
  */
 class OfiCrossNodeTest {
 
-    /** The cross-node rules that need no SRQ and no memory window, which the attributes deny. */
-    private static final int CROSS_NODE_RULES_RUN = 9;
+    /** The cross-node rules that need no memory window, which the attributes deny (the SRQ echo among them). */
+    private static final int CROSS_NODE_RULES_RUN = 10;
     private static final long CONN_QUAL = 7473;
 
     @Test

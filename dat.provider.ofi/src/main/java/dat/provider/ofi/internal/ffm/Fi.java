@@ -52,6 +52,7 @@ public final class Fi {
             ADDRESS, JAVA_LONG, ADDRESS));
     private static final MethodHandle AV_REMOVE = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG,
             JAVA_LONG));
+    private static final MethodHandle CANCEL = invoker(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG));
     // Data path: addresses as longs, no errno, no allocation.
     private static final MethodHandle POST = critical(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG,
             JAVA_LONG));
@@ -503,6 +504,25 @@ public final class Fi {
     public static long post(MemorySegment fn, long ep, long msg, long flags) {
         try {
             return (long) POST.invokeExact(fn, ep, msg, flags);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /**
+     * {@code fi_cancel(fid, context)} through a pointer read once with {@link #slot} ({@code ep->ops->cancel}).
+     *
+     * @param fn the endpoint's (or SRX context's) {@code cancel} op
+     * @param ep its address
+     * @param context the operation context to cancel
+     * @return 0 or -FI_E*
+     */
+    public static long cancel(MemorySegment fn, long ep, long context) {
+        if (fn.address() == 0) {
+            return -LibFabric.FI_ENOSYS;
+        }
+        try {
+            return (long) CANCEL.invokeExact(fn, ep, context);
         } catch (Throwable t) {
             throw unexpected(t);
         }

@@ -60,6 +60,8 @@ public final class LibFabric {
     public static final int AF_INET6 = 10;
 
     // capability and operation flags (uint64_t)
+    /** {@code FI_SHARED_CONTEXT}: {@code SIZE_MAX}, an {@code rx_ctx_cnt} asking for a shared receive context. */
+    public static final long FI_SHARED_CONTEXT = -1L;
     /** {@code FI_MSG}. */
     public static final long FI_MSG = 1L << 1;
     /** {@code FI_RMA}. */

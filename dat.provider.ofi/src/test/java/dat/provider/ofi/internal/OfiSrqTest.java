@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: Apache-2.0
+package dat.provider.ofi.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dat.api.Dat;
+import dat.api.DatCloseFlags;
+import dat.api.DatCompletionFlags;
+import dat.api.DatDtoStatus;
+import dat.api.DatEp;
+import dat.api.DatEpAttr;
+import dat.api.DatEpRecvInfo;
+import dat.api.DatEvd;
+import dat.api.DatEvdFlags;
+import dat.api.DatEvent;
+import dat.api.DatEventType;
+import dat.api.DatException;
+import dat.api.DatIa;
+import dat.api.DatLmr;
+import dat.api.DatMemPriv;
+import dat.api.DatPsp;
+import dat.api.DatPspFlags;
+import dat.api.DatPz;
+import dat.api.DatQos;
+import dat.api.DatReturn;
+import dat.api.DatSrq;
+import dat.api.DatSrqAttr;
+import dat.api.Iov;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * SRQs over tcp's shared receive contexts, and {@code dat_ep_recv_query}: the DAT codes of bad arguments, an SRQ
+ * freed while an EP uses it, a buffer's completion naming the EP that took it, an LMR freed under posted buffers,
+ * and posts racing a free. One IA on {@code ofi-tcp-lo} connected to itself.
+ */
+class OfiSrqTest {
+
+    private static final long TIMEOUT = 10_000_000;
+    private static final long BASE_QUAL = 7481;
+
+    /** An active EP with its own queue connected to {@code passive}; @return the active EP's request EVD */
+    private static DatEp connect(DatIa ia, DatPz pz, DatEp passive, DatEvd passiveConn, long qual, DatEvd requests) {
+        DatEvd recvs = ia.createEvd(64, null, DatEvdFlags.DTO);
+        DatEvd activeConn = ia.createEvd(8, null, DatEvdFlags.CONNECTION);
+        DatEvd crs = ia.createEvd(8, null, DatEvdFlags.CR);
+        DatEp active = ia.createEp(pz, recvs, requests, activeConn, DatEpAttr.builder().build());
+        DatPsp psp = ia.createPsp(qual, crs, DatPspFlags.CONSUMER);
+        try {
+            active.connect(InetAddress.getLoopbackAddress(), qual, TIMEOUT, null, DatQos.BEST_EFFORT, 0);
+            DatEvent e = new DatEvent();
+            assertEquals(DatReturn.DAT_SUCCESS, crs.await(TIMEOUT, 1, e));
+            e.cr().accept(passive, null);
+            assertEquals(DatReturn.DAT_SUCCESS, activeConn.await(TIMEOUT, 1, e));
+            assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, e.type());
+            assertEquals(DatReturn.DAT_SUCCESS, passiveConn.await(TIMEOUT, 1, e));
+            assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, e.type());
+        } finally {
+            psp.close();
+        }
+        return active;
+    }
+
+    private static DatReturn type(Runnable call) {
+        return assertThrows(DatException.class, call::run).type();
+    }
+
+    @Test
+    void badArgumentsGetTheCodesTheManPagesName() {
+        DatIa ia = new OfiProvider().open(OfiTcpVerification.IA, "", 16);
+        try (Arena arena = Arena.ofShared()) {
+            assertTrue(ia.providerAttr().srqSupported(), "tcp has shared receive contexts");
+            DatPz pz = ia.createPz();
+            DatSrq srq = ia.createSrq(pz, DatSrqAttr.of(4, 1));
+            DatLmr lmr = ia.createLmr(pz, arena.allocate(4096, 64), DatMemPriv.ALL);
+            DatLmr readOnly = ia.createLmr(pz, arena.allocate(4096, 64), DatMemPriv.LOCAL_READ);
+            DatPz other = ia.createPz();
+            DatLmr foreign = ia.createLmr(other, arena.allocate(4096, 64), DatMemPriv.ALL);
+            Iov iov = Iov.allocate(arena, 2);
+            assertEquals(DatReturn.DAT_INVALID_PARAMETER, srq.postRecv(2, iov.set(0, lmr, 0, 8).set(1, lmr, 8, 8), 1),
+                    "more segments than max_recv_iov 1");
+            assertEquals(DatReturn.DAT_INVALID_PARAMETER, srq.postRecv(-1, iov, 1), "num_segments -1");
+            assertEquals(DatReturn.DAT_INVALID_PARAMETER, srq.postRecv(1, iov.set(0, lmr, 4090, 64), 1),
+                    "a segment past the LMR's end");
+            assertEquals(DatReturn.DAT_PRIVILEGES_VIOLATION, srq.postRecv(1, iov.set(0, readOnly, 0, 8), 1),
+                    "an LMR without local write");
+            assertEquals(DatReturn.DAT_PROTECTION_VIOLATION, srq.postRecv(1, iov.set(0, foreign, 0, 8), 1),
+                    "an LMR of another PZ");
+            assertEquals(0, srq.query().outstandingDtoCount(), "refused posts count nothing");
+            for (int i = 0; i < 4; i++) {
+                assertEquals(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, lmr, 64L * i, 64), i));
+            }
+            assertEquals(DatReturn.DAT_INSUFFICIENT_RESOURCES, srq.postRecv(1, iov.set(0, lmr, 0, 64), 9), "full");
+            assertEquals(DatReturn.INVALID_PARAMETER, type(() -> srq.resize(0)), "dat_srq_resize to 0");
+            assertEquals(DatReturn.INVALID_STATE, type(() -> srq.resize(3)), "below the 4 buffers posted");
+            int max = ia.query().maxRecvPerSrq();
+            assertEquals(DatReturn.INSUFFICIENT_RESOURCES, type(() -> srq.resize(max + 1)), "above max_recv_per_srq");
+            srq.resize(6);
+            assertEquals(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, lmr, 1024, 64), 4), "room after growing");
+            assertEquals(DatReturn.INVALID_PARAMETER, type(() -> srq.setLowWatermark(7)), "watermark above size");
+            assertEquals(Dat.DAT_VALUE_UNKNOWN, srq.query().availableDtoCount(), "the count it does not claim");
+            DatEvd recvs = ia.createEvd(8, null, DatEvdFlags.DTO);
+            DatEvd conn = ia.createEvd(8, null, DatEvdFlags.CONNECTION);
+            DatEp ep = ia.createEpWithSrq(pz, recvs, recvs, conn, srq, DatEpAttr.builder().build());
+            assertEquals(DatReturn.DAT_INVALID_STATE, ep.postRecv(1, iov.set(0, lmr, 0, 8), 1,
+                    DatCompletionFlags.DEFAULT), "dat_ep_post_recv on an SRQ EP");
+            assertEquals(new DatEpRecvInfo(Dat.DAT_VALUE_UNKNOWN, Dat.DAT_VALUE_UNKNOWN),
+                    ep.recvQuery(Dat.DAT_EP_RECV_INFO_NBUFS_ALLOCATED | Dat.DAT_EP_RECV_INFO_BUFS_ALLOC_SPAN),
+                    "an SRQ EP's buffers under way are not visible");
+            assertEquals(DatReturn.INVALID_PARAMETER, type(() -> ep.recvQuery(0)), "dat_ep_recv_query of nothing");
+            DatSrq otherSrq = ia.createSrq(other, DatSrqAttr.of(2, 1));
+            assertEquals(DatReturn.MODEL_NOT_SUPPORTED, type(() -> ia.createEpWithSrq(pz, recvs, recvs, conn, otherSrq,
+                    DatEpAttr.builder().build())), "an SRQ of another PZ (srq_ep_pz_difference_supported false)");
+            otherSrq.close();
+            ep.close();
+            srq.close();
+            assertEquals(DatReturn.DAT_INVALID_HANDLE, srq.postRecv(1, iov.set(0, lmr, 0, 8), 1), "freed SRQ");
+            assertEquals(DatReturn.INVALID_HANDLE, type(() -> srq.resize(8)), "dat_srq_resize of a freed SRQ");
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    @Test
+    void anSrqInUseIsNotFreed() {
+        DatIa ia = new OfiProvider().open(OfiTcpVerification.IA, "", 16);
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = ia.createPz();
+            DatSrq srq = ia.createSrq(pz, DatSrqAttr.of(8, 1));
+            DatLmr lmr = ia.createLmr(pz, arena.allocate(4096, 64), DatMemPriv.ALL);
+            DatEvd recvs = ia.createEvd(16, null, DatEvdFlags.DTO);
+            DatEvd conn = ia.createEvd(8, null, DatEvdFlags.CONNECTION);
+            DatEp ep = ia.createEpWithSrq(pz, recvs, recvs, conn, srq, DatEpAttr.builder().build());
+            DatEvd requests = ia.createEvd(16, null, DatEvdFlags.DTO);
+            DatEp active = connect(ia, pz, ep, conn, BASE_QUAL, requests);
+            assertEquals(DatReturn.INVALID_STATE, type(srq::close), "dat_srq_free with a connected EP on it");
+            Iov iov = Iov.allocate(arena, 1);
+            assertEquals(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, lmr, 0, 64), 5));
+            assertEquals(DatReturn.DAT_SUCCESS, active.postSend(1, iov.set(0, lmr, 512, 16), 1, 0));
+            DatEvent e = new DatEvent();
+            assertEquals(DatReturn.DAT_SUCCESS, recvs.await(TIMEOUT, 1, e), "the SRQ still receives");
+            assertEquals(5, e.userCookie());
+            active.close();
+            ep.close();
+            srq.close();
+            assertTrue(srq.isClosed(), "freed once no EP uses it");
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /** tcp's completion of a shared buffer names no endpoint: each of two EPs on one SRQ must get its own. */
+    @Test
+    void aSharedBufferCompletesOnTheEpThatTookIt() {
+        DatIa ia = new OfiProvider().open(OfiTcpVerification.IA, "", 16);
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = ia.createPz();
+            DatSrq srq = ia.createSrq(pz, DatSrqAttr.of(16, 1));
+            MemorySegment dst = arena.allocate(4096, 64);
+            DatLmr lmr = ia.createLmr(pz, dst, DatMemPriv.ALL);
+            MemorySegment src = arena.allocate(4096, 64);
+            DatLmr srcLmr = ia.createLmr(pz, src, DatMemPriv.ALL);
+            DatEvd recvs = ia.createEvd(16, null, DatEvdFlags.DTO);
+            DatEvd[] conns = {ia.createEvd(8, null, DatEvdFlags.CONNECTION), ia.createEvd(8, null,
+                DatEvdFlags.CONNECTION)};
+            DatEp[] passive = new DatEp[2];
+            DatEp[] active = new DatEp[2];
+            DatEvd requests = ia.createEvd(16, null, DatEvdFlags.DTO);
+            for (int i = 0; i < 2; i++) {
+                passive[i] = ia.createEpWithSrq(pz, recvs, requests, conns[i], srq, DatEpAttr.builder().build());
+                active[i] = connect(ia, pz, passive[i], conns[i], BASE_QUAL + 1 + i, requests);
+            }
+            Iov iov = Iov.allocate(arena, 1);
+            for (int i = 0; i < 4; i++) {
+                assertEquals(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, lmr, 256L * i, 256), 100 + i));
+            }
+            DatEvent e = new DatEvent();
+            for (int round = 0; round < 4; round++) {
+                int from = round % 2 == 0 ? 1 : 0;
+                src.set(ValueLayout.JAVA_INT, 0, round);
+                assertEquals(DatReturn.DAT_SUCCESS, active[from].postSend(1, iov.set(0, srcLmr, 0, 4 + round), round,
+                        0));
+                assertEquals(DatReturn.DAT_SUCCESS, recvs.await(TIMEOUT, 1, e));
+                assertSame(DatDtoStatus.SUCCESS, e.dtoStatus(), e.toString());
+                assertSame(passive[from], e.ep(), "the EP the message came to, round " + round);
+                assertEquals(100 + round, e.userCookie(), "the SRQ's oldest buffer");
+                assertEquals(4 + round, e.transferredLength());
+                assertEquals(round, dst.get(ValueLayout.JAVA_INT, 256L * round));
+                assertEquals(DatReturn.DAT_SUCCESS, requests.await(TIMEOUT, 1, e));
+                assertSame(DatDtoStatus.SUCCESS, e.dtoStatus(), "the send, round " + round);
+            }
+            assertEquals(0, srq.query().outstandingDtoCount(), "every buffer reaped");
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /** A freed LMR takes its buffers off the SRQ: nothing lands in it afterwards, the count drops, the SRQ works. */
+    @Test
+    void anLmrFreedUnderPostedBuffersLeavesTheSrqUsable() {
+        DatIa ia = new OfiProvider().open(OfiTcpVerification.IA, "", 16);
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = ia.createPz();
+            DatSrq srq = ia.createSrq(pz, DatSrqAttr.of(8, 1));
+            MemorySegment gone = arena.allocate(4096, 64);
+            DatLmr goneLmr = ia.createLmr(pz, gone, DatMemPriv.LOCAL_WRITE | DatMemPriv.LOCAL_READ);
+            DatLmr lmr = ia.createLmr(pz, arena.allocate(4096, 64), DatMemPriv.LOCAL_WRITE | DatMemPriv.LOCAL_READ);
+            DatEvd recvs = ia.createEvd(16, null, DatEvdFlags.DTO);
+            DatEvd conn = ia.createEvd(8, null, DatEvdFlags.CONNECTION);
+            DatEp ep = ia.createEpWithSrq(pz, recvs, recvs, conn, srq, DatEpAttr.builder().build());
+            DatEvd requests = ia.createEvd(16, null, DatEvdFlags.DTO);
+            DatEp active = connect(ia, pz, ep, conn, BASE_QUAL + 3, requests);
+            Iov iov = Iov.allocate(arena, 1);
+            assertEquals(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, goneLmr, 0, 64), 1));
+            assertEquals(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, goneLmr, 64, 64), 2));
+            goneLmr.close();
+            assertEquals(0, srq.query().outstandingDtoCount(), "the buffers on the freed LMR are gone");
+            assertEquals(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, lmr, 0, 64), 3));
+            assertEquals(DatReturn.DAT_SUCCESS, active.postSend(1, iov.set(0, lmr, 1024, 16), 1, 0));
+            DatEvent e = new DatEvent();
+            assertEquals(DatReturn.DAT_SUCCESS, recvs.await(TIMEOUT, 1, e));
+            assertEquals(3, e.userCookie(), "the message went into the live LMR's buffer");
+            assertEquals(-1L, gone.mismatch(MemorySegment.ofArray(new byte[4096])), "nothing landed in the freed one");
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /** Posts racing dat_srq_free: each answers SUCCESS or DAT_INVALID_HANDLE, and nothing crashes. */
+    @Test
+    void postsRacingAFreeAnswerSuccessOrInvalidHandle() throws InterruptedException {
+        DatIa ia = new OfiProvider().open(OfiTcpVerification.IA, "", 16);
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = ia.createPz();
+            DatLmr lmr = ia.createLmr(pz, arena.allocate(4096, 64), DatMemPriv.ALL);
+            for (int round = 0; round < 20; round++) {
+                DatSrq srq = ia.createSrq(pz, DatSrqAttr.of(ia.query().maxRecvPerSrq(), 1));
+                AtomicReference<String> bad = new AtomicReference<>();
+                Thread poster = Thread.ofPlatform().start(() -> {
+                    Iov iov = Iov.allocate(Arena.ofAuto(), 1).set(0, lmr, 0, 64);
+                    for (int i = 0; i < 1 << 16; i++) {
+                        int rc = srq.postRecv(1, iov, i);
+                        if (rc == DatReturn.DAT_INVALID_HANDLE) {
+                            return;
+                        }
+                        if (rc == DatReturn.DAT_INSUFFICIENT_RESOURCES) {
+                            Thread.onSpinWait();
+                            continue;
+                        }
+                        if (rc != DatReturn.DAT_SUCCESS) {
+                            bad.set("post " + i + ": " + DatReturn.toString(rc));
+                            return;
+                        }
+                    }
+                });
+                Thread.sleep(round % 3);
+                srq.close();
+                poster.join();
+                assertEquals(null, bad.get());
+                assertEquals(DatReturn.DAT_INVALID_HANDLE, srq.postRecv(1, Iov.allocate(arena, 1).set(0, lmr, 0, 8),
+                        0));
+            }
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /** An EP with its own queue counts a receive from its post until its completion is generated. */
+    @Test
+    void recvQueryCountsPostedReceivesUntilTheyComplete() {
+        DatIa ia = new OfiProvider().open(OfiTcpVerification.IA, "", 16);
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = ia.createPz();
+            DatLmr lmr = ia.createLmr(pz, arena.allocate(4096, 64), DatMemPriv.ALL);
+            OfiPzTest.Pair p = OfiPzTest.connect(ia, pz, BASE_QUAL + 4);
+            int both = Dat.DAT_EP_RECV_INFO_NBUFS_ALLOCATED | Dat.DAT_EP_RECV_INFO_BUFS_ALLOC_SPAN;
+            assertEquals(new DatEpRecvInfo(0, 0), p.passive().recvQuery(both));
+            Iov iov = Iov.allocate(arena, 1);
+            for (int i = 0; i < 3; i++) {
+                assertEquals(DatReturn.DAT_SUCCESS, p.passive().postRecv(1, iov.set(0, lmr, 64L * i, 64), i, 0));
+            }
+            assertEquals(new DatEpRecvInfo(3, Dat.DAT_VALUE_UNKNOWN),
+                    p.passive().recvQuery(Dat.DAT_EP_RECV_INFO_NBUFS_ALLOCATED));
+            assertEquals(DatReturn.DAT_SUCCESS, p.active().postSend(1, iov.set(0, lmr, 1024, 8), 1, 0));
+            DatEvent e = new DatEvent();
+            assertEquals(DatReturn.DAT_SUCCESS, p.requests().await(TIMEOUT, 1, e));
+            DatEpRecvInfo info = p.passive().recvQuery(both);
+            assertTrue(info.nbufsAllocated() == 2 || info.nbufsAllocated() == 3, info.toString());
+            assertEquals(info.nbufsAllocated(), info.bufsAllocSpan());
+            p.passive().disconnect(DatCloseFlags.ABRUPT);
+            assertEquals(new DatEpRecvInfo(0, 0), p.passive().recvQuery(both), "the disconnect flushed the rest");
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+}
