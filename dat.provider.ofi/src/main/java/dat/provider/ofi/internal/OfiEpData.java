@@ -596,7 +596,7 @@ final class OfiEpData {
             return;
         }
         DatDtoStatus status = status(RECV, error);
-        if (status == DatDtoStatus.SUCCESS && ep.state == DatEpState.COMPLETION_PENDING) {
+        if (!closed && status == DatDtoStatus.SUCCESS && ep.state == DatEpState.COMPLETION_PENDING) {
             // A message on the accepted connection: it is established, whatever the EQ has not said yet.
             ep.connection.onConnected(null);
         }
