@@ -52,7 +52,8 @@ Options:
                      dtestx, dtestcm, dapltest) and give every guest a dat.conf naming its rxe0 (DAT_OVERRIDE);
                      the default --java-options then also raise dat.registry.timeout.ms to 120000
   --ofi              also carry libfabric into the guest, so the ofi provider offers its IAs there (ofi-verbs-rxe0:
-                     libfabric's verbs provider on rxe0; ofi-tcp-*: its tcp provider)
+                     libfabric's verbs provider on rxe0; ofi-tcp-*: its tcp provider); the default --java-options
+                     then also raise dat.registry.timeout.ms to 120000
   --interop          the pair (implies --pair --dapl) running interop.sh in both guests: OFA's dtest and
                      dtestsrq against themselves (the controls), then against dat dtest and dat dtestsrq on verbs
                      both ways (and the cross-node kit verbs<->udapl when the image has udapl); the summary
@@ -206,7 +207,9 @@ fi
 $cmd_given && [[ -z ${cmd_vm//[[:space:]]/} ]] && die_usage "--cmd is empty"
 # The udapl provider's info() opens every dat.conf IA through libdaplofa, which under TCG can take longer than the
 # registry's 10 s limit for a provider call (one dat info of three in a guest reported udapl unavailable for it).
-if $dapl && ! $java_options_given; then
+# The ofi provider's info() loads libfabric, whose psm2 and verbs providers initialise in it (about 1 s on the host,
+# over 10 s in a TCG guest on a busy host: seen once, the ofi IAs then missing from the kit's registry).
+if { $dapl || $ofi; } && ! $java_options_given; then
     java_options+=" -Ddat.registry.timeout.ms=120000"
 fi
 if $faults; then

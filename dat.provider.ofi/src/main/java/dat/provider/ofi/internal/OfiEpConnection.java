@@ -129,6 +129,26 @@ final class OfiEpConnection {
         }
     }
 
+    /**
+     * Makes the active endpoint of a connect with the destination in its {@code fi_info}. libfabric's verbs provider
+     * resolves the address and makes the queue pair in {@code fi_endpoint} ({@code vrb_create_ep}:
+     * {@code rdma_resolve_addr(src, dest_addr)}, which refuses a NULL destination with EINVAL); tcp takes the
+     * destination from {@code fi_connect} and ignores it here. The copy borrows {@code dest} and gives it back before
+     * {@code fi_freeinfo}, which would free it.
+     */
+    private void openToward(String call, MemorySegment dest) {
+        MemorySegment info = ia.fi.fi_dupinfo(ia.info).reinterpret(FiInfo.SIZEOF);
+        try {
+            FiInfo.destAddr(info, dest);
+            FiInfo.destAddrlen(info, dest.byteSize());
+            open(call, info);
+        } finally {
+            FiInfo.destAddr(info, MemorySegment.NULL);
+            FiInfo.destAddrlen(info, 0);
+            ia.fi.fi_freeinfo(info);
+        }
+    }
+
     /** Closes the libfabric endpoint (if any) and moves to the next generation. */
     private void closeFabricEndpoint(boolean shutdown) {
         if (connectTimeout != null) {
@@ -186,10 +206,10 @@ final class OfiEpConnection {
                 throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2, call + ": remote_ia_address "
                         + remoteIaAddress.getHostAddress() + " is not of IA " + ia.name() + "'s address family");
             }
-            open(call, ia.info);
             int rc;
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment addr = OfiIa.sockaddr(arena, remoteIaAddress, (int) remoteConnQual);
+                openToward(call, addr);
                 MemorySegment pd = data(arena, privateData);
                 rc = Fi.fi_connect(fid, addr, pd, privateData == null ? 0 : privateData.length);
             }

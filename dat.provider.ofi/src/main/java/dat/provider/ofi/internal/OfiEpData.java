@@ -94,6 +94,8 @@ final class OfiEpData {
     private Arena arena;
     private MemorySegment iov;
     private MemorySegment desc;
+    /** The iov count the last {@link #fillIov} filled (the posts run under the IA's lock). */
+    private int iovCount;
     private MemorySegment msg;
     private MemorySegment rmaMsg;
     private MemorySegment rmaIov;
@@ -397,23 +399,45 @@ final class OfiEpData {
         q.segments[slot] = 0;
     }
 
-    private void fillIov(Queue q, int slot) {
-        for (int s = 0; s < q.segments[slot]; s++) {
+    /**
+     * Fills the iov and descriptors of the slot with its first {@code limit} bytes and {@return the descriptors to
+     * post: the array, or NULL for an outbound transfer of no byte}, which goes as one empty segment without a
+     * descriptor: libfabric's verbs provider reads {@code desc[0]} of a send or write whatever the count
+     * ({@code vrb_send_iov}; the array holds an earlier post's descriptor, whose registration may be closed), and
+     * without one it sends inline, which an empty segment always fits. The limit is a read's remote length: a verbs
+     * RDMA read fills its whole local list, not the remote length, so a longer list must end where the read does.
+     * {@link #iovCount} is the count to post with it.
+     */
+    private MemorySegment fillIov(Queue q, int slot, boolean outbound, long limit) {
+        int n = 0;
+        long left = limit;
+        for (int s = 0; s < q.segments[slot] && left > 0; s++) {
             int i = slot * q.maxIov + s;
-            MemorySegment v = iov.asSlice(s * Iovec.LAYOUT.byteSize(), Iovec.LAYOUT.byteSize());
+            long length = Math.min(q.length[i], left);
+            MemorySegment v = iov.asSlice(n * Iovec.LAYOUT.byteSize(), Iovec.LAYOUT.byteSize());
             v.set(JAVA_LONG, Iovec.IOV_BASE, q.address[i]);
-            Iovec.iovLen(v, q.length[i]);
-            desc.setAtIndex(JAVA_LONG, s, q.lmr[i].desc);
+            Iovec.iovLen(v, length);
+            desc.setAtIndex(JAVA_LONG, n, q.lmr[i].desc);
+            left -= length;
+            n++;
         }
+        if (n == 0 && outbound) {
+            iov.set(JAVA_LONG, Iovec.IOV_BASE, iov.address());
+            Iovec.iovLen(iov, 0);
+            iovCount = 1;
+            return MemorySegment.NULL;
+        }
+        iovCount = n;
+        return desc;
     }
 
     /** {@return libfabric's answer to an {@code fi_sendmsg} or {@code fi_recvmsg} of the slot} */
     private long postMsg(boolean recv, int slot) {
         Queue q = recv ? recvs : requests;
-        fillIov(q, slot);
+        MemorySegment d = fillIov(q, slot, !recv, Long.MAX_VALUE);
         msg.set(JAVA_LONG, FiMsg.MSG_IOV, iov.address());
-        msg.set(JAVA_LONG, FiMsg.DESC, desc.address());
-        FiMsg.iovCount(msg, q.segments[slot]);
+        msg.set(JAVA_LONG, FiMsg.DESC, d.address());
+        FiMsg.iovCount(msg, iovCount);
         FiMsg.addr(msg, 0);
         msg.set(JAVA_LONG, FiMsg.CONTEXT, context(recv, slot));
         FiMsg.data(msg, 0);
@@ -426,13 +450,13 @@ final class OfiEpData {
     }
 
     private long postRma(boolean write, int slot, int rmrContext, long remote) {
-        fillIov(requests, slot);
+        MemorySegment d = fillIov(requests, slot, write, requests.remoteLength[slot]);
         FiRmaIov.addr(rmaIov, remote);
         FiRmaIov.len(rmaIov, requests.remoteLength[slot]);
         FiRmaIov.key(rmaIov, rmrContext & 0xffffffffL);
         rmaMsg.set(JAVA_LONG, FiMsgRma.MSG_IOV, iov.address());
-        rmaMsg.set(JAVA_LONG, FiMsgRma.DESC, desc.address());
-        FiMsgRma.iovCount(rmaMsg, requests.segments[slot]);
+        rmaMsg.set(JAVA_LONG, FiMsgRma.DESC, d.address());
+        FiMsgRma.iovCount(rmaMsg, iovCount);
         FiMsgRma.addr(rmaMsg, 0);
         rmaMsg.set(JAVA_LONG, FiMsgRma.RMA_IOV, rmaIov.address());
         FiMsgRma.rmaIovCount(rmaMsg, 1);

@@ -11,6 +11,12 @@ import dat.api.DatIa;
 import dat.api.DatReturn;
 import dat.spi.DatIaInfo;
 import dat.spi.DatProviderInfo;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -51,6 +57,25 @@ class OfiProviderTest {
         for (DatIaInfo ia : info.ias()) {
             assertEquals("FI_EP_MSG", ia.providerAttr().providerSpecificAttr().get("fi_ep_type"), ia.iaName());
             assertTrue(ia.iaName().matches("ofi-[a-z0-9._+-]+"), ia.iaName());
+        }
+    }
+
+    /**
+     * libfabric's registration cache (the verbs provider's, on by default) registers every region with remote write
+     * access and keeps it past fi_close: the provider turns it off before the library initialises. Read through
+     * libc's getenv, since System.getenv is the JVM's snapshot from its start.
+     */
+    @Test
+    @SuppressWarnings("restricted")
+    void libfabricInitialisesWithoutItsRegistrationCache() throws Throwable {
+        assertTrue(PROVIDER.info().available());
+        Linker linker = Linker.nativeLinker();
+        MethodHandle getenv = linker.downcallHandle(linker.defaultLookup().find("getenv").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS));
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment value = (MemorySegment) getenv.invokeExact(arena.allocateFrom("FI_MR_CACHE_MAX_COUNT"));
+            assertTrue(value.address() != 0, "FI_MR_CACHE_MAX_COUNT is set");
+            assertEquals("0", value.reinterpret(2).getString(0));
         }
     }
 
