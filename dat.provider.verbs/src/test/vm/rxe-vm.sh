@@ -53,7 +53,9 @@ Options:
                      the default --java-options then also raise dat.registry.timeout.ms to 120000
   --ofi              also carry libfabric into the guest, so the ofi provider offers its IAs there (ofi-verbs-rxe0:
                      libfabric's verbs provider on rxe0; ofi-tcp-*: its tcp provider); the default --java-options
-                     then also raise dat.registry.timeout.ms to 120000
+                     then also raise dat.registry.timeout.ms to 120000, and the default commands run the kit on
+                     ofi-verbs-rxe0 (one guest: $(default_cmd ofi-vm); a pair: a runs $(default_cmd ofi-a),
+                     b $(default_cmd ofi-b))
   --interop          the pair (implies --pair --dapl) running interop.sh in both guests: OFA's dtest and
                      dtestsrq against themselves (the controls), then against dat dtest and dat dtestsrq on verbs
                      both ways (and the cross-node kit verbs<->udapl when the image has udapl); the summary
@@ -97,6 +99,11 @@ default_cmd() {
         b) echo 'dat tck --provider verbs --strict --peer 192.0.2.1:7471 --exclude "$DAT_VM_OUT/verbs-tck-exclude.txt" --reports "$DAT_VM_OUT/tck-reports-b"' ;;
         fault-a) echo 'sh "$DAT_VM_OUT/fault-victim.sh"' ;;
         interop) echo 'sh "$DAT_VM_OUT/interop.sh"' ;;
+        # --ofi: the kit on libfabric's verbs provider over rxe0 (the ofi provider's IA ofi-verbs-rxe0), not strict:
+        # SRQ is denied there, so its rules skip; the cross-node rules against a peer on the same IA in guest a.
+        ofi-vm) echo 'dat info -v && dat tck --ia ofi-verbs-rxe0 --steps 20000 --random-seconds 300 --concurrent-seconds 20 --exclude "$DAT_VM_OUT/ofi-verbs-tck-exclude.txt" --reports "$DAT_VM_OUT/tck-reports"' ;;
+        ofi-a) echo 'dat tck-peer --ia ofi-verbs-rxe0 --conn-qual 7471 --timeout 1800' ;;
+        ofi-b) echo 'dat tck --ia ofi-verbs-rxe0 --peer 192.0.2.1:7471 --random-seconds 0 --concurrent-seconds 0 --exclude "$DAT_VM_OUT/ofi-verbs-tck-exclude.txt" --reports "$DAT_VM_OUT/tck-reports-b"' ;;
         fault-b) echo 'dat tck-fault survivor --provider verbs --peer 192.0.2.1:7472 --faults kill,link,close,none --timeout 150' ;;
     esac
 }
@@ -218,6 +225,9 @@ fi
 if $interop; then
     $faults && die_usage "--interop and --faults are two different pair runs"
     : "${cmd_a:=$(default_cmd interop)}" "${cmd_b:=$(default_cmd interop)}"
+fi
+if $ofi && ! $interop && ! $faults; then
+    : "${cmd_vm:=$(default_cmd ofi-vm)}" "${cmd_a:=$(default_cmd ofi-a)}" "${cmd_b:=$(default_cmd ofi-b)}"
 fi
 : "${cmd_vm:=$(default_cmd vm)}" "${cmd_a:=$(default_cmd a)}" "${cmd_b:=$(default_cmd b)}"
 
@@ -457,6 +467,8 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 # The TCK rules the verbs provider cannot meet on RoCE, with the reasons; the default commands pass it to --exclude.
 cp "$HERE/verbs-tck-exclude.txt" "$out/"
+# The same for the ofi provider on libfabric's verbs provider (--ofi's default commands).
+cp "$HERE/ofi-verbs-tck-exclude.txt" "$out/"
 # The victim node's half of the fault suite (--faults).
 cp "$HERE/fault-victim.sh" "$out/"
 # Both guests' script of --interop; its files from an earlier run would mix into this one's verdicts.
@@ -474,7 +486,7 @@ declare -A mac_of=([a]=52:54:00:da:70:0a [b]=52:54:00:da:70:0b)
 
 # The default commands write to these; stale reports from an earlier run would mix into the summary's reading.
 for r in "${roles[@]}"; do
-    [[ ${cmd_of[$r]} == "$(default_cmd "$r")" ]] || continue
+    [[ ${cmd_of[$r]} == "$(default_cmd "$r")" || ${cmd_of[$r]} == "$(default_cmd "ofi-$r")" ]] || continue
     case $r in vm) rm -rf "$out/tck-reports" "$out/tck-reports-seeds" ;; b) rm -rf "$out/tck-reports-b" ;; esac
 done
 # One guest and a pair may share an output directory (CI runs both into the default one): each mode has its own
