@@ -25,6 +25,7 @@ import dat.provider.ofi.internal.ffm.FidCq;
 import dat.provider.ofi.internal.ffm.Iovec;
 import dat.provider.ofi.internal.ffm.LibFabric;
 import dat.spi.DtoArgs;
+import dat.spi.IbWcStatus;
 import dat.spi.LmrTriplet;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -488,8 +489,14 @@ final class OfiEpData {
 
     // ---- completions ----
 
-    /** A completion from a CQ, its context decoded here. Under the IA's lock. */
-    void completed(long context, int error, long length) {
+    /**
+     * A completion from a CQ, its context decoded here. Under the IA's lock.
+     *
+     * @param error the entry's {@code err} ({@code FI_E*}), 0 for a success
+     * @param provErrno the entry's {@code prov_errno}: libfabric's verbs provider reports every failure but a flush
+     *     as {@code EIO} with the {@code ibv_wc_status} here
+     */
+    void completed(long context, int error, int provErrno, long length) {
         if (((context >>> 20) & 0xfff) != (ep.connection.generation() & 0xfff)) {
             return;
         }
@@ -499,7 +506,8 @@ final class OfiEpData {
         if (slot >= q.capacity || q.state[slot] != POSTED) {
             return;
         }
-        DatDtoStatus status = status(q.op[slot], error);
+        DatDtoStatus status = ia.entry.provider().equals(IB_PROVIDER) && error != 0 && error != LibFabric.FI_ECANCELED
+                ? IbWcStatus.toDat(provErrno, recv) : status(q.op[slot], error);
         long len = status != DatDtoStatus.SUCCESS ? 0 : recv ? length : q.remoteLength[slot];
         if (status != DatDtoStatus.SUCCESS) {
             // tcp may fail a later operation while an earlier one (a read waiting for its response) is still open:
@@ -517,6 +525,9 @@ final class OfiEpData {
             ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
         }
     }
+
+    /** libfabric's verbs provider, whose failed completions carry an {@code ibv_wc_status}. */
+    private static final String IB_PROVIDER = "verbs";
 
     private static DatDtoStatus status(byte op, int error) {
         if (error == 0) {

@@ -168,7 +168,7 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
                 for (int i = 0; i < n; i++) {
                     MemorySegment e = entries.asSlice(i * FiCqDataEntry.LAYOUT.byteSize(),
                             FiCqDataEntry.LAYOUT.byteSize());
-                    completed(FiCqDataEntry.opContext(e).address(), 0, FiCqDataEntry.len(e));
+                    completed(FiCqDataEntry.opContext(e).address(), 0, 0, FiCqDataEntry.len(e));
                 }
                 continue;
             }
@@ -176,7 +176,8 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
                 err.fill((byte) 0);
                 if (Fi.fi_cq_readerr(c.cq(), err) > 0) {
                     found = true;
-                    completed(FiCqErrEntry.opContext(err).address(), FiCqErrEntry.err(err), FiCqErrEntry.len(err));
+                    completed(FiCqErrEntry.opContext(err).address(), FiCqErrEntry.err(err),
+                            FiCqErrEntry.provErrno(err), FiCqErrEntry.len(err));
                     continue;
                 }
             }
@@ -184,14 +185,14 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
         }
     }
 
-    private void completed(long context, int error, long length) {
+    private void completed(long context, int error, int provErrno, long length) {
         OfiEp ep = ia.epsByKey.get((int) (context >>> 32));
         if (OfiConfig.TRACE) {
             OfiConfig.trace("completion ctx 0x" + Long.toHexString(context) + " err " + error + " len " + length
                     + " ep " + ep);
         }
         if (ep != null) {
-            ep.data.completed(context, error, length);
+            ep.data.completed(context, error, provErrno, length);
         }
     }
 

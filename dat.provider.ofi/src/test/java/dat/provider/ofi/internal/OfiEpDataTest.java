@@ -43,7 +43,7 @@ class OfiEpDataTest {
             ofi.lock.lock();
             try {
                 // A fresh EP's free-slot stack hands out slot 0, then slot 1: the second send is slot 1.
-                ep.data.completed(ep.data.context(false, 1), 5, 0);
+                ep.data.completed(ep.data.context(false, 1), 5, 0, 0);
             } finally {
                 ofi.lock.unlock();
             }

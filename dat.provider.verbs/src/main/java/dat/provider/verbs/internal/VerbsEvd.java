@@ -21,6 +21,7 @@ import dat.provider.verbs.internal.ffm.NativeCallException;
 import dat.spi.AbstractCno;
 import dat.spi.AbstractEvd;
 import dat.spi.DatArgs;
+import dat.spi.IbWcStatus;
 import dat.spi.Rings;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -455,10 +456,7 @@ final class VerbsEvd extends AbstractEvd<VerbsIa> {
         long wrId = IbvWc.wrId(wcs, wc);
         int kind = WorkRequests.kind(wrId);
         int wcStatus = IbvWc.status(wcs, wc);
-        DatDtoStatus status = kind != WorkRequests.SEND && wcStatus == LibIbverbs.IBV_WC_LOC_QP_OP_ERR
-                // A receive whose segments passed the post-time checks fails locally only when the message does
-                // not fit; soft-RoCE (rxe) reports that as a malformed WQE where HCAs report LOC_LEN_ERR.
-                ? DatDtoStatus.LOCAL_LENGTH_ERR : status(wcStatus);
+        DatDtoStatus status = IbWcStatus.toDat(wcStatus, kind != WorkRequests.SEND);
         if (VerbsConfig.TRACE) {
             VerbsConfig.trace("wc qp " + IbvWc.qpNum(wcs, wc) + " " + WorkRequests.describe(wrId)
                     + " status " + wcStatus + " opcode " + IbvWc.opcode(wcs, wc) + " byte_len "
@@ -529,24 +527,6 @@ final class VerbsEvd extends AbstractEvd<VerbsIa> {
                 ep.data.reaped(token);
             }
         }
-    }
-
-    /** {@return the DAT status of an {@code ibv_wc_status}} */
-    static DatDtoStatus status(int wcStatus) {
-        return switch (wcStatus) {
-            case LibIbverbs.IBV_WC_SUCCESS -> DatDtoStatus.SUCCESS;
-            case LibIbverbs.IBV_WC_WR_FLUSH_ERR -> DatDtoStatus.FLUSHED;
-            case LibIbverbs.IBV_WC_LOC_LEN_ERR -> DatDtoStatus.LOCAL_LENGTH_ERR;
-            case LibIbverbs.IBV_WC_LOC_QP_OP_ERR -> DatDtoStatus.LOCAL_EP_ERR;
-            case LibIbverbs.IBV_WC_LOC_PROT_ERR, LibIbverbs.IBV_WC_LOC_ACCESS_ERR -> DatDtoStatus.LOCAL_PROTECTION_ERR;
-            case LibIbverbs.IBV_WC_BAD_RESP_ERR -> DatDtoStatus.BAD_RESPONSE;
-            case LibIbverbs.IBV_WC_REM_ACCESS_ERR -> DatDtoStatus.REMOTE_ACCESS_ERR;
-            case LibIbverbs.IBV_WC_REM_INV_REQ_ERR, LibIbverbs.IBV_WC_REM_OP_ERR, LibIbverbs.IBV_WC_REM_ABORT_ERR,
-                 LibIbverbs.IBV_WC_REM_INV_RD_REQ_ERR -> DatDtoStatus.REMOTE_RESPONDER_ERR;
-            case LibIbverbs.IBV_WC_RNR_RETRY_EXC_ERR -> DatDtoStatus.RECEIVER_NOT_READY;
-            case LibIbverbs.IBV_WC_MW_BIND_ERR -> DatDtoStatus.RMR_OPERATION_FAILED;
-            default -> DatDtoStatus.TRANSPORT_ERR;
-        };
     }
 
     /** Takes the head event into {@code event}; caller holds {@link #lock} and saw {@code count > 0}. */
