@@ -47,7 +47,7 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * An interface adapter ({@code dat_ia_open}) over one {@code fi_info} entry: its fabric ({@code fi_fabric}), its
  * domain ({@code fi_domain}, the protection domain of every LMR), and one event queue ({@code fi_eq_open}) every
- * endpoint and passive endpoint of the IA reports its connection events to.
+ * endpoint of the IA reports its connection events to (a passive endpoint has one of its own: {@link OfiPassive}).
  *
  * <p><b>One lock.</b> Every call on the IA's objects, and the progress thread, run under {@link #lock} (also the
  * shell's lifecycle lock): that is what {@code is_thread_safe} rests on, and it makes each connection transition one
@@ -83,6 +83,8 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, 
     final MemorySegment eq;
     /** The CQ of EPs that have no EVD for one of their queues: its completions only free slots. */
     final OfiEvd orphanCq;
+    /** Passive endpoints of PSPs and RSPs, each with an EQ of its own (OfiPassive). Guarded by {@link #lock}. */
+    final List<OfiPassive> passives = new ArrayList<>();
     /** EQ fid address to its owner: an OfiEp, OfiPsp or OfiRsp. Guarded by {@link #lock}. */
     final Map<Long, Object> eqOwners = new HashMap<>();
     /** Every EVD with a CQ. Guarded by {@link #lock}. */
@@ -136,7 +138,7 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, 
         this.fabric = fab;
         this.domain = dom;
         this.eq = q;
-        this.eqReader = new OfiEq(this);
+        this.eqReader = new OfiEq(this, q);
         initAsyncEvd(new OfiEvd(this, asyncQlen, DatEvdFlags.ASYNC, null));
         this.orphanCq = new OfiEvd(this, iaAttr().maxEvdQlen(), DatEvdFlags.DTO, null);
         this.progress = new OfiProgress(this);
@@ -226,12 +228,16 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, 
     }
 
     /**
-     * One progress step under {@link #lock}: the EQ's connection events, then every CQ's completions.
+     * One progress step under {@link #lock}: the connection events of the IA's EQ and of every passive endpoint's,
+     * then every CQ's completions.
      *
      * @return whether it found anything
      */
     boolean progressLocked() {
         boolean found = eqReader.drain();
+        for (int i = 0; i < passives.size(); i++) {
+            found |= passives.get(i).progress();
+        }
         for (int i = 0; i < cqEvds.size(); i++) {
             found |= cqEvds.get(i).drainCq();
         }
@@ -306,11 +312,10 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, 
 
     @Override
     protected void implCloseLocked() {
-        for (Object owner : new ArrayList<>(eqOwners.values())) {
-            if (owner instanceof OfiPassive.Listener l) {
-                for (OfiCr cr : new ArrayList<>(l.passive().pending)) {
-                    cr.rejectQuietly();
-                }
+        // The freed PSPs' passive endpoints that wait for their delivered requests close with the last reject.
+        for (OfiPassive p : new ArrayList<>(passives)) {
+            for (OfiCr cr : new ArrayList<>(p.pending)) {
+                cr.rejectQuietly();
             }
         }
     }

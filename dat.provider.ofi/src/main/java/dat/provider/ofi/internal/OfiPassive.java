@@ -9,6 +9,7 @@ import dat.api.DatHandle;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.provider.ofi.internal.ffm.Fi;
+import dat.provider.ofi.internal.ffm.FiEqAttr;
 import dat.provider.ofi.internal.ffm.FiInfo;
 import dat.provider.ofi.internal.ffm.FidPep;
 import dat.provider.ofi.internal.ffm.LibFabric;
@@ -16,14 +17,27 @@ import dat.provider.ofi.internal.ffm.SockaddrIn;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Set;
 
 /**
  * The passive endpoint of a PSP or RSP ({@code fi_passive_ep} on the IA's address with the qualifier as its TCP port,
- * bound to the IA's EQ, {@code fi_listen}): each {@code FI_CONNREQ} becomes an {@link OfiCr} on the listener's CR
- * EVD. A request the EVD cannot take is rejected at once.
+ * bound to an event queue of its own, {@code fi_listen}): each {@code FI_CONNREQ} becomes an {@link OfiCr} on the
+ * listener's CR EVD. A request the EVD cannot take is rejected at once.
+ *
+ * <p><b>An event queue of its own.</b> tcp 1.17 accepts a TCP connection on the passive endpoint in an EQ read and
+ * keeps it in that EQ's wait set, with a pointer to the passive endpoint, until its connection request arrives; a
+ * later read builds the {@code FI_CONNREQ} from the passive endpoint ({@code fi_dupinfo} of its info, its EQ).
+ * {@code fi_close} of the passive endpoint frees it and leaves those connections behind, so with the IA's shared EQ a
+ * request arriving after the close was built from freed memory: a JVM crash in {@code strlen}, or the request
+ * delivered on whichever PSP's passive endpoint got the memory next. With an EQ per passive endpoint, closed with
+ * it, nothing reads those connections again. Before closing, one last read turns the requests that already arrived
+ * into rejects ({@code OfiPassiveTest}).
+ *
+ * <p><b>{@code dat_psp_free}.</b> It has "no effect on previously generated Connection Requested Events. This includes
+ * Connection Request instances": a request already delivered stays answerable, and {@code fi_reject} goes through
+ * the passive endpoint, so the passive endpoint stays open (rejecting new requests as if nobody listened) until the
+ * last of them is answered, and the port is free again then.
  */
 // Restricted methods on purpose: reached only after OfiProvider checked Module.isNativeAccessEnabled().
 @SuppressWarnings("restricted")
@@ -44,13 +58,23 @@ final class OfiPassive {
         boolean takesRequest();
     }
 
+    /** The size asked for the EQ (libfabric's util EQs, tcp's among them, are lists that grow past it). */
+    private static final int EQ_SIZE = 64;
+
     final OfiIa ia;
     final Listener listener;
     final MemorySegment pep;
     final MemorySegment info;
     final int port;
-    /** Requests that came here and are not answered yet: rejected before the passive endpoint closes. */
+    /** The passive endpoint's own event queue (see the class comment). */
+    private final MemorySegment eq;
+    private final OfiEq eqReader;
+    /** Requests that came here and are not answered yet: the passive endpoint stays open while there are any. */
     final Set<OfiCr> pending = new HashSet<>();
+    /** {@link #close} was called: no request is taken any more. */
+    private boolean closing;
+    /** The passive endpoint and its EQ are closed. */
+    private boolean released;
 
     OfiPassive(OfiIa ia, Listener listener, String call, int port) {
         this.ia = ia;
@@ -63,20 +87,32 @@ final class OfiPassive {
                     ByteOrder.nativeOrder() == ByteOrder.BIG_ENDIAN ? p : Short.reverseBytes(p));
         }
         MemorySegment p;
+        MemorySegment q;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(ADDRESS);
-            int rc = Fi.fi_passive_ep(ia.fabric, copy, out);
+            MemorySegment attr = arena.allocate(FiEqAttr.LAYOUT);
+            FiEqAttr.size(attr, EQ_SIZE);
+            FiEqAttr.waitObj(attr, LibFabric.FI_WAIT_NONE);
+            int rc = Fi.fi_eq_open(ia.fabric, attr, out);
             if (rc != 0) {
+                ia.fi.fi_freeinfo(copy);
+                throw failed(call, "fi_eq_open", rc, port);
+            }
+            q = out.get(ADDRESS, 0);
+            rc = Fi.fi_passive_ep(ia.fabric, copy, out);
+            if (rc != 0) {
+                Fi.fi_close(q);
                 ia.fi.fi_freeinfo(copy);
                 throw failed(call, "fi_passive_ep", rc, port);
             }
             p = out.get(ADDRESS, 0).reinterpret(FidPep.SIZEOF);
-            rc = Fi.fi_ep_bind(p, ia.eq, 0);
+            rc = Fi.fi_ep_bind(p, q, 0);
             if (rc == 0) {
                 rc = Fi.fi_listen(p);
             }
             if (rc != 0) {
                 Fi.fi_close(p);
+                Fi.fi_close(q);
                 ia.fi.fi_freeinfo(copy);
                 throw failed(call, "fi_listen", rc, port);
             }
@@ -87,7 +123,20 @@ final class OfiPassive {
         }
         this.pep = p;
         this.info = copy;
+        this.eq = q;
+        this.eqReader = new OfiEq(ia, q);
         ia.eqOwners.put(p.address(), listener);
+        ia.passives.add(this);
+    }
+
+    /**
+     * Reads the passive endpoint's EQ: accepts the connections waiting, turns the requests that arrived into events.
+     * Under the IA's lock.
+     *
+     * @return whether it found anything
+     */
+    boolean progress() {
+        return !released && eqReader.drain();
     }
 
     private DatException failed(String call, String what, int rc, int port) {
@@ -102,7 +151,7 @@ final class OfiPassive {
     /** FI_CONNREQ. Under the IA's lock. */
     void request(MemorySegment requestInfo, byte[] data) {
         MemorySegment ri = requestInfo.reinterpret(FiInfo.SIZEOF);
-        if (!listener.takesRequest()) {
+        if (closing || !listener.takesRequest()) {
             OfiCr.rejectRequest(ia, pep, ri, false);
             return;
         }
@@ -113,13 +162,33 @@ final class OfiPassive {
         }
     }
 
-    /** Stops listening; requests already queued stay answerable until the IA closes. */
+    /**
+     * Stops listening ({@code dat_psp_free}, {@code dat_rsp_free}): a request that arrives from now on is rejected as
+     * if nobody listened; one already delivered stays answerable, and the passive endpoint closes when the last of
+     * them is answered (or the IA closes and rejects them). Under the IA's lock.
+     */
     void close() {
-        for (OfiCr cr : new ArrayList<>(pending)) {
-            cr.rejectQuietly();
+        closing = true;
+        releaseWhenAnswered();
+    }
+
+    /** A request that came here was answered. Under the IA's lock. */
+    void answered(OfiCr cr) {
+        pending.remove(cr);
+        releaseWhenAnswered();
+    }
+
+    private void releaseWhenAnswered() {
+        if (closing && pending.isEmpty() && !released) {
+            // Requests that already arrived are rejected now rather than left in an EQ nobody reads.
+            eqReader.drain();
+            released = true;
+            ia.passives.remove(this);
+            ia.eqOwners.remove(pep.address());
+            Fi.fi_close(pep);
+            Fi.fi_close(eq);
+            eqReader.close();
+            ia.fi.fi_freeinfo(info);
         }
-        ia.eqOwners.remove(pep.address());
-        Fi.fi_close(pep);
-        ia.fi.fi_freeinfo(info);
     }
 }
