@@ -53,9 +53,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * shell's lifecycle lock): that is what {@code is_thread_safe} rests on, and it makes each connection transition one
  * step. {@link #changed} wakes {@code dat_evd_wait}.
  *
- * <p><b>Progress.</b> {@link OfiProgress} reads the EQ and every CQ ({@code fi_cq_read} also drives the data
- * progress of providers that need it) and turns what it finds into DAT events; a dequeue or wait that finds its EVD
- * empty runs the same step on the consumer's thread first, so a completion does not wait for the thread.
+ * <p><b>Progress.</b> {@link OfiProgress} reads the EQs and every CQ ({@code fi_cq_read} also drives the data
+ * progress of providers that need it) and turns what it finds into DAT events. A dequeue or wait that finds a DTO
+ * EVD empty reads that EVD's own CQs on the consumer's thread (a wait spins on them a little before it sleeps), so a
+ * polling consumer never waits for the thread, and the thread leaves the CQs a consumer polls alone; on any other
+ * EVD it runs the thread's whole step.
  *
  * <p><b>Memory keys.</b> The domain is opened from a copy of the entry with {@code FI_MR_VIRT_ADDR} added to its
  * {@code mr_mode}: a DAT RDMA names the target by virtual address, and libfabric's util providers (tcp, sockets,
@@ -234,17 +236,41 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, 
      * @return whether it found anything
      */
     boolean progressLocked() {
+        return step(Long.MIN_VALUE);
+    }
+
+    /**
+     * The progress thread's step under {@link #lock}: {@link #progressLocked()} but for the CQs a consumer read itself
+     * since {@code polledSince} ({@link OfiEvd#dequeue}): their consumer makes their progress, and the thread leaves
+     * them, and the lock, to it.
+     *
+     * @param polledSince a {@link System#nanoTime()}
+     * @return whether it found anything
+     */
+    boolean backgroundStep(long polledSince) {
+        return step(polledSince);
+    }
+
+    private boolean step(long polledSince) {
         boolean found = eqReader.drain();
         for (int i = 0; i < passives.size(); i++) {
             found |= passives.get(i).progress();
         }
         for (int i = 0; i < cqEvds.size(); i++) {
-            found |= cqEvds.get(i).drainCq();
+            OfiEvd evd = cqEvds.get(i);
+            if (polledSince == Long.MIN_VALUE || evd.polledAt() - polledSince < 0) {
+                found |= evd.drainCq();
+            }
         }
         if (found) {
             changed.signalAll();
         }
         return found;
+    }
+
+    /** {@return the progress thread (OfiProgressTest stops it to take its steps itself)} */
+    OfiProgress progressThread() {
+        return progress;
     }
 
     /**
