@@ -62,6 +62,8 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
     private final DatEvent polled = new DatEvent();
     /** When a consumer last read this EVD's CQs itself ({@link System#nanoTime()}). Guarded by the IA's lock. */
     private long polledAt = System.nanoTime() - 2 * OfiProgress.POLLED_NANOS;
+    /** A dat_evd_wait sleeps on the IA's condition for this EVD. Guarded by the IA's lock. */
+    private boolean sleeping;
 
     /**
      * One CQ per domain (a PZ's) whose endpoints this EVD takes completions from, made when the first of them binds:
@@ -168,9 +170,12 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
         return count;
     }
 
-    /** {@return when a consumer last read this EVD's CQs itself} Under the IA's lock. */
+    /**
+     * {@return when a consumer last read this EVD's CQs itself, or {@link Long#MIN_VALUE} while a {@code dat_evd_wait}
+     * sleeps on it (the progress thread reads its CQs then)} Under the IA's lock.
+     */
     long polledAt() {
-        return polledAt;
+        return sleeping ? Long.MIN_VALUE : polledAt;
     }
 
     /**
@@ -382,7 +387,12 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
                         continue;
                     }
                     // The progress thread signals when it queues an event; the bound covers a step it skipped.
-                    ia.changed.awaitNanos(Math.min(left, 2_000_000));
+                    sleeping = true;
+                    try {
+                        ia.changed.awaitNanos(Math.min(left, 2_000_000));
+                    } finally {
+                        sleeping = false;
+                    }
                     ia.progressLocked();
                 }
             } catch (InterruptedException e) {

@@ -241,8 +241,8 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, 
 
     /**
      * The progress thread's step under {@link #lock}: {@link #progressLocked()} but for the CQs a consumer read itself
-     * since {@code polledSince} ({@link OfiEvd#dequeue}): their consumer makes their progress, and the thread leaves
-     * them, and the lock, to it.
+     * since {@code polledSince} ({@link OfiEvd#dequeue}) and that no {@code dat_evd_wait} sleeps on: their consumer
+     * makes their progress, and the thread leaves them, and the lock, to it.
      *
      * @param polledSince a {@link System#nanoTime()}
      * @return whether it found anything
@@ -258,7 +258,8 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, 
         }
         for (int i = 0; i < cqEvds.size(); i++) {
             OfiEvd evd = cqEvds.get(i);
-            if (polledSince == Long.MIN_VALUE || evd.polledAt() - polledSince < 0) {
+            long polledAt = evd.polledAt();
+            if (polledSince == Long.MIN_VALUE || polledAt == Long.MIN_VALUE || polledAt - polledSince < 0) {
                 found |= evd.drainCq();
             }
         }
