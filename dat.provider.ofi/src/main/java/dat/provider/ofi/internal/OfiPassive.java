@@ -2,6 +2,7 @@
 package dat.provider.ofi.internal;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dat.api.DatException;
@@ -11,9 +12,12 @@ import dat.api.DatReturnSubtype;
 import dat.provider.ofi.internal.ffm.Fi;
 import dat.provider.ofi.internal.ffm.FiEqAttr;
 import dat.provider.ofi.internal.ffm.FiInfo;
+import dat.provider.ofi.internal.ffm.FiWaitPollfd;
 import dat.provider.ofi.internal.ffm.FidPep;
 import dat.provider.ofi.internal.ffm.LibFabric;
+import dat.provider.ofi.internal.ffm.Pollfd;
 import dat.provider.ofi.internal.ffm.SockaddrIn;
+import dat.provider.ofi.internal.ffm.Sockets;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
@@ -31,8 +35,9 @@ import java.util.Set;
  * {@code fi_close} of the passive endpoint frees it and leaves those connections behind, so with the IA's shared EQ a
  * request arriving after the close was built from freed memory: a JVM crash in {@code strlen}, or the request
  * delivered on whichever PSP's passive endpoint got the memory next. With an EQ per passive endpoint, closed with
- * it, nothing reads those connections again. Before closing, one last read turns the requests that already arrived
- * into rejects ({@code OfiPassiveTest}).
+ * it, nothing reads those connections again. Before closing, the requests that already arrived are read and
+ * rejected, and the connections whose request has not arrived are shut down (found in the EQ's wait set), so their
+ * requesters hear that nobody listens and no descriptor is left behind ({@code OfiPassiveTest}).
  *
  * <p><b>{@code dat_psp_free}.</b> It has "no effect on previously generated Connection Requested Events. This includes
  * Connection Request instances": a request already delivered stays answerable, and {@code fi_reject} goes through
@@ -60,6 +65,8 @@ final class OfiPassive {
 
     /** The size asked for the EQ (libfabric's util EQs, tcp's among them, are lists that grow past it). */
     private static final int EQ_SIZE = 64;
+    /** More descriptors than a wait set of one passive endpoint holds in any sane state: not read then. */
+    private static final long MAX_WAIT_FDS = 1 << 16;
 
     final OfiIa ia;
     final Listener listener;
@@ -172,6 +179,47 @@ final class OfiPassive {
         releaseWhenAnswered();
     }
 
+    /**
+     * Shuts down the TCP connections tcp accepted for this passive endpoint and keeps in its EQ's wait set until their
+     * connection request arrives (a {@code FI_WAIT_POLLFD} wait object: tcp's). The wait set holds the listening
+     * socket, libfabric's signalling socket pair (AF_UNIX) and those connections; only the connections are shut
+     * down, and libfabric closes them when it reads them next.
+     *
+     * @return how many it shut down
+     */
+    private int shutDownWaitingConnections() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment obj = arena.allocate(JAVA_INT);
+            if (Fi.fi_control(eq, LibFabric.FI_GETWAITOBJ, obj) != 0
+                    || obj.get(JAVA_INT, 0) != LibFabric.FI_WAIT_POLLFD) {
+                return 0;
+            }
+            MemorySegment set = arena.allocate(FiWaitPollfd.LAYOUT);
+            int rc = Fi.fi_control(eq, LibFabric.FI_GETWAIT, set);
+            long n = FiWaitPollfd.nfds(set);
+            if ((rc != 0 && rc != -LibFabric.FI_ETOOSMALL) || n <= 0 || n > MAX_WAIT_FDS) {
+                return 0;
+            }
+            MemorySegment fds = arena.allocate(Pollfd.LAYOUT, n);
+            FiWaitPollfd.fd(set, fds);
+            FiWaitPollfd.nfds(set, n);
+            if (Fi.fi_control(eq, LibFabric.FI_GETWAIT, set) != 0) {
+                return 0;
+            }
+            int ended = 0;
+            for (long i = 0; i < Math.min(n, FiWaitPollfd.nfds(set)); i++) {
+                int fd = Pollfd.fd(fds.asSlice(i * Pollfd.SIZEOF, Pollfd.SIZEOF));
+                int family = Sockets.intOption(fd, Sockets.SOL_SOCKET, Sockets.SO_DOMAIN);
+                if ((family == LibFabric.AF_INET || family == LibFabric.AF_INET6)
+                        && Sockets.intOption(fd, Sockets.SOL_SOCKET, Sockets.SO_ACCEPTCONN) == 0
+                        && Sockets.shutdown(fd, Sockets.SHUT_RDWR) == 0) {
+                    ended++;
+                }
+            }
+            return ended;
+        }
+    }
+
     /** A request that came here was answered. Under the IA's lock. */
     void answered(OfiCr cr) {
         pending.remove(cr);
@@ -180,8 +228,12 @@ final class OfiPassive {
 
     private void releaseWhenAnswered() {
         if (closing && pending.isEmpty() && !released) {
-            // Requests that already arrived are rejected now rather than left in an EQ nobody reads.
+            // Requests that already arrived are rejected now rather than left in an EQ nobody reads; a shut down
+            // connection reads as ended in the next read, which frees it without touching the passive endpoint.
             eqReader.drain();
+            for (int round = 0; round < 4 && shutDownWaitingConnections() > 0; round++) {
+                eqReader.drain();
+            }
             released = true;
             ia.passives.remove(this);
             ia.eqOwners.remove(pep.address());

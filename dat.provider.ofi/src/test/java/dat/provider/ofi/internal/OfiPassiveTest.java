@@ -23,6 +23,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.junit.jupiter.api.Test;
@@ -72,6 +73,31 @@ class OfiPassiveTest {
                     secondCrs.close();
                 }
                 firstCrs.close();
+            }
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    @Test
+    void aConnectionWhoseRequestHasNotArrivedEndsWithThePsp() throws IOException, InterruptedException {
+        DatIa ia = new OfiProvider().open(OfiTcpVerification.IA, "", 16);
+        try {
+            DatEvd crs = ia.createEvd(8, null, DatEvdFlags.CR);
+            DatPsp psp = ia.createPspAny(crs, DatPspFlags.CONSUMER);
+            try (Socket raw = new Socket()) {
+                raw.connect(new InetSocketAddress(ia.address(), (int) psp.connQual()), 5_000);
+                Thread.sleep(50);
+                psp.close();
+                raw.setSoTimeout(5_000);
+                int read;
+                try {
+                    read = raw.getInputStream().read();
+                } catch (SocketException reset) {
+                    read = -1;
+                }
+                // Left in the closed passive endpoint's EQ, it stayed open: the requester waited for its timeout.
+                assertEquals(-1, read, "the connection to the freed PSP ends");
             }
         } finally {
             ia.close(DatCloseFlags.ABRUPT);
