@@ -33,7 +33,7 @@ class OfiProgressTest {
     private static final long TIMEOUT = 10_000_000;
 
     @Test
-    void theProgressThreadLeavesTheCqsAConsumerPollsAndThePollingConsumerNeedsNoThread() {
+    void theProgressThreadLeavesTheCqsAConsumerPollsAndThePollingConsumerNeedsNoThread() throws InterruptedException {
         OfiIa ia = (OfiIa) new OfiProvider().open(OfiTcpVerification.IA, "", 16);
         try (Arena arena = Arena.ofShared()) {
             DatPz pz = ia.createPz();
@@ -95,6 +95,7 @@ class OfiProgressTest {
             assertSame(DatDtoStatus.SUCCESS, e.dtoStatus());
             assertEquals(DatReturn.DAT_SUCCESS, recvs.await(TIMEOUT, 1, e));
             assertEquals(7, e.userCookie());
+            aSleepingWaitsCqIsReadByTheThread(ia, active, passive, requests, recvs, lmr, arena);
             // A step outside the window reads every CQ again.
             assertEquals(DatReturn.DAT_SUCCESS, passive.postRecv(1, Iov.allocate(arena, 1).set(0, lmr, 0, 64), 9, 0));
             assertEquals(DatReturn.DAT_SUCCESS, active.postSend(1, Iov.allocate(arena, 1).set(0, lmr, 2048, 64), 10,
@@ -115,5 +116,43 @@ class OfiProgressTest {
         } finally {
             ia.close(DatCloseFlags.ABRUPT);
         }
+    }
+
+    /** A dat_evd_wait asleep on the IA's condition has read its CQ in its spin, yet the thread's steps read it. */
+    private static void aSleepingWaitsCqIsReadByTheThread(OfiIa ia, DatEp active, DatEp passive, DatEvd requests,
+                                                          DatEvd recvs, DatLmr lmr, Arena arena)
+            throws InterruptedException {
+        OfiEvd ofiRecvs = (OfiEvd) recvs;
+        long before = System.nanoTime();
+        int[] rc = {Integer.MIN_VALUE};
+        DatEvent got = new DatEvent();
+        Thread waiter = Thread.ofPlatform().start(() -> rc[0] = recvs.await(TIMEOUT, 1, got));
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (true) {
+            ia.lock.lock();
+            try {
+                if (ofiRecvs.polledAt() == Long.MIN_VALUE) {
+                    // Asleep, and it cannot wake while this thread holds the lock: only the steps below read.
+                    assertEquals(DatReturn.DAT_SUCCESS,
+                            passive.postRecv(1, Iov.allocate(arena, 1).set(0, lmr, 0, 64), 11, 0));
+                    assertEquals(DatReturn.DAT_SUCCESS,
+                            active.postSend(1, Iov.allocate(arena, 1).set(0, lmr, 2048, 64), 12, 0));
+                    while (ofiRecvs.queued() == 0) {
+                        ia.backgroundStep(before);
+                        assertTrue(System.nanoTime() < deadline, "the thread's steps left the sleeping wait's CQ");
+                    }
+                    break;
+                }
+            } finally {
+                ia.lock.unlock();
+            }
+            assertTrue(System.nanoTime() < deadline, "the wait never slept");
+            Thread.sleep(1);
+        }
+        waiter.join(10_000);
+        assertEquals(DatReturn.DAT_SUCCESS, rc[0]);
+        assertEquals(11, got.userCookie());
+        assertEquals(DatReturn.DAT_SUCCESS, requests.await(TIMEOUT, 1, got));
+        assertEquals(12, got.userCookie());
     }
 }
