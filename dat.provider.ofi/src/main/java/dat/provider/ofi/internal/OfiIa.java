@@ -251,7 +251,20 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, 
         return step(polledSince);
     }
 
+    /**
+     * {@return whether the last step left a CQ to its consumer} Under {@link #lock}. The IA is busy then, and a
+     * consumer that waits on memory (an RDMA write landing) needs the endpoints' progress soon, which on tcp only a
+     * CQ read makes: the thread's next step comes after its shortest sleep.
+     */
+    boolean leftToConsumer() {
+        return leftToConsumer;
+    }
+
+    /** The last step left a CQ to its consumer. Guarded by {@link #lock}. */
+    private boolean leftToConsumer;
+
     private boolean step(long polledSince) {
+        leftToConsumer = false;
         boolean found = eqReader.drain();
         for (int i = 0; i < passives.size(); i++) {
             found |= passives.get(i).progress();
@@ -261,6 +274,8 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, 
             long polledAt = evd.polledAt();
             if (polledSince == Long.MIN_VALUE || polledAt == Long.MIN_VALUE || polledAt - polledSince < 0) {
                 found |= evd.drainCq();
+            } else {
+                leftToConsumer = true;
             }
         }
         if (found) {

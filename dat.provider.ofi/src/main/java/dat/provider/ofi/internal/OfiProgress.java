@@ -49,21 +49,25 @@ final class OfiProgress implements Runnable {
         long sleep = MIN_SLEEP_NANOS;
         while (!stopped) {
             boolean found;
+            boolean busy;
             ia.lock.lock();
             try {
                 if (stopped) {
                     return;
                 }
                 found = ia.backgroundStep(System.nanoTime() - POLLED_NANOS);
+                busy = found || ia.leftToConsumer();
             } catch (RuntimeException e) {
                 found = false;
+                busy = false;
                 if (OfiConfig.TRACE) {
                     OfiConfig.trace("progress step failed: " + e);
                 }
             } finally {
                 ia.lock.unlock();
             }
-            sleep = found ? MIN_SLEEP_NANOS : Math.min(MAX_SLEEP_NANOS, sleep * 2);
+            // Busy (something found, or a CQ left to its polling consumer): the next step comes soon.
+            sleep = busy ? MIN_SLEEP_NANOS : Math.min(MAX_SLEEP_NANOS, sleep * 2);
             if (!found) {
                 LockSupport.parkNanos(sleep);
             }

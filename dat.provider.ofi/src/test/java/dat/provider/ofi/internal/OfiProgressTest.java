@@ -77,6 +77,8 @@ class OfiProgressTest {
                     }
                     if (System.nanoTime() - settled > 0) {
                         assertEquals(0, ofiRequests.queued(), "the thread read the CQ its consumer polls");
+                        // The IA is busy: the thread's next step comes after its shortest sleep.
+                        assertTrue(ia.leftToConsumer(), "the step says it left a CQ to its consumer");
                         break;
                     }
                 } finally {
@@ -105,6 +107,7 @@ class OfiProgressTest {
                 ia.lock.lock();
                 try {
                     ia.backgroundStep(System.nanoTime() + 1);
+                    assertTrue(!ia.leftToConsumer(), "a step outside the window left a CQ");
                     if (ofiRequests.queued() == 1 && ofiRecvs.queued() == 1) {
                         break;
                     }
