@@ -70,7 +70,7 @@ final class OfiCr extends AbstractCr<OfiIa, OfiEp> {
 
     private void answered() {
         markClosed();
-        arrivedAt.pending.remove(this);
+        arrivedAt.answered(this);
         info = MemorySegment.NULL;
     }
 

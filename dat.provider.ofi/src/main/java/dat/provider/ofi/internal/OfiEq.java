@@ -12,10 +12,10 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The reader of the IA's event queue: {@code FI_CONNREQ} to the PSP or RSP whose passive endpoint it came to,
- * {@code FI_CONNECTED} and {@code FI_SHUTDOWN} and error entries to the EP whose endpoint they name. An event for an
- * endpoint jDAT already closed finds no owner and is dropped (a request's {@code fi_info} is freed). Under the IA's
- * lock.
+ * The reader of an event queue: the IA's, which every EP's endpoint reports to ({@code FI_CONNECTED},
+ * {@code FI_SHUTDOWN} and error entries go to the EP whose endpoint they name), or a passive endpoint's own
+ * ({@code FI_CONNREQ} to its PSP or RSP; see {@link OfiPassive} for why each has its own). An event for an endpoint
+ * jDAT already closed finds no owner and is dropped (a request's {@code fi_info} is freed). Under the IA's lock.
  */
 // Restricted methods on purpose: reached only after OfiProvider checked Module.isNativeAccessEnabled().
 @SuppressWarnings("restricted")
@@ -25,13 +25,15 @@ final class OfiEq {
     private static final long BUFFER = FiEqCmEntry.SIZEOF + 4096;
 
     private final OfiIa ia;
+    private final MemorySegment eq;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment event = arena.allocate(JAVA_INT);
     private final MemorySegment buf = arena.allocate(BUFFER, 8);
     private final MemorySegment err = arena.allocate(FiEqErrEntry.LAYOUT);
 
-    OfiEq(OfiIa ia) {
+    OfiEq(OfiIa ia, MemorySegment eq) {
         this.ia = ia;
+        this.eq = eq;
     }
 
     void close() {
@@ -46,13 +48,13 @@ final class OfiEq {
     boolean drain() {
         boolean found = false;
         while (true) {
-            long rc = Fi.fi_eq_read(ia.eq, event, buf, BUFFER);
+            long rc = Fi.fi_eq_read(eq, event, buf, BUFFER);
             if (rc > 0) {
                 found = true;
                 dispatch(event.get(JAVA_INT, 0), rc);
             } else if (rc == -LibFabric.FI_EAVAIL) {
                 err.fill((byte) 0);
-                if (Fi.fi_eq_readerr(ia.eq, err) <= 0) {
+                if (Fi.fi_eq_readerr(eq, err) <= 0) {
                     return found;
                 }
                 found = true;

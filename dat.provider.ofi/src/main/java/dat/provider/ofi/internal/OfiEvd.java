@@ -48,6 +48,8 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
     static final byte RECV = 2;
 
     private static final int BATCH = 16;
+    /** How long {@code dat_evd_wait} reads its CQs itself before it sleeps on the IA's condition. */
+    private static final long SPIN_NANOS = 50_000;
 
     private final OfiIa ia;
     private DatEvent[] ring;
@@ -58,6 +60,10 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
     private boolean waiting;
     private long aborts;
     private final DatEvent polled = new DatEvent();
+    /** When a consumer last read this EVD's CQs itself ({@link System#nanoTime()}). Guarded by the IA's lock. */
+    private long polledAt = System.nanoTime() - 2 * OfiProgress.POLLED_NANOS;
+    /** A dat_evd_wait sleeps on the IA's condition for this EVD. Guarded by the IA's lock. */
+    private boolean sleeping;
 
     /**
      * One CQ per domain (a PZ's) whose endpoints this EVD takes completions from, made when the first of them binds:
@@ -157,6 +163,32 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
             found |= drain(cqs.get(i));
         }
         return found;
+    }
+
+    /** {@return the events queued and not dequeued} Under the IA's lock. */
+    int queued() {
+        return count;
+    }
+
+    /**
+     * {@return when a consumer last read this EVD's CQs itself, or {@link Long#MIN_VALUE} while a {@code dat_evd_wait}
+     * sleeps on it (the progress thread reads its CQs then)} Under the IA's lock.
+     */
+    long polledAt() {
+        return sleeping ? Long.MIN_VALUE : polledAt;
+    }
+
+    /**
+     * The consumer's own progress: this EVD's CQs when it has any (its DTO completions, and for providers with
+     * manual progress the progress of the endpoints bound to them), else the IA's whole step. Under the IA's lock.
+     */
+    private void consumerStep() {
+        if (cqs.isEmpty()) {
+            ia.progressLocked();
+        } else {
+            polledAt = System.nanoTime();
+            drainCq();
+        }
     }
 
     private boolean drain(Cq c) {
@@ -285,7 +317,7 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
                 return DatReturn.DAT_INVALID_STATE;
             }
             if (count == 0) {
-                ia.progressLocked();
+                consumerStep();
                 if (count == 0) {
                     return DatReturn.DAT_QUEUE_EMPTY;
                 }
@@ -337,18 +369,36 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
             long abortsBefore = aborts;
             waiting = true;
             try {
-                ia.progressLocked();
+                consumerStep();
+                long spinUntil = System.nanoTime() + SPIN_NANOS;
                 while (count < threshold) {
                     if (aborts != abortsBefore) {
                         return DatReturn.DAT_ABORT;
                     }
-                    long left = deadline - System.nanoTime();
+                    long now = System.nanoTime();
+                    long left = deadline - now;
                     if (left <= 0) {
                         event.nmore(count);
                         return DatReturn.DAT_TIMEOUT_EXPIRED;
                     }
+                    if (now - spinUntil < 0 && ia.lock.getHoldCount() == 1) {
+                        // A completion due within microseconds is read here rather than after a sleep.
+                        ia.lock.unlock();
+                        try {
+                            Thread.onSpinWait();
+                        } finally {
+                            ia.lock.lock();
+                        }
+                        consumerStep();
+                        continue;
+                    }
                     // The progress thread signals when it queues an event; the bound covers a step it skipped.
-                    ia.changed.awaitNanos(Math.min(left, 2_000_000));
+                    sleeping = true;
+                    try {
+                        ia.changed.awaitNanos(Math.min(left, 2_000_000));
+                    } finally {
+                        sleeping = false;
+                    }
                     ia.progressLocked();
                 }
             } catch (InterruptedException e) {

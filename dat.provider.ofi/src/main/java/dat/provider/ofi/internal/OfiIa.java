@@ -47,15 +47,17 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * An interface adapter ({@code dat_ia_open}) over one {@code fi_info} entry: its fabric ({@code fi_fabric}), its
  * domain ({@code fi_domain}, the protection domain of every LMR), and one event queue ({@code fi_eq_open}) every
- * endpoint and passive endpoint of the IA reports its connection events to.
+ * endpoint of the IA reports its connection events to (a passive endpoint has one of its own: {@link OfiPassive}).
  *
  * <p><b>One lock.</b> Every call on the IA's objects, and the progress thread, run under {@link #lock} (also the
  * shell's lifecycle lock): that is what {@code is_thread_safe} rests on, and it makes each connection transition one
  * step. {@link #changed} wakes {@code dat_evd_wait}.
  *
- * <p><b>Progress.</b> {@link OfiProgress} reads the EQ and every CQ ({@code fi_cq_read} also drives the data
- * progress of providers that need it) and turns what it finds into DAT events; a dequeue or wait that finds its EVD
- * empty runs the same step on the consumer's thread first, so a completion does not wait for the thread.
+ * <p><b>Progress.</b> {@link OfiProgress} reads the EQs and every CQ ({@code fi_cq_read} also drives the data
+ * progress of providers that need it) and turns what it finds into DAT events. A dequeue or wait that finds a DTO
+ * EVD empty reads that EVD's own CQs on the consumer's thread (a wait spins on them a little before it sleeps), so a
+ * polling consumer never waits for the thread, and the thread leaves the CQs a consumer polls alone; on any other
+ * EVD it runs the thread's whole step.
  *
  * <p><b>Memory keys.</b> The domain is opened from a copy of the entry with {@code FI_MR_VIRT_ADDR} added to its
  * {@code mr_mode}: a DAT RDMA names the target by virtual address, and libfabric's util providers (tcp, sockets,
@@ -83,6 +85,8 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
     final MemorySegment eq;
     /** The CQ of EPs that have no EVD for one of their queues: its completions only free slots. */
     final OfiEvd orphanCq;
+    /** Passive endpoints of PSPs and RSPs, each with an EQ of its own (OfiPassive). Guarded by {@link #lock}. */
+    final List<OfiPassive> passives = new ArrayList<>();
     /** EQ fid address to its owner: an OfiEp, OfiPsp or OfiRsp. Guarded by {@link #lock}. */
     final Map<Long, Object> eqOwners = new HashMap<>();
     /** Every EVD with a CQ. Guarded by {@link #lock}. */
@@ -141,7 +145,7 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
         this.fabric = fab;
         this.domain = dom;
         this.eq = q;
-        this.eqReader = new OfiEq(this);
+        this.eqReader = new OfiEq(this, q);
         initAsyncEvd(new OfiEvd(this, asyncQlen, DatEvdFlags.ASYNC, null));
         this.orphanCq = new OfiEvd(this, iaAttr().maxEvdQlen(), DatEvdFlags.DTO, null);
         this.progress = new OfiProgress(this);
@@ -231,14 +235,53 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
     }
 
     /**
-     * One progress step under {@link #lock}: the EQ's connection events, then every CQ's completions.
+     * One progress step under {@link #lock}: the connection events of the IA's EQ and of every passive endpoint's,
+     * then every CQ's completions.
      *
      * @return whether it found anything
      */
     boolean progressLocked() {
+        return step(Long.MIN_VALUE);
+    }
+
+    /**
+     * The progress thread's step under {@link #lock}: {@link #progressLocked()} but for the CQs a consumer read itself
+     * since {@code polledSince} ({@link OfiEvd#dequeue}) and that no {@code dat_evd_wait} sleeps on: their consumer
+     * makes their progress, and the thread leaves them, and the lock, to it.
+     *
+     * @param polledSince a {@link System#nanoTime()}
+     * @return whether it found anything
+     */
+    boolean backgroundStep(long polledSince) {
+        return step(polledSince);
+    }
+
+    /**
+     * {@return whether the last step left a CQ to its consumer} Under {@link #lock}. The IA is busy then, and a
+     * consumer that waits on memory (an RDMA write landing) needs the endpoints' progress soon, which on tcp only a
+     * CQ read makes: the thread's next step comes after its shortest sleep.
+     */
+    boolean leftToConsumer() {
+        return leftToConsumer;
+    }
+
+    /** The last step left a CQ to its consumer. Guarded by {@link #lock}. */
+    private boolean leftToConsumer;
+
+    private boolean step(long polledSince) {
+        leftToConsumer = false;
         boolean found = eqReader.drain();
+        for (int i = 0; i < passives.size(); i++) {
+            found |= passives.get(i).progress();
+        }
         for (int i = 0; i < cqEvds.size(); i++) {
-            found |= cqEvds.get(i).drainCq();
+            OfiEvd evd = cqEvds.get(i);
+            long polledAt = evd.polledAt();
+            if (polledSince == Long.MIN_VALUE || polledAt == Long.MIN_VALUE || polledAt - polledSince < 0) {
+                found |= evd.drainCq();
+            } else {
+                leftToConsumer = true;
+            }
         }
         for (int i = 0; i < srqEps.size(); i++) {
             found |= srqEps.get(i).data.drainSrqCq(false);
@@ -247,6 +290,11 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
             changed.signalAll();
         }
         return found;
+    }
+
+    /** {@return the progress thread (OfiProgressTest stops it to take its steps itself)} */
+    OfiProgress progressThread() {
+        return progress;
     }
 
     /**
@@ -314,11 +362,10 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
 
     @Override
     protected void implCloseLocked() {
-        for (Object owner : new ArrayList<>(eqOwners.values())) {
-            if (owner instanceof OfiPassive.Listener l) {
-                for (OfiCr cr : new ArrayList<>(l.passive().pending)) {
-                    cr.rejectQuietly();
-                }
+        // The freed PSPs' passive endpoints that wait for their delivered requests close with the last reject.
+        for (OfiPassive p : new ArrayList<>(passives)) {
+            for (OfiCr cr : new ArrayList<>(p.pending)) {
+                cr.rejectQuietly();
             }
         }
     }

@@ -116,6 +116,23 @@ public final class Fi {
     }
 
     /**
+     * {@code fi_control(fid, command, arg)}.
+     *
+     * @param fid any fid
+     * @param command {@link LibFabric#FI_GETWAIT}, ...
+     * @param arg the command's argument
+     * @return 0 or -FI_E*
+     */
+    public static int fi_control(MemorySegment fid, int command, MemorySegment arg) {
+        MemorySegment fn = slot(fid, Fid.OPS, FiOps.CONTROL);
+        try {
+            return fn.address() == 0 ? -LibFabric.FI_ENOSYS : (int) INT_PIP.invokeExact(fn, fid, command, arg);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /**
      * {@code fi_ep_bind(ep, bfid, flags)}, which is also {@code fi_pep_bind} and {@code fi_scalable_ep_bind}.
      *
      * @param ep the endpoint

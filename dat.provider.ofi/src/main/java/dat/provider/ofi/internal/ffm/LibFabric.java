@@ -148,12 +148,18 @@ public final class LibFabric {
     public static final int FI_WAIT_SET = 2;
     /** {@code FI_WAIT_FD}. */
     public static final int FI_WAIT_FD = 3;
+    /** {@code FI_WAIT_POLLFD}. */
+    public static final int FI_WAIT_POLLFD = 6;
     /** {@code FI_CQ_FORMAT_DATA}. */
     public static final int FI_CQ_FORMAT_DATA = 3;
     /** {@code FI_THREAD_SAFE}. */
     public static final int FI_THREAD_SAFE = 1;
 
     // EQ events, control commands, options
+    /** {@code FI_GETWAIT}. */
+    public static final int FI_GETWAIT = 5;
+    /** {@code FI_GETWAITOBJ}. */
+    public static final int FI_GETWAITOBJ = 16;
     /** {@code FI_CONNREQ}. */
     public static final int FI_CONNREQ = 1;
     /** {@code FI_CONNECTED}. */
@@ -202,6 +208,8 @@ public final class LibFabric {
     public static final int FI_ENOTCONN = 107;
     /** {@code FI_ETRUNC}. */
     public static final int FI_ETRUNC = 265;
+    /** {@code FI_ETOOSMALL}. */
+    public static final int FI_ETOOSMALL = 257;
     /** {@code FI_EAVAIL}. */
     public static final int FI_EAVAIL = 259;
 

@@ -31,7 +31,7 @@ class OfiLayoutOffsetTest {
     @Test
     void javaLayoutsMatchTheCCompiler(TestReporter reporter) throws Exception {
         LayoutCheck.Counts compared = LayoutCheck.of(LibFabric.class)
-                .include("sys/socket.h", "sys/uio.h", "netinet/in.h", "rdma/fabric.h", "rdma/fi_cm.h",
+                .include("sys/socket.h", "sys/uio.h", "netinet/in.h", "poll.h", "rdma/fabric.h", "rdma/fi_cm.h",
                         "rdma/fi_domain.h", "rdma/fi_endpoint.h", "rdma/fi_eq.h", "rdma/fi_errno.h", "rdma/fi_rma.h",
                         "rdma/fi_tagged.h")
                 .constants(LibFabric.class, C_NAMES).missing(MISSING).run(work);

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: Apache-2.0
+package dat.provider.ofi.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dat.api.DatCloseFlags;
+import dat.api.DatDtoStatus;
+import dat.api.DatEp;
+import dat.api.DatEpAttr;
+import dat.api.DatEvd;
+import dat.api.DatEvdFlags;
+import dat.api.DatEvent;
+import dat.api.DatEventType;
+import dat.api.DatLmr;
+import dat.api.DatMemPriv;
+import dat.api.DatPsp;
+import dat.api.DatPspFlags;
+import dat.api.DatPz;
+import dat.api.DatQos;
+import dat.api.DatReturn;
+import dat.api.Iov;
+import java.lang.foreign.Arena;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Who reads a CQ: the consumer that polls it, on its own thread, and the progress thread only the CQs nobody polls
+ * (and the EQs). With the thread stopped, the test takes its steps itself, so what each step reads is exact.
+ */
+class OfiProgressTest {
+
+    private static final long TIMEOUT = 10_000_000;
+
+    @Test
+    void theProgressThreadLeavesTheCqsAConsumerPollsAndThePollingConsumerNeedsNoThread() throws InterruptedException {
+        OfiIa ia = (OfiIa) new OfiProvider().open(OfiTcpVerification.IA, "", 16);
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = ia.createPz();
+            DatEvd requests = ia.createEvd(64, null, DatEvdFlags.DTO);
+            DatEvd recvs = ia.createEvd(64, null, DatEvdFlags.DTO);
+            DatEvd activeConn = ia.createEvd(8, null, DatEvdFlags.CONNECTION);
+            DatEvd passiveConn = ia.createEvd(8, null, DatEvdFlags.CONNECTION);
+            DatEvd crs = ia.createEvd(8, null, DatEvdFlags.CR);
+            DatEp active = ia.createEp(pz, recvs, requests, activeConn, DatEpAttr.builder().build());
+            DatEp passive = ia.createEp(pz, recvs, requests, passiveConn, DatEpAttr.builder().build());
+            DatPsp psp = ia.createPspAny(crs, DatPspFlags.CONSUMER);
+            active.connect(ia.address(), psp.connQual(), TIMEOUT, null, DatQos.BEST_EFFORT, 0);
+            DatEvent e = new DatEvent();
+            assertEquals(DatReturn.DAT_SUCCESS, crs.await(TIMEOUT, 1, e));
+            e.cr().accept(passive, null);
+            assertEquals(DatReturn.DAT_SUCCESS, activeConn.await(TIMEOUT, 1, e));
+            assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, e.type());
+            assertEquals(DatReturn.DAT_SUCCESS, passiveConn.await(TIMEOUT, 1, e));
+            psp.close();
+
+            ia.progressThread().stop();
+            DatLmr lmr = ia.createLmr(pz, arena.allocate(4096, 64), DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE);
+            assertEquals(DatReturn.DAT_SUCCESS, passive.postRecv(1, Iov.allocate(arena, 1).set(0, lmr, 0, 64), 7, 0));
+            // The consumer polls the request EVD: from now on its CQ is the consumer's.
+            long polled = System.nanoTime();
+            assertEquals(DatReturn.DAT_QUEUE_EMPTY, requests.dequeue(e));
+            assertEquals(DatReturn.DAT_SUCCESS, active.postSend(1, Iov.allocate(arena, 1).set(0, lmr, 2048, 64), 8,
+                    0));
+            OfiEvd ofiRequests = (OfiEvd) requests;
+            OfiEvd ofiRecvs = (OfiEvd) recvs;
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            long settled = Long.MAX_VALUE;
+            while (true) {
+                ia.lock.lock();
+                try {
+                    // Steps of the thread within the consumer's window: the receive CQ (nobody polls it) is read,
+                    // and its progress carries the send's acknowledgement into the request CQ, which stays unread.
+                    ia.backgroundStep(polled);
+                    if (ofiRecvs.queued() == 1 && settled == Long.MAX_VALUE) {
+                        settled = System.nanoTime() + 50_000_000L;
+                    }
+                    if (System.nanoTime() - settled > 0) {
+                        assertEquals(0, ofiRequests.queued(), "the thread read the CQ its consumer polls");
+                        // The IA is busy: the thread's next step comes after its shortest sleep.
+                        assertTrue(ia.leftToConsumer(), "the step says it left a CQ to its consumer");
+                        break;
+                    }
+                } finally {
+                    ia.lock.unlock();
+                }
+                assertTrue(System.nanoTime() < deadline, "the receive never completed in the thread's steps");
+            }
+            // The consumer's own read finds the send's completion, with no thread.
+            deadline = System.nanoTime() + 5_000_000_000L;
+            int rc;
+            while ((rc = requests.dequeue(e)) == DatReturn.DAT_QUEUE_EMPTY) {
+                assertTrue(System.nanoTime() < deadline, "the polling consumer never saw its send complete");
+            }
+            assertEquals(DatReturn.DAT_SUCCESS, rc);
+            assertEquals(8, e.userCookie());
+            assertSame(DatDtoStatus.SUCCESS, e.dtoStatus());
+            assertEquals(DatReturn.DAT_SUCCESS, recvs.await(TIMEOUT, 1, e));
+            assertEquals(7, e.userCookie());
+            aSleepingWaitsCqIsReadByTheThread(ia, active, passive, requests, recvs, lmr, arena);
+            // A step outside the window reads every CQ again.
+            assertEquals(DatReturn.DAT_SUCCESS, passive.postRecv(1, Iov.allocate(arena, 1).set(0, lmr, 0, 64), 9, 0));
+            assertEquals(DatReturn.DAT_SUCCESS, active.postSend(1, Iov.allocate(arena, 1).set(0, lmr, 2048, 64), 10,
+                    0));
+            deadline = System.nanoTime() + 5_000_000_000L;
+            while (true) {
+                ia.lock.lock();
+                try {
+                    ia.backgroundStep(System.nanoTime() + 1);
+                    assertTrue(!ia.leftToConsumer(), "a step outside the window left a CQ");
+                    if (ofiRequests.queued() == 1 && ofiRecvs.queued() == 1) {
+                        break;
+                    }
+                } finally {
+                    ia.lock.unlock();
+                }
+                assertTrue(System.nanoTime() < deadline, "the thread's steps never read the request CQ");
+            }
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /** A dat_evd_wait asleep on the IA's condition has read its CQ in its spin, yet the thread's steps read it. */
+    private static void aSleepingWaitsCqIsReadByTheThread(OfiIa ia, DatEp active, DatEp passive, DatEvd requests,
+                                                          DatEvd recvs, DatLmr lmr, Arena arena)
+            throws InterruptedException {
+        OfiEvd ofiRecvs = (OfiEvd) recvs;
+        long before = System.nanoTime();
+        int[] rc = {Integer.MIN_VALUE};
+        DatEvent got = new DatEvent();
+        Thread waiter = Thread.ofPlatform().start(() -> rc[0] = recvs.await(TIMEOUT, 1, got));
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (true) {
+            ia.lock.lock();
+            try {
+                if (ofiRecvs.polledAt() == Long.MIN_VALUE) {
+                    // Asleep, and it cannot wake while this thread holds the lock: only the steps below read.
+                    assertEquals(DatReturn.DAT_SUCCESS,
+                            passive.postRecv(1, Iov.allocate(arena, 1).set(0, lmr, 0, 64), 11, 0));
+                    assertEquals(DatReturn.DAT_SUCCESS,
+                            active.postSend(1, Iov.allocate(arena, 1).set(0, lmr, 2048, 64), 12, 0));
+                    while (ofiRecvs.queued() == 0) {
+                        ia.backgroundStep(before);
+                        assertTrue(System.nanoTime() < deadline, "the thread's steps left the sleeping wait's CQ");
+                    }
+                    break;
+                }
+            } finally {
+                ia.lock.unlock();
+            }
+            assertTrue(System.nanoTime() < deadline, "the wait never slept");
+            Thread.sleep(1);
+        }
+        waiter.join(10_000);
+        assertEquals(DatReturn.DAT_SUCCESS, rc[0]);
+        assertEquals(11, got.userCookie());
+        assertEquals(DatReturn.DAT_SUCCESS, requests.await(TIMEOUT, 1, got));
+        assertEquals(12, got.userCookie());
+    }
+}
