@@ -46,7 +46,9 @@ class OfiProviderTest {
         assertEquals("127.0.0.1", ia.iaAttr().iaAddressPtr().getHostAddress());
         assertEquals(Long.parseLong(specific.get("fi_cm_data_size")) - 1, ia.providerAttr().maxPrivateDataSize());
         assertTrue(ia.providerAttr().maxPrivateDataSize() >= 64, "DAT's minimum private data");
-        assertEquals(0, ia.iaAttr().maxSrqs(), "no SRQ yet: denied");
+        assertTrue(ia.providerAttr().srqSupported(), "tcp's shared receive contexts");
+        assertTrue(Long.parseLong(specific.get("fi_max_ep_srx_ctx")) > 0, "tcp 1.17 shares receive contexts");
+        assertTrue(ia.iaAttr().maxSrqs() > 0, "so SRQs are claimed");
         assertEquals(0, ia.iaAttr().maxRmrs(), "no memory windows yet: denied");
     }
 
