@@ -14,6 +14,7 @@ import dat.api.Iov;
 import dat.provider.ofi.internal.ffm.Fi;
 import dat.provider.ofi.internal.ffm.FiMsg;
 import dat.provider.ofi.internal.ffm.FiMsgRma;
+import dat.provider.ofi.internal.ffm.FiMsgTagged;
 import dat.provider.ofi.internal.ffm.FiRmaIov;
 import dat.provider.ofi.internal.ffm.Iovec;
 import dat.provider.ofi.internal.ffm.LibFabric;
@@ -60,6 +61,8 @@ final class OfiEpData {
 
     /** EAGAIN retries of one post, each after a progress step. */
     private static final int AGAIN_TRIES = 64;
+    /** How long an RDM post retries EAGAIN. */
+    private static final long RDM_AGAIN_NANOS = 2_000_000_000L;
 
     private final OfiEp ep;
     private final OfiIa ia;
@@ -77,6 +80,7 @@ final class OfiEpData {
     private MemorySegment msg;
     private MemorySegment rmaMsg;
     private MemorySegment rmaIov;
+    private MemorySegment taggedMsg;
 
     OfiEpData(OfiEp ep, DatEpAttr attr) {
         this.ep = ep;
@@ -101,6 +105,7 @@ final class OfiEpData {
         msg = arena.allocate(FiMsg.LAYOUT);
         rmaMsg = arena.allocate(FiMsgRma.LAYOUT);
         rmaIov = arena.allocate(FiRmaIov.LAYOUT);
+        taggedMsg = arena.allocate(FiMsgTagged.LAYOUT);
     }
 
     void close() {
@@ -120,6 +125,11 @@ final class OfiEpData {
 
     boolean recvsIdle() {
         return recvsOutstanding == 0;
+    }
+
+    /** {@return whether a request is posted and not completed yet: what a graceful RDM disconnect waits for} */
+    boolean requestsPosted() {
+        return oldest(requests, POSTED) >= 0 || oldest(requests, QUEUED) >= 0;
     }
 
     /** Slots of one queue, parallel arrays, with a stack of free indexes. */
@@ -251,7 +261,8 @@ final class OfiEpData {
                 flush();
                 return DatReturn.DAT_SUCCESS;
             }
-            long posted = op == SEND ? postMsg(false, slot) : postRma(op == WRITE, slot, rmrContext, remote);
+            long posted = !ep.connection.peerReachable() ? -LibFabric.FI_ENOTCONN
+                    : op == SEND ? postMsg(false, slot) : postRma(op == WRITE, slot, rmrContext, remote);
             if (posted < 0) {
                 // Whatever failed here leaves the endpoint unusable: the connection breaks and the post is flushed.
                 ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
@@ -372,6 +383,24 @@ final class OfiEpData {
     private long postMsg(boolean recv, int slot) {
         Queue q = recv ? recvs : requests;
         fillIov(q, slot);
+        OfiRdmLink rdm = ep.connection.rdm;
+        if (rdm != null) {
+            // Over RDM every DAT message is tagged with the receiving EP's target and serial (ofi-rdm-protocol.md).
+            taggedMsg.set(JAVA_LONG, FiMsgTagged.MSG_IOV, iov.address());
+            taggedMsg.set(JAVA_LONG, FiMsgTagged.DESC, desc.address());
+            FiMsgTagged.iovCount(taggedMsg, q.segments[slot]);
+            FiMsgTagged.addr(taggedMsg, recv ? LibFabric.FI_ADDR_UNSPEC : rdm.peer());
+            FiMsgTagged.tag(taggedMsg, recv ? rdm.recvTag() : rdm.sendTag());
+            FiMsgTagged.ignore(taggedMsg, 0);
+            taggedMsg.set(JAVA_LONG, FiMsgTagged.CONTEXT, context(recv, slot));
+            FiMsgTagged.data(taggedMsg, 0);
+            OfiEpConnection c = ep.connection;
+            long rc = retry(recv ? c.fnRecvmsg : c.fnSendmsg, taggedMsg, recv ? LibFabric.FI_COMPLETION : SEND_FLAGS);
+            if (rc == 0) {
+                q.state[slot] = POSTED;
+            }
+            return rc;
+        }
         msg.set(JAVA_LONG, FiMsg.MSG_IOV, iov.address());
         msg.set(JAVA_LONG, FiMsg.DESC, desc.address());
         FiMsg.iovCount(msg, q.segments[slot]);
@@ -394,7 +423,7 @@ final class OfiEpData {
         rmaMsg.set(JAVA_LONG, FiMsgRma.MSG_IOV, iov.address());
         rmaMsg.set(JAVA_LONG, FiMsgRma.DESC, desc.address());
         FiMsgRma.iovCount(rmaMsg, requests.segments[slot]);
-        FiMsgRma.addr(rmaMsg, 0);
+        FiMsgRma.addr(rmaMsg, ep.connection.rdm != null ? ep.connection.rdm.peer() : 0);
         rmaMsg.set(JAVA_LONG, FiMsgRma.RMA_IOV, rmaIov.address());
         FiMsgRma.rmaIovCount(rmaMsg, 1);
         rmaMsg.set(JAVA_LONG, FiMsgRma.CONTEXT, context(false, slot));
@@ -410,7 +439,12 @@ final class OfiEpData {
     /** Posts, running a progress step between tries while the endpoint's queue is full ({@code -FI_EAGAIN}). */
     private long retry(MemorySegment fn, MemorySegment message, long flags) {
         long rc = -LibFabric.FI_EAGAIN;
-        for (int i = 0; i < AGAIN_TRIES && rc == -LibFabric.FI_EAGAIN; i++) {
+        // shm answers the first sends to a peer EAGAIN until the peer's own progress took this endpoint in: an RDM
+        // post retries for a while rather than a number of times.
+        boolean rdm = ep.connection.rdm != null;
+        long until = System.nanoTime() + RDM_AGAIN_NANOS;
+        for (int i = 0; rc == -LibFabric.FI_EAGAIN && (i < AGAIN_TRIES || (rdm && System.nanoTime() - until < 0));
+                i++) {
             MemorySegment fid = ep.connection.fid();
             if (fid.address() == 0 || fn.address() == 0) {
                 return -LibFabric.FI_ENOTCONN;

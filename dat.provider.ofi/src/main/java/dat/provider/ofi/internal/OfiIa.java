@@ -23,6 +23,8 @@ import dat.provider.ofi.internal.ffm.FiInfo;
 import dat.provider.ofi.internal.ffm.LibFabric;
 import dat.provider.ofi.internal.ffm.SockaddrIn;
 import dat.provider.ofi.internal.ffm.SockaddrIn6;
+import dat.provider.ofi.internal.rdm.RdmControlPlane;
+import dat.provider.ofi.internal.rdm.RdmSerials;
 import dat.spi.AbstractCno;
 import dat.spi.AbstractIa;
 import dat.spi.DatArgs;
@@ -91,6 +93,12 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, 
     final Map<Integer, OfiEp> epsByKey = new HashMap<>();
     /** lmr_context to LMR. Guarded by {@link #lock}. */
     final Map<Integer, OfiLmr> lmrs = new HashMap<>();
+    /** The control plane of an {@code FI_EP_RDM} entry's associations, {@code null} for {@code FI_EP_MSG}. */
+    final RdmControlPlane rdm;
+    /** The serials of the IA's RDM connections. */
+    final RdmSerials serials = new RdmSerials();
+    /** EPs whose RDM connection has work to look at in every progress step. Guarded by {@link #lock}. */
+    final List<OfiRdmLink> rdmLinks = new ArrayList<>();
     private int nextEpKey;
     private final OfiProgress progress;
     private final OfiEq eqReader;
@@ -110,6 +118,7 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, 
         MemorySegment fab = MemorySegment.NULL;
         MemorySegment dom = MemorySegment.NULL;
         MemorySegment q = MemorySegment.NULL;
+        RdmControlPlane plane = null;
         try {
             MemorySegment da = FiInfo.domainAttr(copy).reinterpret(FiDomainAttr.SIZEOF);
             FiDomainAttr.mrMode(da, FiDomainAttr.mrMode(da) | LibFabric.FI_MR_VIRT_ADDR);
@@ -123,7 +132,10 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, 
             FiEqAttr.waitObj(attr, LibFabric.FI_WAIT_NONE);
             fi.check("fi_eq_open", Fi.fi_eq_open(fab, attr, out));
             q = out.get(ADDRESS, 0);
-        } catch (FiException e) {
+            if (entry.limits().epType() == LibFabric.FI_EP_RDM) {
+                plane = new RdmControlPlane(fi, dom, copy, OfiRdmLink.timeouts(), OfiRdmLink.iaBytes(entry.address()));
+            }
+        } catch (FiException | IllegalArgumentException e) {
             closeQuietly(q);
             closeQuietly(dom);
             closeQuietly(fab);
@@ -136,6 +148,7 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, 
         this.fabric = fab;
         this.domain = dom;
         this.eq = q;
+        this.rdm = plane;
         this.eqReader = new OfiEq(this);
         initAsyncEvd(new OfiEvd(this, asyncQlen, DatEvdFlags.ASYNC, null));
         this.orphanCq = new OfiEvd(this, iaAttr().maxEvdQlen(), DatEvdFlags.DTO, null);
@@ -235,6 +248,9 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, 
         for (int i = 0; i < cqEvds.size(); i++) {
             found |= cqEvds.get(i).drainCq();
         }
+        if (rdm != null) {
+            found |= OfiRdmLink.progress(this);
+        }
         if (found) {
             changed.signalAll();
         }
@@ -322,6 +338,9 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, NoSrq<OfiIa, OfiPz>, 
         try {
             asyncEvd().destroy();
             orphanCq.destroy();
+            if (rdm != null) {
+                rdm.close();
+            }
             eqReader.close();
             closeQuietly(eq);
             closeQuietly(domain);

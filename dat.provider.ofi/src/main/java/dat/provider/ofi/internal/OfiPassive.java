@@ -13,6 +13,7 @@ import dat.provider.ofi.internal.ffm.FiInfo;
 import dat.provider.ofi.internal.ffm.FidPep;
 import dat.provider.ofi.internal.ffm.LibFabric;
 import dat.provider.ofi.internal.ffm.SockaddrIn;
+import dat.provider.ofi.internal.rdm.RdmControl;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
@@ -55,6 +56,15 @@ final class OfiPassive {
     OfiPassive(OfiIa ia, Listener listener, String call, int port) {
         this.ia = ia;
         this.listener = listener;
+        if (ia.rdm != null) {
+            this.pep = MemorySegment.NULL;
+            this.info = MemorySegment.NULL;
+            this.port = OfiRdmLink.listen(ia, call, port, this::requestRdm);
+            // A listener of the RDM protocol has no fid: its key among the EQ's owners is its negated qualifier,
+            // never a fid's address, so the IA's close and dat_cr_handoff find it as they find the others.
+            ia.eqOwners.put(-(long) this.port, listener);
+            return;
+        }
         MemorySegment copy = ia.fi.fi_dupinfo(ia.info);
         MemorySegment src = FiInfo.srcAddr(copy);
         if (src.address() != 0) {
@@ -113,10 +123,28 @@ final class OfiPassive {
         }
     }
 
+    /** A request of the RDM protocol at this listener. Under the IA's lock. */
+    private void requestRdm(RdmControl request) {
+        if (!listener.takesRequest()) {
+            ia.rdm.reject(request);
+            return;
+        }
+        OfiCr cr = new OfiCr(ia, this, request);
+        pending.add(cr);
+        if (!listener.crEvd().request(listener.handle(), port, cr)) {
+            cr.rejectQuietly();
+        }
+    }
+
     /** Stops listening; requests already queued stay answerable until the IA closes. */
     void close() {
         for (OfiCr cr : new ArrayList<>(pending)) {
             cr.rejectQuietly();
+        }
+        if (ia.rdm != null) {
+            ia.eqOwners.remove(-(long) port);
+            ia.rdm.unlisten(port);
+            return;
         }
         ia.eqOwners.remove(pep.address());
         Fi.fi_close(pep);
