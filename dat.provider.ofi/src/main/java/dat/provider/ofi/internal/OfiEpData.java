@@ -58,6 +58,12 @@ final class OfiEpData {
      * target's key check refused, as a success.
      */
     private static final long SEND_FLAGS = LibFabric.FI_COMPLETION | LibFabric.FI_DELIVERY_COMPLETE;
+    /**
+     * A send over RDM completes at transmit: shm 1.17 crashes (SIGSEGV in its progress, OfiShmDataTest) when a
+     * tagged send asking {@code FI_DELIVERY_COMPLETE} arrives before its receive is posted. shm's transmit copies
+     * the message into the peer's queue, and a peer's DISCONNECT reads that queue first (OfiRdmLink#flush).
+     */
+    private static final long RDM_SEND_FLAGS = LibFabric.FI_COMPLETION;
 
     /** EAGAIN retries of one post, each after a progress step. */
     private static final int AGAIN_TRIES = 64;
@@ -379,6 +385,27 @@ final class OfiEpData {
         }
     }
 
+    /**
+     * {@return the segments of a read's local iov that take its {@code remoteLength} bytes, the last one shortened}
+     * DAT fills a local iov larger than the remote buffer in part; libfabric wants the two lengths equal, and shm
+     * 1.17 copies with process_vm_readv until the local length is done, so a longer local iov spins there forever.
+     */
+    private int clipIov(int slot, long remoteLength) {
+        long left = remoteLength;
+        int n = 0;
+        while (n < requests.segments[slot] && left > 0) {
+            MemorySegment v = iov.asSlice(n * Iovec.LAYOUT.byteSize(), Iovec.LAYOUT.byteSize());
+            long len = requests.length[slot * requests.maxIov + n];
+            if (len > left) {
+                Iovec.iovLen(v, left);
+                len = left;
+            }
+            left -= len;
+            n++;
+        }
+        return n;
+    }
+
     /** {@return libfabric's answer to an {@code fi_sendmsg} or {@code fi_recvmsg} of the slot} */
     private long postMsg(boolean recv, int slot) {
         Queue q = recv ? recvs : requests;
@@ -395,7 +422,8 @@ final class OfiEpData {
             taggedMsg.set(JAVA_LONG, FiMsgTagged.CONTEXT, context(recv, slot));
             FiMsgTagged.data(taggedMsg, 0);
             OfiEpConnection c = ep.connection;
-            long rc = retry(recv ? c.fnRecvmsg : c.fnSendmsg, taggedMsg, recv ? LibFabric.FI_COMPLETION : SEND_FLAGS);
+            long rc = retry(recv ? c.fnRecvmsg : c.fnSendmsg, taggedMsg,
+                    recv ? LibFabric.FI_COMPLETION : RDM_SEND_FLAGS);
             if (rc == 0) {
                 q.state[slot] = POSTED;
             }
@@ -422,7 +450,7 @@ final class OfiEpData {
         FiRmaIov.key(rmaIov, rmrContext & 0xffffffffL);
         rmaMsg.set(JAVA_LONG, FiMsgRma.MSG_IOV, iov.address());
         rmaMsg.set(JAVA_LONG, FiMsgRma.DESC, desc.address());
-        FiMsgRma.iovCount(rmaMsg, requests.segments[slot]);
+        FiMsgRma.iovCount(rmaMsg, write ? requests.segments[slot] : clipIov(slot, requests.remoteLength[slot]));
         FiMsgRma.addr(rmaMsg, ep.connection.rdm != null ? ep.connection.rdm.peer() : 0);
         rmaMsg.set(JAVA_LONG, FiMsgRma.RMA_IOV, rmaIov.address());
         FiMsgRma.rmaIovCount(rmaMsg, 1);

@@ -49,6 +49,8 @@ final class OfiRdmLink {
     /** Peer-gone timeout property, milliseconds. */
     static final String PEER_TIMEOUT_PROPERTY = "dat.ofi.rdm.peer.timeout.ms";
 
+    /** Whether this thread runs the control plane's progress, where no CQ is being read. */
+    private static final ThreadLocal<Boolean> IN_CONTROL = ThreadLocal.withInitial(() -> Boolean.FALSE);
     private static final int ANY_LOW = 20000;
     private static final int ANY_TRIES = 64;
 
@@ -102,7 +104,12 @@ final class OfiRdmLink {
      * @return whether a link changed
      */
     static boolean progress(OfiIa ia) {
-        ia.rdm.progress(System.nanoTime());
+        IN_CONTROL.set(Boolean.TRUE);
+        try {
+            ia.rdm.progress(System.nanoTime());
+        } finally {
+            IN_CONTROL.set(Boolean.FALSE);
+        }
         boolean found = false;
         for (OfiRdmLink l : new ArrayList<>(ia.rdmLinks)) {
             if (l.association != null && l.association.state() == RdmAssociation.State.DISCONNECTING
@@ -350,6 +357,11 @@ final class OfiRdmLink {
     }
 
     private void flush() {
+        if (IN_CONTROL.get() && fid.address() != 0) {
+            // The peer's DISCONNECT came on the control endpoints, which are not ordered with the data endpoints:
+            // a message the peer sent before it is in the data endpoint's queue, read here before the flush.
+            (ep.recvEvd != null ? ep.recvEvd : ia.orphanCq).drainCq();
+        }
         closeData();
         ep.data.flush();
     }

@@ -91,4 +91,43 @@ class OfiShmDataTest {
             ia.close(DatCloseFlags.ABRUPT);
         }
     }
+
+    /**
+     * A full request queue of sends no receive waits for yet (shm keeps them as unexpected messages), then the
+     * receives: every send and receive completes, in order, round after round.
+     */
+    @Test
+    void aFullQueueOfUnexpectedSendsIsReceivedInOrder() {
+        DatIa ia = new OfiProvider().open(OfiShmVerification.IA, "", 16);
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = ia.createPz();
+            OfiPzTest.Pair p = OfiPzTest.connect(ia, pz, 7491);
+            int depth = Integer.getInteger("ofi.shm.depth", p.active().query().epAttr().maxRequestDtos());
+            System.out.println("depth " + depth);
+            MemorySegment src = arena.allocate(4096, 64);
+            MemorySegment dst = arena.allocate(8L * depth, 64);
+            DatLmr ls = ia.createLmr(pz, src, DatMemPriv.ALL);
+            DatLmr ld = ia.createLmr(pz, dst, DatMemPriv.ALL);
+            DatEvd recvs = p.passive().query().recvEvd();
+            DatEvent e = new DatEvent();
+            Iov s = Iov.allocate(arena, 1).set(0, ls, 0, 8);
+            for (int round = 0; round < 3; round++) {
+                for (int i = 0; i < depth; i++) {
+                    assertEquals(DatReturn.DAT_SUCCESS, p.active().postSend(1, s, i, 0), "send " + i);
+                }
+                for (int i = 0; i < depth; i++) {
+                    assertEquals(DatReturn.DAT_SUCCESS, p.passive().postRecv(1, Iov.allocate(arena, 1).set(0, ld,
+                            8L * i, 8), i, 0), "recv " + i);
+                }
+                for (int i = 0; i < depth; i++) {
+                    assertEquals(DatReturn.DAT_SUCCESS, p.requests().await(TIMEOUT, 1, e), "send completion " + i);
+                    assertSame(DatDtoStatus.SUCCESS, e.dtoStatus());
+                    assertEquals(DatReturn.DAT_SUCCESS, recvs.await(TIMEOUT, 1, e), "recv completion " + i);
+                    assertEquals(i, e.userCookie());
+                }
+            }
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
 }

@@ -9,6 +9,8 @@ import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
 
 /**
  * The kit against {@code ofi-shm-shm-rdm} in the build: DAT over the provider's RDM association
@@ -21,7 +23,15 @@ class OfiShmTckTest {
     void theKitPassesOnShmBesideTheExcludedRules() throws URISyntaxException {
         Path exclude = Path.of(OfiShmTckTest.class.getResource("/ofi-shm-tck-exclude.txt").toURI());
         TckLauncher.Result result = TckLauncher.run(TckLauncher.Options.verification(OfiShmVerification.class)
-                .excludeFile(exclude).campaign(null, null, 5.0), null);
+                .excludeFile(exclude).campaign(null, null, 5.0), new TestExecutionListener() {
+                    @Override
+                    public void executionStarted(TestIdentifier id) {
+                        if (id.isTest()) {
+                            // Which rule runs, as it starts: a rule that hangs is named in the build's log.
+                            System.err.println("ofi-shm TCK rule: " + id.getDisplayName());
+                        }
+                    }
+                });
         System.out.printf("ofi-shm-shm-rdm TCK: rules passed=%d failed=%d skipped=%d%n", result.passed(),
                 result.failed(), result.skipped());
         result.skips().forEach((rule, why) -> System.out.println("  skipped " + rule + ": " + why));
