@@ -498,7 +498,8 @@ final class OfiEpData {
         if (slot >= q.capacity || q.state[slot] != POSTED) {
             return;
         }
-        DatDtoStatus status = status(q.op[slot], error);
+        // shm 1.17 writes a truncated receive's error negated (-FI_ETRUNC, OfiShmDataTest): the code is its size.
+        DatDtoStatus status = status(q.op[slot], Math.abs(error));
         long len = status != DatDtoStatus.SUCCESS ? 0 : recv ? length : q.remoteLength[slot];
         if (status != DatDtoStatus.SUCCESS) {
             // tcp may fail a later operation while an earlier one (a read waiting for its response) is still open:

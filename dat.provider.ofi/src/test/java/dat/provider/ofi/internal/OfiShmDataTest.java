@@ -130,4 +130,27 @@ class OfiShmDataTest {
             ia.close(DatCloseFlags.ABRUPT);
         }
     }
+
+    /** A message longer than the receive's buffer: the receive completes DAT_DTO_ERR_LOCAL_LENGTH. */
+    @Test
+    void anOversizedMessageIsALocalLengthError() {
+        DatIa ia = new OfiProvider().open(OfiShmVerification.IA, "", 16);
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = ia.createPz();
+            OfiPzTest.Pair p = OfiPzTest.connect(ia, pz, 7492);
+            MemorySegment buf = arena.allocate(4096, 64);
+            DatLmr lmr = ia.createLmr(pz, buf, DatMemPriv.ALL);
+            DatEvd recvs = p.passive().query().recvEvd();
+            DatEvent e = new DatEvent();
+            assertEquals(DatReturn.DAT_SUCCESS, p.passive().postRecv(1, Iov.allocate(arena, 1).set(0, lmr, 0, 8), 5,
+                    0));
+            assertEquals(DatReturn.DAT_SUCCESS, p.active().postSend(1, Iov.allocate(arena, 1).set(0, lmr, 1024, 64),
+                    6, 0));
+            assertEquals(DatReturn.DAT_SUCCESS, recvs.await(TIMEOUT, 1, e));
+            assertEquals(5, e.userCookie());
+            assertSame(DatDtoStatus.LOCAL_LENGTH_ERR, e.dtoStatus());
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
 }
