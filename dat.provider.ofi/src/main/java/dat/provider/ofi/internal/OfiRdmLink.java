@@ -360,7 +360,13 @@ final class OfiRdmLink {
         if (IN_CONTROL.get() && fid.address() != 0) {
             // The peer's DISCONNECT came on the control endpoints, which are not ordered with the data endpoints:
             // a message the peer sent before it is in the data endpoint's queue, read here before the flush.
-            (ep.recvEvd != null ? ep.recvEvd : ia.orphanCq).drainCq();
+            // Not again from a flush the drain itself causes (another EP's DTO error): drains do not nest.
+            IN_CONTROL.set(Boolean.FALSE);
+            try {
+                (ep.recvEvd != null ? ep.recvEvd : ia.orphanCq).drainCq();
+            } finally {
+                IN_CONTROL.set(Boolean.TRUE);
+            }
         }
         closeData();
         ep.data.flush();

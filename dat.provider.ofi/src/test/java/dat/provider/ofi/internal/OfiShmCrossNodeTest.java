@@ -29,7 +29,7 @@ class OfiShmCrossNodeTest {
     void crossNodeRulesPassAgainstAPeerInAnotherProcess() throws Exception {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "--enable-native-access=ALL-UNNAMED", "-cp", ChildJvm.classPath(),
-                OfiPeerProcess.class.getName(), Long.toString(CONN_QUAL), "300", OfiShmVerification.IA));
+                OfiPeerProcess.class.getName(), Long.toString(CONN_QUAL), "300", OfiRdmShmVerification.IA));
         Process peer = new ProcessBuilder(command).redirectErrorStream(true).start();
         List<String> lines = new ArrayList<>();
         try {
@@ -38,7 +38,7 @@ class OfiShmCrossNodeTest {
             String first = out.readLine();
             assertTrue(first != null && first.startsWith("listening"), "the peer process said: " + first);
             Thread reader = Thread.ofPlatform().daemon().start(() -> out.lines().forEach(lines::add));
-            TckLauncher.Result result = TckLauncher.run(TckLauncher.Options.verification(OfiShmVerification.class)
+            TckLauncher.Result result = TckLauncher.run(TckLauncher.Options.verification(OfiRdmShmVerification.class)
                     .only("*_crossNode*").peer("127.0.0.1:" + CONN_QUAL), null);
             assertTrue(peer.waitFor(120, TimeUnit.SECONDS), "the peer process did not end: " + lines);
             reader.join(10_000);

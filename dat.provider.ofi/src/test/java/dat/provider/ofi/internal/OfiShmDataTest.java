@@ -33,7 +33,7 @@ class OfiShmDataTest {
 
     @Test
     void sendsRecvsAndRdmaOverAnAssociationThenTheFlush() {
-        DatIa ia = new OfiProvider().open(OfiShmVerification.IA, "", 16);
+        DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
         try (Arena arena = Arena.ofShared()) {
             DatPz pz = ia.createPz();
             OfiPzTest.Pair p = OfiPzTest.connect(ia, pz, 7490);
@@ -98,7 +98,7 @@ class OfiShmDataTest {
      */
     @Test
     void aFullQueueOfUnexpectedSendsIsReceivedInOrder() {
-        DatIa ia = new OfiProvider().open(OfiShmVerification.IA, "", 16);
+        DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
         try (Arena arena = Arena.ofShared()) {
             DatPz pz = ia.createPz();
             OfiPzTest.Pair p = OfiPzTest.connect(ia, pz, 7491);
@@ -134,7 +134,7 @@ class OfiShmDataTest {
     /** A message longer than the receive's buffer: the receive completes DAT_DTO_ERR_LOCAL_LENGTH. */
     @Test
     void anOversizedMessageIsALocalLengthError() {
-        DatIa ia = new OfiProvider().open(OfiShmVerification.IA, "", 16);
+        DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
         try (Arena arena = Arena.ofShared()) {
             DatPz pz = ia.createPz();
             OfiPzTest.Pair p = OfiPzTest.connect(ia, pz, 7492);

@@ -22,7 +22,7 @@ class OfiShmTckTest {
     @Test
     void theKitPassesOnShmBesideTheExcludedRules() throws URISyntaxException {
         Path exclude = Path.of(OfiShmTckTest.class.getResource("/ofi-shm-tck-exclude.txt").toURI());
-        TckLauncher.Result result = TckLauncher.run(TckLauncher.Options.verification(OfiShmVerification.class)
+        TckLauncher.Result result = TckLauncher.run(TckLauncher.Options.verification(OfiRdmShmVerification.class)
                 .excludeFile(exclude).campaign(null, null, 5.0), new TestExecutionListener() {
                     @Override
                     public void executionStarted(TestIdentifier id) {
