@@ -153,4 +153,14 @@ class OfiShmDataTest {
             ia.close(DatCloseFlags.ABRUPT);
         }
     }
+
+    /**
+     * The peer process killed ({@code kill -9}) while sends and RDMA writes are in flight: the fabric says nothing,
+     * so the association's keep-alive or a failed operation ends the connection, once, and every request completes
+     * once.
+     */
+    @Test
+    void peerKilledMidTransferEndsTheAssociation() throws Exception {
+        OfiFaultTest.peerKilledMidTransfer(OfiRdmShmVerification.IA, 7493);
+    }
 }
