@@ -62,6 +62,10 @@ final class OfiAttributes {
 
     /** {@return {@code max_private_data_size}: the connection data, less the byte a reject spends on its mark} */
     static int maxPrivateData(OfiEntry e) {
+        if (e.limits().epType() == LibFabric.FI_EP_RDM) {
+            // The protocol's reject is a message type of its own: no byte is spent (docs/ofi-rdm-protocol.md).
+            return clamp(e.limits().cmDataSize());
+        }
         return clamp(Math.max(0, e.limits().cmDataSize() - 1));
     }
 

@@ -10,11 +10,13 @@ import dat.api.DatException;
 import dat.api.DatReturnSubtype;
 import dat.provider.ofi.internal.ffm.Fi;
 import dat.provider.ofi.internal.ffm.FiInfo;
+import dat.provider.ofi.internal.rdm.RdmControl;
 import dat.spi.AbstractCr;
 import dat.spi.DatArgs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
 
 /**
  * A connection request ({@code FI_CONNREQ}) on a PSP or RSP: its {@code fi_info} (the peer's address and the
@@ -38,6 +40,8 @@ final class OfiCr extends AbstractCr<OfiIa, OfiEp> {
     private final byte[] privateData;
     private final InetAddress peer;
     private final int peerPort;
+    /** The request over an RDM IA's association (docs/ofi-rdm-protocol.md), {@code null} over FI_EP_MSG. */
+    private final RdmControl rdmRequest;
 
     OfiCr(OfiIa ia, OfiPassive arrivedAt, MemorySegment info, byte[] privateData) {
         super(ia);
@@ -49,6 +53,35 @@ final class OfiCr extends AbstractCr<OfiIa, OfiEp> {
         MemorySegment dest = FiInfo.destAddr(info);
         this.peer = OfiIa.ip(dest);
         this.peerPort = dest.address() == 0 ? 0 : OfiIa.port(dest);
+        this.rdmRequest = null;
+    }
+
+    /** A request of the RDM connection protocol: the requester's IA address and private data are the message's. */
+    OfiCr(OfiIa ia, OfiPassive arrivedAt, RdmControl request) {
+        super(ia);
+        this.ia = ia;
+        this.arrivedAt = arrivedAt;
+        this.listener = arrivedAt.listener;
+        this.info = MemorySegment.NULL;
+        this.privateData = request.privateData();
+        InetAddress from;
+        try {
+            from = InetAddress.getByAddress(request.iaAddress());
+        } catch (UnknownHostException e) {
+            from = null;
+        }
+        this.peer = from;
+        this.peerPort = 0;
+        this.rdmRequest = request;
+    }
+
+    /** Answers the request with a reject: {@code peer} says whether it is the consumer's. */
+    private void rejectAnswer(boolean peer) {
+        if (rdmRequest != null) {
+            ia.rdm.reject(rdmRequest);
+        } else {
+            rejectRequest(ia, arrivedAt.pep, info, peer);
+        }
     }
 
     static boolean isPeerReject(byte[] errData) {
@@ -97,6 +130,18 @@ final class OfiCr extends AbstractCr<OfiIa, OfiEp> {
             if (passive.state != wanted) {
                 throw DatArgs.epState(call, "ep_handle", passive.state, wanted.toString());
             }
+            if (rdmRequest != null) {
+                try {
+                    passive.connection.acceptRdm(call, rdmRequest, acceptData, arrivedAt.port, peer, peerPort);
+                } finally {
+                    if (passive.state != DatEpState.COMPLETION_PENDING && passive.state != DatEpState.CONNECTED
+                            && passive.state != DatEpState.DISCONNECTED) {
+                        rejectAnswer(false);
+                    }
+                    answered();
+                }
+                return;
+            }
             MemorySegment requestInfo = info;
             try {
                 passive.connection.accept(call, requestInfo, acceptData, arrivedAt.port, peer, peerPort);
@@ -118,7 +163,7 @@ final class OfiCr extends AbstractCr<OfiIa, OfiEp> {
         ia.lock.lock();
         try {
             requireOpen("dat_cr_reject");
-            rejectRequest(ia, arrivedAt.pep, info, true);
+            rejectAnswer(true);
             answered();
         } finally {
             ia.lock.unlock();
@@ -143,7 +188,7 @@ final class OfiCr extends AbstractCr<OfiIa, OfiEp> {
             }
             listener = to;
             if (!to.crEvd().request(to.handle(), handoffConnQual, this)) {
-                rejectRequest(ia, arrivedAt.pep, info, false);
+                rejectAnswer(false);
                 answered();
             }
         } finally {
@@ -155,8 +200,8 @@ final class OfiCr extends AbstractCr<OfiIa, OfiEp> {
     protected void rejectQuietly() {
         ia.lock.lock();
         try {
-            if (!isClosed() && info.address() != 0) {
-                rejectRequest(ia, arrivedAt.pep, info, true);
+            if (!isClosed() && (info.address() != 0 || rdmRequest != null)) {
+                rejectAnswer(true);
                 answered();
             }
         } finally {

@@ -22,6 +22,7 @@ import dat.provider.ofi.internal.ffm.FiOpsMsg;
 import dat.provider.ofi.internal.ffm.FiOpsRma;
 import dat.provider.ofi.internal.ffm.FidEp;
 import dat.provider.ofi.internal.ffm.LibFabric;
+import dat.provider.ofi.internal.rdm.RdmControl;
 import dat.spi.DatArgs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -60,13 +61,27 @@ final class OfiEpConnection {
     /** The RSP that reserved this EP, or {@code null}. */
     OfiRsp reservedBy;
 
+    /** The connection over an {@code FI_EP_RDM} entry's association, {@code null} over {@code FI_EP_MSG}. */
+    final OfiRdmLink rdm;
+
     OfiEpConnection(OfiEp ep) {
         this.ep = ep;
         this.ia = ep.owner();
+        this.rdm = ia.rdm != null ? new OfiRdmLink(ep, this) : null;
     }
 
     MemorySegment fid() {
-        return fid;
+        return rdm != null ? rdm.fid() : fid;
+    }
+
+    /** {@return whether a send or RDMA to the peer may be posted: false for an RDM peer of this process gone} */
+    boolean peerReachable() {
+        return rdm == null || rdm.peerReachable();
+    }
+
+    /** An RDM connection's data endpoint closed: its completions from now on are an earlier generation's. */
+    void nextGeneration() {
+        generation++;
     }
 
     int generation() {
@@ -206,6 +221,13 @@ final class OfiEpConnection {
                 throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG2, call + ": remote_ia_address "
                         + remoteIaAddress.getHostAddress() + " is not of IA " + ia.name() + "'s address family");
             }
+            if (rdm != null) {
+                remoteAddress = remoteIaAddress;
+                remotePortQual = remoteConnQual;
+                localPortQual = 0;
+                rdm.connect(call, remoteIaAddress, remoteConnQual, timeoutMicros, privateData);
+                return;
+            }
             int rc;
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment addr = OfiIa.sockaddr(arena, remoteIaAddress, (int) remoteConnQual);
@@ -289,6 +311,15 @@ final class OfiEpConnection {
         remotePortQual = peerPort;
     }
 
+    /** {@code dat_cr_accept} on this EP of an RDM IA: the association's accept of {@code request}. */
+    void acceptRdm(String call, RdmControl request, byte[] acceptData, long listenerQual, InetAddress peer,
+                   long peerQual) {
+        rdm.accept(call, request, acceptData, listenerQual);
+        localPortQual = listenerQual;
+        remoteAddress = peer;
+        remotePortQual = peerQual;
+    }
+
     // ---- EQ events, under the IA's lock ----
 
     /** FI_CONNECTED: the active side's event carries the accept's private data. */
@@ -345,6 +376,10 @@ final class OfiEpConnection {
      * @param event the event
      */
     void breakConnection(boolean notify, DatEventType event) {
+        if (rdm != null) {
+            rdm.breakConnection(notify, event);
+            return;
+        }
         if (ep.state == DatEpState.CONNECTED || ep.state == DatEpState.ACTIVE_CONNECTION_PENDING
                 || ep.state == DatEpState.COMPLETION_PENDING) {
             end(notify ? event : null, null, true);
@@ -366,6 +401,15 @@ final class OfiEpConnection {
         ia.lock.lock();
         try {
             ep.requireOpen("dat_ep_disconnect");
+            if (rdm != null) {
+                switch (ep.state) {
+                    case CONNECTED, ACTIVE_CONNECTION_PENDING, COMPLETION_PENDING, DISCONNECT_PENDING ->
+                            rdm.disconnect(flags == DatCloseFlags.ABRUPT);
+                    case DISCONNECTED -> { }
+                    default -> ep.requireState("dat_ep_disconnect", DatEpState.CONNECTED);
+                }
+                return;
+            }
             switch (ep.state) {
                 case CONNECTED, ACTIVE_CONNECTION_PENDING, COMPLETION_PENDING ->
                         end(DatEventType.CONNECTION_EVENT_DISCONNECTED, null, true);

@@ -20,6 +20,7 @@ import dat.provider.ofi.internal.ffm.FiException;
 import dat.provider.ofi.internal.ffm.FiMsg;
 import dat.provider.ofi.internal.ffm.FiMsgRma;
 import dat.provider.ofi.internal.ffm.FiOpsCq;
+import dat.provider.ofi.internal.ffm.FiMsgTagged;
 import dat.provider.ofi.internal.ffm.FiRmaIov;
 import dat.provider.ofi.internal.ffm.FidCq;
 import dat.provider.ofi.internal.ffm.Iovec;
@@ -65,6 +66,12 @@ final class OfiEpData {
      * target's key check refused, as a success.
      */
     private static final long SEND_FLAGS = LibFabric.FI_COMPLETION | LibFabric.FI_DELIVERY_COMPLETE;
+    /**
+     * A send over RDM completes at transmit: shm 1.17 crashes (SIGSEGV in its progress, OfiShmDataTest) when a
+     * tagged send asking {@code FI_DELIVERY_COMPLETE} arrives before its receive is posted. shm's transmit copies
+     * the message into the peer's queue, and a peer's DISCONNECT reads that queue first (OfiRdmLink#flush).
+     */
+    private static final long RDM_SEND_FLAGS = LibFabric.FI_COMPLETION;
 
     /** Entries read from an SRQ EP's CQ at a time. */
     private static final int CQ_BATCH = 16;
@@ -73,6 +80,8 @@ final class OfiEpData {
 
     /** EAGAIN retries of one post, each after a progress step. */
     private static final int AGAIN_TRIES = 64;
+    /** How long an RDM post retries EAGAIN. */
+    private static final long RDM_AGAIN_NANOS = 2_000_000_000L;
 
     private final OfiEp ep;
     private final OfiIa ia;
@@ -102,6 +111,7 @@ final class OfiEpData {
     private MemorySegment rmaIov;
     private MemorySegment entries;
     private MemorySegment err;
+    private MemorySegment taggedMsg;
 
     OfiEpData(OfiEp ep, DatEpAttr attr) {
         this.ep = ep;
@@ -129,6 +139,7 @@ final class OfiEpData {
         msg = arena.allocate(FiMsg.LAYOUT);
         rmaMsg = arena.allocate(FiMsgRma.LAYOUT);
         rmaIov = arena.allocate(FiRmaIov.LAYOUT);
+        taggedMsg = arena.allocate(FiMsgTagged.LAYOUT);
     }
 
     void close() {
@@ -158,6 +169,11 @@ final class OfiEpData {
     /** {@return the receives posted whose completions are not generated yet (dat_ep_recv_query)} */
     int recvsAllocated() {
         return recvs.capacity - recvs.freeCount;
+    }
+
+    /** {@return whether a request is posted and not completed yet: what a graceful RDM disconnect waits for} */
+    boolean requestsPosted() {
+        return oldest(requests, POSTED) >= 0 || oldest(requests, QUEUED) >= 0;
     }
 
     /** Slots of one queue, parallel arrays, with a stack of free indexes. */
@@ -289,7 +305,8 @@ final class OfiEpData {
                 flush();
                 return DatReturn.DAT_SUCCESS;
             }
-            long posted = op == SEND ? postMsg(false, slot) : postRma(op == WRITE, slot, rmrContext, remote);
+            long posted = !ep.connection.peerReachable() ? -LibFabric.FI_ENOTCONN
+                    : op == SEND ? postMsg(false, slot) : postRma(op == WRITE, slot, rmrContext, remote);
             if (posted < 0) {
                 // Whatever failed here leaves the endpoint unusable: the connection breaks and the post is flushed.
                 ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
@@ -406,7 +423,8 @@ final class OfiEpData {
      * descriptor: libfabric's verbs provider reads {@code desc[0]} of a send or write whatever the count
      * ({@code vrb_send_iov}; the array holds an earlier post's descriptor, whose registration may be closed), and
      * without one it sends inline, which an empty segment always fits. The limit is a read's remote length: a verbs
-     * RDMA read fills its whole local list, not the remote length, so a longer list must end where the read does.
+     * RDMA read fills its whole local list, not the remote length, and shm 1.17 copies with process_vm_readv until
+     * the local length is done (a longer list spins there forever), so the list must end where the read does.
      * {@link #iovCount} is the count to post with it.
      */
     private MemorySegment fillIov(Queue q, int slot, boolean outbound, long limit) {
@@ -436,6 +454,25 @@ final class OfiEpData {
     private long postMsg(boolean recv, int slot) {
         Queue q = recv ? recvs : requests;
         MemorySegment d = fillIov(q, slot, !recv, Long.MAX_VALUE);
+        OfiRdmLink rdm = ep.connection.rdm;
+        if (rdm != null) {
+            // Over RDM every DAT message is tagged with the receiving EP's target and serial (ofi-rdm-protocol.md).
+            taggedMsg.set(JAVA_LONG, FiMsgTagged.MSG_IOV, iov.address());
+            taggedMsg.set(JAVA_LONG, FiMsgTagged.DESC, d.address());
+            FiMsgTagged.iovCount(taggedMsg, iovCount);
+            FiMsgTagged.addr(taggedMsg, recv ? LibFabric.FI_ADDR_UNSPEC : rdm.peer());
+            FiMsgTagged.tag(taggedMsg, recv ? rdm.recvTag() : rdm.sendTag());
+            FiMsgTagged.ignore(taggedMsg, 0);
+            taggedMsg.set(JAVA_LONG, FiMsgTagged.CONTEXT, context(recv, slot));
+            FiMsgTagged.data(taggedMsg, 0);
+            OfiEpConnection c = ep.connection;
+            long rc = retry(recv ? c.fnRecvmsg : c.fnSendmsg, taggedMsg,
+                    recv ? LibFabric.FI_COMPLETION : RDM_SEND_FLAGS);
+            if (rc == 0) {
+                q.state[slot] = POSTED;
+            }
+            return rc;
+        }
         msg.set(JAVA_LONG, FiMsg.MSG_IOV, iov.address());
         msg.set(JAVA_LONG, FiMsg.DESC, d.address());
         FiMsg.iovCount(msg, iovCount);
@@ -458,7 +495,7 @@ final class OfiEpData {
         rmaMsg.set(JAVA_LONG, FiMsgRma.MSG_IOV, iov.address());
         rmaMsg.set(JAVA_LONG, FiMsgRma.DESC, d.address());
         FiMsgRma.iovCount(rmaMsg, iovCount);
-        FiMsgRma.addr(rmaMsg, 0);
+        FiMsgRma.addr(rmaMsg, ep.connection.rdm != null ? ep.connection.rdm.peer() : 0);
         rmaMsg.set(JAVA_LONG, FiMsgRma.RMA_IOV, rmaIov.address());
         FiMsgRma.rmaIovCount(rmaMsg, 1);
         rmaMsg.set(JAVA_LONG, FiMsgRma.CONTEXT, context(false, slot));
@@ -474,7 +511,12 @@ final class OfiEpData {
     /** Posts, running a progress step between tries while the endpoint's queue is full ({@code -FI_EAGAIN}). */
     private long retry(MemorySegment fn, MemorySegment message, long flags) {
         long rc = -LibFabric.FI_EAGAIN;
-        for (int i = 0; i < AGAIN_TRIES && rc == -LibFabric.FI_EAGAIN; i++) {
+        // shm answers the first sends to a peer EAGAIN until the peer's own progress took this endpoint in: an RDM
+        // post retries for a while rather than a number of times.
+        boolean rdm = ep.connection.rdm != null;
+        long until = System.nanoTime() + RDM_AGAIN_NANOS;
+        for (int i = 0; rc == -LibFabric.FI_EAGAIN && (i < AGAIN_TRIES || (rdm && System.nanoTime() - until < 0));
+                i++) {
             MemorySegment fid = ep.connection.fid();
             if (fid.address() == 0 || fn.address() == 0) {
                 return -LibFabric.FI_ENOTCONN;
@@ -506,8 +548,10 @@ final class OfiEpData {
         if (slot >= q.capacity || q.state[slot] != POSTED) {
             return;
         }
-        DatDtoStatus status = ia.entry.provider().equals(IB_PROVIDER) && error != 0 && error != LibFabric.FI_ECANCELED
-                ? IbWcStatus.toDat(provErrno, recv) : status(q.op[slot], error);
+        // shm 1.17 writes a truncated receive's error negated (-FI_ETRUNC, OfiShmDataTest): the code is its size.
+        int code = Math.abs(error);
+        DatDtoStatus status = ia.entry.provider().equals(IB_PROVIDER) && code != 0 && code != LibFabric.FI_ECANCELED
+                ? IbWcStatus.toDat(provErrno, recv) : status(q.op[slot], code);
         long len = status != DatDtoStatus.SUCCESS ? 0 : recv ? length : q.remoteLength[slot];
         if (status != DatDtoStatus.SUCCESS) {
             // tcp may fail a later operation while an earlier one (a read waiting for its response) is still open:

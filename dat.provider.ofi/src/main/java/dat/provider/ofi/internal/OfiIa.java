@@ -24,6 +24,8 @@ import dat.provider.ofi.internal.ffm.FiInfo;
 import dat.provider.ofi.internal.ffm.LibFabric;
 import dat.provider.ofi.internal.ffm.SockaddrIn;
 import dat.provider.ofi.internal.ffm.SockaddrIn6;
+import dat.provider.ofi.internal.rdm.RdmControlPlane;
+import dat.provider.ofi.internal.rdm.RdmSerials;
 import dat.spi.AbstractCno;
 import dat.spi.AbstractIa;
 import dat.spi.DatArgs;
@@ -99,6 +101,12 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
     final List<OfiEp> srqEps = new ArrayList<>();
     /** The open SRQs. Guarded by {@link #lock}. */
     final List<OfiSrq> srqs = new ArrayList<>();
+    /** The control plane of an {@code FI_EP_RDM} entry's associations, {@code null} for {@code FI_EP_MSG}. */
+    final RdmControlPlane rdm;
+    /** The serials of the IA's RDM connections. */
+    final RdmSerials serials = new RdmSerials();
+    /** EPs whose RDM connection has work to look at in every progress step. Guarded by {@link #lock}. */
+    final List<OfiRdmLink> rdmLinks = new ArrayList<>();
     private int nextEpKey;
     private int nextSrqKey;
     private final OfiProgress progress;
@@ -119,6 +127,7 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
         MemorySegment fab = MemorySegment.NULL;
         MemorySegment dom = MemorySegment.NULL;
         MemorySegment q = MemorySegment.NULL;
+        RdmControlPlane plane = null;
         try {
             MemorySegment da = FiInfo.domainAttr(copy).reinterpret(FiDomainAttr.SIZEOF);
             FiDomainAttr.mrMode(da, FiDomainAttr.mrMode(da) | LibFabric.FI_MR_VIRT_ADDR);
@@ -132,7 +141,10 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
             FiEqAttr.waitObj(attr, LibFabric.FI_WAIT_NONE);
             fi.check("fi_eq_open", Fi.fi_eq_open(fab, attr, out));
             q = out.get(ADDRESS, 0);
-        } catch (FiException e) {
+            if (entry.limits().epType() == LibFabric.FI_EP_RDM) {
+                plane = new RdmControlPlane(fi, dom, copy, OfiRdmLink.timeouts(), OfiRdmLink.iaBytes(entry.address()));
+            }
+        } catch (FiException | IllegalArgumentException e) {
             closeQuietly(q);
             closeQuietly(dom);
             closeQuietly(fab);
@@ -145,6 +157,7 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
         this.fabric = fab;
         this.domain = dom;
         this.eq = q;
+        this.rdm = plane;
         this.eqReader = new OfiEq(this, q);
         initAsyncEvd(new OfiEvd(this, asyncQlen, DatEvdFlags.ASYNC, null));
         this.orphanCq = new OfiEvd(this, iaAttr().maxEvdQlen(), DatEvdFlags.DTO, null);
@@ -286,6 +299,9 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
         for (int i = 0; i < srqEps.size(); i++) {
             found |= srqEps.get(i).data.drainSrqCq(false);
         }
+        if (rdm != null) {
+            found |= OfiRdmLink.progress(this);
+        }
         if (found) {
             changed.signalAll();
         }
@@ -377,6 +393,9 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
         try {
             asyncEvd().destroy();
             orphanCq.destroy();
+            if (rdm != null) {
+                rdm.close();
+            }
             eqReader.close();
             closeQuietly(eq);
             closeQuietly(domain);

@@ -18,6 +18,7 @@ import dat.provider.ofi.internal.ffm.LibFabric;
 import dat.provider.ofi.internal.ffm.Pollfd;
 import dat.provider.ofi.internal.ffm.SockaddrIn;
 import dat.provider.ofi.internal.ffm.Sockets;
+import dat.provider.ofi.internal.rdm.RdmControl;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
@@ -86,6 +87,17 @@ final class OfiPassive {
     OfiPassive(OfiIa ia, Listener listener, String call, int port) {
         this.ia = ia;
         this.listener = listener;
+        if (ia.rdm != null) {
+            this.pep = MemorySegment.NULL;
+            this.info = MemorySegment.NULL;
+            this.eq = MemorySegment.NULL;
+            this.eqReader = null;
+            this.port = OfiRdmLink.listen(ia, call, port, this::requestRdm);
+            // A listener of the RDM protocol has no fid: its key among the EQ's owners is its negated qualifier,
+            // never a fid's address, so the IA's close and dat_cr_handoff find it as they find the others.
+            ia.eqOwners.put(-(long) this.port, listener);
+            return;
+        }
         MemorySegment copy = ia.fi.fi_dupinfo(ia.info);
         MemorySegment src = FiInfo.srcAddr(copy);
         if (src.address() != 0) {
@@ -169,6 +181,19 @@ final class OfiPassive {
         }
     }
 
+    /** A request of the RDM protocol at this listener. Under the IA's lock. */
+    private void requestRdm(RdmControl request) {
+        if (closing || !listener.takesRequest()) {
+            ia.rdm.reject(request);
+            return;
+        }
+        OfiCr cr = new OfiCr(ia, this, request);
+        pending.add(cr);
+        if (!listener.crEvd().request(listener.handle(), port, cr)) {
+            cr.rejectQuietly();
+        }
+    }
+
     /**
      * Stops listening ({@code dat_psp_free}, {@code dat_rsp_free}): a request that arrives from now on is rejected as
      * if nobody listened; one already delivered stays answerable, and the passive endpoint closes when the last of
@@ -176,6 +201,10 @@ final class OfiPassive {
      */
     void close() {
         closing = true;
+        if (ia.rdm != null) {
+            // The protocol's requests for this qualifier are refused as if nobody listened from now on.
+            ia.rdm.unlisten(port);
+        }
         releaseWhenAnswered();
     }
 
@@ -227,7 +256,10 @@ final class OfiPassive {
     }
 
     private void releaseWhenAnswered() {
-        if (closing && pending.isEmpty() && !released) {
+        if (closing && pending.isEmpty() && !released && ia.rdm != null) {
+            released = true;
+            ia.eqOwners.remove(-(long) port, listener);
+        } else if (closing && pending.isEmpty() && !released) {
             // Requests that already arrived are rejected now rather than left in an EQ nobody reads; a shut down
             // connection reads as ended in the next read, which frees it without touching the passive endpoint.
             eqReader.drain();

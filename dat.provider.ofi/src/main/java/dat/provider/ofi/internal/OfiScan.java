@@ -16,6 +16,7 @@ import dat.provider.ofi.internal.ffm.FiTxAttr;
 import dat.provider.ofi.internal.ffm.LibFabric;
 import dat.provider.ofi.internal.ffm.SockaddrIn;
 import dat.provider.ofi.internal.ffm.SockaddrIn6;
+import dat.provider.ofi.internal.rdm.RdmControl;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -31,7 +32,8 @@ import java.util.Set;
  * The scan: one {@code fi_getinfo} for every entry with messages and RMA ({@code FI_MSG | FI_RMA}), of any endpoint
  * type, at API 1.17, naming no provider (so {@code FI_PROVIDER} decides), offering the modes and memory-registration
  * modes jDAT can honour so that entries needing them are listed too and judged here. Each entry becomes an
- * {@link OfiEntry}: usable when it is {@code FI_EP_MSG} on an IP address with nothing jDAT cannot honour; otherwise
+ * {@link OfiEntry}: usable when it is {@code FI_EP_MSG} on an IP address, or {@code FI_EP_RDM} with tagged messages
+ * on {@code shm} (DAT over an association, docs/ofi-rdm-protocol.md), with nothing jDAT cannot honour; otherwise
  * with the reason.
  */
 // Restricted methods on purpose: reached only after OfiProvider checked Module.isNativeAccessEnabled().
@@ -62,9 +64,7 @@ final class OfiScan {
         MemorySegment list;
         try (Arena arena = Arena.ofConfined()) {
             FiInfo.caps(hints, LibFabric.FI_MSG | LibFabric.FI_RMA);
-            FiInfo.mode(hints, MODES_OFFERED);
-            MemorySegment domainAttr = FiInfo.domainAttr(hints).reinterpret(FiDomainAttr.SIZEOF);
-            FiDomainAttr.mrMode(domainAttr, MR_MODES_OFFERED);
+            offer(hints);
             MemorySegment out = arena.allocate(ADDRESS);
             int rc = fi.fi_getinfo(LibFabric.version(LibFabric.API_MAJOR, LibFabric.API_MINOR), MemorySegment.NULL,
                     MemorySegment.NULL, 0, hints, out);
@@ -80,10 +80,40 @@ final class OfiScan {
         } finally {
             fi.fi_freeinfo(hints);
         }
+        MemorySegment rdm = rdmList(fi);
         try {
-            return new Result(entries(fi, list), null);
+            return new Result(entries(fi, list, rdm), null);
         } finally {
             fi.fi_freeinfo(list);
+            if (rdm.address() != 0) {
+                fi.fi_freeinfo(rdm);
+            }
+        }
+    }
+
+    private static void offer(MemorySegment hints) {
+        FiInfo.mode(hints, MODES_OFFERED);
+        MemorySegment domainAttr = FiInfo.domainAttr(hints).reinterpret(FiDomainAttr.SIZEOF);
+        FiDomainAttr.mrMode(domainAttr, MR_MODES_OFFERED);
+    }
+
+    /**
+     * {@return the {@code FI_EP_RDM} entries with tagged messages too, or NULL} DAT over RDM sends every message
+     * tagged (docs/ofi-rdm-protocol.md, "Tags"), and an entry only has {@code FI_TAGGED} in its caps when the hints
+     * asked for it, so the RDM entries come from a scan of their own rather than from the first one's.
+     */
+    private static MemorySegment rdmList(LibFabric fi) {
+        MemorySegment hints = fi.fi_allocinfo();
+        try (Arena arena = Arena.ofConfined()) {
+            FiInfo.caps(hints, LibFabric.FI_MSG | LibFabric.FI_RMA | LibFabric.FI_TAGGED);
+            offer(hints);
+            FiEpAttr.type(ep(hints), LibFabric.FI_EP_RDM);
+            MemorySegment out = arena.allocate(ADDRESS);
+            int rc = fi.fi_getinfo(LibFabric.version(LibFabric.API_MAJOR, LibFabric.API_MINOR), MemorySegment.NULL,
+                    MemorySegment.NULL, 0, hints, out);
+            return rc == 0 ? out.get(ADDRESS, 0) : MemorySegment.NULL;
+        } finally {
+            fi.fi_freeinfo(hints);
         }
     }
 
@@ -92,9 +122,16 @@ final class OfiScan {
         return p == null ? "" : " (FI_PROVIDER=" + p + " limits the scan)";
     }
 
-    private static List<OfiEntry> entries(LibFabric fi, MemorySegment list) {
+    private static List<OfiEntry> entries(LibFabric fi, MemorySegment list, MemorySegment rdm) {
         List<MemorySegment> infos = new ArrayList<>();
         for (MemorySegment i = list; i.address() != 0; i = FiInfo.next(i.reinterpret(FiInfo.SIZEOF))) {
+            MemorySegment info = i.reinterpret(FiInfo.SIZEOF);
+            // The RDM entries come from the tagged scan when it found any (rdmList); from this one otherwise.
+            if (rdm.address() == 0 || FiEpAttr.type(ep(info)) != LibFabric.FI_EP_RDM) {
+                infos.add(info);
+            }
+        }
+        for (MemorySegment i = rdm; i.address() != 0; i = FiInfo.next(i.reinterpret(FiInfo.SIZEOF))) {
             infos.add(i.reinterpret(FiInfo.SIZEOF));
         }
         // The first entry of a provider, domain and endpoint type gets the short name (for MSG the first IPv4 one);
@@ -139,9 +176,11 @@ final class OfiScan {
         MemorySegment ep = ep(info);
         MemorySegment dom = FiInfo.domainAttr(info).reinterpret(FiDomainAttr.SIZEOF);
         int epType = FiEpAttr.type(ep);
-        InetAddress address = address(info);
-        String unusable = unusable(info, epType, address, dom);
-        long cmData = unusable == null ? cmDataSize(fi, info) : -1;
+        boolean rdm = epType == LibFabric.FI_EP_RDM;
+        InetAddress address = rdm ? rdmAddress(info) : address(info);
+        String unusable = rdm ? unusableRdm(info, dom) : unusable(info, epType, address, dom);
+        // An RDM connection's private data travels in the protocol's control messages: their size is the limit.
+        long cmData = unusable == null ? rdm ? RdmControl.MAX_PRIVATE_DATA : cmDataSize(fi, info) : -1;
         if (unusable == null && cmData < 0) {
             unusable = "its passive endpoint does not say how much connection data it carries (FI_OPT_CM_DATA_SIZE)";
         }
@@ -156,11 +195,30 @@ final class OfiScan {
                 unusable);
     }
 
-    private static String unusable(MemorySegment info, int epType, InetAddress address, MemorySegment dom) {
-        if (epType == LibFabric.FI_EP_RDM) {
-            return "an FI_EP_RDM entry: DAT over reliable datagram endpoints (a provider-level association) is not yet"
-                    + " in the provider; use an FI_EP_MSG entry";
+    /**
+     * {@return the IA address of an RDM entry: the host's loopback address for {@code shm}, whose listen endpoints
+     * are names of the host (docs/ofi-rdm-protocol.md, "Endpoints and addresses"); {@code null} otherwise}
+     */
+    static InetAddress rdmAddress(MemorySegment info) {
+        return FiInfo.addrFormat(info) == LibFabric.FI_ADDR_STR && "shm".equals(provider(info))
+                ? InetAddress.getLoopbackAddress() : null;
+    }
+
+    /** Why DAT cannot run over an {@code FI_EP_RDM} entry, or {@code null}. */
+    private static String unusableRdm(MemorySegment info, MemorySegment dom) {
+        long caps = FiInfo.caps(info);
+        long needed = LibFabric.FI_MSG | LibFabric.FI_TAGGED | LibFabric.FI_RMA;
+        if ((caps & needed) != needed) {
+            return "an FI_EP_RDM entry without FI_MSG, FI_TAGGED and FI_RMA, which DAT over RDM needs";
         }
+        if (rdmAddress(info) == null) {
+            return "an FI_EP_RDM entry of " + provider(info) + ": the provider's RDM listen addresses are built only"
+                    + " for shm's names (FI_ADDR_STR) yet, not for socket addresses (docs/ofi-rdm-protocol.md)";
+        }
+        return modesUnusable(info, dom);
+    }
+
+    private static String unusable(MemorySegment info, int epType, InetAddress address, MemorySegment dom) {
         if (epType != LibFabric.FI_EP_MSG) {
             return "endpoint type " + epType + " is neither FI_EP_MSG nor FI_EP_RDM";
         }
@@ -168,6 +226,10 @@ final class OfiScan {
             return "address format " + FiInfo.addrFormat(info) + " is not an IP socket address (FI_SOCKADDR_IN/IN6),"
                     + " which DAT's IA address and connection qualifier need";
         }
+        return modesUnusable(info, dom);
+    }
+
+    private static String modesUnusable(MemorySegment info, MemorySegment dom) {
         long modes = FiInfo.mode(info) & ~MODES_HONOURED;
         if (modes != 0) {
             return "it needs mode 0x" + Long.toHexString(modes) + " (FI_CONTEXT, FI_CONTEXT2 or FI_MSG_PREFIX),"

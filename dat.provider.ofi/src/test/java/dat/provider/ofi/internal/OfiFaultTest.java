@@ -49,12 +49,20 @@ class OfiFaultTest {
 
     @Test
     void peerKilledMidTransferEndsTheConnectionAndCompletesEveryRequestOnce() throws Exception {
+        peerKilledMidTransfer(OfiTcpVerification.IA, CONN_QUAL);
+    }
+
+    /**
+     * The peer process killed mid-transfer on {@code iaName}: the survivor gets one DISCONNECTED or BROKEN event and
+     * every request it posted completes once (also {@link OfiShmDataTest}'s, over an RDM association).
+     */
+    static void peerKilledMidTransfer(String iaName, long connQual) throws Exception {
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-cp", ChildJvm.classPath(), OfiFaultVictim.class.getName(),
-                Long.toString(CONN_QUAL));
+                Long.toString(connQual), iaName);
         Process victim = new ProcessBuilder(command).redirectErrorStream(true).start();
         try (Arena arena = Arena.ofShared();
-             DatIa ia = new OfiProvider().open(OfiTcpVerification.IA, "", 16)) {
+             DatIa ia = new OfiProvider().open(iaName, "", 16)) {
             BufferedReader out = new BufferedReader(new InputStreamReader(victim.getInputStream(),
                     StandardCharsets.UTF_8));
             assertEquals("listening", out.readLine());
@@ -64,7 +72,7 @@ class OfiFaultTest {
             MemorySegment region = arena.allocate(1 << 20, 4096);
             DatLmr lmr = ia.createLmr(pz, region, DatMemPriv.ALL);
             DatEp ep = ia.createEp(pz, null, requests, conn, DatEpAttr.builder().maxRequestDtos(DEPTH).build());
-            ep.connect(InetAddress.getLoopbackAddress(), CONN_QUAL, 10_000_000, null, DatQos.BEST_EFFORT, 0);
+            ep.connect(InetAddress.getLoopbackAddress(), connQual, 10_000_000, null, DatQos.BEST_EFFORT, 0);
             DatEvent e = new DatEvent();
             assertEquals(DatReturn.DAT_SUCCESS, conn.await(10_000_000, 1, e));
             assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, e.type());

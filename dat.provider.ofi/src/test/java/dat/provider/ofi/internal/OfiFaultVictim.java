@@ -35,11 +35,11 @@ public final class OfiFaultVictim {
     /**
      * Runs the victim.
      *
-     * @param args the connection qualifier
+     * @param args the connection qualifier, and optionally the IA ({@code ofi-tcp-lo} unless named)
      */
     public static void main(String[] args) {
         try (Arena arena = Arena.ofShared();
-             DatIa ia = new OfiProvider().open(OfiTcpVerification.IA, "", 16)) {
+             DatIa ia = new OfiProvider().open(args.length > 1 ? args[1] : OfiTcpVerification.IA, "", 16)) {
             DatPz pz = ia.createPz();
             DatEvd evd = ia.createEvd(1024, null, DatEvdFlags.DTO | DatEvdFlags.CONNECTION | DatEvdFlags.CR);
             MemorySegment region = arena.allocate(SIZE, 4096);

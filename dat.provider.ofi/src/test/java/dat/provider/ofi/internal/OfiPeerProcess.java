@@ -7,7 +7,8 @@ import java.time.Duration;
 
 /**
  * The kit's cross-node peer on {@code ofi-tcp-lo}, as {@code dat tck-peer} serves it, for {@link OfiCrossNodeTest}
- * to start in a second JVM: {@code OfiPeerProcess CONN_QUAL SECONDS}. Prints "listening" once it listens, one
+ * to start in a second JVM: {@code OfiPeerProcess CONN_QUAL SECONDS [IA]} (the IA {@code ofi-tcp-lo} unless named;
+ * {@link OfiShmCrossNodeTest} names shm's). Prints "listening" once it listens, one
  * line per session, and exits 0 when the run said bye and every session ended cleanly.
  */
 public final class OfiPeerProcess {
@@ -18,12 +19,13 @@ public final class OfiPeerProcess {
     /**
      * Serves the peer.
      *
-     * @param args the connection qualifier and the timeout in seconds
+     * @param args the connection qualifier, the timeout in seconds, and optionally the IA
      */
     public static void main(String[] args) {
         long qual = Long.parseLong(args[0]);
         Duration timeout = Duration.ofSeconds(Long.parseLong(args[1]));
-        try (DatIa ia = new OfiProvider().open(OfiTcpVerification.IA, "", 16);
+        String iaName = args.length > 2 ? args[2] : OfiTcpVerification.IA;
+        try (DatIa ia = new OfiProvider().open(iaName, "", 16);
              TckPeer peer = TckPeer.open(ia, qual)) {
             System.out.println("listening on " + peer.address());
             System.out.flush();

@@ -53,11 +53,13 @@ class OfiProviderTest {
     }
 
     @Test
-    void everyListedIaIsAnFiEpMsgEntryAndUnique() {
+    void everyListedIaIsAnFiEpMsgEntryOrShmAndUnique() {
         DatProviderInfo info = PROVIDER.info();
         assertEquals(info.ias().size(), info.ias().stream().map(DatIaInfo::iaName).distinct().count());
         for (DatIaInfo ia : info.ias()) {
-            assertEquals("FI_EP_MSG", ia.providerAttr().providerSpecificAttr().get("fi_ep_type"), ia.iaName());
+            Map<String, String> specific = ia.providerAttr().providerSpecificAttr();
+            assertEquals(specific.get("fi_provider").equals("shm") ? "FI_EP_RDM" : "FI_EP_MSG",
+                    specific.get("fi_ep_type"), ia.iaName());
             assertTrue(ia.iaName().matches("ofi-[a-z0-9._+-]+"), ia.iaName());
         }
     }
@@ -88,15 +90,25 @@ class OfiProviderTest {
         assertThrows(DatException.class, () -> PROVIDER.describe("ofi-no-such-ia", ""));
     }
 
-    /** shm has only FI_EP_RDM endpoints: its IA is not listed, and opening it names the reason. */
+    /** shm has only FI_EP_RDM endpoints: its IA is listed and opens, DAT running over the provider's association. */
     @Test
-    void rdmOnlyEntryIsRefusedWithTheReason() {
-        assertTrue(PROVIDER.info().ias().stream().noneMatch(i -> i.iaName().endsWith("-rdm")));
-        DatException e = assertThrows(DatException.class, () -> PROVIDER.open("ofi-shm-shm-rdm", "", 16));
+    void shmRdmEntryIsListedAndOpens() {
+        assertTrue(PROVIDER.info().ias().stream().anyMatch(i -> i.iaName().equals("ofi-shm-shm-rdm")),
+                PROVIDER.info().ias().toString());
+        assertEquals("FI_EP_RDM", PROVIDER.describe("ofi-shm-shm-rdm", "").providerAttr().providerSpecificAttr()
+                .get("fi_ep_type"));
+        PROVIDER.open("ofi-shm-shm-rdm", "", 16).close();
+    }
+
+    /** tcp;ofi_rxm's RDM entries have socket addresses, whose listen endpoints are not built: refused, with why. */
+    @Test
+    void rdmEntryOfSocketAddressesIsRefusedWithTheReason() {
+        assertTrue(PROVIDER.info().ias().stream().noneMatch(i -> i.iaName().startsWith("ofi-tcp+ofi_rxm")));
+        DatException e = assertThrows(DatException.class, () -> PROVIDER.open("ofi-tcp+ofi_rxm-lo-rdm", "", 16));
         assertSame(DatReturn.PROVIDER_NOT_FOUND, e.type());
-        assertTrue(e.getMessage().contains("is unavailable: an FI_EP_RDM entry"), e.getMessage());
+        assertTrue(e.getMessage().contains("is unavailable: an FI_EP_RDM entry of tcp;ofi_rxm"), e.getMessage());
         // Regression: describe() of an entry without an IP address threw a NullPointerException.
-        DatException d = assertThrows(DatException.class, () -> PROVIDER.describe("ofi-shm-shm-rdm", ""));
+        DatException d = assertThrows(DatException.class, () -> PROVIDER.describe("ofi-tcp+ofi_rxm-lo-rdm", ""));
         assertSame(DatReturn.PROVIDER_NOT_FOUND, d.type());
         assertTrue(d.getMessage().contains("an FI_EP_RDM entry"), d.getMessage());
     }

@@ -151,6 +151,50 @@ public final class RdmEndpoint implements AutoCloseable {
         }
     }
 
+    /**
+     * Records an endpoint of this process other than an {@code RdmEndpoint} (an EP's data endpoint), so a send to it
+     * after it closed is refused as {@link #send} refuses one (see {@link #gone}).
+     *
+     * @param address its {@code fi_getname}
+     */
+    public static void opened(byte[] address) {
+        String k = key(address);
+        LOCAL.add(k);
+        LIVE.put(k, INCARNATIONS.incrementAndGet());
+    }
+
+    /**
+     * The endpoint {@link #opened} recorded is closing: sends to it from now on are refused.
+     *
+     * @param address its {@code fi_getname}
+     */
+    public static void closing(byte[] address) {
+        LIVE.remove(key(address));
+    }
+
+    /**
+     * {@return the incarnation of the endpoint of this process at {@code address}, {@code null} for none} Taken
+     * when a peer's address is inserted, handed to {@link #gone} before every send to it.
+     *
+     * @param address a peer's address
+     */
+    public static Long incarnation(byte[] address) {
+        return LIVE.get(key(address));
+    }
+
+    /**
+     * {@return whether {@code address} is an endpoint of this process that closed, or was opened again, since its
+     * {@link #incarnation} was taken} libfabric must not be handed a send to it (shm reaches it through freed
+     * memory).
+     *
+     * @param address the peer's address
+     * @param incarnation what {@link #incarnation} said at the insert
+     */
+    public static boolean gone(byte[] address, Long incarnation) {
+        String k = key(address);
+        return LOCAL.contains(k) && (incarnation == null || !incarnation.equals(LIVE.get(k)));
+    }
+
     // An address without its trailing NULs, so fi_getname's and fi_av_insert's spellings of one shm name compare
     // equal; a binary address (sockaddr_in) keeps every byte up to them, so two addresses never share a key.
     private static String key(byte[] address) {

@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: Apache-2.0
+package dat.provider.ofi.internal;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import dat.api.Dat;
+import dat.api.DatEpState;
+import dat.api.DatEventType;
+import dat.api.DatException;
+import dat.api.DatReturn;
+import dat.api.DatReturnSubtype;
+import dat.provider.ofi.internal.ffm.Fi;
+import dat.provider.ofi.internal.ffm.FiAvAttr;
+import dat.provider.ofi.internal.ffm.FiException;
+import dat.provider.ofi.internal.ffm.FiOpsRma;
+import dat.provider.ofi.internal.ffm.FidAv;
+import dat.provider.ofi.internal.ffm.FidEp;
+import dat.provider.ofi.internal.ffm.LibFabric;
+import dat.provider.ofi.internal.rdm.RdmAssociation;
+import dat.provider.ofi.internal.rdm.RdmControl;
+import dat.provider.ofi.internal.rdm.RdmEndpoint;
+import dat.provider.ofi.internal.rdm.RdmTags;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.util.ArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The connection of one {@link OfiEp} over an {@code FI_EP_RDM} entry (docs/ofi-rdm-protocol.md): the EP's data
+ * endpoint ({@code fi_endpoint} on the PZ's domain with an AV of its own, bound to the EP's EVDs' CQs as an {@code
+ * FI_EP_MSG} endpoint is) and the {@link RdmAssociation} the IA's control plane runs. {@link OfiEpConnection} hands it
+ * connect, accept, disconnect and breaks; {@link OfiEpData} posts on its endpoint, tagged with {@link #sendTag()} /
+ * {@link #recvTag()}, to {@link #peer()}. The association's events become the EP's states and connection events; its
+ * flush closes the data endpoint (the generation moves on, so the fabric's late completions are dropped) and flushes
+ * the EP's queues. Under the IA's lock.
+ */
+// Restricted methods on purpose: reached only after OfiProvider checked Module.isNativeAccessEnabled().
+@SuppressWarnings("restricted")
+final class OfiRdmLink {
+
+    /** Keep-alive interval property, milliseconds. */
+    static final String KEEPALIVE_PROPERTY = "dat.ofi.rdm.keepalive.ms";
+    /** Peer-gone timeout property, milliseconds. */
+    static final String PEER_TIMEOUT_PROPERTY = "dat.ofi.rdm.peer.timeout.ms";
+
+    /** Whether this thread runs the control plane's progress, where no CQ is being read. */
+    private static final ThreadLocal<Boolean> IN_CONTROL = ThreadLocal.withInitial(() -> Boolean.FALSE);
+    private static final int ANY_LOW = 20000;
+    private static final int ANY_TRIES = 64;
+
+    private final OfiEp ep;
+    private final OfiIa ia;
+    private final OfiEpConnection connection;
+    private RdmAssociation association;
+    private MemorySegment fid = MemorySegment.NULL;
+    private MemorySegment av = MemorySegment.NULL;
+    private byte[] name;
+    private byte[] peerName;
+    private Long peerIncarnation;
+    private long peer = LibFabric.FI_ADDR_UNSPEC;
+    private long sendTag;
+    private long recvTag;
+    private boolean active;
+    /** Whether the end reports no event (dat_ep_free). */
+    private boolean silent;
+    /** The event the end reports instead of DISCONNECTED (a local break), or {@code null}. */
+    private DatEventType endAs;
+
+    OfiRdmLink(OfiEp ep, OfiEpConnection connection) {
+        this.ep = ep;
+        this.ia = ep.owner();
+        this.connection = connection;
+    }
+
+    /** {@return the protocol's timeouts, from the system properties} */
+    static RdmAssociation.Timeouts timeouts() {
+        long keepAlive = TimeUnit.MILLISECONDS.toNanos(Long.getLong(KEEPALIVE_PROPERTY, 1000));
+        long peerGone = TimeUnit.MILLISECONDS.toNanos(Long.getLong(PEER_TIMEOUT_PROPERTY, 5000));
+        return new RdmAssociation.Timeouts(keepAlive, peerGone, peerGone, peerGone);
+    }
+
+    /** {@return an IA address as the protocol carries it: 16 bytes, IPv4 mapped} */
+    static byte[] iaBytes(InetAddress address) {
+        byte[] raw = address.getAddress();
+        if (raw.length == 16) {
+            return raw;
+        }
+        byte[] mapped = new byte[16];
+        mapped[10] = (byte) 0xff;
+        mapped[11] = (byte) 0xff;
+        System.arraycopy(raw, 0, mapped, 12, 4);
+        return mapped;
+    }
+
+    /**
+     * One RDM progress step of the IA: the control plane, then the graceful disconnects whose sends completed.
+     *
+     * @return whether a link changed
+     */
+    static boolean progress(OfiIa ia) {
+        IN_CONTROL.set(Boolean.TRUE);
+        try {
+            ia.rdm.progress(System.nanoTime());
+        } finally {
+            IN_CONTROL.set(Boolean.FALSE);
+        }
+        boolean found = false;
+        for (OfiRdmLink l : new ArrayList<>(ia.rdmLinks)) {
+            if (l.association != null && l.association.state() == RdmAssociation.State.DISCONNECTING
+                    && !l.ep.data.requestsPosted()) {
+                l.association.sendsDrained();
+                found = true;
+            }
+        }
+        return found;
+    }
+
+    /**
+     * Opens the listen endpoint of a PSP or RSP at {@code port}, or at a free qualifier when it is 0
+     * ({@code dat_psp_create_any}).
+     *
+     * @return the qualifier
+     */
+    static int listen(OfiIa ia, String call, int port, Consumer<RdmControl> onRequest) {
+        if (port != 0) {
+            listenAt(ia, call, port, onRequest, true);
+            return port;
+        }
+        for (int tries = 0; tries < ANY_TRIES; tries++) {
+            int p = ANY_LOW + OfiIa.RANDOM.nextInt(0x10000 - ANY_LOW);
+            if (listenAt(ia, call, p, onRequest, false)) {
+                return p;
+            }
+        }
+        throw new DatException(DatReturn.CONN_QUAL_UNAVAILABLE, call + ": no free conn_qual found in "
+                + ANY_TRIES + " tries");
+    }
+
+    private static boolean listenAt(OfiIa ia, String call, int port, Consumer<RdmControl> onRequest, boolean must) {
+        boolean taken;
+        FiException why = null;
+        try {
+            taken = !ia.rdm.listen(port, onRequest);
+        } catch (FiException e) {
+            // shm's fi_enable refuses a name another endpoint of the host holds.
+            taken = true;
+            why = e;
+        }
+        if (taken && must) {
+            throw new DatException(DatReturn.CONN_QUAL_IN_USE, call + ": conn_qual " + port + " is in use on "
+                    + ia.name() + (why == null ? "" : " (" + why.getMessage() + ")"));
+        }
+        return !taken;
+    }
+
+    long peer() {
+        return peer;
+    }
+
+    long sendTag() {
+        return sendTag;
+    }
+
+    long recvTag() {
+        return recvTag;
+    }
+
+    /** {@return whether a send to the peer may be handed to libfabric (see RdmEndpoint#gone)} */
+    boolean peerReachable() {
+        return peerName != null && !RdmEndpoint.gone(peerName, peerIncarnation);
+    }
+
+    private static boolean isLocal(InetAddress address) {
+        if (address.isLoopbackAddress() || address.isAnyLocalAddress()) {
+            return true;
+        }
+        try {
+            return NetworkInterface.getByInetAddress(address) != null;
+        } catch (SocketException e) {
+            return false;
+        }
+    }
+
+    /** {@code dat_ep_connect} after the EP's checks: the data endpoint, then the request. */
+    void connect(String call, InetAddress remote, long qualifier, long timeoutMicros, byte[] privateData) {
+        ep.state = DatEpState.ACTIVE_CONNECTION_PENDING;
+        if (!isLocal(remote)) {
+            // shm reaches the processes of this host only: an address of another host is not reachable.
+            ep.state = DatEpState.DISCONNECTED;
+            ep.data.flush();
+            ep.connectEvd.connection(DatEventType.CONNECTION_EVENT_UNREACHABLE, ep, null);
+            return;
+        }
+        int serial = open(call);
+        active = true;
+        long timeout = timeoutMicros == Dat.DAT_TIMEOUT_INFINITE ? Long.MAX_VALUE
+                : TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
+        associate();
+        association.connect(serial, qualifier, privateData, timeout, System.nanoTime());
+    }
+
+    /** {@code dat_cr_accept} on this EP: the data endpoint with its receives, the peer inserted, the accept. */
+    void accept(String call, RdmControl request, byte[] acceptData, long listenerQual) {
+        int serial = open(call);
+        active = false;
+        try {
+            insertPeer(request.dataAddress());
+        } catch (FiException e) {
+            closeData();
+            throw OfiIa.resources(call, e);
+        }
+        sendTag = RdmTags.data(request.senderTarget(), request.senderSerial());
+        ep.state = DatEpState.COMPLETION_PENDING;
+        associate();
+        association.accept(request, serial, listenerQual, acceptData, System.nanoTime());
+    }
+
+    private void associate() {
+        silent = false;
+        endAs = null;
+        association = ia.rdm.associate(ep.key, target(), name, ep.data.attr().maxRdmaReadIn(), this::event,
+                this::flush);
+        ia.rdmLinks.add(this);
+    }
+
+    private int target() {
+        return RdmTags.epTarget(ep.key & RdmTags.MAX_ID);
+    }
+
+    /** Opens the data endpoint and posts the receives waiting for it; @return the connection's serial */
+    private int open(String call) {
+        int serial = ia.serials.next();
+        recvTag = RdmTags.data(target(), serial);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(ADDRESS);
+            MemorySegment domain = ep.pz.domain;
+            MemorySegment avAttr = arena.allocate(FiAvAttr.LAYOUT);
+            FiAvAttr.type(avAttr, LibFabric.FI_AV_UNSPEC);
+            FiAvAttr.count(avAttr, 4);
+            ia.fi.check("fi_av_open", Fi.fi_av_open(domain, avAttr, out));
+            av = out.get(ADDRESS, 0).reinterpret(FidAv.SIZEOF);
+            ia.fi.check("fi_endpoint", Fi.fi_endpoint(domain, ia.info, out));
+            MemorySegment e = out.get(ADDRESS, 0).reinterpret(FidEp.SIZEOF);
+            fid = e;
+            OfiEvd tx = ep.requestEvd != null ? ep.requestEvd : ia.orphanCq;
+            OfiEvd rx = ep.recvEvd != null ? ep.recvEvd : ia.orphanCq;
+            ia.fi.check("fi_ep_bind(av)", Fi.fi_ep_bind(e, av, 0));
+            MemorySegment txCq = tx.cqFor(call, domain);
+            MemorySegment rxCq = rx.cqFor(call, domain);
+            if (txCq.address() == rxCq.address()) {
+                ia.fi.check("fi_ep_bind(cq)", Fi.fi_ep_bind(e, txCq, LibFabric.FI_SEND | LibFabric.FI_RECV));
+            } else {
+                ia.fi.check("fi_ep_bind(tx cq)", Fi.fi_ep_bind(e, txCq, LibFabric.FI_SEND));
+                ia.fi.check("fi_ep_bind(rx cq)", Fi.fi_ep_bind(e, rxCq, LibFabric.FI_RECV));
+            }
+            ia.fi.check("fi_enable", Fi.fi_enable(e));
+            MemorySegment buf = arena.allocate(RdmControl.MAX_ADDRESS);
+            MemorySegment len = arena.allocate(JAVA_LONG);
+            len.set(JAVA_LONG, 0, RdmControl.MAX_ADDRESS);
+            ia.fi.check("fi_getname", Fi.fi_getname(e, buf, len));
+            long n = len.get(JAVA_LONG, 0);
+            if (n <= 0 || n > RdmControl.MAX_ADDRESS) {
+                ia.fi.check("fi_getname", -LibFabric.FI_EINVAL);
+            }
+            name = buf.asSlice(0, n).toArray(ValueLayout.JAVA_BYTE);
+            RdmEndpoint.opened(name);
+            connection.fnSendmsg = Fi.tsendmsgOp(e);
+            connection.fnRecvmsg = Fi.trecvmsgOp(e);
+            connection.fnReadmsg = Fi.slot(e, FidEp.RMA, FiOpsRma.READMSG);
+            connection.fnWritemsg = Fi.slot(e, FidEp.RMA, FiOpsRma.WRITEMSG);
+        } catch (FiException e) {
+            closeData();
+            throw OfiIa.resources(call, e);
+        }
+        if (!ep.data.postQueuedRecvs()) {
+            closeData();
+            throw new DatException(DatReturn.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
+                    call + ": the endpoint refused the receives posted before it existed");
+        }
+        return serial;
+    }
+
+    MemorySegment fid() {
+        return fid;
+    }
+
+    private void insertPeer(byte[] address) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment a = arena.allocate(address.length + 1L);
+            a.copyFrom(MemorySegment.ofArray(address));
+            MemorySegment out = arena.allocate(JAVA_LONG);
+            int rc = Fi.fi_av_insert(av, a, 1, out, 0);
+            ia.fi.check("fi_av_insert", rc == 1 ? 0 : rc < 0 ? rc : -LibFabric.FI_EINVAL);
+            peer = out.get(JAVA_LONG, 0);
+            peerName = address.clone();
+            peerIncarnation = RdmEndpoint.incarnation(address);
+        }
+    }
+
+    /** Closes the data endpoint and its AV; the connection's generation moves on. */
+    private void closeData() {
+        if (name != null) {
+            RdmEndpoint.closing(name);
+            name = null;
+        }
+        if (fid.address() != 0) {
+            Fi.fi_close(fid);
+            fid = MemorySegment.NULL;
+        }
+        if (av.address() != 0) {
+            Fi.fi_close(av);
+            av = MemorySegment.NULL;
+        }
+        connection.fnSendmsg = MemorySegment.NULL;
+        connection.fnRecvmsg = MemorySegment.NULL;
+        connection.fnReadmsg = MemorySegment.NULL;
+        connection.fnWritemsg = MemorySegment.NULL;
+        peer = LibFabric.FI_ADDR_UNSPEC;
+        peerName = null;
+        peerIncarnation = null;
+        connection.nextGeneration();
+    }
+
+    // ---- the association's port ----
+
+    private void event(DatEventType type, byte[] privateData) {
+        if (type == DatEventType.CONNECTION_EVENT_ESTABLISHED) {
+            if (active) {
+                try {
+                    insertPeer(association.peerData());
+                } catch (FiException e) {
+                    // The peer's address is refused: the connection cannot carry data, it breaks at once.
+                    association.sendFailed();
+                    return;
+                }
+                sendTag = association.sendTag();
+            }
+            ep.state = DatEpState.CONNECTED;
+            if (ep.connectEvd != null) {
+                ep.connectEvd.connection(type, ep, active ? privateData : null);
+            }
+            return;
+        }
+        ep.state = DatEpState.DISCONNECTED;
+        ia.rdmLinks.remove(this);
+        ia.rdm.forget(ep.key);
+        DatEventType reported = endAs != null && type == DatEventType.CONNECTION_EVENT_DISCONNECTED ? endAs : type;
+        if (!silent && ep.connectEvd != null) {
+            ep.connectEvd.connection(reported, ep, null);
+        }
+    }
+
+    private void flush() {
+        if (IN_CONTROL.get() && fid.address() != 0) {
+            // The peer's DISCONNECT came on the control endpoints, which are not ordered with the data endpoints:
+            // a message the peer sent before it is in the data endpoint's queue, read here before the flush.
+            // Not again from a flush the drain itself causes (another EP's DTO error): drains do not nest.
+            IN_CONTROL.set(Boolean.FALSE);
+            try {
+                (ep.recvEvd != null ? ep.recvEvd : ia.orphanCq).drainCq();
+            } finally {
+                IN_CONTROL.set(Boolean.TRUE);
+            }
+        }
+        closeData();
+        ep.data.flush();
+    }
+
+    // ---- calls of OfiEpConnection ----
+
+    private boolean live() {
+        return association != null && switch (association.state()) {
+            case REQUESTED, ACCEPTING, CONNECTED, DISCONNECTING -> true;
+            default -> false;
+        };
+    }
+
+    /** {@code dat_ep_disconnect}: graceful waits for the posted requests, then says DISCONNECT. */
+    void disconnect(boolean abrupt) {
+        if (!live()) {
+            return;
+        }
+        boolean connected = association.state() == RdmAssociation.State.CONNECTED;
+        association.disconnect(abrupt, ep.data.requestsPosted(), System.nanoTime());
+        if (connected && live()) {
+            ep.state = DatEpState.DISCONNECT_PENDING;
+        }
+    }
+
+    /**
+     * Ends the connection from this side: a failed DTO, a freed LMR in use, a free of the EP. The peer is told
+     * ({@code DISCONNECT}); the EP's event is {@code event}, or none.
+     */
+    void breakConnection(boolean notify, DatEventType event) {
+        if (live()) {
+            silent = !notify || event == null;
+            if (event != DatEventType.CONNECTION_EVENT_DISCONNECTED) {
+                endAs = event;
+            }
+            RdmAssociation.State s = association.state();
+            if (s == RdmAssociation.State.REQUESTED && event == DatEventType.CONNECTION_EVENT_BROKEN) {
+                association.sendFailed();
+            } else {
+                association.disconnect(true, false, System.nanoTime());
+            }
+        } else if (fid.address() != 0) {
+            closeData();
+        }
+    }
+}

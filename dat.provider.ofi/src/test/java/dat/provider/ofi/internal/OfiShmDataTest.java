@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: Apache-2.0
+package dat.provider.ofi.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import dat.api.DatCloseFlags;
+import dat.api.DatDtoStatus;
+import dat.api.DatEvd;
+import dat.api.DatEvent;
+import dat.api.DatEventType;
+import dat.api.DatIa;
+import dat.api.DatLmr;
+import dat.api.DatMemPriv;
+import dat.api.DatPz;
+import dat.api.DatReturn;
+import dat.api.Iov;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * DAT over shm's RDM association in one IA: connect, messages in both directions matched in posting order, RDMA
+ * write and read with the remote key, and the flush of what is posted when the peer disconnects.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class OfiShmDataTest {
+
+    private static final long TIMEOUT = 10_000_000;
+
+    @Test
+    void sendsRecvsAndRdmaOverAnAssociationThenTheFlush() {
+        DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = ia.createPz();
+            OfiPzTest.Pair p = OfiPzTest.connect(ia, pz, 7490);
+            MemorySegment a = arena.allocate(4096, 64);
+            MemorySegment b = arena.allocate(4096, 64);
+            DatLmr la = ia.createLmr(pz, a, DatMemPriv.ALL);
+            DatLmr lb = ia.createLmr(pz, b, DatMemPriv.ALL);
+            DatEvd recvs = p.passive().query().recvEvd();
+            DatEvent e = new DatEvent();
+            Iov first = Iov.allocate(arena, 1).set(0, lb, 0, 64);
+            Iov second = Iov.allocate(arena, 1).set(0, lb, 64, 64);
+            assertEquals(DatReturn.DAT_SUCCESS, p.passive().postRecv(1, first, 1, 0));
+            assertEquals(DatReturn.DAT_SUCCESS, p.passive().postRecv(1, second, 2, 0));
+            a.asSlice(0, 16).fill((byte) 7);
+            a.asSlice(16, 16).fill((byte) 8);
+            assertEquals(DatReturn.DAT_SUCCESS, p.active().postSend(1, Iov.allocate(arena, 1).set(0, la, 0, 16), 10,
+                    0));
+            assertEquals(DatReturn.DAT_SUCCESS, p.active().postSend(1, Iov.allocate(arena, 1).set(0, la, 16, 16), 11,
+                    0));
+            for (int i = 0; i < 2; i++) {
+                assertEquals(DatReturn.DAT_SUCCESS, p.requests().await(TIMEOUT, 1, e), "send " + i);
+                assertSame(DatDtoStatus.SUCCESS, e.dtoStatus());
+            }
+            // The requests and receives share one EVD pair in OfiPzTest.connect: the receives complete in order.
+            assertEquals(DatReturn.DAT_SUCCESS, recvs.await(TIMEOUT, 1, e));
+            assertEquals(1, e.userCookie());
+            assertEquals(16, e.transferredLength());
+            assertEquals(DatReturn.DAT_SUCCESS, recvs.await(TIMEOUT, 1, e));
+            assertEquals(2, e.userCookie());
+            assertEquals((byte) 7, b.get(ValueLayout.JAVA_BYTE, 0));
+            assertEquals((byte) 8, b.get(ValueLayout.JAVA_BYTE, 64));
+            a.asSlice(1024, 256).fill((byte) 0x3c);
+            Iov src = Iov.allocate(arena, 1).set(0, la, 1024, 256);
+            assertEquals(DatReturn.DAT_SUCCESS, p.active().postRdmaWrite(1, src, 20, lb.rmrContext(),
+                    b.address() + 2048, 256, 0));
+            assertEquals(DatReturn.DAT_SUCCESS, p.requests().await(TIMEOUT, 1, e));
+            assertSame(DatDtoStatus.SUCCESS, e.dtoStatus(), "the write");
+            assertEquals((byte) 0x3c, b.get(ValueLayout.JAVA_BYTE, 2048 + 255));
+            Iov dst = Iov.allocate(arena, 1).set(0, la, 3072, 256);
+            assertEquals(DatReturn.DAT_SUCCESS, p.active().postRdmaRead(1, dst, 21, lb.rmrContext(),
+                    b.address() + 2048, 256, 0));
+            assertEquals(DatReturn.DAT_SUCCESS, p.requests().await(TIMEOUT, 1, e));
+            assertSame(DatDtoStatus.SUCCESS, e.dtoStatus(), "the read");
+            assertEquals((byte) 0x3c, a.get(ValueLayout.JAVA_BYTE, 3072 + 255));
+            assertEquals(DatReturn.DAT_SUCCESS, p.passive().postRecv(1, first, 3, 0));
+            p.active().disconnect(DatCloseFlags.ABRUPT);
+            assertEquals(DatReturn.DAT_SUCCESS, p.activeConn().await(TIMEOUT, 1, e));
+            assertSame(DatEventType.CONNECTION_EVENT_DISCONNECTED, e.type());
+            assertEquals(DatReturn.DAT_SUCCESS, p.passiveConn().await(TIMEOUT, 1, e));
+            assertSame(DatEventType.CONNECTION_EVENT_DISCONNECTED, e.type());
+            assertEquals(DatReturn.DAT_SUCCESS, recvs.await(TIMEOUT, 1, e));
+            assertEquals(3, e.userCookie());
+            assertSame(DatDtoStatus.FLUSHED, e.dtoStatus());
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /**
+     * A full request queue of sends no receive waits for yet (shm keeps them as unexpected messages), then the
+     * receives: every send and receive completes, in order, round after round.
+     */
+    @Test
+    void aFullQueueOfUnexpectedSendsIsReceivedInOrder() {
+        DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = ia.createPz();
+            OfiPzTest.Pair p = OfiPzTest.connect(ia, pz, 7491);
+            int depth = Integer.getInteger("ofi.shm.depth", p.active().query().epAttr().maxRequestDtos());
+            System.out.println("depth " + depth);
+            MemorySegment src = arena.allocate(4096, 64);
+            MemorySegment dst = arena.allocate(8L * depth, 64);
+            DatLmr ls = ia.createLmr(pz, src, DatMemPriv.ALL);
+            DatLmr ld = ia.createLmr(pz, dst, DatMemPriv.ALL);
+            DatEvd recvs = p.passive().query().recvEvd();
+            DatEvent e = new DatEvent();
+            Iov s = Iov.allocate(arena, 1).set(0, ls, 0, 8);
+            for (int round = 0; round < 3; round++) {
+                for (int i = 0; i < depth; i++) {
+                    assertEquals(DatReturn.DAT_SUCCESS, p.active().postSend(1, s, i, 0), "send " + i);
+                }
+                for (int i = 0; i < depth; i++) {
+                    assertEquals(DatReturn.DAT_SUCCESS, p.passive().postRecv(1, Iov.allocate(arena, 1).set(0, ld,
+                            8L * i, 8), i, 0), "recv " + i);
+                }
+                for (int i = 0; i < depth; i++) {
+                    assertEquals(DatReturn.DAT_SUCCESS, p.requests().await(TIMEOUT, 1, e), "send completion " + i);
+                    assertSame(DatDtoStatus.SUCCESS, e.dtoStatus());
+                    assertEquals(DatReturn.DAT_SUCCESS, recvs.await(TIMEOUT, 1, e), "recv completion " + i);
+                    assertEquals(i, e.userCookie());
+                }
+            }
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /** A message longer than the receive's buffer: the receive completes DAT_DTO_ERR_LOCAL_LENGTH. */
+    @Test
+    void anOversizedMessageIsALocalLengthError() {
+        DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = ia.createPz();
+            OfiPzTest.Pair p = OfiPzTest.connect(ia, pz, 7492);
+            MemorySegment buf = arena.allocate(4096, 64);
+            DatLmr lmr = ia.createLmr(pz, buf, DatMemPriv.ALL);
+            DatEvd recvs = p.passive().query().recvEvd();
+            DatEvent e = new DatEvent();
+            assertEquals(DatReturn.DAT_SUCCESS, p.passive().postRecv(1, Iov.allocate(arena, 1).set(0, lmr, 0, 8), 5,
+                    0));
+            assertEquals(DatReturn.DAT_SUCCESS, p.active().postSend(1, Iov.allocate(arena, 1).set(0, lmr, 1024, 64),
+                    6, 0));
+            assertEquals(DatReturn.DAT_SUCCESS, recvs.await(TIMEOUT, 1, e));
+            assertEquals(5, e.userCookie());
+            assertSame(DatDtoStatus.LOCAL_LENGTH_ERR, e.dtoStatus());
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /**
+     * The peer process killed ({@code kill -9}) while sends and RDMA writes are in flight: the fabric says nothing,
+     * so the association's keep-alive or a failed operation ends the connection, once, and every request completes
+     * once.
+     */
+    @Test
+    void peerKilledMidTransferEndsTheAssociation() throws Exception {
+        OfiFaultTest.peerKilledMidTransfer(OfiRdmShmVerification.IA, 7493);
+    }
+}
