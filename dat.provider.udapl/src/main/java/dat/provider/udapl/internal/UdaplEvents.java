@@ -75,6 +75,7 @@ public final class UdaplEvents {
     /** What {@link #translate} found wrong, {@code null} when it succeeded. */
     public static final class Refusal {
         private String reason;
+        private boolean unknownHandle;
 
         /** Creates one with no reason; one per EVD, reused by every translation. */
         public Refusal() {
@@ -83,6 +84,15 @@ public final class UdaplEvents {
         /** {@return why the last translation was refused, or {@code null}} */
         public String reason() {
             return reason;
+        }
+
+        /**
+         * {@return whether the last translation was refused only because the event names a C handle the bridge does
+         * not hold: an object the consumer freed (its flushed work, its last connection event), whose events DAT
+         * drops with it}
+         */
+        public boolean unknownHandle() {
+            return unknownHandle;
         }
     }
 
@@ -126,6 +136,7 @@ public final class UdaplEvents {
     public static boolean translate(MemorySegment event, DatEvd evd, Handles handles, DatEvent out,
                                     Refusal refusal) {
         refusal.reason = null;
+        refusal.unknownHandle = false;
         int number = event.get(ValueLayout.JAVA_INT, NUMBER);
         DatEventType type = type(number);
         if (type == null) {
@@ -173,7 +184,7 @@ public final class UdaplEvents {
         long c = e.get(ValueLayout.JAVA_LONG, DTO_EP);
         DatEp ep = h.ep(c);
         if (ep == null) {
-            return refuse(r, "DTO completion names EP handle 0x" + Long.toHexString(c) + " the bridge does not know");
+            return unknown(r, "DTO completion names EP handle 0x" + Long.toHexString(c) + " the bridge does not know");
         }
         int code = e.get(ValueLayout.JAVA_INT, DTO_STATUS);
         DatDtoStatus status = status(code);
@@ -189,7 +200,7 @@ public final class UdaplEvents {
         long c = e.get(ValueLayout.JAVA_LONG, RMR_HANDLE);
         DatRmr rmr = h.rmr(c);
         if (rmr == null) {
-            return refuse(r, "RMR bind completion names RMR handle 0x" + Long.toHexString(c)
+            return unknown(r, "RMR bind completion names RMR handle 0x" + Long.toHexString(c)
                     + " the bridge does not know");
         }
         int code = e.get(ValueLayout.JAVA_INT, RMR_STATUS);
@@ -205,7 +216,7 @@ public final class UdaplEvents {
         long spHandle = e.get(ValueLayout.JAVA_LONG, CR_SP);
         DatHandle sp = h.sp(spHandle);
         if (sp == null) {
-            return refuse(r, "connection request names service point 0x" + Long.toHexString(spHandle)
+            return unknown(r, "connection request names service point 0x" + Long.toHexString(spHandle)
                     + " the bridge does not know");
         }
         long crHandle = e.get(ValueLayout.JAVA_LONG, CR_HANDLE);
@@ -224,7 +235,7 @@ public final class UdaplEvents {
         long c = e.get(ValueLayout.JAVA_LONG, CONN_EP);
         DatEp ep = h.ep(c);
         if (ep == null) {
-            return refuse(r, type + " names EP handle 0x" + Long.toHexString(c) + " the bridge does not know");
+            return unknown(r, type + " names EP handle 0x" + Long.toHexString(c) + " the bridge does not know");
         }
         int size = e.get(ValueLayout.JAVA_INT, CONN_SIZE);
         long pointer = e.get(ValueLayout.JAVA_LONG, CONN_DATA);
@@ -245,10 +256,16 @@ public final class UdaplEvents {
         long c = e.get(ValueLayout.JAVA_LONG, ASYNC_HANDLE);
         DatHandle handle = h.any(c);
         if (handle == null) {
-            return refuse(r, type + " names handle 0x" + Long.toHexString(c) + " the bridge does not know");
+            return unknown(r, type + " names handle 0x" + Long.toHexString(c) + " the bridge does not know");
         }
         out.setAsyncEvent(type, evd, handle, e.get(ValueLayout.JAVA_INT, ASYNC_REASON));
         return true;
+    }
+
+    private static boolean unknown(Refusal r, String reason) {
+        r.reason = reason;
+        r.unknownHandle = true;
+        return false;
     }
 
     private static boolean refuse(Refusal r, String reason) {
