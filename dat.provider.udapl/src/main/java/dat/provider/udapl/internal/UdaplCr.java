@@ -145,6 +145,11 @@ final class UdaplCr extends AbstractCr<UdaplIa, UdaplEp> {
         }
     }
 
+    /** {@return the EP the RSP the request arrived on reserves, or {@code null}} */
+    UdaplEp reserved() {
+        return reserved;
+    }
+
     /** {@return the service point the request arrived on} */
     DatHandle sp() {
         return sp;

@@ -21,7 +21,9 @@ import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.api.DatServiceType;
 import dat.api.Iov;
+import dat.provider.udapl.internal.ffm.DatStatus;
 import dat.provider.udapl.internal.ffm.DatStructs;
+import dat.provider.udapl.internal.ffm.LibDat2;
 import dat.spi.AbstractEp;
 import dat.spi.DatArgs;
 import dat.spi.DtoArgs;
@@ -115,7 +117,19 @@ final class UdaplEp extends AbstractEp<UdaplIa> {
                     locked++;
                 }
             }
-            ia.lib.epFree(handle);
+            int rc = ia.lib.epFree(handle);
+            if (DatStatus.type(rc) == DatReturn.INVALID_STATE) {
+                // OFA's dapl_ep_free refuses RESERVED, PASSIVE_ and TENTATIVE_CONNECTION_PENDING: the requests
+                // waiting on this EP are answered and the connection abandoned, then the free is tried again.
+                for (UdaplCr cr : ia.crs.values()) {
+                    if (cr.reserved() == this) {
+                        cr.rejectQuietly();
+                    }
+                }
+                ia.lib.epDisconnect(handle, LibDat2.DAT_CLOSE_ABRUPT_FLAG);
+                rc = ia.lib.epFree(handle);
+            }
+            ia.freed("dat_ep_free", rc);
         } finally {
             for (UdaplEvd e : evds) {
                 if (e != null && locked-- > 0) {

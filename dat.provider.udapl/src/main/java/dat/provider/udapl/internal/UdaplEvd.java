@@ -74,7 +74,7 @@ final class UdaplEvd extends AbstractEvd<UdaplIa> {
         try {
             ia.untrack(handle.address());
             if (!isAsync()) {
-                ia.lib.evdFree(handle);
+                ia.freed("dat_evd_free", ia.lib.evdFree(handle));
             }
         } finally {
             use.unlock();

@@ -73,6 +73,12 @@ final class UdaplIa extends AbstractIa<UdaplIa, UdaplPz, UdaplEvd, NoSrq<UdaplIa
     final Map<Long, UdaplCr> crs = new ConcurrentHashMap<>();
     final Map<Long, DatHandle> all = new ConcurrentHashMap<>();
     final Map<Integer, UdaplLmr> lmrs = new ConcurrentHashMap<>();
+    /**
+     * The first C free that failed, or {@code null}. OFA's {@code dapls_ia_free} asserts that every list of the IA is
+     * empty, and an assertion aborts the process: once C kept an object the Java side has let go of, the C IA is
+     * left allocated at {@code dat_ia_close} rather than closed into that abort. Guarded by {@link #lock}.
+     */
+    String leaked;
 
     private UdaplIa(String name, LibDat2 lib, MemorySegment handle, MemorySegment asyncEvd, DatIaInfo info,
                     ReentrantLock lock) {
@@ -235,6 +241,18 @@ final class UdaplIa extends AbstractIa<UdaplIa, UdaplPz, UdaplEvd, NoSrq<UdaplIa
         return all.get(c);
     }
 
+    /**
+     * Records the outcome of a C free made by a Java object's free, which has let go of the handle either way.
+     *
+     * @param call the C free
+     * @param rc its status
+     */
+    void freed(String call, int rc) {
+        if (!DatStatus.ok(rc) && leaked == null) {
+            leaked = call + " returned " + DatStatus.describe(rc);
+        }
+    }
+
     /** Enters an object's C handle into the maps events resolve. */
     void track(long c, DatHandle h) {
         all.put(c, h);
@@ -253,10 +271,12 @@ final class UdaplIa extends AbstractIa<UdaplIa, UdaplPz, UdaplEvd, NoSrq<UdaplIa
             cr.rejectQuietly();
         }
         asyncEvd().destroy();
-        int rc = lib.iaClose(handle, LibDat2.DAT_CLOSE_GRACEFUL_FLAG);
-        if (!DatStatus.ok(rc)) {
-            // Every object the bridge made is freed by now; what C still holds (an object a C free refused) goes.
-            lib.iaClose(handle, LibDat2.DAT_CLOSE_ABRUPT_FLAG);
+        if (leaked == null) {
+            int rc = lib.iaClose(handle, LibDat2.DAT_CLOSE_GRACEFUL_FLAG);
+            if (!DatStatus.ok(rc)) {
+                // What C still holds that the bridge does not know (a PSP kept for its undecided requests) goes.
+                lib.iaClose(handle, LibDat2.DAT_CLOSE_ABRUPT_FLAG);
+            }
         }
         eps.clear();
         sps.clear();

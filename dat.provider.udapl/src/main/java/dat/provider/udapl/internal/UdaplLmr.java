@@ -51,7 +51,7 @@ final class UdaplLmr extends AbstractLmr<UdaplIa, UdaplPz> {
         UdaplIa ia = owner();
         ia.lmrs.remove(lmrContext, this);
         ia.untrack(handle.address());
-        ia.lib.lmrFree(handle);
+        ia.freed("dat_lmr_free", ia.lib.lmrFree(handle));
     }
 
     @Override

@@ -51,6 +51,6 @@ final class UdaplPsp extends AbstractPsp<UdaplIa, UdaplEvd> {
         UdaplIa ia = owner();
         ia.sps.remove(handle.address(), this);
         ia.untrack(handle.address());
-        ia.lib.pspFree(handle);
+        ia.freed("dat_psp_free", ia.lib.pspFree(handle));
     }
 }

@@ -29,6 +29,6 @@ final class UdaplPz extends AbstractPz<UdaplIa> {
         markClosed();
         UdaplIa ia = owner();
         ia.untrack(handle.address());
-        ia.lib.pzFree(handle);
+        ia.freed("dat_pz_free", ia.lib.pzFree(handle));
     }
 }

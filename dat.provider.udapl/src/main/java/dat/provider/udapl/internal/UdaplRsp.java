@@ -40,6 +40,6 @@ final class UdaplRsp extends AbstractRsp<UdaplIa, UdaplEvd, UdaplEp> {
         UdaplIa ia = owner();
         ia.sps.remove(handle.address(), this);
         ia.untrack(handle.address());
-        ia.lib.rspFree(handle);
+        ia.freed("dat_rsp_free", ia.lib.rspFree(handle));
     }
 }

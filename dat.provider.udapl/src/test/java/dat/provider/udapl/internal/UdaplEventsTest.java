@@ -123,6 +123,27 @@ class UdaplEventsTest {
         at(offset(DatStructs.DAT_DTO_COMPLETION_EVENT_DATA, "ep_handle"), 0xdead);
         assertFalse(translate(DatStructs.DAT_DTO_COMPLETION_EVENT));
         assertTrue(refusal.reason().contains("0xdead"), refusal.reason());
+        assertTrue(refusal.unknownHandle(), "an EP the bridge does not hold: a freed object's event, dropped");
+    }
+
+    @Test
+    void onlyAnUnknownHandleMarksTheRefusalAsAFreedObjects() {
+        at(offset(DatStructs.DAT_DTO_COMPLETION_EVENT_DATA, "ep_handle"), 0xdead);
+        assertFalse(translate(DatStructs.DAT_DTO_COMPLETION_EVENT));
+        assertTrue(refusal.unknownHandle());
+        // The next refusal, of an event DAT 1.2 cannot carry, is not a freed object's: the EVD reports it.
+        assertFalse(translate(DatStructs.DAT_HA_DOWN_TO_1));
+        assertFalse(refusal.unknownHandle(), refusal.reason());
+        at(offset(DatStructs.DAT_DTO_COMPLETION_EVENT_DATA, "ep_handle"), EP_C);
+        atInt(offset(DatStructs.DAT_DTO_COMPLETION_EVENT_DATA, "status"), 12);
+        assertFalse(translate(DatStructs.DAT_DTO_COMPLETION_EVENT));
+        assertFalse(refusal.unknownHandle(), refusal.reason());
+        at(offset(DatStructs.DAT_CONNECTION_EVENT_DATA, "ep_handle"), 0xbeef);
+        assertFalse(translate(DatStructs.DAT_CONNECTION_EVENT_DISCONNECTED));
+        assertTrue(refusal.unknownHandle(), refusal.reason());
+        at(offset(DatStructs.DAT_CR_ARRIVAL_EVENT_DATA, "sp_handle"), 0xbeef);
+        assertFalse(translate(DatStructs.DAT_CONNECTION_REQUEST_EVENT));
+        assertTrue(refusal.unknownHandle(), refusal.reason());
     }
 
     @Test
