@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.provider.udapl.internal;
 
+import static dat.provider.udapl.internal.ffm.CStruct.offset;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dat.api.DatCompletionFlags;
@@ -10,6 +11,7 @@ import dat.api.DatQos;
 import dat.provider.udapl.internal.ffm.DatStructs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.Test;
 
 /** The EP's DAT 2.0 mappings that need no device: states and {@code DAT_EP_ATTR}. */
@@ -65,11 +67,11 @@ class UdaplEpTest {
             assertEquals(attr.maxRdmaReadIov(), back.maxRdmaReadIov());
             assertEquals(attr.maxRdmaWriteIov(), back.maxRdmaWriteIov());
             // No consumer-specific attribute reaches C: the counts and pointers are zero, not the fill pattern.
-            assertEquals(0, a.get(java.lang.foreign.ValueLayout.JAVA_INT,
-                    dat.provider.udapl.internal.ffm.CStruct.offset(DatStructs.DAT_EP_ATTR,
+            assertEquals(0, a.get(ValueLayout.JAVA_INT,
+                    offset(DatStructs.DAT_EP_ATTR,
                             "ep_transport_specific_count")));
-            assertEquals(0L, a.get(java.lang.foreign.ValueLayout.JAVA_LONG,
-                    dat.provider.udapl.internal.ffm.CStruct.offset(DatStructs.DAT_EP_ATTR, "ep_provider_specific")));
+            assertEquals(0L, a.get(ValueLayout.JAVA_LONG,
+                    offset(DatStructs.DAT_EP_ATTR, "ep_provider_specific")));
         }
     }
 }
