@@ -89,7 +89,10 @@ final class UdaplCr extends AbstractCr<UdaplIa, UdaplEp> {
             requireOpen(call);
             UdaplEp passive = acceptingEp(call, ep, reserved);
             ia.checkPrivateData(call, privateData, DatReturnSubtype.INVALID_ARG4);
-            int rc = ia.lib.crAccept(handle, passive.handle, privateData == null ? 0 : privateData.length,
+            // OFA's dapl_cr_accept takes an RSP's request only with ep_handle NULL (the CR carries the reserved EP)
+            // and refuses the reserved EP's own handle with DAT_INVALID_HANDLE_EP: both name the same EP in DAT.
+            MemorySegment epHandle = reserved != null ? MemorySegment.NULL : passive.handle;
+            int rc = ia.lib.crAccept(handle, epHandle, privateData == null ? 0 : privateData.length,
                     UdaplIa.bytes(local, privateData));
             if (DatStatus.ok(rc) || (rc & 0x3fff0000) == C_INVALID_ADDRESS) {
                 answered();

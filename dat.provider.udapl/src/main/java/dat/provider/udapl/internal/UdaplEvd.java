@@ -34,12 +34,18 @@ final class UdaplEvd extends AbstractEvd<UdaplIa> {
 
     /** DAT 2.0's {@code DAT_INVALID_HANDLE}, what a slice answers once the EVD is freed. */
     private static final int C_INVALID_HANDLE = 0x80050000;
-    /** DAT 2.0's {@code DAT_ABORT}: a wait the consumer made unwaitable from another thread. */
-    private static final int C_ABORT = 0x80010000;
+    /**
+     * DAT 2.0's {@code DAT_INVALID_STATE} with no subtype: what OFA's {@code dapl_evd_wait} returns to a waiter that
+     * {@code dat_evd_set_unwaitable} woke ({@code udapl/dapl_evd_wait.c}), so a waiter the bridge finds made
+     * unwaitable between two slices gets the same answer as one C woke inside a slice.
+     */
+    private static final int C_UNWAITABLE = 0x80070000;
     /** DAT 2.0's {@code DAT_TIMEOUT_EXPIRED}. */
     private static final int C_TIMEOUT = 0x800F0000;
     private static final long EVENT_NUMBER = offset(DatStructs.DAT_EVENT, "event_number");
     private static final long EVENT_DATA = offset(DatStructs.DAT_EVENT, "event_data");
+
+    private static final System.Logger LOG = System.getLogger("dat.provider.udapl");
 
     /** The C handle. */
     final MemorySegment handle;
@@ -91,7 +97,14 @@ final class UdaplEvd extends AbstractEvd<UdaplIa> {
         if (UdaplEvents.translate(scratch, this, ia, event, refusal)) {
             return DatReturn.DAT_SUCCESS;
         }
-        return refusal.unknownHandle() ? DatReturn.DAT_QUEUE_EMPTY : DatReturn.DAT_INTERNAL_ERROR;
+        if (refusal.unknownHandle()) {
+            return DatReturn.DAT_QUEUE_EMPTY;
+        }
+        // The data path returns a status and cannot carry the reason: it goes to the log, so OFA's behaviour stays
+        // visible rather than becoming a bare DAT_INTERNAL_ERROR.
+        LOG.log(System.Logger.Level.WARNING, "dat_evd_dequeue/dat_evd_wait: an event C delivered is refused: "
+                + refusal.reason());
+        return DatReturn.DAT_INTERNAL_ERROR;
     }
 
     /** {@return why the last event was refused, or {@code null}} */
@@ -173,10 +186,13 @@ final class UdaplEvd extends AbstractEvd<UdaplIa> {
                         return C_INVALID_HANDLE;
                     }
                     if (!first[0] && unwaitable) {
-                        return C_ABORT;
+                        return C_UNWAITABLE;
                     }
                     first[0] = false;
+                    nmore.set(ValueLayout.JAVA_INT, 0, 0);
                     int c = ia.lib.evdWait(handle, slice, threshold, scratch, nmore);
+                    // dapl_evd_wait writes nmore on a timeout too: the events queued below the threshold.
+                    event.nmore(nmore.get(ValueLayout.JAVA_INT, 0));
                     if (DatStatus.ok(c)) {
                         translated[0] = translate(event);
                         if (translated[0] == DatReturn.DAT_QUEUE_EMPTY) {
