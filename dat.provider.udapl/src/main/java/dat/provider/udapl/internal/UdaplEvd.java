@@ -191,8 +191,6 @@ final class UdaplEvd extends AbstractEvd<UdaplIa> {
                     first[0] = false;
                     nmore.set(ValueLayout.JAVA_INT, 0, 0);
                     int c = ia.lib.evdWait(handle, slice, threshold, scratch, nmore);
-                    // dapl_evd_wait writes nmore on a timeout too: the events queued below the threshold.
-                    event.nmore(nmore.get(ValueLayout.JAVA_INT, 0));
                     if (DatStatus.ok(c)) {
                         translated[0] = translate(event);
                         if (translated[0] == DatReturn.DAT_QUEUE_EMPTY) {
@@ -200,6 +198,8 @@ final class UdaplEvd extends AbstractEvd<UdaplIa> {
                             return C_TIMEOUT;
                         }
                     }
+                    // After the translation, which resets the holder: dapl_evd_wait writes nmore on a timeout too.
+                    event.nmore(nmore.get(ValueLayout.JAVA_INT, 0));
                     return c;
                 } finally {
                     use.unlock();

@@ -96,6 +96,9 @@ public final class UdaplEvents {
         }
     }
 
+    /** {@code DAT_IB_DTO_EVENT} ({@code dat2/dat_ib_extensions.h}): {@code DAT_IB_EXTENSION_RANGE_BASE}. */
+    static final int DAT_IB_DTO_EVENT = 0x40000;
+
     /** The largest private data the bridge copies out of a connection event. */
     static final int MAX_PRIVATE_DATA = 65536;
 
@@ -138,6 +141,9 @@ public final class UdaplEvents {
         refusal.reason = null;
         refusal.unknownHandle = false;
         int number = event.get(ValueLayout.JAVA_INT, NUMBER);
+        if (number == DAT_IB_DTO_EVENT) {
+            return ibDto(event, evd, handles, out, refusal);
+        }
         DatEventType type = type(number);
         if (type == null) {
             return refuse(refusal, "C event number 0x" + Integer.toHexString(number) + " has no DAT 1.2 event");
@@ -193,6 +199,35 @@ public final class UdaplEvents {
         }
         out.setDtoCompletion(evd, ep, e.get(ValueLayout.JAVA_LONG, DTO_COOKIE), status,
                 Integer.toUnsignedLong(e.get(ValueLayout.JAVA_INT, DTO_LENGTH)));
+        return true;
+    }
+
+    /**
+     * OFA's IB extension DTO event. {@code dapli_evd_cqe_to_event} ({@code dapl/common/dapl_evd_util.c}) reports a
+     * receive whose work completion's opcode is not a receive as {@code DAT_IB_DTO_EVENT}; verbs leaves the opcode
+     * of a failed completion undefined, so every flushed or failed receive arrives so, with the EP, cookie and DAT
+     * status in {@code dto_completion_event_data} ({@code dapls_cqe_to_event_extension}) and no length. Such an
+     * event is the completion of the consumer's {@code dat_ep_post_recv}, and DAT 1.2 has no other event for it:
+     * it becomes a DTO completion of length 0. A successful extension operation (immediate data, atomics), which
+     * no jDAT call posts, is refused.
+     */
+    private static boolean ibDto(MemorySegment e, DatEvd evd, Handles h, DatEvent out, Refusal r) {
+        int code = e.get(ValueLayout.JAVA_INT, DTO_STATUS);
+        if (code == 0) {
+            return refuse(r, "C event number 0x" + Integer.toHexString(DAT_IB_DTO_EVENT)
+                    + " (DAT_IB_DTO_EVENT) of a successful IB extension operation has no DAT 1.2 event");
+        }
+        long c = e.get(ValueLayout.JAVA_LONG, DTO_EP);
+        DatEp ep = h.ep(c);
+        if (ep == null) {
+            return unknown(r, "DAT_IB_DTO_EVENT names EP handle 0x" + Long.toHexString(c)
+                    + " the bridge does not know");
+        }
+        DatDtoStatus status = status(code);
+        if (status == null) {
+            return refuse(r, "DAT_IB_DTO_EVENT status " + code + " has no DAT 1.2 status");
+        }
+        out.setDtoCompletion(evd, ep, e.get(ValueLayout.JAVA_LONG, DTO_COOKIE), status, 0);
         return true;
     }
 

@@ -216,4 +216,23 @@ class UdaplEventsTest {
             assertTrue(refusal.reason().contains(Integer.toHexString(n)), refusal.reason());
         }
     }
+
+    @Test
+    void ofasIbDtoEventOfAFailedReceiveIsItsDtoCompletion() {
+        // Regression (rxe guest, kit rules on flushed receives): OFA reports a flushed receive as DAT_IB_DTO_EVENT,
+        // which the bridge refused as DAT_INTERNAL_ERROR, so the consumer's receive never completed.
+        at(offset(DatStructs.DAT_DTO_COMPLETION_EVENT_DATA, "ep_handle"), EP_C);
+        at(offset(DatStructs.DAT_DTO_COMPLETION_EVENT_DATA, "user_cookie"), 42);
+        atInt(offset(DatStructs.DAT_DTO_COMPLETION_EVENT_DATA, "status"), 1);
+        atInt(offset(DatStructs.DAT_DTO_COMPLETION_EVENT_DATA, "transfered_length"), 0x7777);
+        assertTrue(translate(UdaplEvents.DAT_IB_DTO_EVENT), () -> refusal.reason());
+        assertEquals(DatEventType.DTO_COMPLETION, out.type());
+        assertSame(ep, out.ep());
+        assertEquals(42, out.userCookie());
+        assertEquals(DatDtoStatus.FLUSHED, out.dtoStatus());
+        assertEquals(0, out.transferredLength(), "OFA writes no length for it");
+        atInt(offset(DatStructs.DAT_DTO_COMPLETION_EVENT_DATA, "status"), 0);
+        assertFalse(translate(UdaplEvents.DAT_IB_DTO_EVENT), "a successful extension operation");
+        assertFalse(refusal.unknownHandle());
+    }
 }
