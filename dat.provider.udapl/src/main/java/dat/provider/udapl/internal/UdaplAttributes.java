@@ -13,6 +13,7 @@ import dat.api.DatIovOwnership;
 import dat.api.DatProviderAttr;
 import dat.api.DatPzSupport;
 import dat.provider.udapl.internal.ffm.CStruct;
+import dat.spi.DatIaInfo;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
@@ -127,12 +128,15 @@ final class UdaplAttributes {
         }
         specific.putIfAbsent("rmr_scope_supported", Integer.toString(i(s, l, "rmr_scope_supported")));
         specific.putIfAbsent("ha_loadbalancing", Integer.toString(i(s, l, "ha_loadbalancing")));
+        // dapl_version is the DAT API the consumer programs against: through jDAT that is DAT 1.2, whatever the C
+        // provider implements underneath (DAT 2.0 for OFA), which stays visible under its C name.
+        specific.putIfAbsent("dapl_version", i(s, l, "dapl_version_major") + "." + i(s, l, "dapl_version_minor"));
         return DatProviderAttr.builder()
                 .providerName(providerName)
                 .providerVersionMajor(i(s, l, "provider_version_major"))
                 .providerVersionMinor(i(s, l, "provider_version_minor"))
-                .daplVersionMajor(i(s, l, "dapl_version_major"))
-                .daplVersionMinor(i(s, l, "dapl_version_minor"))
+                .daplVersionMajor(1)
+                .daplVersionMinor(2)
                 .lmrMemTypesSupported(i(s, l, "lmr_mem_types_supported"))
                 .iovOwnershipOnReturn(iovOwnership(i(s, l, "iov_ownership_on_return")))
                 .datQosSupported(i(s, l, "dat_qos_supported"))
@@ -233,5 +237,15 @@ final class UdaplAttributes {
             return null;
         }
         return null;
+    }
+
+    /**
+     * {@return what the bridge reports of an IA: the C provider's attributes, with {@code max_rmrs} 0 because the
+     * bridge does not bridge {@code dat_rmr_*} yet (it claims no RMR the Java side cannot back)}
+     *
+     * @param c the attributes as C reports them
+     */
+    static DatIaInfo bridged(DatIaInfo c) {
+        return new DatIaInfo(c.iaName(), c.iaParams(), c.providerAttr(), c.iaAttr().toBuilder().maxRmrs(0).build());
     }
 }

@@ -75,6 +75,7 @@ public final class UdaplEvents {
     /** What {@link #translate} found wrong, {@code null} when it succeeded. */
     public static final class Refusal {
         private String reason;
+        private boolean unknownHandle;
 
         /** Creates one with no reason; one per EVD, reused by every translation. */
         public Refusal() {
@@ -84,7 +85,19 @@ public final class UdaplEvents {
         public String reason() {
             return reason;
         }
+
+        /**
+         * {@return whether the last translation was refused only because the event names a C handle the bridge does
+         * not hold: an object the consumer freed (its flushed work, its last connection event), whose events DAT
+         * drops with it}
+         */
+        public boolean unknownHandle() {
+            return unknownHandle;
+        }
     }
+
+    /** {@code DAT_IB_DTO_EVENT} ({@code dat2/dat_ib_extensions.h}): {@code DAT_IB_EXTENSION_RANGE_BASE}. */
+    static final int DAT_IB_DTO_EVENT = 0x40000;
 
     /** The largest private data the bridge copies out of a connection event. */
     static final int MAX_PRIVATE_DATA = 65536;
@@ -126,7 +139,11 @@ public final class UdaplEvents {
     public static boolean translate(MemorySegment event, DatEvd evd, Handles handles, DatEvent out,
                                     Refusal refusal) {
         refusal.reason = null;
+        refusal.unknownHandle = false;
         int number = event.get(ValueLayout.JAVA_INT, NUMBER);
+        if (number == DAT_IB_DTO_EVENT) {
+            return ibDto(event, evd, handles, out, refusal);
+        }
         DatEventType type = type(number);
         if (type == null) {
             return refuse(refusal, "C event number 0x" + Integer.toHexString(number) + " has no DAT 1.2 event");
@@ -173,7 +190,7 @@ public final class UdaplEvents {
         long c = e.get(ValueLayout.JAVA_LONG, DTO_EP);
         DatEp ep = h.ep(c);
         if (ep == null) {
-            return refuse(r, "DTO completion names EP handle 0x" + Long.toHexString(c) + " the bridge does not know");
+            return unknown(r, "DTO completion names EP handle 0x" + Long.toHexString(c) + " the bridge does not know");
         }
         int code = e.get(ValueLayout.JAVA_INT, DTO_STATUS);
         DatDtoStatus status = status(code);
@@ -185,11 +202,40 @@ public final class UdaplEvents {
         return true;
     }
 
+    /**
+     * OFA's IB extension DTO event. {@code dapli_evd_cqe_to_event} ({@code dapl/common/dapl_evd_util.c}) reports a
+     * receive whose work completion's opcode is not a receive as {@code DAT_IB_DTO_EVENT}; verbs leaves the opcode
+     * of a failed completion undefined, so every flushed or failed receive arrives so, with the EP, cookie and DAT
+     * status in {@code dto_completion_event_data} ({@code dapls_cqe_to_event_extension}) and no length. Such an
+     * event is the completion of the consumer's {@code dat_ep_post_recv}, and DAT 1.2 has no other event for it:
+     * it becomes a DTO completion of length 0. A successful extension operation (immediate data, atomics), which
+     * no jDAT call posts, is refused.
+     */
+    private static boolean ibDto(MemorySegment e, DatEvd evd, Handles h, DatEvent out, Refusal r) {
+        int code = e.get(ValueLayout.JAVA_INT, DTO_STATUS);
+        if (code == 0) {
+            return refuse(r, "C event number 0x" + Integer.toHexString(DAT_IB_DTO_EVENT)
+                    + " (DAT_IB_DTO_EVENT) of a successful IB extension operation has no DAT 1.2 event");
+        }
+        long c = e.get(ValueLayout.JAVA_LONG, DTO_EP);
+        DatEp ep = h.ep(c);
+        if (ep == null) {
+            return unknown(r, "DAT_IB_DTO_EVENT names EP handle 0x" + Long.toHexString(c)
+                    + " the bridge does not know");
+        }
+        DatDtoStatus status = status(code);
+        if (status == null) {
+            return refuse(r, "DAT_IB_DTO_EVENT status " + code + " has no DAT 1.2 status");
+        }
+        out.setDtoCompletion(evd, ep, e.get(ValueLayout.JAVA_LONG, DTO_COOKIE), status, 0);
+        return true;
+    }
+
     private static boolean rmrBind(MemorySegment e, DatEvd evd, Handles h, DatEvent out, Refusal r) {
         long c = e.get(ValueLayout.JAVA_LONG, RMR_HANDLE);
         DatRmr rmr = h.rmr(c);
         if (rmr == null) {
-            return refuse(r, "RMR bind completion names RMR handle 0x" + Long.toHexString(c)
+            return unknown(r, "RMR bind completion names RMR handle 0x" + Long.toHexString(c)
                     + " the bridge does not know");
         }
         int code = e.get(ValueLayout.JAVA_INT, RMR_STATUS);
@@ -205,7 +251,7 @@ public final class UdaplEvents {
         long spHandle = e.get(ValueLayout.JAVA_LONG, CR_SP);
         DatHandle sp = h.sp(spHandle);
         if (sp == null) {
-            return refuse(r, "connection request names service point 0x" + Long.toHexString(spHandle)
+            return unknown(r, "connection request names service point 0x" + Long.toHexString(spHandle)
                     + " the bridge does not know");
         }
         long crHandle = e.get(ValueLayout.JAVA_LONG, CR_HANDLE);
@@ -224,7 +270,7 @@ public final class UdaplEvents {
         long c = e.get(ValueLayout.JAVA_LONG, CONN_EP);
         DatEp ep = h.ep(c);
         if (ep == null) {
-            return refuse(r, type + " names EP handle 0x" + Long.toHexString(c) + " the bridge does not know");
+            return unknown(r, type + " names EP handle 0x" + Long.toHexString(c) + " the bridge does not know");
         }
         int size = e.get(ValueLayout.JAVA_INT, CONN_SIZE);
         long pointer = e.get(ValueLayout.JAVA_LONG, CONN_DATA);
@@ -245,10 +291,16 @@ public final class UdaplEvents {
         long c = e.get(ValueLayout.JAVA_LONG, ASYNC_HANDLE);
         DatHandle handle = h.any(c);
         if (handle == null) {
-            return refuse(r, type + " names handle 0x" + Long.toHexString(c) + " the bridge does not know");
+            return unknown(r, type + " names handle 0x" + Long.toHexString(c) + " the bridge does not know");
         }
         out.setAsyncEvent(type, evd, handle, e.get(ValueLayout.JAVA_INT, ASYNC_REASON));
         return true;
+    }
+
+    private static boolean unknown(Refusal r, String reason) {
+        r.reason = reason;
+        r.unknownHandle = true;
+        return false;
     }
 
     private static boolean refuse(Refusal r, String reason) {

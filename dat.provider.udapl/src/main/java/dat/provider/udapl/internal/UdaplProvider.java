@@ -98,14 +98,17 @@ public final class UdaplProvider implements DatProvider {
                 "provider " + name() + " offers no IA named " + iaName + why(d, iaName));
     }
 
-    /**
-     * {@code dat_ia_open}. The bridge offers no IA while the DAT objects under an IA (PZ, EVD, LMR, EP ...) are not
-     * bridged, so every name is unknown here, with the provider's reason (which names the C IAs it found).
-     */
+    /** {@code dat_ia_open} of an entry that opened at discovery, through libdat2. */
     @Override
     public DatIa open(String iaName, String iaParams, int asyncEvdMinQlen) {
+        Discovery d = discovery();
+        for (Entry e : d.entries()) {
+            if (e.iaName().equals(iaName) && e.ia() != null && d.lib() != null) {
+                return UdaplIa.open(d.lib(), e, asyncEvdMinQlen);
+            }
+        }
         throw new DatException(DatReturn.PROVIDER_NOT_FOUND, DatReturnSubtype.NAME_NOT_REGISTERED,
-                "dat_ia_open: no IA named " + iaName + why(discovery(), iaName));
+                "dat_ia_open: no IA named " + iaName + why(d, iaName));
     }
 
     private static String why(Discovery d, String iaName) {
@@ -195,12 +198,8 @@ public final class UdaplProvider implements DatProvider {
                     + problems.entrySet().stream().map(p -> String.join(", ", p.getValue()) + ": " + p.getKey())
                     .collect(Collectors.joining("; ")), entries, lib);
         }
-        // The C IAs open, but the objects under an IA are not bridged yet: listing them as available IAs would
-        // claim what dat_ia_open refuses, so the provider says so in its reason instead.
-        return unavailable("the udapl bridge finds " + ias.size() + " C IA(s) that open through libdat2 ("
-                + ias.stream().map(DatIaInfo::iaName).collect(Collectors.joining(", "))
-                + ") but does not bridge the DAT objects under an IA yet (PZ, EVD, LMR, EP, ...), so it offers none",
-                entries, lib);
+        return new Discovery(DatProviderInfo.available(name(), UdaplConfig.PROVIDER_VERSION, ias,
+                UdaplConfig.settings()), entries, lib);
     }
 
     /** {@return the registry's entries as {IA name, thread safety}} */
@@ -251,9 +250,9 @@ public final class UdaplProvider implements DatProvider {
                 if (!DatStatus.ok(rc)) {
                     return new Entry(iaName, threadSafe, null, "dat_ia_query returned " + DatStatus.describe(rc));
                 }
-                DatIaInfo info = new DatIaInfo(iaName, "",
+                DatIaInfo info = UdaplAttributes.bridged(new DatIaInfo(iaName, "",
                         UdaplAttributes.providerAttr(providerAttr, name()),
-                        UdaplAttributes.iaAttr(iaAttr, InetAddress.getLoopbackAddress()));
+                        UdaplAttributes.iaAttr(iaAttr, InetAddress.getLoopbackAddress())));
                 return new Entry(iaName, threadSafe, info, null);
             } catch (RuntimeException e) {
                 return new Entry(iaName, threadSafe, null, "its attributes are not representable: " + e.getMessage());

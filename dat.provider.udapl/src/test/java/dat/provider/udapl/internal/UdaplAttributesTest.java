@@ -57,6 +57,21 @@ class UdaplAttributesTest {
     }
 
     @Test
+    void daplVersionIsTheApiJdatOffersAndTheCVersionStaysVisible() {
+        // Regression (kit rule required_ia_query_attributesAreCoherent in the rxe guest): the bridge reported OFA's
+        // DAT 2.0 as dapl_version, the API version a jDAT consumer programs against, which is DAT 1.2.
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment s = arena.allocate(DatStructs.DAT_PROVIDER_ATTR);
+            put(s, "dapl_version_major", 2);
+            put(s, "dapl_version_minor", 0);
+            DatProviderAttr a = UdaplAttributes.providerAttr(s, "udapl");
+            assertEquals(1, a.daplVersionMajor());
+            assertEquals(2, a.daplVersionMinor());
+            assertEquals("2.0", a.providerSpecificAttr().get("dapl_version"));
+        }
+    }
+
+    @Test
     void streamMergingMatrixBecomesBitSixTimesRowPlusColumn() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment s = arena.allocate(DatStructs.DAT_PROVIDER_ATTR);

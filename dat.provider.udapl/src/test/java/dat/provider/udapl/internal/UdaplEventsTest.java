@@ -123,6 +123,27 @@ class UdaplEventsTest {
         at(offset(DatStructs.DAT_DTO_COMPLETION_EVENT_DATA, "ep_handle"), 0xdead);
         assertFalse(translate(DatStructs.DAT_DTO_COMPLETION_EVENT));
         assertTrue(refusal.reason().contains("0xdead"), refusal.reason());
+        assertTrue(refusal.unknownHandle(), "an EP the bridge does not hold: a freed object's event, dropped");
+    }
+
+    @Test
+    void onlyAnUnknownHandleMarksTheRefusalAsAFreedObjects() {
+        at(offset(DatStructs.DAT_DTO_COMPLETION_EVENT_DATA, "ep_handle"), 0xdead);
+        assertFalse(translate(DatStructs.DAT_DTO_COMPLETION_EVENT));
+        assertTrue(refusal.unknownHandle());
+        // The next refusal, of an event DAT 1.2 cannot carry, is not a freed object's: the EVD reports it.
+        assertFalse(translate(DatStructs.DAT_HA_DOWN_TO_1));
+        assertFalse(refusal.unknownHandle(), refusal.reason());
+        at(offset(DatStructs.DAT_DTO_COMPLETION_EVENT_DATA, "ep_handle"), EP_C);
+        atInt(offset(DatStructs.DAT_DTO_COMPLETION_EVENT_DATA, "status"), 12);
+        assertFalse(translate(DatStructs.DAT_DTO_COMPLETION_EVENT));
+        assertFalse(refusal.unknownHandle(), refusal.reason());
+        at(offset(DatStructs.DAT_CONNECTION_EVENT_DATA, "ep_handle"), 0xbeef);
+        assertFalse(translate(DatStructs.DAT_CONNECTION_EVENT_DISCONNECTED));
+        assertTrue(refusal.unknownHandle(), refusal.reason());
+        at(offset(DatStructs.DAT_CR_ARRIVAL_EVENT_DATA, "sp_handle"), 0xbeef);
+        assertFalse(translate(DatStructs.DAT_CONNECTION_REQUEST_EVENT));
+        assertTrue(refusal.unknownHandle(), refusal.reason());
     }
 
     @Test
@@ -194,5 +215,24 @@ class UdaplEventsTest {
             assertFalse(translate(n), "0x" + Integer.toHexString(n));
             assertTrue(refusal.reason().contains(Integer.toHexString(n)), refusal.reason());
         }
+    }
+
+    @Test
+    void ofasIbDtoEventOfAFailedReceiveIsItsDtoCompletion() {
+        // Regression (rxe guest, kit rules on flushed receives): OFA reports a flushed receive as DAT_IB_DTO_EVENT,
+        // which the bridge refused as DAT_INTERNAL_ERROR, so the consumer's receive never completed.
+        at(offset(DatStructs.DAT_DTO_COMPLETION_EVENT_DATA, "ep_handle"), EP_C);
+        at(offset(DatStructs.DAT_DTO_COMPLETION_EVENT_DATA, "user_cookie"), 42);
+        atInt(offset(DatStructs.DAT_DTO_COMPLETION_EVENT_DATA, "status"), 1);
+        atInt(offset(DatStructs.DAT_DTO_COMPLETION_EVENT_DATA, "transfered_length"), 0x7777);
+        assertTrue(translate(UdaplEvents.DAT_IB_DTO_EVENT), () -> refusal.reason());
+        assertEquals(DatEventType.DTO_COMPLETION, out.type());
+        assertSame(ep, out.ep());
+        assertEquals(42, out.userCookie());
+        assertEquals(DatDtoStatus.FLUSHED, out.dtoStatus());
+        assertEquals(0, out.transferredLength(), "OFA writes no length for it");
+        atInt(offset(DatStructs.DAT_DTO_COMPLETION_EVENT_DATA, "status"), 0);
+        assertFalse(translate(UdaplEvents.DAT_IB_DTO_EVENT), "a successful extension operation");
+        assertFalse(refusal.unknownHandle());
     }
 }

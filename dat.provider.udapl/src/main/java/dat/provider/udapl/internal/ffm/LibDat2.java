@@ -91,6 +91,7 @@ public final class LibDat2 {
     private final MethodHandle epDupConnect;
     private final MethodHandle epDisconnect;
     private final MethodHandle epReset;
+    private final MethodHandle epGetStatus;
     private final MethodHandle epPostSend;
     private final MethodHandle epPostRecv;
     private final MethodHandle epPostRdmaRead;
@@ -159,6 +160,8 @@ public final class LibDat2 {
                 C_INT, C_INT, C_POINTER, C_INT));
         epDisconnect = find(linker, lookup, "dat_ep_disconnect", FunctionDescriptor.of(C_INT, C_POINTER, C_INT));
         epReset = find(linker, lookup, "dat_ep_reset", FunctionDescriptor.of(C_INT, C_POINTER));
+        epGetStatus = find(linker, lookup, "dat_ep_get_status", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER,
+                C_POINTER, C_POINTER));
         epPostSend = find(linker, lookup, "dat_ep_post_send", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER,
                 C_LONG, C_INT));
         epPostRecv = find(linker, lookup, "dat_ep_post_recv", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER,
@@ -890,6 +893,24 @@ public final class LibDat2 {
     public int epReset(MemorySegment ep) {
         try {
             return (int) epReset.invokeExact(ep);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_ep_get_status(ep, stateOut, recvIdleOut, requestIdleOut)}.
+     *
+     * @param ep as C takes it
+     * @param stateOut out: the {@code DAT_EP_STATE}
+     * @param recvIdleOut out: a {@code DAT_BOOLEAN}
+     * @param requestIdleOut out: a {@code DAT_BOOLEAN}
+     * @return the {@code DAT_RETURN}
+     */
+    public int epGetStatus(MemorySegment ep, MemorySegment stateOut, MemorySegment recvIdleOut,
+            MemorySegment requestIdleOut) {
+        try {
+            return (int) epGetStatus.invokeExact(ep, stateOut, recvIdleOut, requestIdleOut);
         } catch (Throwable t) {
             throw rethrow(t);
         }

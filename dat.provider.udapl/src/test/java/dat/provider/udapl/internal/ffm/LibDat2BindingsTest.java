@@ -77,6 +77,7 @@ class LibDat2BindingsTest {
             calls.put("dat_ep_dup_connect", () -> lib.epDupConnect(n, n, 0, 0, n, 0));
             calls.put("dat_ep_disconnect", () -> lib.epDisconnect(n, 0));
             calls.put("dat_ep_reset", () -> lib.epReset(n));
+            calls.put("dat_ep_get_status", () -> lib.epGetStatus(n, n, n, n));
             calls.put("dat_ep_post_send", () -> lib.epPostSend(n, 0, n, 0L, 0));
             calls.put("dat_ep_post_recv", () -> lib.epPostRecv(n, 0, n, 0L, 0));
             calls.put("dat_ep_post_rdma_read", () -> lib.epPostRdmaRead(n, 0, n, 0L, n, 0));
@@ -98,7 +99,7 @@ class LibDat2BindingsTest {
                 checks.add(() -> assertEquals(DatReturn.INVALID_HANDLE, DatStatus.type(rc),
                         c.getKey() + "(NULL, ...) returned " + DatStatus.describe(rc)));
             }
-            assertEquals(48, calls.size(), "object functions called");
+            assertEquals(49, calls.size(), "object functions called");
             assertAll(checks);
         }
     }

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: Apache-2.0
+package dat.provider.udapl.internal;
+
+import static dat.provider.udapl.internal.ffm.CStruct.offset;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import dat.api.DatCrParam;
+import dat.api.DatEp;
+import dat.api.DatHandle;
+import dat.api.DatReturnSubtype;
+import dat.provider.udapl.internal.ffm.DatStatus;
+import dat.provider.udapl.internal.ffm.DatStructs;
+import dat.spi.AbstractCr;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.net.InetAddress;
+
+/**
+ * A connection request ({@code DAT_CONNECTION_REQUEST_EVENT}): the C CR libdat2 created, owned by this object from
+ * the event on. {@code dat_cr_accept}, {@code dat_cr_reject} and {@code dat_cr_handoff} end the consumer's use of
+ * the C handle (OFA keeps an accepted CR until the connection ends, as destroyed to the consumer), so the Java CR
+ * is marked closed when C took it; an accept C refused for a reason other than a vanished requester
+ * ({@code dapl_cr_accept} restores the CR then) leaves it open for another answer.
+ */
+// Restricted methods on purpose: reached only after UdaplProvider checked Module.isNativeAccessEnabled().
+@SuppressWarnings("restricted")
+final class UdaplCr extends AbstractCr<UdaplIa, UdaplEp> {
+
+    private static final StructLayout P = DatStructs.DAT_CR_PARAM;
+    private static final int DAT_CR_FIELD_ALL = 0x1F;
+    /** DAT 2.0's {@code DAT_INVALID_ADDRESS} type: the requester is gone and OFA destroyed the CR. */
+    private static final int C_INVALID_ADDRESS = 0x000C0000;
+
+    private final UdaplIa ia;
+    private final MemorySegment handle;
+    private final DatHandle sp;
+    private final UdaplEp reserved;
+
+    UdaplCr(UdaplIa ia, MemorySegment handle, DatHandle sp, UdaplEp reserved) {
+        super(ia);
+        this.ia = ia;
+        this.handle = handle;
+        this.sp = sp;
+        this.reserved = reserved;
+    }
+
+    /** The C CR went (another request reused its handle, or the IA closes): the Java CR answers closed. */
+    void forget() {
+        markClosed();
+    }
+
+    private void answered() {
+        markClosed();
+        ia.crs.remove(handle.address(), this);
+    }
+
+    /** {@code dat_cr_query}: the requester's address and private data as C holds them. */
+    @Override
+    public DatCrParam query() {
+        ia.lock.lock();
+        try (Arena local = Arena.ofConfined()) {
+            requireOpen("dat_cr_query");
+            MemorySegment p = local.allocate(P);
+            UdaplIa.check("dat_cr_query", ia.lib.crQuery(handle, DAT_CR_FIELD_ALL, p));
+            MemorySegment sa = p.get(ADDRESS, offset(P, "remote_ia_address_ptr"));
+            InetAddress remote = UdaplAttributes.sockaddr(sa);
+            int size = p.get(JAVA_INT, offset(P, "private_data_size"));
+            MemorySegment data = p.get(ADDRESS, offset(P, "private_data"));
+            byte[] bytes = new byte[0];
+            if (size > 0 && size <= UdaplEvents.MAX_PRIVATE_DATA && data.address() != 0) {
+                bytes = data.reinterpret(size).toArray(JAVA_BYTE);
+            }
+            return new DatCrParam(remote, p.get(JAVA_LONG, offset(P, "remote_port_qual")), bytes, reserved);
+        } finally {
+            ia.lock.unlock();
+        }
+    }
+
+    /** {@code dat_cr_accept}. */
+    @Override
+    public void accept(DatEp ep, byte[] privateData) {
+        String call = "dat_cr_accept";
+        ia.lock.lock();
+        try (Arena local = Arena.ofConfined()) {
+            requireOpen(call);
+            UdaplEp passive = acceptingEp(call, ep, reserved);
+            ia.checkPrivateData(call, privateData, DatReturnSubtype.INVALID_ARG4);
+            // OFA's dapl_cr_accept takes an RSP's request only with ep_handle NULL (the CR carries the reserved EP)
+            // and refuses the reserved EP's own handle with DAT_INVALID_HANDLE_EP: both name the same EP in DAT.
+            MemorySegment epHandle = reserved != null ? MemorySegment.NULL : passive.handle;
+            int rc = ia.lib.crAccept(handle, epHandle, privateData == null ? 0 : privateData.length,
+                    UdaplIa.bytes(local, privateData));
+            if (DatStatus.ok(rc) || (rc & 0x3fff0000) == C_INVALID_ADDRESS) {
+                answered();
+            }
+            UdaplIa.check(call, rc);
+        } finally {
+            ia.lock.unlock();
+        }
+    }
+
+    /** {@code dat_cr_reject}. */
+    @Override
+    public void reject() {
+        ia.lock.lock();
+        try {
+            requireOpen("dat_cr_reject");
+            int rc = ia.lib.crReject(handle, 0, MemorySegment.NULL);
+            if (DatStatus.ok(rc)) {
+                answered();
+            }
+            UdaplIa.check("dat_cr_reject", rc);
+        } finally {
+            ia.lock.unlock();
+        }
+    }
+
+    /** {@code dat_cr_handoff}. */
+    @Override
+    public void handoff(long handoffConnQual) {
+        ia.lock.lock();
+        try {
+            requireOpen("dat_cr_handoff");
+            int rc = ia.lib.crHandoff(handle, handoffConnQual);
+            if (DatStatus.ok(rc)) {
+                answered();
+            }
+            UdaplIa.check("dat_cr_handoff", rc);
+        } finally {
+            ia.lock.unlock();
+        }
+    }
+
+    @Override
+    protected void rejectQuietly() {
+        ia.lock.lock();
+        try {
+            if (!isClosed() && !ia.isClosed()) {
+                ia.lib.crReject(handle, 0, MemorySegment.NULL);
+            }
+            answered();
+        } finally {
+            ia.lock.unlock();
+        }
+    }
+
+    /** {@return the EP the RSP the request arrived on reserves, or {@code null}} */
+    UdaplEp reserved() {
+        return reserved;
+    }
+
+    /** {@return the service point the request arrived on} */
+    DatHandle sp() {
+        return sp;
+    }
+
+    @Override
+    public String toString() {
+        return "UdaplCr[0x" + Long.toHexString(handle.address()) + (isClosed() ? ", closed]" : "]")
+               ;
+    }
+}
