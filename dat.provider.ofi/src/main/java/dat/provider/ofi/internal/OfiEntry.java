@@ -21,6 +21,15 @@ record OfiEntry(String iaName, String provider, String fabric, String domain, In
                 Limits limits, String unusable) {
 
     /**
+     * {@return whether the entry is libfabric's verbs provider} Its RMA runs on the HCA: a registration's close is
+     * done when it returns (an RDMA write into the region fails at the HCA from then on), and a failed completion
+     * carries its {@code ibv_wc_status} in {@code prov_errno}.
+     */
+    boolean ibVerbs() {
+        return "verbs".equals(provider);
+    }
+
+    /**
      * The numbers of an {@code fi_info} entry that DAT attributes and checks are made of.
      *
      * @param epType {@code ep_attr->type}

@@ -550,7 +550,7 @@ final class OfiEpData {
         }
         // shm 1.17 writes a truncated receive's error negated (-FI_ETRUNC, OfiShmDataTest): the code is its size.
         int code = Math.abs(error);
-        DatDtoStatus status = ia.entry.provider().equals(IB_PROVIDER) && code != 0 && code != LibFabric.FI_ECANCELED
+        DatDtoStatus status = ia.entry.ibVerbs() && code != 0 && code != LibFabric.FI_ECANCELED
                 ? IbWcStatus.toDat(provErrno, recv) : status(q.op[slot], code);
         long len = status != DatDtoStatus.SUCCESS ? 0 : recv ? length : q.remoteLength[slot];
         if (status != DatDtoStatus.SUCCESS) {
@@ -569,9 +569,6 @@ final class OfiEpData {
             ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
         }
     }
-
-    /** libfabric's verbs provider, whose failed completions carry an {@code ibv_wc_status}. */
-    private static final String IB_PROVIDER = "verbs";
 
     private static DatDtoStatus status(byte op, int error) {
         if (error == 0) {

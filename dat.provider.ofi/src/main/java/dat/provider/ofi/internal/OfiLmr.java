@@ -92,7 +92,8 @@ final class OfiLmr extends AbstractLmr<OfiIa, OfiPz> {
      * writes but not one already under way, and nothing tells the target one is. Closing the endpoint does (it
      * takes the endpoint out of progress and drops its socket). Only an endpoint of the LMR's zone (its domain) can
      * have accepted the key, so those are the connections that go; the peer sees them break, as an RC peer sees a
-     * write into a deregistered region fail.
+     * write into a deregistered region fail. On libfabric's verbs provider the HCA checks every write against the
+     * registration, so its close is enough there, as in jDAT's own verbs provider: the connections stay.
      */
     @Override
     protected void destroy() {
@@ -100,7 +101,7 @@ final class OfiLmr extends AbstractLmr<OfiIa, OfiPz> {
         for (OfiEp ep : ia.epsByKey.values()) {
             if (ep.data.inFlightOn(this)) {
                 ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
-            } else if (remoteWrite && ep.pz == zone && (ep.state == DatEpState.CONNECTED
+            } else if (remoteWrite && !ia.entry.ibVerbs() && ep.pz == zone && (ep.state == DatEpState.CONNECTED
                     || ep.state == DatEpState.COMPLETION_PENDING)) {
                 ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
             }
