@@ -393,12 +393,28 @@ public final class PeerProtocol {
         return (int) crc.getValue();
     }
 
+    /** The bytes of the verbs provider's length trailer ({@code 'j' 'D' n ~n}, docs/verbs.md). */
+    private static final int LENGTH_TRAILER = 4;
+
+    /**
+     * {@return whether the field ends with jDAT's verbs length trailer for exactly the protocol's bytes} jDAT's
+     * verbs provider sends rdma_cm's whole zero-padded field and ends it with {@code 'j' 'D' n ~n} (docs/verbs.md,
+     * "Connection wire format"); a receiver that does not read it, a C uDAPL provider's and so jDAT's bridge to one,
+     * reports it as padding. It is padding here too, but only when it names the protocol's own length.
+     */
+    private static boolean lengthTrailer(byte[] field) {
+        int at = field.length - LENGTH_TRAILER;
+        return at >= PRIVATE_DATA_SIZE && field[at] == 'j' && field[at + 1] == 'D'
+                && field[at + 2] == (byte) PRIVATE_DATA_SIZE && field[at + 3] == (byte) ~PRIVATE_DATA_SIZE;
+    }
+
     private static byte[] fixedSize(byte[] privateData, String what) {
         if (privateData == null || privateData.length < PRIVATE_DATA_SIZE) {
             throw new ProtocolException(what + " private data of " + (privateData == null ? 0 : privateData.length)
                     + " bytes; the protocol's " + what + " is " + PRIVATE_DATA_SIZE);
         }
-        for (int i = PRIVATE_DATA_SIZE; i < privateData.length; i++) {
+        int padded = privateData.length - (lengthTrailer(privateData) ? LENGTH_TRAILER : 0);
+        for (int i = PRIVATE_DATA_SIZE; i < padded; i++) {
             if (privateData[i] != 0) {
                 throw new ProtocolException(what + " private data of " + privateData.length + " bytes: byte " + i
                         + " beyond the protocol's " + PRIVATE_DATA_SIZE + " is " + privateData[i]

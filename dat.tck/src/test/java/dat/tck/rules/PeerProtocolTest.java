@@ -40,6 +40,26 @@ class PeerProtocolTest {
                 e.getMessage());
     }
 
+    /**
+     * A C uDAPL peer (and jDAT's bridge to one) reports rdma_cm's whole field, which jDAT's verbs provider ends with
+     * its length trailer: padding when it names the protocol's 48 bytes, an error otherwise.
+     */
+    @Test
+    void theVerbsLengthTrailerOfFortyEightBytesIsPadding() {
+        byte[] request = PeerProtocol.request(PeerProtocol.ECHO, 3, 0, 0);
+        byte[] field = Arrays.copyOf(request, 56);
+        field[52] = 'j';
+        field[53] = 'D';
+        field[54] = 48;
+        field[55] = (byte) ~48;
+        assertEquals(PeerProtocol.ECHO, PeerProtocol.parseRequest(field).command());
+        field[54] = 47;
+        field[55] = (byte) ~47;
+        ProtocolException e = assertThrows(ProtocolException.class, () -> PeerProtocol.parseRequest(field));
+        assertEquals("request private data of 56 bytes: byte 52 beyond the protocol's 48 is 106, not zero padding",
+                e.getMessage());
+    }
+
     @Test
     void everyDamagedByteOfARequestIsCaught() {
         byte[] request = PeerProtocol.request(PeerProtocol.ECHO, 42, 64, 0);
