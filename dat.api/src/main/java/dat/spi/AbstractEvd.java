@@ -261,6 +261,36 @@ public abstract class AbstractEvd<I extends AbstractIa<I, ?, ?, ?, ?>> extends A
     }
 
     /**
+     * {@link DatEvd#poll} as repeated {@link DatEvd#dequeue}, for a provider whose dequeue takes its own lock: the
+     * handler runs outside it, so it may post (which takes the lock again). Returns as {@code poll} does: the count
+     * handled, or the first error when none was.
+     *
+     * @param handler the consumer's handler
+     * @param limit how many events at most
+     * @param scratch the EVD's own holder the events pass through (one per EVD, so polling allocates nothing)
+     * @return how many events the handler took, or a DAT return code
+     */
+    protected final int pollByDequeue(DatEventHandler handler, int limit, DatEvent scratch) {
+        int check = checkPoll(handler, limit);
+        if (check != DatReturn.DAT_SUCCESS) {
+            return check;
+        }
+        int handled = 0;
+        while (handled < limit) {
+            int rc = dequeue(scratch);
+            if (rc == DatReturn.DAT_QUEUE_EMPTY) {
+                break;
+            }
+            if (rc != DatReturn.DAT_SUCCESS) {
+                return handled > 0 ? handled : rc;
+            }
+            handler.onEvent(scratch);
+            handled++;
+        }
+        return handled;
+    }
+
+    /**
      * The checks that open {@code dat_evd_wait} before the threshold (whose bound is the queue length).
      *
      * @param timeoutMicros the timeout, up to {@link Dat#DAT_TIMEOUT_INFINITE}

@@ -144,23 +144,7 @@ final class UdaplEvd extends AbstractEvd<UdaplIa> {
     /** {@link #dequeue} up to {@code limit} times. */
     @Override
     public int poll(DatEventHandler handler, int limit) {
-        int check = checkPoll(handler, limit);
-        if (check != DatReturn.DAT_SUCCESS) {
-            return check;
-        }
-        int handled = 0;
-        while (handled < limit) {
-            int rc = dequeue(polled);
-            if (rc == DatReturn.DAT_QUEUE_EMPTY) {
-                break;
-            }
-            if (rc != DatReturn.DAT_SUCCESS) {
-                return handled > 0 ? handled : rc;
-            }
-            handler.onEvent(polled);
-            handled++;
-        }
-        return handled;
+        return pollByDequeue(handler, limit, polled);
     }
 
     /**
