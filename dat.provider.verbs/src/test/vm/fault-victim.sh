@@ -5,7 +5,8 @@
 # JVM cannot make itself. It strikes once the victim's marker file says traffic flows both ways:
 #   kill   kill -9 of the victim's JVM
 #   link   the RoCE netdev down for 30 s (twice the time the provider's ACK timeout and retries take to give a
-#          silent peer up), then up again, rxe0 recreated and ACTIVE again before the next victim
+#          silent peer up), then up again, rxe0 recreated and ACTIVE again before the next victim; a victim
+#          whose connection no event ended gives it up 90 s after its marker (FaultDrill.giveUp)
 #   close  the victim's own dat_ia_close(ABRUPT)
 #   none   no fault: the survivor's closing check that a new connection works
 # Exit 0 when every victim did what its fault asks; the survivor judges what the surviving side saw.

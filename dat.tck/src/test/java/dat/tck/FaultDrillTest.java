@@ -3,19 +3,35 @@ package dat.tck;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import dat.api.DatCloseFlags;
+import dat.api.DatEp;
+import dat.api.DatEpAttr;
+import dat.api.DatEvd;
+import dat.api.DatEvdFlags;
+import dat.api.DatEvent;
+import dat.api.DatEventType;
 import dat.api.DatIa;
+import dat.api.DatLmr;
+import dat.api.DatMemPriv;
+import dat.api.DatPz;
+import dat.api.DatReturn;
+import dat.api.Iov;
 import dat.registry.DatRegistry;
+import dat.registry.peer.PeerAddress;
 import dat.tck.peer.FaultDrill;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.lang.foreign.Arena;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -72,5 +88,59 @@ class FaultDrillTest {
         assertEquals("CONNECTION_EVENT_DISCONNECTED", phases.get(1).event(), phases.get(1).toString());
         assertEquals(64, phases.get(1).completions().values().stream().mapToInt(Integer::intValue).sum(),
                 phases.get(1).toString());
+    }
+
+    /**
+     * A LINK victim whose peer falls silent without a word (its link down, its disconnect lost): the victim's
+     * answers wait for receives that never come, no connection event ever arrives, and the victim must end its own
+     * side in time, with every request flushed, instead of holding the next phase's connection off until its
+     * timeout (the fault suite's LINK victim on rxe, 2026-11-27). The silent peer here posts no receive, so the
+     * victim's answers stay outstanding as a send held by a transport that never gives up.
+     */
+    @Test
+    void aLinkVictimWhosePeerFallsSilentGivesUpAndFlushesEveryRequest(@TempDir Path dir) throws Exception {
+        DatIa holder = PeerThread.openPeerIa();
+        DatIa victim = PeerThread.openPeerIa();
+        DatIa ia = DatRegistry.load().open("loopback0");
+        StringWriter victimLog = new StringWriter();
+        try (Arena arena = Arena.ofShared()) {
+            CompletableFuture<Integer> served = CompletableFuture.supplyAsync(() -> FaultDrill.victim(victim, QUAL,
+                    FaultDrill.Fault.LINK, dir.resolve("LINK.flowing"), Duration.ofSeconds(60), Duration.ofSeconds(2),
+                    new PrintWriter(victimLog, true)));
+            DatPz pz = ia.createPz();
+            DatEvd connectEvd = ia.createEvd(16, null, DatEvdFlags.CONNECTION);
+            DatEvd requestEvd = ia.createEvd(256, null, DatEvdFlags.DTO);
+            DatEvd recvEvd = ia.createEvd(256, null, DatEvdFlags.DTO);
+            DatLmr source = ia.createLmr(pz, arena.allocate(1024, 64), DatMemPriv.LOCAL_READ);
+            DatEp ep = ia.createEp(pz, recvEvd, requestEvd, connectEvd, DatEpAttr.builder().maxRequestDtos(64)
+                    .maxRecvDtos(1).maxMessageSize(1024).build());
+            DatEvent event = new DatEvent();
+            assertTrue(new PeerAddress(holder.address(), QUAL).connect(ep, connectEvd, event, null,
+                    System.nanoTime() + TimeUnit.SECONDS.toNanos(30), new EnumMap<>(DatEventType.class)),
+                    victimLog.toString());
+            Iov iov = Iov.allocate(arena, 1);
+            int completed = 0;
+            for (int posted = 0; posted < 250; ) {
+                if (posted - completed < 32 && ep.postSend(1, iov.set(0, source, 0, 1024), posted, 0)
+                        == DatReturn.DAT_SUCCESS) {
+                    posted++;
+                } else if (requestEvd.dequeue(event) == DatReturn.DAT_SUCCESS) {
+                    completed++;
+                } else {
+                    Thread.onSpinWait();
+                }
+            }
+            assertEquals(0, served.get(30, TimeUnit.SECONDS), victimLog.toString());
+            assertTrue(victimLog.toString().contains("the transport never gave up a request"), victimLog.toString());
+            assertTrue(connectEvd.await(10_000_000, 1, event) == DatReturn.DAT_SUCCESS
+                    && event.type() == DatEventType.CONNECTION_EVENT_DISCONNECTED,
+                    "the silent peer learns of the victim's abrupt disconnect: " + event.type());
+        } catch (TimeoutException e) {
+            fail("the LINK victim did not give up its silent connection in time: " + victimLog);
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+            victim.close(DatCloseFlags.ABRUPT);
+            holder.close(DatCloseFlags.ABRUPT);
+        }
     }
 }

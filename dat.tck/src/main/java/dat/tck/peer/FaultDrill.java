@@ -98,6 +98,11 @@ public final class FaultDrill {
     private static final int FLOWING = 200;
     /** Silence after which a LINK victim probes the connection with a send of its own. */
     private static final long PROBE_AFTER_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /**
+     * How long after the marker a LINK victim waits for its connection to end: the link is down 30 s, and the
+     * survivor's next phase tries to connect for its timeout (150 s in the suite) from its own break on.
+     */
+    static final Duration LINK_GIVE_UP = Duration.ofSeconds(90);
 
     private FaultDrill() {
     }
@@ -116,6 +121,26 @@ public final class FaultDrill {
      * @return 0 when the connection ended (or the IA was closed as asked), 1 on timeout or failure
      */
     public static int victim(DatIa ia, long connQual, Fault fault, Path marker, Duration timeout, PrintWriter out) {
+        return victim(ia, connQual, fault, marker, timeout, LINK_GIVE_UP, out);
+    }
+
+    /**
+     * Serves one connection as {@link #victim(DatIa, long, Fault, Path, Duration, PrintWriter)} does, a
+     * {@link Fault#LINK} victim giving its connection up {@code linkGiveUp} after traffic began to flow if no
+     * connection event ended it (see {@link #giveUp}).
+     *
+     * @param ia the victim's IA; closed ABRUPT here for {@link Fault#CLOSE}
+     * @param connQual where to listen
+     * @param fault the fault this run undergoes
+     * @param marker written once traffic flows both ways
+     * @param timeout the longest the victim serves
+     * @param linkGiveUp how long after the marker a LINK victim waits for its connection to end
+     * @param out one line per stage
+     * @return 0 when the connection ended (or the IA was closed as asked, or a LINK victim gave up with nothing of
+     *     DAT's broken), 1 on timeout or failure
+     */
+    public static int victim(DatIa ia, long connQual, Fault fault, Path marker, Duration timeout, Duration linkGiveUp,
+                             PrintWriter out) {
         long deadline = System.nanoTime() + timeout.toNanos();
         DatIaAttr limits = ia.query();
         List<DatHandle> handles = new ArrayList<>();
@@ -146,9 +171,9 @@ public final class FaultDrill {
             cr.accept(ep, acceptData(region));
             psp.close();
             long received = 0;
-            int sending = 0;
+            Requests sending = new Requests();
             boolean connected = false;
-            boolean flowing = false;
+            long flowingAt = 0;
             long heard = System.nanoTime();
             while (System.nanoTime() < deadline) {
                 boolean any = false;
@@ -170,16 +195,13 @@ public final class FaultDrill {
                     received++;
                     long slot = event.userCookie();
                     check(ep.postRecv(1, iov.set(0, buffers, slot * MESSAGE, MESSAGE), slot, 0), "dat_ep_post_recv");
-                    if (sending < DEPTH / 2) {
-                        sending += answer(ep, iov, buffers, received);
+                    if (sending.outstanding < DEPTH / 2) {
+                        sending.post(ep, iov, buffers, received, false);
                     }
                 }
-                while (requestEvd.dequeue(event) == DatReturn.DAT_SUCCESS) {
-                    any = true;
-                    sending--;
-                }
-                if (!flowing && received >= FLOWING) {
-                    flowing = true;
+                any |= sending.reap(requestEvd, event);
+                if (flowingAt == 0 && received >= FLOWING) {
+                    flowingAt = System.nanoTime();
                     writeMarker(marker, received);
                     out.println("dat tck-fault victim: traffic flows (" + received + " messages); marker written");
                     out.flush();
@@ -191,12 +213,15 @@ public final class FaultDrill {
                 long now = System.nanoTime();
                 if (any) {
                     heard = now;
-                } else if (fault == Fault.LINK && flowing && sending == 0 && now - heard > PROBE_AFTER_NANOS) {
+                } else if (fault == Fault.LINK && flowingAt != 0 && now - flowingAt > linkGiveUp.toNanos()) {
+                    return giveUp(ep, connectEvd, requestEvd, event, sending, linkGiveUp, out);
+                } else if (fault == Fault.LINK && flowingAt != 0 && sending.outstanding == 0
+                        && now - heard > PROBE_AFTER_NANOS) {
                     // RC has no keepalive, and the survivor's disconnect request may have been lost with the link:
                     // only a request of ours, running out of retries against a peer that is gone, ends the
                     // connection here. Without it this victim waited for its timeout, and the next phase's
                     // connect with it.
-                    sending += answer(ep, iov, buffers, received);
+                    sending.post(ep, iov, buffers, received, true);
                     heard = now;
                 } else {
                     Thread.sleep(1);
@@ -222,10 +247,88 @@ public final class FaultDrill {
                 .putLong(region.address()).putLong(region.length()).array();
     }
 
-    /** {@return 1 once the victim's answer, its one message, is posted; 0 when the post was refused} */
-    private static int answer(DatEp ep, Iov iov, DatLmr buffers, long cookie) {
-        int rc = ep.postSend(1, iov.set(0, buffers, (long) RECEIVES * MESSAGE, MESSAGE), cookie, 0);
-        return rc == DatReturn.DAT_SUCCESS ? 1 : 0;
+    /**
+     * The victim's sends: its answers and its probes, how many are outstanding, how they completed, and the probes
+     * the EP refused.
+     */
+    private static final class Requests {
+        final Map<DatDtoStatus, Integer> completions = new EnumMap<>(DatDtoStatus.class);
+        int outstanding;
+        int probes;
+        int refused;
+        int lastRefusal = DatReturn.DAT_SUCCESS;
+
+        /** Posts one message, the answer to a message received or, with {@code probe}, a probe. */
+        void post(DatEp ep, Iov iov, DatLmr buffers, long cookie, boolean probe) {
+            int rc = ep.postSend(1, iov.set(0, buffers, (long) RECEIVES * MESSAGE, MESSAGE), cookie, 0);
+            probes += probe ? 1 : 0;
+            if (rc == DatReturn.DAT_SUCCESS) {
+                outstanding++;
+            } else {
+                refused++;
+                lastRefusal = rc;
+            }
+        }
+
+        /** {@return whether any request completed} */
+        boolean reap(DatEvd requestEvd, DatEvent event) {
+            boolean any = false;
+            while (requestEvd.dequeue(event) == DatReturn.DAT_SUCCESS) {
+                any = true;
+                outstanding--;
+                completions.merge(event.dtoStatus(), 1, Integer::sum);
+            }
+            return any;
+        }
+
+        @Override
+        public String toString() {
+            return outstanding + " sends outstanding, completions " + completions + ", " + probes + " probes, "
+                    + refused + " posts refused" + (refused == 0 ? "" : " (last: " + DatReturn.toString(lastRefusal)
+                    + ")");
+        }
+    }
+
+    /**
+     * A {@link Fault#LINK} victim whose connection no event ended {@code after} the fault began. DAT's promises
+     * hold if nothing of the victim completed in error or was refused while the EP called itself connected (an
+     * error completion breaks the connection), and if {@code dat_ep_disconnect(ABRUPT)} now completes every request:
+     * the transport then merely never gave up on a request (rxe on 6.1 was seen to hold one for minutes after the
+     * link came back). The victim ends its side rather than serve to its timeout, which would also outlast the
+     * survivor's next connect.
+     *
+     * @return 0 when nothing of DAT broke, 1 otherwise
+     */
+    private static int giveUp(DatEp ep, DatEvd connectEvd, DatEvd requestEvd, DatEvent event, Requests sending,
+                              Duration after, PrintWriter out) throws InterruptedException {
+        String state = "EP " + ep.state() + ", " + sending;
+        int errors = sending.completions.entrySet().stream().filter(e -> e.getKey() != DatDtoStatus.SUCCESS)
+                .mapToInt(Map.Entry::getValue).sum();
+        ep.disconnect(DatCloseFlags.ABRUPT);
+        long flushBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (sending.outstanding > 0 && System.nanoTime() < flushBy) {
+            if (!sending.reap(requestEvd, event)) {
+                Thread.sleep(1);
+            }
+        }
+        while (connectEvd.dequeue(event) == DatReturn.DAT_SUCCESS) {
+            state += "; then " + event.type();
+        }
+        List<String> broken = new ArrayList<>();
+        if (errors > 0) {
+            broken.add(errors + " requests completed in error and the connection was not declared broken");
+        }
+        if (sending.refused > 0) {
+            broken.add("the connected EP refused " + sending.refused + " posts");
+        }
+        if (sending.outstanding > 0) {
+            broken.add(sending.outstanding + " requests still outstanding 10 s after dat_ep_disconnect(ABRUPT)");
+        }
+        out.println("dat tck-fault victim: LINK: no connection event " + after.toSeconds() + " s after the fault"
+                + " began (" + state + "); dat_ep_disconnect(ABRUPT): " + sending
+                + (broken.isEmpty() ? "; the transport never gave up a request, nothing of DAT broken"
+                : "; VIOLATION: " + String.join("; ", broken)));
+        return broken.isEmpty() ? 0 : 1;
     }
 
     /** Writes the marker that tells the victim node's script traffic flows. */
