@@ -138,10 +138,12 @@ final class Dto {
      * fill completely, at most one partly, the rest stay untouched. Caller checked
      * {@code from.total <= to.total}.
      *
+     * @param checkFrom whether to check {@code from}'s LMRs open: not when the caller checked them under the send
+     *     lock it still holds
      * @return {@code true}, or {@code false} when memory was freed under the transfer
      */
-    static boolean copy(Dto from, Dto to) {
-        if (!from.lmrsOpen() || !to.lmrsOpen()) {
+    static boolean copy(Dto from, Dto to, boolean checkFrom) {
+        if ((checkFrom && !from.lmrsOpen()) || !to.lmrsOpen()) {
             return false;
         }
         try {
@@ -176,10 +178,12 @@ final class Dto {
     /**
      * Gathers this descriptor's segments into {@code dst} at {@code dstOffset} (RDMA write).
      *
+     * @param check whether to check the LMRs open: not when the caller checked them under the send lock it still
+     *     holds
      * @return {@code false} when memory was freed under the transfer
      */
-    boolean gatherInto(MemorySegment dst, long dstOffset) {
-        if (!lmrsOpen()) {
+    boolean gatherInto(MemorySegment dst, long dstOffset, boolean check) {
+        if (check && !lmrsOpen()) {
             return false;
         }
         try {
@@ -198,10 +202,12 @@ final class Dto {
      * Scatters {@code length} bytes of {@code src} at {@code srcOffset} into this descriptor's segments in
      * IOV order (RDMA read).
      *
+     * @param check whether to check the LMRs open: not when the caller checked them under the send lock it still
+     *     holds
      * @return {@code false} when memory was freed under the transfer
      */
-    boolean scatterFrom(MemorySegment src, long srcOffset, long length) {
-        if (!lmrsOpen()) {
+    boolean scatterFrom(MemorySegment src, long srcOffset, long length, boolean check) {
+        if (check && !lmrsOpen()) {
             return false;
         }
         try {
