@@ -56,30 +56,42 @@ final class Dto {
         return lmrs.length;
     }
 
+    /** Where in a {@link #tripletScratch} array {@link #load} reads a triplet. */
+    private static final int TRIPLET_AT = 8;
+
+    /**
+     * {@return an array for {@link #load} to read triplets into, one per lock that serialises posts} The three words
+     * sit a cache line from either end, so the array's neighbours in the heap, which other threads may write, never
+     * share their line: a post writes them for every triplet.
+     */
+    static long[] tripletScratch() {
+        return new long[TRIPLET_AT + 3 + 8];
+    }
+
     /**
      * Copies and checks {@code iov[0..n)}: each triplet read (as {@link LmrTriplet#read}: an IOV whose own memory this
      * thread cannot read is {@code DAT_INVALID_PARAMETER}) and checked in the order the DAT post pages give
      * ({@link DtoArgs#segment}).
      * Caller checked {@code 0 <= n <= capacity()} and {@code n <= iov.capacity()}.
      *
+     * @param triplet a {@link #tripletScratch} array of the lock the caller holds
      * @return a DAT status
      */
-    int load(ContextTable contexts, LoopbackPz pz, int n, Iov iov, int privilege) {
+    int load(ContextTable contexts, LoopbackPz pz, int n, Iov iov, int privilege, long[] triplet) {
         long sum = 0;
         for (int i = 0; i < n; i++) {
-            // Read into locals, not into a holder object: a holder's fields, written on every post, shared a cache
-            // line with this descriptor's words, which the peer's delivering thread reads (LmrTriplet's rule kept: an
-            // IOV whose memory this thread cannot read is a bad argument).
-            int context;
-            long address;
-            long length;
+            // One read of the whole triplet (one check of its memory, not one per field), into the poster's own
+            // padded scratch, not into a holder object beside this descriptor: a holder's fields, written on every
+            // post, shared a cache line with this descriptor's words, which the peer's delivering thread reads
+            // (LmrTriplet's rule kept: an IOV whose memory this thread cannot read is a bad argument).
             try {
-                context = iov.lmrContext(i);
-                address = iov.virtualAddress(i);
-                length = iov.segmentLength(i);
+                iov.read(i, triplet, TRIPLET_AT);
             } catch (IllegalStateException | WrongThreadException e) {
                 return DatReturn.DAT_INVALID_PARAMETER;
             }
+            int context = (int) triplet[TRIPLET_AT];
+            long address = triplet[TRIPLET_AT + 1];
+            long length = triplet[TRIPLET_AT + 2];
             LoopbackLmr lmr = contexts.get(context) instanceof LoopbackLmr l ? l : null;
             int status = DtoArgs.segment(lmr, pz, privilege, address, length);
             if (status != DatReturn.DAT_SUCCESS) {

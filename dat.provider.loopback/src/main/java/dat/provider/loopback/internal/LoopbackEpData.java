@@ -109,6 +109,9 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
     private final ReentrantLock recvLock;
     /** The IA's lmr_context table, looked up by every post. */
     private final ContextTable lmrContexts;
+    /** Where posts under sendLock and under recvLock read their triplets ({@link Dto#load}). */
+    private final long[] requestTriplet = Dto.tripletScratch();
+    private final long[] recvTriplet = Dto.tripletScratch();
 
     // Attributes; changed only under sendLock and recvLock.
     DatEpAttr attr;
@@ -268,7 +271,7 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
                 return status;
             }
             Dto d = requestSlotLocked();
-            status = d.load(lmrContexts, pz, numSegments, localIov, DatMemPriv.LOCAL_READ);
+            status = d.load(lmrContexts, pz, numSegments, localIov, DatMemPriv.LOCAL_READ, requestTriplet);
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }
@@ -322,7 +325,7 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
             }
             Dto d = requestSlotLocked();
             status = d.load(lmrContexts, pz, numSegments, localIov,
-                    write ? DatMemPriv.LOCAL_READ : DatMemPriv.LOCAL_WRITE);
+                    write ? DatMemPriv.LOCAL_READ : DatMemPriv.LOCAL_WRITE, requestTriplet);
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }
@@ -431,16 +434,14 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
 
     /** {@code dat_ep_post_recv}. */
     int postRecv(int numSegments, Iov localIov, long userCookie, int completionFlags) {
-        if (ep.isClosed()) {
-            return DatReturn.DAT_INVALID_HANDLE;
-        }
-        if (srq != null) {
-            return DatReturn.DAT_INVALID_STATE;
-        }
+        // No look at the handle before the lock: the look under it is the one that decides (as postSend's).
         recvLock.lock();
         try {
             if (ep.isClosed()) {
                 return DatReturn.DAT_INVALID_HANDLE;
+            }
+            if (srq != null) {
+                return DatReturn.DAT_INVALID_STATE;
             }
             // Receives may be posted in every state: before connecting, while connected, and (flushed at
             // once) when disconnected.
@@ -450,7 +451,7 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
             }
             RecvRing ring = recvRing;
             Dto d = ring.postSlot();
-            int status = d.load(lmrContexts, pz, numSegments, localIov, DatMemPriv.LOCAL_WRITE);
+            int status = d.load(lmrContexts, pz, numSegments, localIov, DatMemPriv.LOCAL_WRITE, recvTriplet);
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }
