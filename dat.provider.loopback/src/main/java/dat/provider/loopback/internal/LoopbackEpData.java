@@ -211,11 +211,12 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
     }
 
     /**
-     * The connection with {@code p} is made, or ended ({@code null}): copies the peer's fields an RDMA reads into this
-     * EP's own line. Caller holds sendLock, with {@link LoopbackEp#connGen} already the connection's.
+     * The connection with {@code p} is made, or ended ({@code null}): copies the peer's fields a send or an RDMA reads
+     * into this EP's own line. Caller holds sendLock, with {@link LoopbackEp#connGen} already the connection's.
      */
     void peerChanged(LoopbackEp p) {
         peerEp = p;
+        peerData = p == null ? null : p.data;
         peerPz = p == null ? null : p.pz;
         peerRmrContexts = p == null ? null : p.owner().rmrContexts;
         peerGen = p == null ? 0 : ep.connGen;
@@ -512,12 +513,12 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
             }
             Dto d = reqRing[reqHead];
             int outcome = switch (d.op) {
-                case Dto.SEND -> executeSend(b.data, d);
+                case Dto.SEND -> executeSend(peerData, d);
                 case Dto.BIND -> executeBind(d);
                 default -> executeRdma(d);
             };
             if (outcome == WAIT) {
-                if (b.data.wantRecv()) {
+                if (peerData.wantRecv()) {
                     continue;
                 }
                 return NONE;
@@ -639,7 +640,12 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
      * @return {@code DAT_SUCCESS}, {@link #REMOTE_BAD}, or the synchronous return value (negative)
      */
     private int resolveRemote(int context, long target, long length, int privilege) {
-        Object region = peerRmrContexts.get(context);
+        ContextTable contexts = peerRmrContexts;
+        if (contexts == null) {
+            // No peer (never so while connected): nothing is reachable, and the data path must not throw.
+            return REMOTE_BAD;
+        }
+        Object region = contexts.get(context);
         LoopbackLmr lmr;
         long start;
         long windowLength;
@@ -937,10 +943,12 @@ abstract class LoopbackEpDataHot extends LoopbackEpDataPad0 {
     Dto fresh;
     /** resolveRemote's verdict on {@link #fresh}'s remote target. */
     int remoteStatus;
-    // The connection's peer and the final fields of it that an RDMA reads, copied when the connection is made and
-    // cleared when it ends, both under the send lock. A post reads them here, on a line only this EP's threads write,
-    // not from the peer's LoopbackEp, whose neighbours in the heap (its locks) the peer's core writes on every post.
+    // The connection's peer and the final fields of it that a send or an RDMA reads, copied when the connection is
+    // made and cleared when it ends, both under the send lock. A post reads them here, on a line only this EP's
+    // threads write, not from the peer's LoopbackEp, whose neighbours in the heap (its locks) the peer's core writes
+    // on every post.
     LoopbackEp peerEp;
+    LoopbackEpData peerData;
     LoopbackPz peerPz;
     ContextTable peerRmrContexts;
     long peerGen;
