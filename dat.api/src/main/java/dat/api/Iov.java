@@ -5,6 +5,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.util.Objects;
 
 /**
@@ -46,6 +47,8 @@ public final class Iov {
             ValueLayout.JAVA_INT.withName("pad"),
             ValueLayout.JAVA_LONG.withName("virtual_address"),
             ValueLayout.JAVA_LONG.withName("segment_length"));
+
+    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
     private final MemorySegment triplets;
     private final int capacity;
@@ -155,6 +158,33 @@ public final class Iov {
      */
     public long segmentLength(int index) {
         return triplets.get(ValueLayout.JAVA_LONG, offsetOf(index) + SEGMENT_LENGTH_OFFSET);
+    }
+
+    /**
+     * Reads triplet {@code index} whole, as one access to the triplet memory: {@code into[at]} gets its
+     * {@code lmr_context} (sign-extended, so {@code (int) into[at]} gives it back), {@code into[at + 1]} its
+     * {@code virtual_address} and {@code into[at + 2]} its {@code segment_length}.
+     *
+     * <p>For a provider's post, which reads every triplet it is given: the three getters each check the index, the
+     * bounds, the alignment and that the memory is still alive and readable by this thread; this checks them once for
+     * the triplet, and reads the three words under that one check, so a triplet read while another thread closes the
+     * IOV's shared arena is either read whole or not at all. {@code at} lets the caller place the three words away
+     * from the ends of its array, for example to keep them off cache lines that other threads write.
+     *
+     * @param index triplet index, {@code 0 <= index < capacity()}
+     * @param into receives the three words
+     * @param at where in {@code into} the first goes
+     * @throws IndexOutOfBoundsException when {@code index} is outside the vector or {@code into} has no room for
+     *     three words at {@code at}
+     * @throws IllegalStateException when the arena of the triplet memory is closed
+     * @throws WrongThreadException when that arena is confined to another thread
+     */
+    public void read(int index, long[] into, int at) {
+        MemorySegment.copy(triplets, ValueLayout.JAVA_LONG, offsetOf(index), into, at, 3);
+        long head = into[at];
+        // lmr_context is the first four bytes of the first word, then the pad: the low half on a little-endian
+        // machine, the high half on a big-endian one.
+        into[at] = (int) (LITTLE_ENDIAN ? head : head >>> 32);
     }
 
     /**

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.api;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.mockito.Mockito.mock;
@@ -87,5 +89,72 @@ class IovTest {
             assertSame(DatReturn.INVALID_PARAMETER, heap.type());
             assertEquals(2, Iov.wrap(arena.allocate(48, 8)).capacity());
         }
+    }
+
+    @Test
+    void readGivesTheWholeTripletAtTheGivenPlace() {
+        try (Arena arena = Arena.ofConfined()) {
+            Iov iov = Iov.allocate(arena, 2).set(0, 5, 6, 7).set(1, 0xCAFEBABE, 0x7000_0000_1000L, 4096);
+            long[] into = {-1, -1, -1, -1, -1};
+            iov.read(1, into, 1);
+            assertArrayEquals(new long[] {-1, 0xCAFEBABE, 0x7000_0000_1000L, 4096, -1}, into);
+            assertEquals(0xCAFEBABE, (int) into[1], "the context comes back by a cast");
+            iov.read(0, into, 2);
+            assertArrayEquals(new long[] {-1, 0xCAFEBABE, 5, 6, 7}, into);
+        }
+    }
+
+    /** C code may leave the pad after lmr_context dirty: it is no part of the context. */
+    @Test
+    void readIgnoresThePad() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment raw = arena.allocate(Iov.TRIPLET_LAYOUT);
+            raw.set(ValueLayout.JAVA_INT, 0, 42);
+            raw.set(ValueLayout.JAVA_INT, 4, 0xFFFF_FFFF);
+            raw.set(ValueLayout.JAVA_LONG, 8, 1000);
+            raw.set(ValueLayout.JAVA_LONG, 16, 24);
+            Iov iov = Iov.wrap(raw);
+            long[] into = new long[3];
+            iov.read(0, into, 0);
+            assertArrayEquals(new long[] {42, 1000, 24}, into);
+            assertEquals(42, iov.lmrContext(0));
+        }
+    }
+
+    @Test
+    void readRejectsAnIndexOutsideTheVectorOrAnArrayWithoutRoom() {
+        try (Arena arena = Arena.ofConfined()) {
+            Iov iov = Iov.allocate(arena, 2).set(1, 9, 8, 7);
+            long[] into = new long[4];
+            assertThrows(IndexOutOfBoundsException.class, () -> iov.read(2, into, 0));
+            assertThrows(IndexOutOfBoundsException.class, () -> iov.read(-1, into, 0));
+            assertThrows(IndexOutOfBoundsException.class, () -> iov.read(1, into, 2));
+            assertThrows(IndexOutOfBoundsException.class, () -> iov.read(1, into, -1));
+            assertThrows(IndexOutOfBoundsException.class, () -> iov.read(1, new long[2], 0));
+            assertThrows(NullPointerException.class, () -> iov.read(1, null, 0));
+            assertArrayEquals(new long[4], into, "nothing written by a refused read");
+        }
+    }
+
+    /** The memory's own rules hold as for the getters: a closed arena, or a confined one read from another thread. */
+    @Test
+    void readOfDeadOrForeignMemoryThrowsAndWritesNothing() throws Exception {
+        long[] into = new long[3];
+        final Iov iov;
+        try (Arena confined = Arena.ofConfined()) {
+            iov = Iov.allocate(confined, 1).set(0, 1, 2, 3);
+            Throwable[] seen = new Throwable[1];
+            Thread other = Thread.ofPlatform().start(() -> {
+                try {
+                    iov.read(0, into, 0);
+                } catch (Throwable t) {
+                    seen[0] = t;
+                }
+            });
+            other.join();
+            assertInstanceOf(WrongThreadException.class, seen[0]);
+        }
+        assertThrows(IllegalStateException.class, () -> iov.read(0, into, 0));
+        assertArrayEquals(new long[3], into);
     }
 }

@@ -41,6 +41,8 @@ final class PerfClient implements Runnable {
     private final int peerRmrContext;
     private final long peerAddress;
     private final LatencyHistogram samples = new LatencyHistogram();
+    /** The write pingpong's last tag of the size in flight, 0 when the size starts. */
+    private byte lastTag;
 
     PerfClient(PerfPlan plan, PerfEngine engine, PerfSession session) {
         this.plan = plan;
@@ -90,6 +92,7 @@ final class PerfClient implements Runnable {
             }
             case WRITE -> {
                 side.txIov.set(0, side.txLmr, 0, size);
+                lastTag = 0;
                 if (!writeRoundTrips(size, warmup, false)) {
                     return null;
                 }
@@ -98,8 +101,10 @@ final class PerfClient implements Runnable {
                     return null;
                 }
                 end = System.nanoTime();
-                // Keep the transmit buffer zero but for the flag of the size in flight; see writeRoundTrips.
+                // Keep the transmit buffer zero but for the flag of the size in flight, and clear the flag the last
+                // echo left, once per size: the server writes nothing more of this size (see writeRoundTrips).
                 side.tx.set(ValueLayout.JAVA_BYTE, size - 1, (byte) 0);
+                PerfEngine.FLAG.setRelease(side.rx, size - 1, (byte) 0);
             }
             case READ -> {
                 side.rxIov.set(0, side.rxLmr, 0, size);
@@ -154,14 +159,19 @@ final class PerfClient implements Runnable {
     }
 
     /**
-     * Write pingpong, as ib_write_lat: set a tag in the last byte of the transmit buffer, RDMA-write the message
-     * into the server's receive buffer, spin until the server's write puts the tag into the last byte of ours,
-     * stop the clock, clear that byte, reap the write's completion.
+     * Write pingpong, as ib_write_lat: put the next tag in the last byte of the transmit buffer, RDMA-write the
+     * message into the server's receive buffer, spin until the server's write changes the last byte of ours to that
+     * tag, stop the clock, reap the write's completion.
      *
-     * <p>Why a stale flag can never be mistaken for an answer: both transmit buffers are zero except for the
-     * flag of the size in flight, and every write moves exactly one message of that size, so a receive buffer
-     * holds at most the one flag, which its owner clears before answering, that is before the peer can write
-     * again. Tags run 1..127, never 0.
+     * <p>Only the writer writes a message's line. The receiver does not clear the flag it found: that store went
+     * into the line the peer writes next, so the line crossed between the cores once more per message, which
+     * neither ib_write_lat nor the C floor of bench/compare.sh pays. A receiver waits for the byte to change
+     * instead: tags run 1..127 and each differs from the one before ({@link #lastTag} carries the sequence from the
+     * warm-up into the timed loop). Why a stale flag can never be mistaken for an answer: both receive buffers hold
+     * 0 at a size's flag when the size starts, since each side clears its own once per size, after its last message
+     * of that size arrived and before the peer can write again (the client after the last echo, the server before
+     * it echoes the last ping); the transmit buffers are zero but for the flag of the size in flight, and every write
+     * moves exactly one message of that size, so it leaves 0 wherever another size's flag is.
      */
     private boolean writeRoundTrips(long size, int count, boolean record) {
         DatEp ep = side.ep;
@@ -173,7 +183,9 @@ final class PerfClient implements Runnable {
         int rmrContext = peerRmrContext;
         long target = peerAddress;
         for (int i = 0; i < count; i++) {
-            byte tag = (byte) (1 + i % 127);
+            byte previous = lastTag;
+            byte tag = PerfEngine.nextTag(previous);
+            lastTag = tag;
             tx.set(ValueLayout.JAVA_BYTE, flagAt, tag);
             if (lmrSync && !poller.posted(ia.lmrSyncRdmaWrite(txIov, 1), "dat_lmr_sync_rdma_write")) {
                 return false;
@@ -183,9 +195,9 @@ final class PerfClient implements Runnable {
                     WRITE)) {
                 return false;
             }
-            byte answer = poller.awaitFlag(rx, flagAt);
+            byte answer = poller.awaitChange(rx, flagAt, previous);
             long t1 = System.nanoTime();
-            if (answer == 0) {
+            if (answer == previous) {
                 return false;
             }
             if (record) {
@@ -195,7 +207,6 @@ final class PerfClient implements Runnable {
                 poller.fail("the answer to tag " + tag + " carried tag " + answer);
                 return false;
             }
-            PerfEngine.FLAG.setRelease(rx, flagAt, (byte) 0);
             if (!poller.await(requestEvd, WRITE)) {
                 return false;
             }

@@ -50,11 +50,16 @@ final class PerfEngine {
     static final Duration STOP_GRACE = Duration.ofSeconds(2);
 
     /**
-     * Reads and clears the flag byte a peer RDMA-writes into the last byte of a buffer. Acquire/release access
-     * keeps the spinning read from being hoisted out of the loop; no ordering with the payload is needed, as the
-     * payload is never read.
+     * Reads the flag byte a peer RDMA-writes into the last byte of a buffer, and clears it once per size.
+     * Acquire/release access keeps the spinning read from being hoisted out of the loop; no ordering with the payload
+     * is needed, as the payload is never read.
      */
     static final VarHandle FLAG = ValueLayout.JAVA_BYTE.varHandle();
+
+    /** {@return the write pingpong's tag after {@code previous}: 1..127, never 0 and never {@code previous}} */
+    static byte nextTag(byte previous) {
+        return (byte) (previous >= 127 || previous < 1 ? 1 : previous + 1);
+    }
 
     /** {@link #RUNNING}, {@link #STOP} or {@link #ABORT}; written by any thread, polled by the workers. */
     volatile int state = RUNNING;
@@ -307,21 +312,22 @@ final class PerfEngine {
         }
 
         /**
-         * Spins until the byte at {@code offset} of {@code memory} is not zero.
+         * Spins until the byte at {@code offset} of {@code memory} differs from {@code previous}.
          *
          * @param memory the buffer the peer writes into
          * @param offset the flag's offset
-         * @return the flag, or 0 when halted
+         * @param previous the flag last seen there (0 when the size started)
+         * @return the new flag, or {@code previous} when halted
          */
-        byte awaitFlag(MemorySegment memory, long offset) {
+        byte awaitChange(MemorySegment memory, long offset, byte previous) {
             int spins = 0;
             while (true) {
                 byte flag = (byte) FLAG.getAcquire(memory, offset);
-                if (flag != 0) {
+                if (flag != previous) {
                     return flag;
                 }
                 if (engine.state >= haltAt) {
-                    return 0;
+                    return previous;
                 }
                 spins = idle(spins);
             }

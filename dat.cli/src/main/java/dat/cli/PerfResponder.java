@@ -100,7 +100,11 @@ final class PerfResponder implements Runnable {
         }
     }
 
-    /** Per size, as many times as the client writes: wait for the flag, clear it, write the same tag back. */
+    /**
+     * Per size, as many times as the client writes: wait for the flag to change, write the same tag back. The flag
+     * is cleared once, before the last echo of the size, so the next size starts from 0 (see
+     * PerfClient.writeRoundTrips); clearing it every time would write into the line the client writes next.
+     */
     private void writeEcho() {
         DatEp ep = side.ep;
         DatEvd requestEvd = side.requestEvd;
@@ -115,12 +119,16 @@ final class PerfResponder implements Runnable {
             long flagAt = size - 1;
             int count = plan.warmups()[s] + plan.iters()[s];
             txIov.set(0, side.txLmr, 0, size);
+            byte seen = 0;
             for (int i = 0; i < count; i++) {
-                byte tag = poller.awaitFlag(rx, flagAt);
-                if (tag == 0) {
+                byte tag = poller.awaitChange(rx, flagAt, seen);
+                if (tag == seen) {
                     return;
                 }
-                PerfEngine.FLAG.setRelease(rx, flagAt, (byte) 0);
+                seen = tag;
+                if (i == count - 1) {
+                    PerfEngine.FLAG.setRelease(rx, flagAt, (byte) 0);
+                }
                 tx.set(ValueLayout.JAVA_BYTE, flagAt, tag);
                 if (lmrSync && !poller.posted(ia.lmrSyncRdmaWrite(txIov, 1), "dat_lmr_sync_rdma_write")) {
                     return;

@@ -48,6 +48,22 @@ class PerfCommandTest {
         assertEquals(List.of(), alive, "worker threads still running after the command returned");
     }
 
+    /**
+     * The write pingpong's receivers wait for the flag byte to change rather than clearing it after each message:
+     * sizes repeated, descending and of one byte (the whole message is the flag), with more round trips than tags,
+     * must all finish, each answer carrying its own tag. A flag left over from an earlier size or phase would be taken
+     * for an answer (a wrong tag fails the run) or never change (the run times out).
+     */
+    @Test
+    void theWritePingpongTakesNoStaleFlagAcrossSizesAndPhases() {
+        Run r = dat("perf", "pingpong", "--op", "write", "--sizes", "64,64,8,1,4k,8", "--iters", "300",
+                "--timeout", "60");
+        assertEquals(0, r.exit(), r.both());
+        assertEquals("", r.err(), r.both());
+        List<String> rows = r.out().lines().filter(l -> !l.startsWith("#")).skip(1).toList();
+        assertEquals(6, rows.size(), r.out());
+    }
+
     @ParameterizedTest(name = "{0} --op {1}")
     @CsvSource({"pingpong, send", "pingpong, write", "pingpong, read", "bw, send", "bw, write", "bw, read",
         "rate, send", "rate, write", "rate, read"})

@@ -56,30 +56,42 @@ final class Dto {
         return lmrs.length;
     }
 
+    /** Where in a {@link #tripletScratch} array {@link #load} reads a triplet. */
+    private static final int TRIPLET_AT = 8;
+
+    /**
+     * {@return an array for {@link #load} to read triplets into, one per lock that serialises posts} The three words
+     * sit a cache line from either end, so the array's neighbours in the heap, which other threads may write, never
+     * share their line: a post writes them for every triplet.
+     */
+    static long[] tripletScratch() {
+        return new long[TRIPLET_AT + 3 + 8];
+    }
+
     /**
      * Copies and checks {@code iov[0..n)}: each triplet read (as {@link LmrTriplet#read}: an IOV whose own memory this
      * thread cannot read is {@code DAT_INVALID_PARAMETER}) and checked in the order the DAT post pages give
      * ({@link DtoArgs#segment}).
      * Caller checked {@code 0 <= n <= capacity()} and {@code n <= iov.capacity()}.
      *
+     * @param triplet a {@link #tripletScratch} array of the lock the caller holds
      * @return a DAT status
      */
-    int load(ContextTable contexts, LoopbackPz pz, int n, Iov iov, int privilege) {
+    int load(ContextTable contexts, LoopbackPz pz, int n, Iov iov, int privilege, long[] triplet) {
         long sum = 0;
         for (int i = 0; i < n; i++) {
-            // Read into locals, not into a holder object: a holder's fields, written on every post, shared a cache
-            // line with this descriptor's words, which the peer's delivering thread reads (LmrTriplet's rule kept: an
-            // IOV whose memory this thread cannot read is a bad argument).
-            int context;
-            long address;
-            long length;
+            // One read of the whole triplet (one check of its memory, not one per field), into the poster's own
+            // padded scratch, not into a holder object beside this descriptor: a holder's fields, written on every
+            // post, shared a cache line with this descriptor's words, which the peer's delivering thread reads
+            // (LmrTriplet's rule kept: an IOV whose memory this thread cannot read is a bad argument).
             try {
-                context = iov.lmrContext(i);
-                address = iov.virtualAddress(i);
-                length = iov.segmentLength(i);
+                iov.read(i, triplet, TRIPLET_AT);
             } catch (IllegalStateException | WrongThreadException e) {
                 return DatReturn.DAT_INVALID_PARAMETER;
             }
+            int context = (int) triplet[TRIPLET_AT];
+            long address = triplet[TRIPLET_AT + 1];
+            long length = triplet[TRIPLET_AT + 2];
             LoopbackLmr lmr = contexts.get(context) instanceof LoopbackLmr l ? l : null;
             int status = DtoArgs.segment(lmr, pz, privilege, address, length);
             if (status != DatReturn.DAT_SUCCESS) {
@@ -138,10 +150,12 @@ final class Dto {
      * fill completely, at most one partly, the rest stay untouched. Caller checked
      * {@code from.total <= to.total}.
      *
+     * @param checkFrom whether to check {@code from}'s LMRs open: not when the caller checked them under the send
+     *     lock it still holds
      * @return {@code true}, or {@code false} when memory was freed under the transfer
      */
-    static boolean copy(Dto from, Dto to) {
-        if (!from.lmrsOpen() || !to.lmrsOpen()) {
+    static boolean copy(Dto from, Dto to, boolean checkFrom) {
+        if ((checkFrom && !from.lmrsOpen()) || !to.lmrsOpen()) {
             return false;
         }
         try {
@@ -176,10 +190,12 @@ final class Dto {
     /**
      * Gathers this descriptor's segments into {@code dst} at {@code dstOffset} (RDMA write).
      *
+     * @param check whether to check the LMRs open: not when the caller checked them under the send lock it still
+     *     holds
      * @return {@code false} when memory was freed under the transfer
      */
-    boolean gatherInto(MemorySegment dst, long dstOffset) {
-        if (!lmrsOpen()) {
+    boolean gatherInto(MemorySegment dst, long dstOffset, boolean check) {
+        if (check && !lmrsOpen()) {
             return false;
         }
         try {
@@ -198,10 +214,12 @@ final class Dto {
      * Scatters {@code length} bytes of {@code src} at {@code srcOffset} into this descriptor's segments in
      * IOV order (RDMA read).
      *
+     * @param check whether to check the LMRs open: not when the caller checked them under the send lock it still
+     *     holds
      * @return {@code false} when memory was freed under the transfer
      */
-    boolean scatterFrom(MemorySegment src, long srcOffset, long length) {
-        if (!lmrsOpen()) {
+    boolean scatterFrom(MemorySegment src, long srcOffset, long length, boolean check) {
+        if (check && !lmrsOpen()) {
             return false;
         }
         try {

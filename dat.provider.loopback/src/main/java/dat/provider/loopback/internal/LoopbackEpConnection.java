@@ -76,6 +76,7 @@ final class LoopbackEpConnection {
         }
         data.flushRequestsLocked();
         ep.peer = null;
+        data.peerChanged(null);
         ep.broken = false;
     }
 
@@ -265,6 +266,8 @@ final class LoopbackEpConnection {
             passive.connGen = gen;
             active.peer = passive;
             passive.peer = active;
+            active.data.peerChanged(passive);
+            passive.data.peerChanged(active);
             pc.remoteAddress = active.owner().address();
             pc.remoteQual = ac.localQual;
             pc.localQual = listenQual;

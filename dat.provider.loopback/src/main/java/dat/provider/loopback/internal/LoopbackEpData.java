@@ -39,8 +39,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * another PZ than the peer EP's, then {@code DAT_PRIVILEGES_VIOLATION} when it lacks {@code REMOTE_WRITE}
  * (write) or {@code REMOTE_READ} (read). An unknown context, an unbound RMR, a window bound on another
  * connection or a target outside the region are no return values of the pages: the post succeeds and the DTO
- * completes with {@code REMOTE_ACCESS_ERR}, breaking the connection. Execution checks everything again, since
- * the context can change between post and execution.
+ * completes with {@code REMOTE_ACCESS_ERR}, breaking the connection. The post resolves the context once, and
+ * its execution uses that when it follows under the same lock; a request that waited in the queue is checked again
+ * when it executes, since the context can change meanwhile.
  *
  * <h2>Locking</h2>
  * {@link #sendLock} guards the request queue and is the per-connection order lock of the direction
@@ -73,6 +74,8 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
     private static final int DONE = 0;
     private static final int WAIT = 1;
     private static final int FAILED = 2;
+    /** {@link #resolveRemote}: the post succeeds, the DTO completes with REMOTE_ACCESS_ERR (no DAT code: positive). */
+    private static final int REMOTE_BAD = 1;
 
     private static final int SEND_FLAGS = DatCompletionFlags.POST_FLAGS;
     private static final int RDMA_FLAGS = DatCompletionFlags.SUPPRESS | DatCompletionFlags.UNSIGNALLED
@@ -106,6 +109,9 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
     private final ReentrantLock recvLock;
     /** The IA's lmr_context table, looked up by every post. */
     private final ContextTable lmrContexts;
+    /** Where posts under sendLock and under recvLock read their triplets ({@link Dto#load}). */
+    private final long[] requestTriplet = Dto.tripletScratch();
+    private final long[] recvTriplet = Dto.tripletScratch();
 
     // Attributes; changed only under sendLock and recvLock.
     DatEpAttr attr;
@@ -204,6 +210,18 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
         long _ = (long) SLOTS_FREED.getAndAdd(this, 1L);
     }
 
+    /**
+     * The connection with {@code p} is made, or ended ({@code null}): copies the peer's fields a send or an RDMA reads
+     * into this EP's own line. Caller holds sendLock, with {@link LoopbackEp#connGen} already the connection's.
+     */
+    void peerChanged(LoopbackEp p) {
+        peerEp = p;
+        peerData = p == null ? null : p.data;
+        peerPz = p == null ? null : p.pz;
+        peerRmrContexts = p == null ? null : p.owner().rmrContexts;
+        peerGen = p == null ? 0 : ep.connGen;
+    }
+
     /** {@return the free slot at the request queue's tail to validate a post into, or the spare when full} */
     private Dto requestSlotLocked() {
         return reqCount < reqCapacity ? reqRing[(reqHead + reqCount) & reqMask] : reqSpare;
@@ -254,7 +272,7 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
                 return status;
             }
             Dto d = requestSlotLocked();
-            status = d.load(lmrContexts, pz, numSegments, localIov, DatMemPriv.LOCAL_READ);
+            status = d.load(lmrContexts, pz, numSegments, localIov, DatMemPriv.LOCAL_READ, requestTriplet);
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }
@@ -308,7 +326,7 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
             }
             Dto d = requestSlotLocked();
             status = d.load(lmrContexts, pz, numSegments, localIov,
-                    write ? DatMemPriv.LOCAL_READ : DatMemPriv.LOCAL_WRITE);
+                    write ? DatMemPriv.LOCAL_READ : DatMemPriv.LOCAL_WRITE, requestTriplet);
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }
@@ -319,13 +337,15 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
                 return DatReturn.DAT_LENGTH_ERROR;
             }
             if (s == DatEpState.CONNECTED) {
-                // Last, after every local check: the remote rmr_context against the peer EP. Not in
+                // Last, after every local check: the remote rmr_context against the peer EP, resolved once for the
+                // synchronous return values and for the execution that follows under this same lock. Not in
                 // DISCONNECTED, where a valid post succeeds and is flushed, and there is no remote EP to judge by.
-                status = checkRemoteAtPost(ep.peer, rmrContext,
+                status = resolveRemote(rmrContext, targetAddress, moved,
                         write ? DatMemPriv.REMOTE_WRITE : DatMemPriv.REMOTE_READ);
-                if (status != DatReturn.DAT_SUCCESS) {
+                if (status < 0) {
                     return status;
                 }
+                remoteStatus = status;
             }
             d.op = op;
             d.cookie = userCookie;
@@ -405,22 +425,24 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
             completeRequest(d, DatDtoStatus.FLUSHED, 0);
             return NONE;
         }
+        // Only a request at the head runs first in this drain, before anything could overwrite its post's verdicts.
+        fresh = reqCount == 0 ? d : null;
         REQ_COUNT.setRelease(this, reqCount + 1);
-        return pendingLocked(drainLocked());
+        int drained = drainLocked(s);
+        fresh = null;
+        return pendingLocked(drained);
     }
 
     /** {@code dat_ep_post_recv}. */
     int postRecv(int numSegments, Iov localIov, long userCookie, int completionFlags) {
-        if (ep.isClosed()) {
-            return DatReturn.DAT_INVALID_HANDLE;
-        }
-        if (srq != null) {
-            return DatReturn.DAT_INVALID_STATE;
-        }
+        // No look at the handle before the lock: the look under it is the one that decides (as postSend's).
         recvLock.lock();
         try {
             if (ep.isClosed()) {
                 return DatReturn.DAT_INVALID_HANDLE;
+            }
+            if (srq != null) {
+                return DatReturn.DAT_INVALID_STATE;
             }
             // Receives may be posted in every state: before connecting, while connected, and (flushed at
             // once) when disconnected.
@@ -430,7 +452,7 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
             }
             RecvRing ring = recvRing;
             Dto d = ring.postSlot();
-            int status = d.load(lmrContexts, pz, numSegments, localIov, DatMemPriv.LOCAL_WRITE);
+            int status = d.load(lmrContexts, pz, numSegments, localIov, DatMemPriv.LOCAL_WRITE, recvTriplet);
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }
@@ -467,29 +489,36 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
         long outcome;
         sendLock.lock();
         try {
-            outcome = pendingLocked(drainLocked());
+            outcome = pendingLocked(drainLocked(ep.state()));
         } finally {
             sendLock.unlock();
         }
         afterUnlock(outcome);
     }
 
-    /** Executes requests from the head while they can run. Caller holds sendLock. */
-    private int drainLocked() {
+    /**
+     * Executes requests from the head while they can run. Caller holds sendLock.
+     *
+     * @param s the EP's state, read under sendLock (it changes only under it, so it holds for the whole drain)
+     */
+    private int drainLocked(DatEpState s) {
+        LoopbackEp b = peerEp;
+        if (b == null || (s != DatEpState.CONNECTED && s != DatEpState.DISCONNECT_PENDING)) {
+            return NONE;
+        }
         while (reqCount > 0) {
-            LoopbackEp b = ep.peer;
-            DatEpState s = ep.state();
-            if (ep.broken || b == null || (s != DatEpState.CONNECTED && s != DatEpState.DISCONNECT_PENDING)) {
+            // Read for every request: the peer's drain breaks this side too, under the peer's send lock, not ours.
+            if (ep.broken) {
                 return NONE;
             }
             Dto d = reqRing[reqHead];
             int outcome = switch (d.op) {
-                case Dto.SEND -> executeSend(b.data, d);
+                case Dto.SEND -> executeSend(peerData, d);
                 case Dto.BIND -> executeBind(d);
-                default -> executeRdma(b, d);
+                default -> executeRdma(d);
             };
             if (outcome == WAIT) {
-                if (b.data.wantRecv()) {
+                if (peerData.wantRecv()) {
                     continue;
                 }
                 return NONE;
@@ -548,7 +577,7 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
             completeRequest(d, DatDtoStatus.REMOTE_RESPONDER_ERR, 0);
             return FAILED;
         }
-        if (!Dto.copy(d, r)) {
+        if (!Dto.copy(d, r, d != fresh)) {
             b.finishRecv(r, DatDtoStatus.LOCAL_PROTECTION_ERR, 0, true);
             completeRequest(d, DatDtoStatus.LOCAL_PROTECTION_ERR, 0);
             return FAILED;
@@ -558,16 +587,21 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
         return DONE;
     }
 
-    private int executeRdma(LoopbackEp b, Dto d) {
+    private int executeRdma(Dto d) {
         boolean write = d.op == Dto.RDMA_WRITE;
         long length = write ? d.total : d.segmentLength;
-        if (!resolveRemote(b, d.rmrContext, d.target, length,
-                write ? DatMemPriv.REMOTE_WRITE : DatMemPriv.REMOTE_READ)) {
+        // The post that is running resolved its own request a moment ago, under this lock: one lookup and one check
+        // of the target per RDMA. A request that waited is resolved now, since its context may have changed.
+        boolean current = d == fresh;
+        int remote = current ? remoteStatus : resolveRemote(d.rmrContext, d.target, length,
+                write ? DatMemPriv.REMOTE_WRITE : DatMemPriv.REMOTE_READ);
+        if (remote != DatReturn.DAT_SUCCESS) {
+            remoteSegment = null;
             completeRequest(d, DatDtoStatus.REMOTE_ACCESS_ERR, 0);
             return FAILED;
         }
-        boolean ok = write ? d.gatherInto(remoteSegment, remoteOffset)
-                : d.scatterFrom(remoteSegment, remoteOffset, length);
+        boolean ok = write ? d.gatherInto(remoteSegment, remoteOffset, !current)
+                : d.scatterFrom(remoteSegment, remoteOffset, length, !current);
         remoteSegment = null;
         if (!ok) {
             completeRequest(d, d.lmrsOpen() ? DatDtoStatus.REMOTE_ACCESS_ERR : DatDtoStatus.LOCAL_PROTECTION_ERR, 0);
@@ -578,101 +612,88 @@ final class LoopbackEpData extends LoopbackEpDataPad1 {
     }
 
     /**
-     * The remote return values of the RDMA pages, decided at post time because the peer's memory is in this
-     * process: {@code DAT_PROTECTION_VIOLATION} when {@code context} names a region (an LMR's own
-     * {@code rmr_context}, or a bound RMR) of another PZ than the remote EP's, then
-     * {@code DAT_PRIVILEGES_VIOLATION} when that region lacks {@code privilege} ({@code REMOTE_WRITE} for a
-     * write, {@code REMOTE_READ} for a read). Everything else passes here and is judged when the request
-     * executes ({@link #resolveRemote}), completing with {@code REMOTE_ACCESS_ERR}: an unknown or freed context,
-     * an unbound RMR, a window bound on another connection (the page lists no return value for these), and a
-     * target outside the region, which needs the transfer length and is a DTO error.
+     * Finds the peer memory an RDMA names, and gives the remote return values of the RDMA pages, decided at post
+     * time because the peer's memory is in this process. The region is an LMR's own {@code rmr_context} (needs the
+     * remote privilege and the peer EP's PZ) or a bound RMR (needs the privilege, the peer EP's PZ, and to have been
+     * bound on the peer EP during this very connection); the range must lie inside the region or window: a connection
+     * never touches memory it was not given.
      *
-     * <p>Caller holds sendLock with this EP CONNECTED, so {@link LoopbackEp#peer} is set and
-     * {@link LoopbackEp#connGen} is the connection's. No lock of the peer is taken: its send lock, taken while
-     * holding ours, would break the lower-id-first order of {@link LoopbackFabric} and could deadlock with the peer
-     * posting towards us. None is needed: the context table is read lock-free through its volatile table, a
-     * region's PZ and privileges and the peer's PZ are final, an RMR's binding is one volatile read of an immutable
-     * record. Nothing allocates: the table is int-keyed.
+     * <p>Verdicts, in the pages' order: {@code DAT_PROTECTION_VIOLATION} when {@code context} names a region of
+     * another PZ than the peer EP's, then {@code DAT_PRIVILEGES_VIOLATION} when that region lacks {@code privilege}
+     * ({@code REMOTE_WRITE} for a write, {@code REMOTE_READ} for a read): the post returns them synchronously. An
+     * unknown or freed context, an unbound RMR, a window bound on another connection (the pages list no return value
+     * for these) and a target outside the region (which needs the transfer length, a DTO error) are
+     * {@link #REMOTE_BAD}: the post succeeds and the DTO completes with {@code REMOTE_ACCESS_ERR}, breaking the
+     * connection. {@code DAT_SUCCESS} leaves the memory in {@link #remoteSegment} and {@link #remoteOffset}.
      *
-     * @return {@code DAT_SUCCESS}, or the synchronous return value
+     * <p>The post resolves its request once, for the return value and for its execution when that follows under the
+     * same lock ({@link #fresh}). A request that waited (behind a send, for the peer's receive) is resolved again
+     * when it runs, and then any verdict but success fails it: meanwhile the context can have been freed, the RMR
+     * unbound or rebound with other privileges, so only what holds now may be touched.
+     *
+     * <p>Caller holds sendLock with this EP connected, so {@link #peerEp} and its copied fields are the connection's.
+     * No lock of the peer is taken: its send lock, taken while holding ours, would break the lower-id-first order of
+     * {@link LoopbackFabric} and could deadlock with the peer posting towards us. None is needed: the context table
+     * is read lock-free through its volatile table, a region's PZ and privileges and the peer's PZ are final, an
+     * RMR's binding is one volatile read of an immutable record. Nothing allocates: the table is int-keyed.
+     *
+     * @return {@code DAT_SUCCESS}, {@link #REMOTE_BAD}, or the synchronous return value (negative)
      */
-    private int checkRemoteAtPost(LoopbackEp b, int context, int privilege) {
-        if (b == null) {
-            return DatReturn.DAT_SUCCESS;
+    private int resolveRemote(int context, long target, long length, int privilege) {
+        ContextTable contexts = peerRmrContexts;
+        if (contexts == null) {
+            // No peer (never so while connected): nothing is reachable, and the data path must not throw.
+            return REMOTE_BAD;
         }
-        Object region = b.owner().rmrContexts.get(context);
-        if (region instanceof LoopbackLmr l) {
-            if (l.isClosed()) {
-                return DatReturn.DAT_SUCCESS;
-            }
-            if (l.pz() != b.pz) {
-                return DatReturn.DAT_PROTECTION_VIOLATION;
-            }
-            return (l.privileges() & privilege) == 0 ? DatReturn.DAT_PRIVILEGES_VIOLATION : DatReturn.DAT_SUCCESS;
-        }
-        if (region instanceof LoopbackRmr r) {
-            LoopbackRmr.Binding binding = r.binding;
-            if (binding == null || r.isClosed()) {
-                return DatReturn.DAT_SUCCESS;
-            }
-            if (r.pz() != b.pz) {
-                return DatReturn.DAT_PROTECTION_VIOLATION;
-            }
-            if (binding.ep() != b || binding.connGen() != ep.connGen) {
-                // Bound on another connection: not this connection's window, so it names no memory here.
-                return DatReturn.DAT_SUCCESS;
-            }
-            return (binding.privileges() & privilege) == 0 ? DatReturn.DAT_PRIVILEGES_VIOLATION
-                    : DatReturn.DAT_SUCCESS;
-        }
-        return DatReturn.DAT_SUCCESS;
-    }
-
-    /**
-     * Finds the peer memory an RDMA names: an LMR's own {@code rmr_context} (needs the remote privilege and
-     * the peer EP's PZ) or a bound RMR (needs the privilege, the peer EP's PZ, and to have been bound on the
-     * peer EP during this very connection). The range must lie inside the region or window: a connection
-     * never touches memory it was not given. Caller holds sendLock; the result goes to
-     * {@link #remoteSegment} and {@link #remoteOffset}.
-     *
-     * <p>The PZ and privilege tests repeat those of {@link #checkRemoteAtPost} on purpose and stay the final
-     * guard: between post and execution (a request can wait behind a send for the peer's receive) the context
-     * can be freed, the RMR unbound or rebound with other privileges, so only what holds now may be touched.
-     * A failure here completes the DTO with {@code REMOTE_ACCESS_ERR} and breaks the connection.
-     */
-    private boolean resolveRemote(LoopbackEp b, int context, long target, long length, int privilege) {
-        Object region = b.owner().rmrContexts.get(context);
+        Object region = contexts.get(context);
         LoopbackLmr lmr;
         long start;
         long windowLength;
         if (region instanceof LoopbackLmr l) {
-            if ((l.privileges() & privilege) == 0 || l.pz() != b.pz) {
-                return false;
+            if (l.isClosed()) {
+                return REMOTE_BAD;
+            }
+            if (l.pz() != peerPz) {
+                return DatReturn.DAT_PROTECTION_VIOLATION;
+            }
+            if ((l.privileges() & privilege) == 0) {
+                return DatReturn.DAT_PRIVILEGES_VIOLATION;
             }
             lmr = l;
             start = l.address();
             windowLength = l.length();
         } else if (region instanceof LoopbackRmr r) {
             LoopbackRmr.Binding binding = r.binding;
-            if (binding == null || binding.ep() != b || binding.connGen() != b.connGen
-                    || (binding.privileges() & privilege) == 0 || r.pz() != b.pz) {
-                return false;
+            if (binding == null || r.isClosed()) {
+                return REMOTE_BAD;
+            }
+            if (r.pz() != peerPz) {
+                return DatReturn.DAT_PROTECTION_VIOLATION;
+            }
+            if (binding.ep() != peerEp || binding.connGen() != peerGen) {
+                // Bound on another connection: not this connection's window, so it names no memory here.
+                return REMOTE_BAD;
+            }
+            if ((binding.privileges() & privilege) == 0) {
+                return DatReturn.DAT_PRIVILEGES_VIOLATION;
             }
             lmr = binding.lmr();
+            if (lmr.isClosed()) {
+                return REMOTE_BAD;
+            }
             start = lmr.address() + binding.offset();
             windowLength = binding.length();
         } else {
-            return false;
+            return REMOTE_BAD;
         }
         long offset = target - start;
-        if (lmr.isClosed() || offset < 0 || offset > windowLength || length > windowLength - offset) {
-            return false;
+        if (offset < 0 || offset > windowLength || length > windowLength - offset) {
+            return REMOTE_BAD;
         }
         remoteSegment = lmr.segment();
         remoteOffset = target - lmr.address();
-        return true;
+        return DatReturn.DAT_SUCCESS;
     }
-
     private int executeBind(Dto d) {
         DatDtoStatus status = d.rmr.execute(d.bindLmr, d.bindOffset, d.bindLength, d.bindPrivileges, ep, ep.connGen);
         completeRequest(d, status, 0);
@@ -912,6 +933,25 @@ abstract class LoopbackEpDataHot extends LoopbackEpDataPad0 {
     // Where resolveRemote found the peer's memory; guarded by sendLock.
     MemorySegment remoteSegment;
     long remoteOffset;
+    /**
+     * The request the running post validated and resolved (its local LMRs checked open and, for an RDMA, its remote
+     * target in {@link #remoteSegment} and {@link #remoteOffset} or known bad in {@link #remoteStatus}), all under
+     * the send lock the post still holds; set only while that post drains. Its execution takes those verdicts instead
+     * of checking again: nothing can have been freed unseen, since a free waits for this lock before it returns
+     * (LoopbackFabric.quiesceDeliveries). A request that waited in the queue is checked again when it runs.
+     */
+    Dto fresh;
+    /** resolveRemote's verdict on {@link #fresh}'s remote target. */
+    int remoteStatus;
+    // The connection's peer and the final fields of it that a send or an RDMA reads, copied when the connection is
+    // made and cleared when it ends, both under the send lock. A post reads them here, on a line only this EP's
+    // threads write, not from the peer's LoopbackEp, whose neighbours in the heap (its locks) the peer's core writes
+    // on every post.
+    LoopbackEp peerEp;
+    LoopbackEpData peerData;
+    LoopbackPz peerPz;
+    ContextTable peerRmrContexts;
+    long peerGen;
 }
 
 abstract class LoopbackEpDataPad1 extends LoopbackEpDataHot {

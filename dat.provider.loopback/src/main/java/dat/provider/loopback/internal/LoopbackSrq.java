@@ -55,6 +55,8 @@ final class LoopbackSrq extends AbstractSrq<LoopbackIa, LoopbackPz> implements R
     }
 
     private final ContextTable lmrContexts;
+    /** Where a post under {@link #lock} reads its triplets ({@link Dto#load}). */
+    private final long[] triplet = Dto.tripletScratch();
     /** The shell's SRQ lock: it also guards the shell's size and low watermark, so resize checks them together. */
     private final ReentrantLock lock = srqLock();
 
@@ -154,7 +156,7 @@ final class LoopbackSrq extends AbstractSrq<LoopbackIa, LoopbackPz> implements R
             boolean room = outstandingBuffers() < maxRecvDtos();
             int tail = (head + queued) & mask;
             Dto d = room ? fifo[tail] : spare;
-            int status = d.load(lmrContexts, pz(), numSegments, localIov, DatMemPriv.LOCAL_WRITE);
+            int status = d.load(lmrContexts, pz(), numSegments, localIov, DatMemPriv.LOCAL_WRITE, triplet);
             if (status != DatReturn.DAT_SUCCESS) {
                 return status;
             }

@@ -388,4 +388,73 @@ class LoopbackRmrTest {
         assertTrue(expect(a.requestEvd, DatEventType.DTO_COMPLETION).dtoStatus() == DatDtoStatus.REMOTE_ACCESS_ERR,
                 "a new connection of the same EP does not inherit the window");
     }
+
+    /**
+     * A post resolves the peer's context through the peer fields its EP copied at connect: after a reconnect to an EP
+     * of another IA, they are the new peer's. A context of the old peer's IA names nothing there, one of the new
+     * peer's IA lands, and the old peer's PZ is not the one judged.
+     */
+    @Test
+    void aWriteAfterAReconnectResolvesAgainstTheNewPeer() {
+        a.connect(client, b, server);
+        DatLmr src = a.lmr(8);
+        Loop.fill(src, 40);
+        Iov iov = a.iov(1).set(0, src, 0, 8);
+        DatLmr oldTarget = b.lmr(8);
+        assertEquals(DatReturn.DAT_SUCCESS, client.postRdmaWrite(1, iov, 1, oldTarget.rmrContext(),
+                oldTarget.address(), 8, 0));
+        assertEquals(DatDtoStatus.SUCCESS, expect(a.requestEvd, DatEventType.DTO_COMPLETION).dtoStatus());
+        client.disconnect(DatCloseFlags.ABRUPT);
+        client.reset();
+        Loop.drainAll(a.connectEvd);
+        Loop.drainAll(b.connectEvd);
+        try (Loop c = new Loop("loopback2")) {
+            DatEp third = c.ep();
+            a.connect(client, c, third);
+            DatLmr newTarget = c.lmr(8);
+            DatLmr otherPz = c.ia.createLmr(c.ia.createPz(), c.arena.allocate(8, 64), DatMemPriv.ALL);
+            assertEquals(DatReturn.DAT_PROTECTION_VIOLATION, client.postRdmaWrite(1, iov, 2, otherPz.rmrContext(),
+                    otherPz.address(), 8, 0), "judged by the new peer's PZ");
+            assertEquals(DatReturn.DAT_SUCCESS, client.postRdmaWrite(1, iov, 3, newTarget.rmrContext(),
+                    newTarget.address(), 8, 0));
+            assertEquals(DatDtoStatus.SUCCESS, expect(a.requestEvd, DatEventType.DTO_COMPLETION).dtoStatus());
+            assertEquals(47, at(newTarget, 7), "landed in the new peer's region");
+            Loop.fill(src, 60);
+            assertEquals(DatReturn.DAT_SUCCESS, client.postRdmaWrite(1, iov, 4, oldTarget.rmrContext(),
+                    oldTarget.address(), 8, 0), "the old peer's context is unknown here, a DTO error");
+            DatEvent e = expect(a.requestEvd, DatEventType.DTO_COMPLETION);
+            assertEquals(4, e.userCookie());
+            assertEquals(DatDtoStatus.REMOTE_ACCESS_ERR, e.dtoStatus());
+            assertEquals(47, at(oldTarget, 7), "nothing written into the old peer's region");
+        }
+    }
+
+    /** Writes queued behind a waiting send resolve when they run, each into the region its own post named. */
+    @Test
+    void writesQueuedBehindASendLandWhereTheirPostsNamed() {
+        a.connect(client, b, server);
+        DatLmr msg = a.lmr(8);
+        DatLmr src = a.lmr(16);
+        Loop.fill(src, 100);
+        DatLmr first = b.lmr(8);
+        DatLmr second = b.lmr(16);
+        assertEquals(DatReturn.DAT_SUCCESS, client.postSend(1, a.iov(1).set(0, msg, 0, 8), 1, 0));
+        assertEquals(DatReturn.DAT_SUCCESS, client.postRdmaWrite(1, a.iov(1).set(0, src, 0, 8), 2,
+                first.rmrContext(), first.address(), 8, 0));
+        assertEquals(DatReturn.DAT_SUCCESS, client.postRdmaWrite(1, a.iov(1).set(0, src, 8, 8), 3,
+                second.rmrContext(), second.address() + 8, 8, 0));
+        assertEquals(0, at(first, 0), "waiting behind the send");
+        assertEquals(DatReturn.DAT_SUCCESS, server.postRecv(1, b.iov(1).set(0, b.lmr(8), 0, 8), 4, 0));
+        for (int cookie = 1; cookie <= 3; cookie++) {
+            DatEvent e = expect(a.requestEvd, DatEventType.DTO_COMPLETION);
+            assertEquals(cookie, e.userCookie());
+            assertEquals(DatDtoStatus.SUCCESS, e.dtoStatus());
+        }
+        assertEquals(100, at(first, 0));
+        assertEquals(107, at(first, 7));
+        assertEquals(0, at(second, 7), "the second write's offset, not the first's");
+        assertEquals(108, at(second, 8));
+        assertEquals(115, at(second, 15));
+        assertEquals(DatEpState.CONNECTED, client.state());
+    }
 }
