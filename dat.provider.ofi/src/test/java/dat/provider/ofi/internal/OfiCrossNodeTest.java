@@ -4,6 +4,7 @@ package dat.provider.ofi.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dat.tck.DatProviderVerification;
 import dat.tck.TckLauncher;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -12,23 +13,43 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The kit's cross-node rules against {@code ofi-tcp-lo} with the peer in a second JVM ({@link OfiPeerProcess}), so
- * every connection crosses a process boundary over libfabric's tcp provider, as between two hosts.
+ * The kit's cross-node rules with the peer in a second JVM ({@link OfiPeerProcess}), so every connection crosses a
+ * process boundary: on {@code ofi-tcp-lo} over libfabric's tcp provider, as between two hosts, and on
+ * {@code ofi-shm-shm-rdm} as RDM associations over its shm provider (docs/ofi-rdm-protocol.md), what two JVMs of one
+ * host use.
  */
 class OfiCrossNodeTest {
 
-    /** The cross-node rules that need no memory window, which the attributes deny (the SRQ echo among them). */
-    private static final int CROSS_NODE_RULES_RUN = 10;
-    private static final long CONN_QUAL = 7473;
+    /**
+     * One fabric: its IA, the kit's verification of it, where its peer listens, and how many cross-node rules run
+     * (those needing a feature the IA's attributes deny are skipped).
+     */
+    record Fabric(String ia, Class<? extends DatProviderVerification> verification, long connQual, int rulesRun) {
+        @Override
+        public String toString() {
+            return ia;
+        }
+    }
 
-    @Test
-    void crossNodeRulesPassAgainstAPeerInAnotherProcess() throws Exception {
+    static Stream<Fabric> fabrics() {
+        return Stream.of(
+                // Memory windows denied.
+                new Fabric(OfiTcpVerification.IA, OfiTcpVerification.class, 7473, 10),
+                // Memory windows and SRQs denied.
+                new Fabric(OfiRdmShmVerification.IA, OfiRdmShmVerification.class, 7475, 9));
+    }
+
+    @ParameterizedTest
+    @MethodSource("fabrics")
+    void crossNodeRulesPassAgainstAPeerInAnotherProcess(Fabric fabric) throws Exception {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "--enable-native-access=ALL-UNNAMED", "-cp", ChildJvm.classPath(),
-                OfiPeerProcess.class.getName(), Long.toString(CONN_QUAL), "300"));
+                OfiPeerProcess.class.getName(), Long.toString(fabric.connQual()), "300", fabric.ia()));
         Process peer = new ProcessBuilder(command).redirectErrorStream(true).start();
         List<String> lines = new ArrayList<>();
         try {
@@ -37,20 +58,19 @@ class OfiCrossNodeTest {
             String first = out.readLine();
             assertTrue(first != null && first.startsWith("listening"), "the peer process said: " + first);
             Thread reader = Thread.ofPlatform().daemon().start(() -> out.lines().forEach(lines::add));
-            TckLauncher.Result result = TckLauncher.run(TckLauncher.Options.verification(OfiTcpVerification.class)
-                    .only("*_crossNode*").peer("127.0.0.1:" + CONN_QUAL), null);
+            TckLauncher.Result result = TckLauncher.run(TckLauncher.Options.verification(fabric.verification())
+                    .only("*_crossNode*").peer("127.0.0.1:" + fabric.connQual()), null);
             assertTrue(peer.waitFor(120, TimeUnit.SECONDS), "the peer process did not end: " + lines);
             reader.join(10_000);
-            System.out.printf("ofi-tcp-lo cross-node TCK (peer in pid %d): passed=%d failed=%d skipped=%d%n",
+            System.out.printf("%s cross-node TCK (peer in pid %d): passed=%d failed=%d skipped=%d%n", fabric.ia(),
                     peer.pid(), result.passed(), result.failed(), result.skipped());
             lines.forEach(l -> System.out.println("  peer: " + l));
             assertEquals(List.of(), result.failures(), "failed rules");
-            assertEquals(CROSS_NODE_RULES_RUN, result.passed(), "skips: " + result.skips());
+            assertEquals(fabric.rulesRun(), result.passed(), "skips: " + result.skips());
             result.skips().values().forEach(why -> assertTrue(why.contains("denies the feature"), why));
             assertEquals(0, peer.exitValue(), "the peer process: " + lines);
         } finally {
             peer.destroyForcibly();
         }
     }
-
 }

@@ -8,7 +8,7 @@ import java.time.Duration;
 /**
  * The kit's cross-node peer on {@code ofi-tcp-lo}, as {@code dat tck-peer} serves it, for {@link OfiCrossNodeTest}
  * to start in a second JVM: {@code OfiPeerProcess CONN_QUAL SECONDS [IA]} (the IA {@code ofi-tcp-lo} unless named;
- * {@link OfiShmCrossNodeTest} names shm's). Prints "listening" once it listens, one
+ * {@link OfiCrossNodeTest} names shm's too). Prints "listening" once it listens, one
  * line per session, and exits 0 when the run said bye and every session ended cleanly.
  */
 public final class OfiPeerProcess {
