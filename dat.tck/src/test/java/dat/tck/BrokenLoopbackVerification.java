@@ -21,7 +21,8 @@ public class BrokenLoopbackVerification extends DatProviderVerification {
     @Override
     public void configure(TckContext context) {
         String name = context.parameter(FAULT).orElseThrow();
-        broken = Stream.of(BrokenProviders.all(), CampaignBrokenProviders.legal(), LimitedProvidersTest.all())
+        broken = Stream.of(BrokenProviders.all(), CampaignBrokenProviders.legal(),
+                        CampaignBrokenProviders.transportChoices(), LimitedProvidersTest.all())
                 .flatMap(List::stream)
                 .filter(b -> b.name().equals(name)).findFirst().orElseThrow();
     }

@@ -15,6 +15,7 @@ import dat.api.DatEvent;
 import dat.api.DatEventType;
 import dat.api.DatException;
 import dat.api.DatIa;
+import dat.api.DatLmr;
 import dat.api.DatMemPriv;
 import dat.api.DatPz;
 import dat.api.DatReturn;
@@ -28,8 +29,11 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -237,6 +241,70 @@ final class CampaignBrokenProviders {
                 return evdsOf.getOrDefault(ep, List.of()).contains(target);
             }
             return !GETTERS.contains(call.method());
+        }
+    }
+
+    /**
+     * What a transport may do that DAT leaves open and loopback does not: the campaign must never demand loopback's
+     * choice there. Named here so {@link BrokenLoopbackVerification} finds them; {@code CampaignZeroByteRdmaTest}
+     * runs them.
+     */
+    static List<Broken> transportChoices() {
+        return List.of(new Broken(UncheckedZeroByteWrite.NAME, CAMPAIGN, new UncheckedZeroByteWrite()));
+    }
+
+    /**
+     * An HCA checks no key for an RDMA write of zero bytes (InfiniBand C9-88; rxe's {@code check_rkey} returns
+     * before the lookup), so such a write to a region without {@code REMOTE_WRITE} succeeds there: the ofi provider
+     * on rxe completed one, the campaign expected a refusal and waited for a break that never came (seed
+     * 0xda727046cdffc788, episode 16, step 619). Loopback refuses it at its post; this variation gives loopback the
+     * HCA's answer by aiming such a write at a live region that has the privilege: no byte moves either way.
+     */
+    static final class UncheckedZeroByteWrite implements Fault {
+        static final String NAME = "transport: an RDMA write of zero bytes is not checked against the target";
+        /** Zero-byte writes to an unwritable region let through, over every instance. */
+        static final AtomicInteger UNCHECKED = new AtomicInteger();
+        /** Writes of any length to an unwritable region, over every instance: the refusals the campaign tried. */
+        static final AtomicInteger REFUSALS = new AtomicInteger();
+
+        /** Privileges by rmr_context, of every live LMR. */
+        private final Map<Integer, Integer> privilegesOf = new HashMap<>();
+        /** Address by rmr_context, of the live LMRs with REMOTE_WRITE. */
+        private final Map<Integer, Long> writable = new LinkedHashMap<>();
+
+        @Override
+        public synchronized Object[] before(Call call) {
+            if (call.is(DatLmr.class, "free")) {
+                DatLmr lmr = (DatLmr) call.target();
+                privilegesOf.remove(lmr.rmrContext());
+                writable.remove(lmr.rmrContext());
+            }
+            Integer privileges = call.is(DatEp.class, "postRdmaWrite") ? privilegesOf.get((Integer) call.args()[3])
+                    : null;
+            if (privileges != null && (privileges & DatMemPriv.REMOTE_WRITE) == 0) {
+                REFUSALS.incrementAndGet();
+                if ((Long) call.args()[5] == 0 && !writable.isEmpty()) {
+                    Map.Entry<Integer, Long> target = writable.entrySet().iterator().next();
+                    Object[] args = call.args().clone();
+                    args[3] = target.getKey();
+                    args[4] = target.getValue();
+                    UNCHECKED.incrementAndGet();
+                    return args;
+                }
+            }
+            return call.args();
+        }
+
+        @Override
+        public synchronized Object after(Call call, Object result) {
+            if (call.is(DatIa.class, "createLmr") && result instanceof DatLmr lmr) {
+                int privileges = (Integer) call.args()[2];
+                privilegesOf.put(lmr.rmrContext(), privileges);
+                if ((privileges & DatMemPriv.REMOTE_WRITE) != 0) {
+                    writable.put(lmr.rmrContext(), lmr.address());
+                }
+            }
+            return result;
         }
     }
 
