@@ -13,7 +13,6 @@ import dat.api.DatIovOwnership;
 import dat.api.DatProviderAttr;
 import dat.api.DatPzSupport;
 import dat.provider.udapl.internal.ffm.CStruct;
-import dat.spi.DatIaInfo;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
@@ -237,15 +236,5 @@ final class UdaplAttributes {
             return null;
         }
         return null;
-    }
-
-    /**
-     * {@return what the bridge reports of an IA: the C provider's attributes, with {@code max_rmrs} 0 because the
-     * bridge does not bridge {@code dat_rmr_*} yet (it claims no RMR the Java side cannot back)}
-     *
-     * @param c the attributes as C reports them
-     */
-    static DatIaInfo bridged(DatIaInfo c) {
-        return new DatIaInfo(c.iaName(), c.iaParams(), c.providerAttr(), c.iaAttr().toBuilder().maxRmrs(0).build());
     }
 }
