@@ -129,9 +129,9 @@ final class UdaplIa extends AbstractIa<UdaplIa, UdaplPz, UdaplEvd, NoSrq<UdaplIa
                 lib.iaClose(ia, LibDat2.DAT_CLOSE_ABRUPT_FLAG);
                 throw DatStatus.exception("dat_ia_query", rc);
             }
-            info = new DatIaInfo(entry.iaName(), "",
+            info = UdaplAttributes.windowsProbed(lib, ia, new DatIaInfo(entry.iaName(), "",
                     UdaplAttributes.providerAttr(providerAttr, UdaplConfig.PROVIDER_NAME),
-                    UdaplAttributes.iaAttr(iaAttr, entry.ia().iaAttr().iaAddressPtr()));
+                    UdaplAttributes.iaAttr(iaAttr, entry.ia().iaAttr().iaAddressPtr())));
         } catch (RuntimeException e) {
             lib.iaClose(ia, LibDat2.DAT_CLOSE_ABRUPT_FLAG);
             throw e;

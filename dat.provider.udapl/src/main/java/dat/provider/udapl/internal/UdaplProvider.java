@@ -250,9 +250,9 @@ public final class UdaplProvider implements DatProvider {
                 if (!DatStatus.ok(rc)) {
                     return new Entry(iaName, threadSafe, null, "dat_ia_query returned " + DatStatus.describe(rc));
                 }
-                DatIaInfo info = new DatIaInfo(iaName, "",
+                DatIaInfo info = UdaplAttributes.windowsProbed(lib, handle, new DatIaInfo(iaName, "",
                         UdaplAttributes.providerAttr(providerAttr, name()),
-                        UdaplAttributes.iaAttr(iaAttr, InetAddress.getLoopbackAddress()));
+                        UdaplAttributes.iaAttr(iaAttr, InetAddress.getLoopbackAddress())));
                 return new Entry(iaName, threadSafe, info, null);
             } catch (RuntimeException e) {
                 return new Entry(iaName, threadSafe, null, "its attributes are not representable: " + e.getMessage());
