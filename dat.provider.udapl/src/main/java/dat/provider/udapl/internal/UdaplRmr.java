@@ -8,6 +8,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dat.api.DatCompletionFlags;
 import dat.api.DatEp;
+import dat.api.DatEvdFlags;
 import dat.api.DatLmr;
 import dat.api.DatReturn;
 import dat.api.DatRmrParam;
@@ -113,6 +114,9 @@ final class UdaplRmr extends AbstractRmr<UdaplIa, UdaplPz> {
                     || !sibling(l)) {
                 return DatReturn.DAT_INVALID_HANDLE;
             }
+            if (!bindsCompleteOn(e)) {
+                return DatReturn.DAT_INVALID_STATE;
+            }
             if ((completionFlags & ~BIND_FLAGS) != 0 || length < 0 || length > UdaplIov.MAX_SEGMENT) {
                 return DatReturn.DAT_INVALID_PARAMETER;
             }
@@ -137,6 +141,9 @@ final class UdaplRmr extends AbstractRmr<UdaplIa, UdaplPz> {
             if (isClosed() || !(ep instanceof UdaplEp e) || !sibling(e)) {
                 return DatReturn.DAT_INVALID_HANDLE;
             }
+            if (!bindsCompleteOn(e)) {
+                return DatReturn.DAT_INVALID_STATE;
+            }
             if ((completionFlags & ~BIND_FLAGS) != 0) {
                 return DatReturn.DAT_INVALID_PARAMETER;
             }
@@ -149,6 +156,14 @@ final class UdaplRmr extends AbstractRmr<UdaplIa, UdaplPz> {
         } finally {
             ia.lock.unlock();
         }
+    }
+
+    /**
+     * {@return whether the EP's request EVD takes bind completions} ({@code DAT_EVD_RMR_BIND_FLAG}): a bind whose
+     * completion has nowhere to go is refused with {@code DAT_INVALID_STATE} before C, as the verbs provider does.
+     */
+    private static boolean bindsCompleteOn(UdaplEp ep) {
+        return ep.requestEvd == null || (ep.requestEvd.flags() & DatEvdFlags.RMR_BIND) != 0;
     }
 
     /** The C call of a bind or unbind, IA lock held; the new context when C took it. */
