@@ -26,8 +26,8 @@ import java.net.InetAddress;
  * A connection request ({@code DAT_CONNECTION_REQUEST_EVENT}): the C CR libdat2 created, owned by this object from
  * the event on. {@code dat_cr_accept}, {@code dat_cr_reject} and {@code dat_cr_handoff} end the consumer's use of
  * the C handle (OFA keeps an accepted CR until the connection ends, as destroyed to the consumer), so the Java CR
- * is marked closed when C took it; an accept C refused for a reason other than a vanished requester
- * ({@code dapl_cr_accept} restores the CR then) leaves it open for another answer.
+ * is marked closed when C took it. A failed accept closes it too unless C refused it before touching the
+ * connection ({@link #acceptLeftRequest}).
  */
 // Restricted methods on purpose: reached only after UdaplProvider checked Module.isNativeAccessEnabled().
 @SuppressWarnings("restricted")
@@ -35,8 +35,6 @@ final class UdaplCr extends AbstractCr<UdaplIa, UdaplEp> {
 
     private static final StructLayout P = DatStructs.DAT_CR_PARAM;
     private static final int DAT_CR_FIELD_ALL = 0x1F;
-    /** DAT 2.0's {@code DAT_INVALID_ADDRESS} type: the requester is gone and OFA destroyed the CR. */
-    private static final int C_INVALID_ADDRESS = 0x000C0000;
 
     private final UdaplIa ia;
     private final MemorySegment handle;
@@ -81,6 +79,25 @@ final class UdaplCr extends AbstractCr<UdaplIa, UdaplEp> {
         } catch (DatException e) {
             return false;
         }
+    }
+
+    /**
+     * {@return whether a {@code dat_cr_accept} that failed with {@code rc} left the request answerable}
+     *
+     * <p>Only the refusals {@code dapl_cr_accept} makes before it touches the connection do
+     * ({@code dapl/common/dapl_cr_accept.c}: a bad CR or EP handle, an EP in the wrong state). Every failure of
+     * {@code dapls_ib_accept_connection} ({@code dapl/openib_cma/cm.c:956-962}: private data too long for a REP,
+     * the QP, a device mismatch, {@code rdma_accept} itself, which fails with EINVAL once the requester is gone)
+     * rejects the request and destroys its {@code rdma_cm_id}, and {@code dapl_cr_accept} then restores the CR as
+     * if it could still be answered (its magic stays valid except for {@code DAT_INVALID_ADDRESS}). A
+     * {@code dat_cr_reject} of that CR, which the EP's free or the IA's close makes, then runs {@code rdma_reject}
+     * on the freed id: in the guest the JVM died in {@code librdmacm} so. Such a CR is closed at once.
+     *
+     * @param rc the failed status
+     */
+    static boolean acceptLeftRequest(int rc) {
+        DatReturn type = DatStatus.type(rc);
+        return type == DatReturn.INVALID_HANDLE || type == DatReturn.INVALID_STATE;
     }
 
     /** {@return whether a reserved EP in state {@code s} still carries an unanswered request} */
@@ -142,7 +159,7 @@ final class UdaplCr extends AbstractCr<UdaplIa, UdaplEp> {
             MemorySegment epHandle = reserved != null ? MemorySegment.NULL : passive.handle;
             int rc = ia.lib.crAccept(handle, epHandle, privateData == null ? 0 : privateData.length,
                     UdaplIa.bytes(local, privateData));
-            if (DatStatus.ok(rc) || (rc & 0x3fff0000) == C_INVALID_ADDRESS) {
+            if (DatStatus.ok(rc) || !acceptLeftRequest(rc)) {
                 answered();
             }
             UdaplIa.check(call, rc);
