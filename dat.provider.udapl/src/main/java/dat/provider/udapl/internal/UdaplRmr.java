@@ -64,8 +64,6 @@ final class UdaplRmr extends AbstractRmr<UdaplIa, UdaplPz> {
     UdaplRmr(UdaplPz pz) {
         super(pz);
         ia = pz.owner();
-        triplet = ia.arena.allocate(T);
-        contextOut = ia.arena.allocate(JAVA_INT);
         try (Arena local = Arena.ofConfined()) {
             MemorySegment out = local.allocate(ADDRESS);
             UdaplIa.check("dat_rmr_create", ia.lib.rmrCreate(pz.handle, out));
@@ -78,6 +76,9 @@ final class UdaplRmr extends AbstractRmr<UdaplIa, UdaplPz> {
             }
             context = p.get(JAVA_INT, offset(P, "rmr_context"));
         }
+        // The IA's arena lives until dat_ia_close: allocated only for an RMR C made.
+        triplet = ia.arena.allocate(T);
+        contextOut = ia.arena.allocate(JAVA_INT);
     }
 
     /** Under the IA's lock: the handle stops resolving before C frees it. */
