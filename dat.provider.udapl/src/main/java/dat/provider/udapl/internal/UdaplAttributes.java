@@ -13,7 +13,10 @@ import dat.api.DatIovOwnership;
 import dat.api.DatProviderAttr;
 import dat.api.DatPzSupport;
 import dat.provider.udapl.internal.ffm.CStruct;
+import dat.provider.udapl.internal.ffm.DatStatus;
+import dat.provider.udapl.internal.ffm.LibDat2;
 import dat.spi.DatIaInfo;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
@@ -240,12 +243,58 @@ final class UdaplAttributes {
     }
 
     /**
-     * {@return what the bridge reports of an IA: the C provider's attributes, with {@code max_rmrs} 0 because the
-     * bridge does not bridge {@code dat_rmr_*} yet (it claims no RMR the Java side cannot back)}
+     * {@return {@code info} as the bridge reports it: the C provider's attributes, except that {@code max_rmrs} is 0
+     * when the C provider claims windows its {@code dat_rmr_create} cannot make}
      *
-     * @param c the attributes as C reports them
+     * <p>OFA 2.1.10's {@code dat_ia_query} reports the device's {@code max_mw} as {@code max_rmrs} (524287 on rxe),
+     * while its verbs layer never allocates a window: {@code dapls_ib_mw_alloc} ({@code
+     * dapl/openib_common/mem.c:417-423}) returns {@code DAT_NOT_IMPLEMENTED}, which {@code dapl_rmr_create} turns into
+     * {@code DAT_INSUFFICIENT_RESOURCES/DAT_RESOURCE_MEMORY_REGION} for every RMR. DAT gives no other way to learn
+     * it, so an IA whose C provider claims windows creates one on a scratch PZ and frees it; when that fails, the
+     * bridge denies RMRs (the kit then skips their rules rather than failing each on its first call) and keeps the
+     * C provider's claim and the failure as {@code provider_specific_attr} {@code max_rmrs} and
+     * {@code dat_rmr_create}. A C provider that does make windows keeps its {@code max_rmrs}.
+     *
+     * @param lib libdat2
+     * @param ia the open C IA
+     * @param info its attributes as C reports them
      */
-    static DatIaInfo bridged(DatIaInfo c) {
-        return new DatIaInfo(c.iaName(), c.iaParams(), c.providerAttr(), c.iaAttr().toBuilder().maxRmrs(0).build());
+    static DatIaInfo windowsProbed(LibDat2 lib, MemorySegment ia, DatIaInfo info) {
+        int claimed = info.iaAttr().maxRmrs();
+        if (claimed == 0) {
+            return info;
+        }
+        String failure = rmrCreateFailure(lib, ia);
+        if (failure == null) {
+            return info;
+        }
+        Map<String, String> specific = new LinkedHashMap<>(info.providerAttr().providerSpecificAttr());
+        specific.put("max_rmrs", Integer.toString(claimed));
+        specific.put("dat_rmr_create", failure);
+        return new DatIaInfo(info.iaName(), info.iaParams(),
+                info.providerAttr().toBuilder().providerSpecificAttr(specific).build(),
+                info.iaAttr().toBuilder().maxRmrs(0).build());
+    }
+
+    /** {@return why {@code dat_rmr_create} fails on a fresh PZ of {@code ia}, or {@code null} when it works} */
+    private static String rmrCreateFailure(LibDat2 lib, MemorySegment ia) {
+        try (Arena local = Arena.ofConfined()) {
+            MemorySegment out = local.allocate(ValueLayout.ADDRESS);
+            int rc = lib.pzCreate(ia, out);
+            if (!DatStatus.ok(rc)) {
+                return "not tried: dat_pz_create returned " + DatStatus.describe(rc);
+            }
+            MemorySegment pz = out.get(ValueLayout.ADDRESS, 0);
+            try {
+                rc = lib.rmrCreate(pz, out);
+                if (!DatStatus.ok(rc)) {
+                    return "returned " + DatStatus.describe(rc);
+                }
+                rc = lib.rmrFree(out.get(ValueLayout.ADDRESS, 0));
+                return DatStatus.ok(rc) ? null : "created, but dat_rmr_free returned " + DatStatus.describe(rc);
+            } finally {
+                lib.pzFree(pz);
+            }
+        }
     }
 }

@@ -9,7 +9,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dat.api.DatCrParam;
 import dat.api.DatEp;
+import dat.api.DatEpState;
+import dat.api.DatException;
 import dat.api.DatHandle;
+import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.provider.udapl.internal.ffm.DatStatus;
 import dat.provider.udapl.internal.ffm.DatStructs;
@@ -23,8 +26,8 @@ import java.net.InetAddress;
  * A connection request ({@code DAT_CONNECTION_REQUEST_EVENT}): the C CR libdat2 created, owned by this object from
  * the event on. {@code dat_cr_accept}, {@code dat_cr_reject} and {@code dat_cr_handoff} end the consumer's use of
  * the C handle (OFA keeps an accepted CR until the connection ends, as destroyed to the consumer), so the Java CR
- * is marked closed when C took it; an accept C refused for a reason other than a vanished requester
- * ({@code dapl_cr_accept} restores the CR then) leaves it open for another answer.
+ * is marked closed when C took it. A failed accept closes it too unless C refused it before touching the
+ * connection ({@link #acceptLeftRequest}).
  */
 // Restricted methods on purpose: reached only after UdaplProvider checked Module.isNativeAccessEnabled().
 @SuppressWarnings("restricted")
@@ -32,8 +35,6 @@ final class UdaplCr extends AbstractCr<UdaplIa, UdaplEp> {
 
     private static final StructLayout P = DatStructs.DAT_CR_PARAM;
     private static final int DAT_CR_FIELD_ALL = 0x1F;
-    /** DAT 2.0's {@code DAT_INVALID_ADDRESS} type: the requester is gone and OFA destroyed the CR. */
-    private static final int C_INVALID_ADDRESS = 0x000C0000;
 
     private final UdaplIa ia;
     private final MemorySegment handle;
@@ -53,6 +54,70 @@ final class UdaplCr extends AbstractCr<UdaplIa, UdaplEp> {
         markClosed();
     }
 
+    /** Its reserved EP was freed in C, which OFA allows only once no request waits on it: the CR is gone too. */
+    void epFreed() {
+        answered();
+    }
+
+    /**
+     * {@return whether C still holds the CR of a request on an RSP} OFA frees a CR when its requester goes away
+     * before the answer ({@code dapli_get_sp_ep}, {@code dapl/common/dapl_cr_callback.c}: a reject, an unreachable
+     * or a disconnect from the CM discards the CR of every event but ESTABLISHED) and, for an RSP's request, moves
+     * the reserved EP out of {@code PASSIVE_CONNECTION_PENDING} (to DISCONNECTED) before it posts that connection
+     * event on the EP's connect EVD. So that state, which the reserved EP (a live Java-owned handle) answers
+     * through {@code dat_ep_query}, says whether the CR is still C's. A PSP's request has no EP in C: OFA frees its
+     * CR without posting any event, and nothing in DAT's API tells the bridge (see "Not done" in the conformance
+     * report). IA lock held.
+     */
+    private boolean requesterStayed() {
+        if (reserved == null) {
+            return true;
+        }
+        try {
+            // The C EP outlives every Java CR reserved on it: UdaplEp's free closes them once C freed it.
+            return stillPending(reserved.stateLocked());
+        } catch (DatException e) {
+            return false;
+        }
+    }
+
+    /**
+     * {@return whether a {@code dat_cr_accept} that failed with {@code rc} left the request answerable}
+     *
+     * <p>Only the refusals {@code dapl_cr_accept} makes before it touches the connection do
+     * ({@code dapl/common/dapl_cr_accept.c}: a bad CR or EP handle, an EP in the wrong state). Every failure of
+     * {@code dapls_ib_accept_connection} ({@code dapl/openib_cma/cm.c:956-962}: private data too long for a REP,
+     * the QP, a device mismatch, {@code rdma_accept} itself, which fails with EINVAL once the requester is gone)
+     * rejects the request and destroys its {@code rdma_cm_id}, and {@code dapl_cr_accept} then restores the CR as
+     * if it could still be answered (its magic stays valid except for {@code DAT_INVALID_ADDRESS}). A
+     * {@code dat_cr_reject} of that CR, which the EP's free or the IA's close makes, then runs {@code rdma_reject}
+     * on the freed id: in the guest the JVM died in {@code librdmacm} so. Such a CR is closed at once.
+     *
+     * @param rc the failed status
+     */
+    static boolean acceptLeftRequest(int rc) {
+        DatReturn type = DatStatus.type(rc);
+        return type == DatReturn.INVALID_HANDLE || type == DatReturn.INVALID_STATE;
+    }
+
+    /** {@return whether a reserved EP in state {@code s} still carries an unanswered request} */
+    static boolean stillPending(DatEpState s) {
+        return s == DatEpState.PASSIVE_CONNECTION_PENDING;
+    }
+
+    /**
+     * {@code requireOpen}, and the requester still there: a CR C freed on its own is closed here, before any C
+     * call could read it, and answers {@code DAT_INVALID_HANDLE} as any closed CR.
+     */
+    private void requireLive(String call) {
+        requireOpen(call);
+        if (!requesterStayed()) {
+            answered();
+            throw new DatException(DatReturn.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_CR, call
+                    + ": the requester went away before the answer, and the C provider discarded the request");
+        }
+    }
+
     private void answered() {
         markClosed();
         ia.crs.remove(handle.address(), this);
@@ -63,7 +128,7 @@ final class UdaplCr extends AbstractCr<UdaplIa, UdaplEp> {
     public DatCrParam query() {
         ia.lock.lock();
         try (Arena local = Arena.ofConfined()) {
-            requireOpen("dat_cr_query");
+            requireLive("dat_cr_query");
             MemorySegment p = local.allocate(P);
             UdaplIa.check("dat_cr_query", ia.lib.crQuery(handle, DAT_CR_FIELD_ALL, p));
             MemorySegment sa = p.get(ADDRESS, offset(P, "remote_ia_address_ptr"));
@@ -86,7 +151,7 @@ final class UdaplCr extends AbstractCr<UdaplIa, UdaplEp> {
         String call = "dat_cr_accept";
         ia.lock.lock();
         try (Arena local = Arena.ofConfined()) {
-            requireOpen(call);
+            requireLive(call);
             UdaplEp passive = acceptingEp(call, ep, reserved);
             ia.checkPrivateData(call, privateData, DatReturnSubtype.INVALID_ARG4);
             // OFA's dapl_cr_accept takes an RSP's request only with ep_handle NULL (the CR carries the reserved EP)
@@ -94,7 +159,7 @@ final class UdaplCr extends AbstractCr<UdaplIa, UdaplEp> {
             MemorySegment epHandle = reserved != null ? MemorySegment.NULL : passive.handle;
             int rc = ia.lib.crAccept(handle, epHandle, privateData == null ? 0 : privateData.length,
                     UdaplIa.bytes(local, privateData));
-            if (DatStatus.ok(rc) || (rc & 0x3fff0000) == C_INVALID_ADDRESS) {
+            if (DatStatus.ok(rc) || !acceptLeftRequest(rc)) {
                 answered();
             }
             UdaplIa.check(call, rc);
@@ -108,7 +173,7 @@ final class UdaplCr extends AbstractCr<UdaplIa, UdaplEp> {
     public void reject() {
         ia.lock.lock();
         try {
-            requireOpen("dat_cr_reject");
+            requireLive("dat_cr_reject");
             int rc = ia.lib.crReject(handle, 0, MemorySegment.NULL);
             if (DatStatus.ok(rc)) {
                 answered();
@@ -124,7 +189,7 @@ final class UdaplCr extends AbstractCr<UdaplIa, UdaplEp> {
     public void handoff(long handoffConnQual) {
         ia.lock.lock();
         try {
-            requireOpen("dat_cr_handoff");
+            requireLive("dat_cr_handoff");
             int rc = ia.lib.crHandoff(handle, handoffConnQual);
             if (DatStatus.ok(rc)) {
                 answered();
@@ -139,7 +204,7 @@ final class UdaplCr extends AbstractCr<UdaplIa, UdaplEp> {
     protected void rejectQuietly() {
         ia.lock.lock();
         try {
-            if (!isClosed() && !ia.isClosed()) {
+            if (!isClosed() && !ia.isClosed() && requesterStayed()) {
                 ia.lib.crReject(handle, 0, MemorySegment.NULL);
             }
             answered();

@@ -130,6 +130,13 @@ final class UdaplEp extends AbstractEp<UdaplIa> {
                 rc = ia.lib.epFree(handle);
             }
             ia.freed("dat_ep_free", rc);
+            if (DatStatus.ok(rc)) {
+                for (UdaplCr cr : ia.crs.values()) {
+                    if (cr.reserved() == this) {
+                        cr.epFreed();
+                    }
+                }
+            }
         } finally {
             for (UdaplEvd e : evds) {
                 if (e != null && locked-- > 0) {

@@ -73,6 +73,7 @@ final class UdaplIa extends AbstractIa<UdaplIa, UdaplPz, UdaplEvd, NoSrq<UdaplIa
     final Map<Long, UdaplCr> crs = new ConcurrentHashMap<>();
     final Map<Long, DatHandle> all = new ConcurrentHashMap<>();
     final Map<Integer, UdaplLmr> lmrs = new ConcurrentHashMap<>();
+    final Map<Long, UdaplRmr> rmrs = new ConcurrentHashMap<>();
     /**
      * The first C free that failed, or {@code null}. OFA's {@code dapls_ia_free} asserts that every list of the IA is
      * empty, and an assertion aborts the process: once C kept an object the Java side has let go of, the C IA is
@@ -128,7 +129,7 @@ final class UdaplIa extends AbstractIa<UdaplIa, UdaplPz, UdaplEvd, NoSrq<UdaplIa
                 lib.iaClose(ia, LibDat2.DAT_CLOSE_ABRUPT_FLAG);
                 throw DatStatus.exception("dat_ia_query", rc);
             }
-            info = UdaplAttributes.bridged(new DatIaInfo(entry.iaName(), "",
+            info = UdaplAttributes.windowsProbed(lib, ia, new DatIaInfo(entry.iaName(), "",
                     UdaplAttributes.providerAttr(providerAttr, UdaplConfig.PROVIDER_NAME),
                     UdaplAttributes.iaAttr(iaAttr, entry.ia().iaAttr().iaAddressPtr())));
         } catch (RuntimeException e) {
@@ -210,7 +211,7 @@ final class UdaplIa extends AbstractIa<UdaplIa, UdaplPz, UdaplEvd, NoSrq<UdaplIa
 
     @Override
     public DatRmr rmr(long c) {
-        return null;
+        return rmrs.get(c);
     }
 
     @Override
@@ -283,14 +284,13 @@ final class UdaplIa extends AbstractIa<UdaplIa, UdaplPz, UdaplEvd, NoSrq<UdaplIa
         crs.clear();
         all.clear();
         lmrs.clear();
+        rmrs.clear();
         arena.close();
     }
 
     @Override
     protected DatException unsupported(String call, DatHandleType kind) {
         return switch (kind) {
-            case RMR -> new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": the udapl bridge does not bridge"
-                    + " dat_rmr_* yet, so it reports max_rmrs 0; give the peer an LMR's rmr_context instead");
             case CNO -> new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": the udapl bridge does not bridge"
                     + " CNOs; wait on an EVD with dat_evd_wait");
             case SRQ -> new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": the C provider reports"
@@ -333,6 +333,14 @@ final class UdaplIa extends AbstractIa<UdaplIa, UdaplPz, UdaplEvd, NoSrq<UdaplIa
         lmrs.put(lmr.lmrContext(), lmr);
         track(lmr.handle.address(), lmr);
         return lmr;
+    }
+
+    @Override
+    protected UdaplRmr implCreateRmr(UdaplPz pz) {
+        UdaplRmr rmr = new UdaplRmr(pz);
+        rmrs.put(rmr.handle.address(), rmr);
+        track(rmr.handle.address(), rmr);
+        return rmr;
     }
 
     @Override

@@ -250,7 +250,7 @@ public final class UdaplProvider implements DatProvider {
                 if (!DatStatus.ok(rc)) {
                     return new Entry(iaName, threadSafe, null, "dat_ia_query returned " + DatStatus.describe(rc));
                 }
-                DatIaInfo info = UdaplAttributes.bridged(new DatIaInfo(iaName, "",
+                DatIaInfo info = UdaplAttributes.windowsProbed(lib, handle, new DatIaInfo(iaName, "",
                         UdaplAttributes.providerAttr(providerAttr, name()),
                         UdaplAttributes.iaAttr(iaAttr, InetAddress.getLoopbackAddress())));
                 return new Entry(iaName, threadSafe, info, null);

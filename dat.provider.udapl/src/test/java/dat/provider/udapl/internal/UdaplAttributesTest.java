@@ -4,11 +4,13 @@ package dat.provider.udapl.internal;
 import static dat.provider.udapl.internal.ffm.CStruct.offset;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
 import dat.api.DatIaAttr;
 import dat.api.DatProviderAttr;
 import dat.api.DatPzSupport;
 import dat.provider.udapl.internal.ffm.DatStructs;
+import dat.spi.DatIaInfo;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -53,6 +55,18 @@ class UdaplAttributesTest {
             assertEquals("1", a.providerSpecificAttr().get("rmr_scope_supported"));
             assertEquals("true", a.providerSpecificAttr().get("is_signal_safe"));
             assertEquals(0x11, a.completionFlagsSupported());
+        }
+    }
+
+    @Test
+    void aProviderClaimingNoWindowsIsNotProbed() {
+        try (Arena arena = Arena.ofConfined()) {
+            DatIaInfo info = new DatIaInfo("ofa", "",
+                    UdaplAttributes.providerAttr(arena.allocate(DatStructs.DAT_PROVIDER_ATTR), "udapl"),
+                    UdaplAttributes.iaAttr(arena.allocate(DatStructs.DAT_IA_ATTR), InetAddress.getLoopbackAddress()));
+            assertEquals(0, info.iaAttr().maxRmrs());
+            // No libdat2 and no IA: the probe (dat_pz_create, dat_rmr_create) must not run for max_rmrs 0.
+            assertSame(info, UdaplAttributes.windowsProbed(null, MemorySegment.NULL, info));
         }
     }
 

@@ -158,6 +158,28 @@ class UdaplEventsTest {
     }
 
     @Test
+    void aFailedRmrBindKeepsItsCookieAndDat20Status() {
+        at(offset(DatStructs.DAT_RMR_BIND_COMPLETION_EVENT_DATA, "rmr_handle"), RMR_C);
+        at(offset(DatStructs.DAT_RMR_BIND_COMPLETION_EVENT_DATA, "user_cookie"), 0x8000_0000_0000_0001L);
+        atInt(offset(DatStructs.DAT_RMR_BIND_COMPLETION_EVENT_DATA, "status"), 11);
+        assertTrue(translate(DatStructs.DAT_RMR_BIND_COMPLETION_EVENT), () -> refusal.reason());
+        assertEquals(DatEventType.RMR_BIND_COMPLETION, out.type());
+        assertSame(evd, out.evd());
+        assertSame(rmr, out.rmr());
+        assertEquals(0x8000_0000_0000_0001L, out.userCookie());
+        assertEquals(DatDtoStatus.RMR_OPERATION_FAILED, out.dtoStatus());
+    }
+
+    @Test
+    void aBindCompletionOfAFreedRmrIsDroppedAsAFreedObjects() {
+        at(offset(DatStructs.DAT_RMR_BIND_COMPLETION_EVENT_DATA, "rmr_handle"), 0xfeed);
+        atInt(offset(DatStructs.DAT_RMR_BIND_COMPLETION_EVENT_DATA, "status"), 0);
+        assertFalse(translate(DatStructs.DAT_RMR_BIND_COMPLETION_EVENT));
+        assertTrue(refusal.unknownHandle(), refusal.reason());
+        assertTrue(refusal.reason().contains("0xfeed"), refusal.reason());
+    }
+
+    @Test
     void aConnectionRequestTracksItsCrOnItsServicePoint() {
         at(offset(DatStructs.DAT_CR_ARRIVAL_EVENT_DATA, "sp_handle"), PSP_C);
         at(offset(DatStructs.DAT_CR_ARRIVAL_EVENT_DATA, "conn_qual"), 45248);

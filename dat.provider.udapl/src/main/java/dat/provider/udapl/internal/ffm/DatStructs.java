@@ -315,6 +315,10 @@ public final class DatStructs {
     public static final int DAT_MEM_TYPE_VIRTUAL = 0x00;
     /** {@code DAT_VA_TYPE_VA}: the LMR is addressed by virtual address. */
     public static final int DAT_VA_TYPE_VA = 0x0;
+    /** {@code DAT_RMR_FIELD_LMR_TRIPLET}: OFA's {@code dat_rmr_query} refuses it for an unbound RMR. */
+    public static final int DAT_RMR_FIELD_LMR_TRIPLET = 0x04;
+    /** {@code DAT_RMR_FIELD_ALL}. */
+    public static final int DAT_RMR_FIELD_ALL = 0x7F;
     /** {@code DAT_PZ_FIELD_ALL}. */
     public static final int DAT_PZ_FIELD_ALL = 0x01;
     /** {@code DAT_PSP_FIELD_ALL}. */
