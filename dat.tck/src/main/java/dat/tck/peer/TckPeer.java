@@ -51,10 +51,11 @@ import java.util.function.Consumer;
  * called from another thread.
  *
  * <pre>{@code
+ * boolean clean;
  * try (DatIa ia = DatRegistry.load().open("verbs0"); TckPeer peer = TckPeer.open(ia, 7471)) {
- *     TckPeer.Summary summary = peer.serve(Duration.ofMinutes(15), report -> System.out.println(report));
- *     System.exit(summary.clean() ? 0 : 1);
+ *     clean = peer.serve(Duration.ofMinutes(15), report -> System.out.println(report)).clean();
  * }
+ * System.exit(clean ? 0 : 1); // after the IA is closed: a provider's threads may be inside native calls until then
  * }</pre>
  */
 public final class TckPeer implements AutoCloseable {

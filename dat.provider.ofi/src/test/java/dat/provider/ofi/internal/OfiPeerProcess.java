@@ -25,6 +25,7 @@ public final class OfiPeerProcess {
         long qual = Long.parseLong(args[0]);
         Duration timeout = Duration.ofSeconds(Long.parseLong(args[1]));
         String iaName = args.length > 2 ? args[2] : OfiTcpVerification.IA;
+        int status;
         try (DatIa ia = new OfiProvider().open(iaName, "", 16);
              TckPeer peer = TckPeer.open(ia, qual)) {
             System.out.println("listening on " + peer.address());
@@ -32,7 +33,12 @@ public final class OfiPeerProcess {
             TckPeer.Summary summary = peer.serve(timeout, s -> System.out.println("session " + s));
             System.out.println("bye " + summary.byeReceived() + ", clean " + summary.clean());
             System.out.flush();
-            System.exit(summary.byeReceived() && summary.clean() ? 0 : 1);
+            status = summary.byeReceived() && summary.clean() ? 0 : 1;
         }
+        // Exit only once the IA is closed, its progress thread out of libfabric. shm 1.17 guards each process's
+        // region with a spinlock in the shared memory (struct smr_region): a process that ends while one of its
+        // threads holds the other's lock leaves it held for good, and the other spins in libfabric for ever. It
+        // exited from inside the try once, and the kit's JVM spun in pthread_spin_lock under fi_* (CI, 2026-11-27).
+        System.exit(status);
     }
 }
