@@ -631,25 +631,8 @@ final class VerbsEvd extends AbstractEvd<VerbsIa> {
 
     @Override
     public int poll(DatEventHandler handler, int limit) {
-        int check = checkPoll(handler, limit);
-        if (check != DatReturn.DAT_SUCCESS) {
-            return check;
-        }
-        DatEvent holder = pollEvent.get();
-        int handled = 0;
-        while (handled < limit) {
-            int rc = dequeue(holder);
-            if (rc == DatReturn.DAT_QUEUE_EMPTY) {
-                break;
-            }
-            if (rc != DatReturn.DAT_SUCCESS) {
-                return handled == 0 ? rc : handled;
-            }
-            // No lock is held: the handler may post, which may complete into this EVD.
-            handler.onEvent(holder);
-            handled++;
-        }
-        return handled;
+        // No lock is held while the handler runs: it may post, which may complete into this EVD.
+        return pollByDequeue(handler, limit, pollEvent.get());
     }
 
     @Override

@@ -154,24 +154,8 @@ final class ExampleEvd extends AbstractEvd<ExampleIa> {
 
     @Override
     public int poll(DatEventHandler handler, int limit) {
-        int check = checkPoll(handler, limit);
-        if (check != DatReturn.DAT_SUCCESS) {
-            return check;
-        }
-        int handled = 0;
-        while (handled < limit) {
-            int rc = dequeue(polled);
-            if (rc == DatReturn.DAT_QUEUE_EMPTY) {
-                break;
-            }
-            if (rc != DatReturn.DAT_SUCCESS) {
-                return handled > 0 ? handled : rc;
-            }
-            // Outside the lock: the handler may post, which takes it again.
-            handler.onEvent(polled);
-            handled++;
-        }
-        return handled;
+        // dequeue takes and releases the lock per event: the handler runs outside it and may post.
+        return pollByDequeue(handler, limit, polled);
     }
 
     @Override
