@@ -29,6 +29,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
 
 /**
  * An event dispatcher ({@code dat_evd_create}): a ring of preallocated {@link DatEvent}s, and, for an EVD that takes
@@ -37,7 +38,9 @@ import java.util.concurrent.TimeUnit;
  * under the IA's lock by the progress step ({@link #drainCq}); each entry's operation context names the EP, the
  * connection generation, the queue and the slot ({@link OfiEpData#context}); the EP turns it into a DAT completion
  * queued here. A DTO completion holds its EP's slot until it is dequeued, as DAT counts it outstanding till then.
- * {@code dat_evd_wait} waits on the IA's condition, which every progress step that finds something signals.
+ * {@code dat_evd_wait} sleeps on this EVD's own condition of the IA's lock, signalled only when an event is queued here
+ * while it sleeps: a consumer that busy-polls one EVD and a thread parked in {@code dat_evd_wait} on another (a
+ * connection EVD) do not wake each other per completion, which on two cores costs more than the transfer.
  */
 // Restricted methods on purpose: reached only after OfiProvider checked Module.isNativeAccessEnabled().
 @SuppressWarnings("restricted")
@@ -62,8 +65,12 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
     private final DatEvent polled = new DatEvent();
     /** When a consumer last read this EVD's CQs itself ({@link System#nanoTime()}). Guarded by the IA's lock. */
     private long polledAt = System.nanoTime() - 2 * OfiProgress.POLLED_NANOS;
-    /** A dat_evd_wait sleeps on the IA's condition for this EVD. Guarded by the IA's lock. */
+    /** A dat_evd_wait sleeps on {@link #arrived}. Guarded by the IA's lock. */
     private boolean sleeping;
+    /** What a sleeping {@code dat_evd_wait} waits on: an event queued here, an abort, the EVD's end. */
+    private final Condition arrived;
+    /** How often a sleeping {@code dat_evd_wait} woke up (OfiProgressTest). Guarded by the IA's lock. */
+    private long wakes;
 
     /**
      * One CQ per domain (a PZ's) whose endpoints this EVD takes completions from, made when the first of them binds:
@@ -79,6 +86,7 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
     OfiEvd(OfiIa ia, int qlen, int flags, AbstractCno<OfiIa> cno) {
         super(ia, flags, cno, (flags & DatEvdFlags.ASYNC) != 0);
         this.ia = ia;
+        this.arrived = ia.lock.newCondition();
         allocate(qlen);
         if ((flags & DatEvdFlags.DTO) != 0) {
             arena = Arena.ofShared();
@@ -165,6 +173,11 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
         return found;
     }
 
+    /** {@return how often a sleeping {@code dat_evd_wait} on this EVD woke up} Under the IA's lock. */
+    long wakes() {
+        return wakes;
+    }
+
     /** {@return the events queued and not dequeued} Under the IA's lock. */
     int queued() {
         return count;
@@ -246,7 +259,9 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
 
     private void commit() {
         count++;
-        ia.changed.signalAll();
+        if (sleeping) {
+            arrived.signal();
+        }
     }
 
     /** Queues a DTO completion; @return false when it is lost (the EVD full or freed) */
@@ -316,6 +331,7 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
             if (waiting) {
                 return DatReturn.DAT_INVALID_STATE;
             }
+            ia.stepIfWanted();
             if (count == 0) {
                 consumerStep();
                 if (count == 0) {
@@ -376,12 +392,14 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
                         consumerStep();
                         continue;
                     }
-                    // The progress thread signals when it queues an event; the bound covers a step it skipped.
+                    // The progress thread reads this EVD's CQs while it sleeps (polledAt) and signals when it queues
+                    // an event here; the bound covers a step it skipped.
                     sleeping = true;
                     try {
-                        ia.changed.awaitNanos(Math.min(left, 2_000_000));
+                        arrived.awaitNanos(Math.min(left, 2_000_000));
                     } finally {
                         sleeping = false;
+                        wakes++;
                     }
                     ia.progressLocked();
                 }
@@ -425,7 +443,7 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
             waitable = !unwaitable;
             if (unwaitable) {
                 aborts++;
-                ia.changed.signalAll();
+                arrived.signalAll();
             }
         } finally {
             ia.lock.unlock();
@@ -469,7 +487,7 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
     protected void destroy() {
         markClosed();
         aborts++;
-        ia.changed.signalAll();
+        arrived.signalAll();
         if (arena != null) {
             ia.cqEvds.remove(this);
             for (Cq c : cqs) {

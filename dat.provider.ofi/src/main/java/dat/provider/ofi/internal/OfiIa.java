@@ -43,7 +43,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -53,7 +52,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p><b>One lock.</b> Every call on the IA's objects, and the progress thread, run under {@link #lock} (also the
  * shell's lifecycle lock): that is what {@code is_thread_safe} rests on, and it makes each connection transition one
- * step. {@link #changed} wakes {@code dat_evd_wait}.
+ * step. A {@code dat_evd_wait} sleeps on a condition of its EVD's own ({@link OfiEvd}).
  *
  * <p><b>Progress.</b> {@link OfiProgress} reads the EQs and every CQ ({@code fi_cq_read} also drives the data
  * progress of providers that need it) and turns what it finds into DAT events. A dequeue or wait that finds a DTO
@@ -78,7 +77,6 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
     final OfiEntry entry;
     final LibFabric fi;
     final ReentrantLock lock;
-    final Condition changed;
     final Arena arena = Arena.ofShared();
     /** The copy of the entry endpoints and passive endpoints are made from. */
     final MemorySegment info;
@@ -122,7 +120,6 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
         this.entry = entry;
         this.fi = fi;
         this.lock = lock;
-        this.changed = lock.newCondition();
         MemorySegment copy = fi.fi_dupinfo(entry.info());
         MemorySegment fab = MemorySegment.NULL;
         MemorySegment dom = MemorySegment.NULL;
@@ -266,8 +263,31 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
      * @return whether it found anything
      */
     boolean backgroundStep(long polledSince) {
+        stepWanted = false;
         return step(polledSince);
     }
+
+    /**
+     * The progress thread found the lock held: the holder takes the thread's step on its way out of
+     * {@code dat_evd_dequeue} ({@link #stepIfWanted}).
+     *
+     * @return whether the last such request was still unserved
+     */
+    boolean wantStep() {
+        boolean unserved = stepWanted;
+        stepWanted = true;
+        return unserved;
+    }
+
+    /** Takes the step the progress thread asked for, if it did. Under {@link #lock}. */
+    void stepIfWanted() {
+        if (stepWanted) {
+            backgroundStep(System.nanoTime() - OfiProgress.POLLED_NANOS);
+        }
+    }
+
+    /** The progress thread asked for a step while a consumer held the lock. Written outside the lock, so volatile. */
+    private volatile boolean stepWanted;
 
     /**
      * {@return whether the last step left a CQ to its consumer} Under {@link #lock}. The IA is busy then, and a
@@ -301,9 +321,6 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
         }
         if (rdm != null) {
             found |= OfiRdmLink.progress(this);
-        }
-        if (found) {
-            changed.signalAll();
         }
         return found;
     }

@@ -15,13 +15,19 @@ import dat.api.DatPspFlags;
 import dat.api.DatPz;
 import dat.api.DatReturn;
 import dat.api.Iov;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
 
 /**
- * The victim of {@link OfiFaultTest}, run in its own JVM: {@code OfiFaultVictim CONN_QUAL}. Accepts one connection
- * on {@code ofi-tcp-lo}, keeps receives posted, prints {@code ready <rmr_context> <address>} of a region the peer
- * may write, and goes on receiving until it is killed.
+ * The victim of {@link OfiFaultTest}, run in its own JVM: {@code OfiFaultVictim CONN_QUAL [IA]}. Accepts one
+ * connection on {@code ofi-tcp-lo} (or the IA named), keeps receives posted, prints {@code ready <rmr_context>
+ * <address>} of a region the peer may write, and goes on receiving until it is killed. A line {@code quiesce} on its
+ * standard input makes it take its IA's lock and keep it, so that none of its threads is inside libfabric, and print
+ * {@code quiet}: on shm the peer kills it only then (see {@link OfiFaultTest#peerKilledMidTransfer}).
  */
 public final class OfiFaultVictim {
 
@@ -60,6 +66,7 @@ public final class OfiFaultVictim {
                 iov.set(0, lmr, (long) i * RECV, RECV);
                 ep.postRecv(1, iov, i, 0);
             }
+            Thread.ofPlatform().daemon().start(() -> quiesceOnRequest((OfiIa) ia));
             System.out.println("ready " + lmr.rmrContext() + " " + region.address());
             System.out.flush();
             while (true) {
@@ -69,6 +76,31 @@ public final class OfiFaultVictim {
                     ep.postRecv(1, iov, slot, 0);
                 }
             }
+        }
+    }
+
+    /**
+     * Waits for {@code quiesce} on standard input, then holds the IA's lock till the process is killed: every call
+     * into libfabric (the consumer's and the progress thread's) runs under it, so none is under way after
+     * {@code quiet} is printed.
+     */
+    private static void quiesceOnRequest(OfiIa ia) {
+        try {
+            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+            String line;
+            while ((line = in.readLine()) != null) {
+                if (line.equals("quiesce")) {
+                    ia.lock.lock();
+                    System.out.println("quiet");
+                    System.out.flush();
+                    while (true) {
+                        Thread.sleep(60_000);
+                    }
+                }
+            }
+        } catch (IOException | InterruptedException e) {
+            System.out.println("quiesce failed: " + e);
+            System.out.flush();
         }
     }
 }

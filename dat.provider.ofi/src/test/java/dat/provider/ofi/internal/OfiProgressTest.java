@@ -22,6 +22,7 @@ import dat.api.DatQos;
 import dat.api.DatReturn;
 import dat.api.Iov;
 import java.lang.foreign.Arena;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -118,6 +119,100 @@ class OfiProgressTest {
             }
         } finally {
             ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /**
+     * Events of one EVD do not wake a {@code dat_evd_wait} asleep on another. It once slept on a condition of the
+     * whole IA that every queued event signalled, so a thread waiting for a connection event woke, and made the
+     * polling consumer unpark it, at every completion of the data path.
+     */
+    @Test
+    void aWaitAsleepOnOneEvdIsNotWokenByTheEventsOfAnother() throws InterruptedException {
+        OfiIa ia = (OfiIa) new OfiProvider().open(OfiTcpVerification.IA, "", 16);
+        try {
+            OfiEvd sleeper = (OfiEvd) ia.createEvd(8, null, DatEvdFlags.SOFTWARE);
+            DatEvd busy = ia.createEvd(8, null, DatEvdFlags.SOFTWARE);
+            int[] rc = {Integer.MIN_VALUE};
+            Thread waiter = Thread.ofPlatform().start(() -> rc[0] = sleeper.await(TIMEOUT, 1, new DatEvent()));
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (!asleep(ia, sleeper)) {
+                assertTrue(System.nanoTime() < deadline, "the wait never slept");
+                Thread.sleep(1);
+            }
+            long wakesBefore = wakes(ia, sleeper);
+            long start = System.nanoTime();
+            DatEvent e = new DatEvent();
+            int events = 300;
+            for (int i = 0; i < events; i++) {
+                assertEquals(DatReturn.DAT_SUCCESS, busy.postSoftwareEvent(i));
+                assertEquals(DatReturn.DAT_SUCCESS, busy.dequeue(e));
+                // Time for a woken wait to go back to sleep, as between the completions of a real stream.
+                LockSupport.parkNanos(500_000);
+            }
+            long elapsedMillis = (System.nanoTime() - start) / 1_000_000;
+            long woke = wakes(ia, sleeper) - wakesBefore;
+            // The wait's own bound (2 ms) wakes it; nothing else may.
+            assertTrue(woke <= elapsedMillis / 2 + 10, "the wait woke " + woke + " times in " + elapsedMillis
+                    + " ms while another EVD took " + events + " events");
+            assertEquals(DatReturn.DAT_SUCCESS, sleeper.postSoftwareEvent(7));
+            waiter.join(10_000);
+            assertEquals(DatReturn.DAT_SUCCESS, rc[0], "the wait's own event woke it");
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /**
+     * The progress thread never queues on the IA's lock behind a consumer that takes its steps: it asks, and the
+     * consumer's {@code dat_evd_dequeue} takes the step. A consumer that holds the lock and never dequeues does not
+     * starve it: after a few unserved requests it waits for the lock.
+     */
+    @Test
+    void theProgressThreadAsksALockHolderForItsStepInsteadOfQueuingOnTheLock() throws InterruptedException {
+        OfiIa ia = (OfiIa) new OfiProvider().open(OfiTcpVerification.IA, "", 16);
+        try {
+            DatEvd evd = ia.createEvd(8, null, DatEvdFlags.SOFTWARE);
+            Thread progress = ia.progressThread().thread();
+            DatEvent e = new DatEvent();
+            ia.lock.lock();
+            try {
+                long until = System.nanoTime() + 100_000_000L;
+                while (System.nanoTime() - until < 0) {
+                    assertEquals(DatReturn.DAT_QUEUE_EMPTY, evd.dequeue(e));
+                    assertTrue(!ia.lock.hasQueuedThread(progress),
+                            "the progress thread queued on the lock of a consumer that takes its steps");
+                    Thread.onSpinWait();
+                }
+                long deadline = System.nanoTime() + 5_000_000_000L;
+                while (!ia.lock.hasQueuedThread(progress)) {
+                    assertTrue(System.nanoTime() < deadline,
+                            "the progress thread never waited for a lock whose holder left its steps unserved");
+                    Thread.sleep(1);
+                }
+            } finally {
+                ia.lock.unlock();
+            }
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    private static boolean asleep(OfiIa ia, OfiEvd evd) {
+        ia.lock.lock();
+        try {
+            return evd.polledAt() == Long.MIN_VALUE;
+        } finally {
+            ia.lock.unlock();
+        }
+    }
+
+    private static long wakes(OfiIa ia, OfiEvd evd) {
+        ia.lock.lock();
+        try {
+            return evd.wakes();
+        } finally {
+            ia.lock.unlock();
         }
     }
 

@@ -157,10 +157,10 @@ class OfiShmDataTest {
     /**
      * The peer process killed ({@code kill -9}) while sends and RDMA writes are in flight: the fabric says nothing,
      * so the association's keep-alive or a failed operation ends the connection, once, and every request completes
-     * once.
+     * once. The peer is killed outside libfabric (see {@link OfiFaultTest#peerKilledMidTransfer}).
      */
     @Test
     void peerKilledMidTransferEndsTheAssociation() throws Exception {
-        OfiFaultTest.peerKilledMidTransfer(OfiRdmShmVerification.IA, 7493);
+        OfiFaultTest.peerKilledMidTransfer(OfiRdmShmVerification.IA, 7493, true);
     }
 }
