@@ -2,6 +2,7 @@
 package dat.provider.ofi.internal;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import dat.api.Dat;
 import dat.api.DatCr;
@@ -71,6 +72,8 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
     private final Condition arrived;
     /** How often a sleeping {@code dat_evd_wait} woke up (OfiProgressTest). Guarded by the IA's lock. */
     private long wakes;
+    /** A wait on the CQs' descriptors, where the fabric gives them; else {@code null}. */
+    private final OfiFdWait fdWait;
 
     /**
      * One CQ per domain (a PZ's) whose endpoints this EVD takes completions from, made when the first of them binds:
@@ -93,17 +96,19 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
             cqSize = Math.max(qlen, OfiIa.MIN_CQ);
             entries = arena.allocate(FiCqDataEntry.LAYOUT.byteSize() * BATCH, 8);
             err = arena.allocate(FiCqErrEntry.LAYOUT);
+            fdWait = ia.waitsOnFds() ? OfiFdWait.open() : null;
             ia.cqEvds.add(this);
         } else {
             arena = null;
             cqSize = 0;
             entries = MemorySegment.NULL;
             err = MemorySegment.NULL;
+            fdWait = null;
         }
     }
 
-    /** A CQ of one domain. */
-    private record Cq(long domain, MemorySegment cq, MemorySegment read) { }
+    /** A CQ of one domain, and its wait descriptor ({@code -1}: none). */
+    private record Cq(long domain, MemorySegment cq, MemorySegment read, int waitFd) { }
 
     /**
      * {@return this EVD's CQ on {@code domain}, opened on first use} Under the IA's lock.
@@ -124,15 +129,46 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
             MemorySegment attr = local.allocate(FiCqAttr.LAYOUT);
             FiCqAttr.size(attr, cqSize);
             FiCqAttr.format(attr, LibFabric.FI_CQ_FORMAT_DATA);
-            FiCqAttr.waitObj(attr, LibFabric.FI_WAIT_NONE);
             MemorySegment out = local.allocate(ADDRESS);
-            ia.fi.check("fi_cq_open", Fi.fi_cq_open(domain, attr, out));
+            int waitFd = -1;
+            FiCqAttr.waitObj(attr, LibFabric.FI_WAIT_FD);
+            if (fdWait != null && Fi.fi_cq_open(domain, attr, out) == 0) {
+                MemorySegment fd = local.allocate(JAVA_INT);
+                fd.set(JAVA_INT, 0, -1);
+                MemorySegment opened = out.get(ADDRESS, 0).reinterpret(FidCq.SIZEOF);
+                if (Fi.fi_control(opened, LibFabric.FI_GETWAIT, fd) == 0) {
+                    waitFd = fd.get(JAVA_INT, 0);
+                }
+            } else {
+                FiCqAttr.waitObj(attr, LibFabric.FI_WAIT_NONE);
+                ia.fi.check("fi_cq_open", Fi.fi_cq_open(domain, attr, out));
+            }
             MemorySegment cq = out.get(ADDRESS, 0).reinterpret(FidCq.SIZEOF);
-            cqs.add(new Cq(domain.address(), cq, Fi.slot(cq, FidCq.OPS, FiOpsCq.READ)));
+            cqs.add(new Cq(domain.address(), cq, Fi.slot(cq, FidCq.OPS, FiOpsCq.READ), waitFd));
+            watchCqs();
             return cq;
         } catch (FiException e) {
             throw OfiIa.resources(call, e);
         }
+    }
+
+    /** Points {@link #fdWait} at the CQs, when each has a wait descriptor; at none otherwise. */
+    private void watchCqs() {
+        if (fdWait == null) {
+            return;
+        }
+        int n = 0;
+        for (Cq c : cqs) {
+            n += c.waitFd() >= 0 ? 1 : 0;
+        }
+        n = n == cqs.size() ? n : 0;
+        MemorySegment[] fids = new MemorySegment[n];
+        int[] fds = new int[n];
+        for (int i = 0; i < n; i++) {
+            fids[i] = cqs.get(i).cq();
+            fds[i] = cqs.get(i).waitFd();
+        }
+        fdWait.watch(fids, fds);
     }
 
     /**
@@ -144,6 +180,7 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
             if (cqs.get(i).domain() == domain.address()) {
                 drain(cqs.get(i));
                 Fi.fi_close(cqs.remove(i).cq());
+                watchCqs();
                 return;
             }
         }
@@ -171,6 +208,11 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
             found |= drain(cqs.get(i));
         }
         return found;
+    }
+
+    /** {@return whether a {@code dat_evd_wait} on this EVD is blocked in its poll (OfiFdWaitTest)} Under the lock. */
+    boolean fdPolling() {
+        return fdWait != null && fdWait.polling();
     }
 
     /** {@return how often a sleeping {@code dat_evd_wait} on this EVD woke up} Under the IA's lock. */
@@ -261,6 +303,9 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
         count++;
         if (sleeping) {
             arrived.signal();
+            if (fdWait != null) {
+                fdWait.wake();
+            }
         }
     }
 
@@ -392,11 +437,18 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
                         consumerStep();
                         continue;
                     }
-                    // The progress thread reads this EVD's CQs while it sleeps (polledAt) and signals when it queues
-                    // an event here; the bound covers a step it skipped.
+                    // Asleep, the progress thread reads this EVD's CQs (polledAt) and wakes it when it queues an
+                    // event here; where the CQs have wait descriptors the fabric wakes it itself (OfiFdWait).
                     sleeping = true;
                     try {
-                        arrived.awaitNanos(Math.min(left, 2_000_000));
+                        int blocked = fdWait != null && fdWait.watching() && ia.lock.getHoldCount() == 1
+                                ? fdWait.block(ia, left) : OfiFdWait.CANNOT;
+                        if (blocked == OfiFdWait.CANNOT) {
+                            // The bound covers a step the thread skipped.
+                            arrived.awaitNanos(Math.min(left, 2_000_000));
+                        } else if (Thread.currentThread().isInterrupted()) {
+                            return DatReturn.DAT_INTERRUPTED_CALL;
+                        }
                     } finally {
                         sleeping = false;
                         wakes++;
@@ -444,6 +496,9 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
             if (unwaitable) {
                 aborts++;
                 arrived.signalAll();
+                if (fdWait != null) {
+                    fdWait.wake();
+                }
             }
         } finally {
             ia.lock.unlock();
@@ -488,6 +543,9 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
         markClosed();
         aborts++;
         arrived.signalAll();
+        if (fdWait != null) {
+            fdWait.close();
+        }
         if (arena != null) {
             ia.cqEvds.remove(this);
             for (Cq c : cqs) {

@@ -279,6 +279,15 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
         return unserved;
     }
 
+    /**
+     * {@return whether a {@code dat_evd_wait} blocks on the CQs' wait descriptors ({@link OfiFdWait})} On tcp, whose
+     * {@code FI_WAIT_FD} is an epoll descriptor over its endpoints' sockets. shm 1.17 has no CQ wait object; the
+     * other fabrics keep the progress thread's wake-up until they are tried.
+     */
+    boolean waitsOnFds() {
+        return "tcp".equals(entry.provider());
+    }
+
     /** Takes the step the progress thread asked for, if it did. Under {@link #lock}. */
     void stepIfWanted() {
         if (stepWanted) {

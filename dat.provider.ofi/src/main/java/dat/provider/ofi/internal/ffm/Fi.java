@@ -40,6 +40,7 @@ public final class Fi {
             JAVA_LONG));
     private static final MethodHandle INT_PL = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
     private static final MethodHandle INT_PI = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle INT_PPI = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
     private static final MethodHandle INT_PIIPP = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT,
             ADDRESS, ADDRESS));
     private static final MethodHandle MR_REG = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG,
@@ -215,6 +216,23 @@ public final class Fi {
         MemorySegment fn = slot(fabric, FidFabric.OPS, FiOpsFabric.WAIT_OPEN);
         try {
             return fn.address() == 0 ? noOp() : (int) INT_PPP.invokeExact(fn, fabric, attr, out);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /**
+     * {@code fi_trywait(fabric, fids, count)}: whether blocking on the wait objects of {@code fids} is safe now.
+     *
+     * @param fabric the fabric
+     * @param fids {@code count} {@code struct fid *}
+     * @param count how many
+     * @return 0 when it is, -FI_EAGAIN when completions are waiting to be read, or -FI_E*
+     */
+    public static int fi_trywait(MemorySegment fabric, MemorySegment fids, int count) {
+        MemorySegment fn = slot(fabric, FidFabric.OPS, FiOpsFabric.TRYWAIT);
+        try {
+            return fn.address() == 0 ? -LibFabric.FI_ENOSYS : (int) INT_PPI.invokeExact(fn, fabric, fids, count);
         } catch (Throwable t) {
             throw unexpected(t);
         }
