@@ -16,15 +16,16 @@
 #   alloc      JMH AllocationBenchmark -prof gc: bytes allocated per data-path call
 #   fabric     jDAT's ofi provider beside libfabric's own program on the same fabric, two processes each: dat perf
 #              serve and dat perf pingpong --peer on the IA ofi-tcp-lo (FI_EP_MSG over loopback TCP) against
-#              fi_pingpong -p tcp -e msg, 8 B .. 64 KiB (skipped, with the reason, when that IA is unavailable)
+#              fi_pingpong -p tcp -e msg, and on ofi-shm-shm-rdm (FI_EP_RDM over shm) against fi_pingpong -p shm
+#              -e rdm, 8 B .. 64 KiB (an IA that is unavailable is skipped, with the reason)
 # PEERS for --skip: ucx, fabric, aeron, cfloor.
 #
 # The goals judged (results.md's headline), each in one run: 64 B one-way p50 of send and rdma_write at or below
 # Aeron IPC and within 2x of the C floor; post plus completion on one thread at most 50 ns at the median; 64 B send
 # stream at or above UCX tag_bw and the JMH pair at 20 M msgs/s or more; rdma_write and rdma_read at 95% or more of
-# MemorySegment.copy from 64 KiB up; 0 B/op on every data-path call; on ofi/tcp a 64 B one-way mean within 1.2x of
-# fi_pingpong's and a ping-pong message rate at 0.8x or more of its (fi_pingpong times only the whole loop, so
-# the mean is what both report).
+# MemorySegment.copy from 64 KiB up; 0 B/op on every data-path call; on ofi/tcp and ofi/shm a 64 B one-way mean
+# within 1.2x of fi_pingpong's on the same fabric and a ping-pong message rate at 0.8x or more of its (fi_pingpong
+# times only the whole loop, so the mean is what both report).
 #
 # Every measure runs --runs times (5; --quick: 2), round-robin so that each run of every peer sees the same
 # stretch of machine load, and every run is bounded by timeout(1). Client and server (or the two threads) are
@@ -117,6 +118,7 @@ skipped_by_user() { [[ ",$skip," == *",$1,"* ]]; }
 # The provider path is judged at 64 B; 8 B shows what the size itself costs.
 path_sizes=(8 64)
 fabric_ia=ofi-tcp-lo
+fabric_shm_ia=ofi-shm-shm-rdm
 if [ "$quick" -eq 1 ]; then
     lat_sizes=(8 64 4096 65536)
     fabric_sizes=(8 64 4096)
@@ -278,18 +280,21 @@ if [ "$dry_run" -eq 0 ]; then
 fi
 
 have_ofi=0
+have_ofi_shm=0
+ofi_available() {  # IA: whether dat info lists it as available; says why not
+    local row
+    [ "$dry_run" -eq 1 ] && return 0
+    row=$("$dat" info 2>/dev/null | awk -v ia="$1" '$1 == ia' || true)
+    [[ "$row" == *" available"* ]] && return 0
+    skip_peer "ofi $1" "dat info does not list $1 as available: ${row:-not listed}"
+    return 1
+}
 if want fabric; then
     if [ "$have_fabric" -eq 0 ]; then
         skip_peer ofi "the fabric group needs fi_pingpong (see the fabric peer)"
-    elif [ "$dry_run" -eq 1 ]; then
-        have_ofi=1
     else
-        ofi_row=$("$dat" info 2>/dev/null | awk -v ia="$fabric_ia" '$1 == ia' || true)
-        if [[ "$ofi_row" == *" available"* ]]; then
-            have_ofi=1
-        else
-            skip_peer ofi "dat info does not list $fabric_ia as available: ${ofi_row:-not listed}"
-        fi
+        ofi_available "$fabric_ia" && have_ofi=1
+        ofi_available "$fabric_shm_ia" && have_ofi_shm=1
     fi
 fi
 
@@ -433,16 +438,16 @@ fabric() {  # measure series size run raw provider iters
         "${cp[@]}" fi_pingpong -p "$prov" -e rdm -P "$pp_port" -I "$iters" -S "$size" 127.0.0.1
 }
 
-# jDAT's ofi provider across two processes: dat perf serve on the conn-qual $pp_port (the ofi IA listens on it as
-# a TCP port), dat perf pingpong --peer against it; pinned as fi_pingpong's two sides.
-ofiperf() {  # measure series size run raw iters
-    local measure=$1 series=$2 size=$3 run=$4 raw=$5 iters=$6
+# jDAT's ofi provider across two processes: dat perf serve on the conn-qual $pp_port (a TCP port on tcp, the name
+# jdat-<conn-qual> on shm), dat perf pingpong --peer against it; pinned as fi_pingpong's two sides.
+ofiperf() {  # measure series size run raw iters ia
+    local measure=$1 series=$2 size=$3 run=$4 raw=$5 iters=$6 ia=$7
     next_port
     local sp=() cp=()
     if [ "$pin" -eq 1 ]; then sp=(taskset -c "$cpu_b"); cp=(taskset -c "$cpu_a"); fi
     run_pair "$measure" "$series" "$size" "$run" "$raw" -- \
-        "${sp[@]}" "$dat" perf serve --ia "$fabric_ia" --conn-qual "$pp_port" --timeout "$run_timeout" -- \
-        "${cp[@]}" "$dat" perf pingpong --ia "$fabric_ia" --peer "127.0.0.1:$pp_port" --op send --sizes "$size" \
+        "${sp[@]}" "$dat" perf serve --ia "$ia" --conn-qual "$pp_port" --timeout "$run_timeout" -- \
+        "${cp[@]}" "$dat" perf pingpong --ia "$ia" --peer "127.0.0.1:$pp_port" --op send --sizes "$size" \
         --iters "$iters" --warmup $((iters / 2)) --json --timeout "$run_timeout"
 }
 
@@ -568,11 +573,19 @@ for ((run = 1; run <= runs; run++)); do
             'AllocationBenchmark' -prof gc "${jmh_alloc[@]}"
     fi
     if want fabric && [ "$have_ofi" -eq 1 ]; then
-        log "  fabric: ofi on $fabric_ia beside fi_pingpong -e msg"
+        log "  fabric: ofi on $fabric_ia beside fi_pingpong -p tcp -e msg"
         for s in "${fabric_sizes[@]}"; do
             n=$(fi_iters "$s")
-            ofiperf fabric jdat_ofi_tcp "$s" "$run" "raw/fabric/jdat_ofi_tcp/$s-$r.json" "$n"
+            ofiperf fabric jdat_ofi_tcp "$s" "$run" "raw/fabric/jdat_ofi_tcp/$s-$r.json" "$n" "$fabric_ia"
             fabric_msg fabric fi_tcp_msg "$s" "$run" "raw/fabric/fi_tcp_msg/$s-$r.txt" tcp "$n"
+        done
+    fi
+    if want fabric && [ "$have_ofi_shm" -eq 1 ]; then
+        log "  fabric: ofi on $fabric_shm_ia beside fi_pingpong -p shm -e rdm"
+        for s in "${fabric_sizes[@]}"; do
+            n=$(fi_iters "$s")
+            ofiperf fabric jdat_ofi_shm "$s" "$run" "raw/fabric/jdat_ofi_shm/$s-$r.json" "$n" "$fabric_shm_ia"
+            fabric fabric fi_shm "$s" "$run" "raw/fabric/fi_shm/$s-$r.txt" shm "$n"
         done
     fi
 done

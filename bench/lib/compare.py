@@ -63,6 +63,8 @@ SERIES = {
     "jdat_ofi_tcp": ("jDAT ofi-tcp-lo", "dat perf serve and dat perf pingpong --peer on the ofi IA ofi-tcp-lo "
                      "(FI_EP_MSG, loopback TCP), two processes"),
     "fi_tcp_msg": ("fi_pingpong tcp msg", "fi_pingpong -p tcp -e msg over loopback TCP, two processes"),
+    "jdat_ofi_shm": ("jDAT ofi-shm-shm-rdm", "dat perf serve and dat perf pingpong --peer on the ofi IA "
+                     "ofi-shm-shm-rdm (FI_EP_RDM over shm, jDAT's association protocol), two processes"),
 }
 
 # The goals of the speed issue, each judged in one run of this script on an idle machine. A row's goal is one of
@@ -76,6 +78,10 @@ GOAL_BW = "rdma_write and rdma_read at 95% or more of MemorySegment.copy from 64
 GOAL_ALLOC = "0 B/op on every data-path call"
 GOAL_OFI_LAT = "64 B one-way mean on ofi/tcp within 1.2x of fi_pingpong's"
 GOAL_OFI_RATE = "64 B ping-pong rate on ofi/tcp at 0.8x or more of fi_pingpong's"
+GOAL_OFI_SHM_LAT = "64 B one-way mean on ofi/shm within 1.2x of fi_pingpong's"
+GOAL_OFI_SHM_RATE = "64 B ping-pong rate on ofi/shm at 0.8x or more of fi_pingpong's"
+# The fabric peer of each ofi series, and the goals of its 64 B mean and rate.
+OFI_GOALS = {"fi_tcp_msg": (GOAL_OFI_LAT, GOAL_OFI_RATE), "fi_shm": (GOAL_OFI_SHM_LAT, GOAL_OFI_SHM_RATE)}
 
 LAT_AERON_RATIO = 1.0
 LAT_FLOOR_RATIO = 2.0
@@ -101,9 +107,10 @@ GOALS = [
     ("Bandwidth: rdma_write and rdma_read at 95% or more of MemorySegment.copy from 64 KiB up",
      [(GOAL_BW, "jmh_rdmaWrite"), (GOAL_BW, "jmh_rdmaRead")]),
     ("Allocation: 0 B/op on every data-path call (JMH -prof gc)", [(GOAL_ALLOC, None)]),
-    ("Fabric: on ofi/tcp, 64 B one-way within 1.2x of libfabric's own fi_pingpong and its ping-pong rate at 0.8x or "
-     "more (means: fi_pingpong reports no median)",
-     [(GOAL_OFI_LAT, "jdat_ofi_tcp"), (GOAL_OFI_RATE, "jdat_ofi_tcp")]),
+    ("Fabric: on ofi/tcp and ofi/shm, 64 B one-way within 1.2x of libfabric's own fi_pingpong on the same fabric and "
+     "its ping-pong rate at 0.8x or more (means: fi_pingpong reports no median)",
+     [(GOAL_OFI_LAT, "jdat_ofi_tcp"), (GOAL_OFI_RATE, "jdat_ofi_tcp"),
+      (GOAL_OFI_SHM_LAT, "jdat_ofi_shm"), (GOAL_OFI_SHM_RATE, "jdat_ofi_shm")]),
 ]
 
 # An object is at least 16 bytes, so a data path allocating on every call reads >= 16 B/op; JMH's own
@@ -125,11 +132,12 @@ def goal_for(measure, jdat, peer, size, stat):
         return GOAL_RATE_UCX, lambda j, p, r: r >= RATE_UCX_RATIO
     if measure == RATE and jdat == "jmh_pair" and peer is None:
         return GOAL_RATE_PAIR, lambda j, p, r: j >= PAIR_MMSGS
-    if measure == FABRIC and size == 64 and peer == "fi_tcp_msg":
+    if measure == FABRIC and size == 64 and peer in OFI_GOALS:
+        lat, rate = OFI_GOALS[peer]
         if stat == "mean":
-            return GOAL_OFI_LAT, lambda j, p, r: r <= OFI_LAT_RATIO
+            return lat, lambda j, p, r: r <= OFI_LAT_RATIO
         if stat == "rate":
-            return GOAL_OFI_RATE, lambda j, p, r: r >= OFI_RATE_RATIO
+            return rate, lambda j, p, r: r >= OFI_RATE_RATIO
     if (measure == BANDWIDTH and jdat in ("jmh_rdmaWrite", "jmh_rdmaRead") and peer == "jmh_memorySegmentCopy"
             and size >= BW_FROM):
         return GOAL_BW, lambda j, p, r: r >= BW_SHARE
@@ -152,6 +160,7 @@ COMPARISONS = [
     (BANDWIDTH, "jmh_rdmaRead", "jmh_memorySegmentCopy", ("bw",)),
     (BANDWIDTH, "jmh_rdmaWrite", "ucx_put_bw", ("bw",)),
     (FABRIC, "jdat_ofi_tcp", "fi_tcp_msg", ("mean", "rate")),
+    (FABRIC, "jdat_ofi_shm", "fi_shm", ("mean", "rate")),
 ]
 
 # (measure, jDAT series, stat, the figure its goal names): rows with no peer, judged against that figure where

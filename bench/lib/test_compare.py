@@ -359,7 +359,13 @@ class StatisticsAndGoalsTest(unittest.TestCase):
         rows = compare.compare(self.summaries({
             (fab, "jdat_ofi_tcp", 64, "mean"): [12.0], (fab, "fi_tcp_msg", 64, "mean"): [10.0],
             (fab, "jdat_ofi_tcp", 64, "rate"): [0.079], (fab, "fi_tcp_msg", 64, "rate"): [0.1],
-            (fab, "jdat_ofi_tcp", 8, "mean"): [50.0], (fab, "fi_tcp_msg", 8, "mean"): [10.0]}))
+            (fab, "jdat_ofi_tcp", 8, "mean"): [50.0], (fab, "fi_tcp_msg", 8, "mean"): [10.0],
+            (fab, "jdat_ofi_shm", 64, "mean"): [0.5], (fab, "fi_shm", 64, "mean"): [0.3],
+            (fab, "jdat_ofi_shm", 64, "rate"): [2.0], (fab, "fi_shm", 64, "rate"): [3.3]}))
+        shm_mean = self.row(rows, "jdat_ofi_shm", "fi_shm", 64, "mean")
+        self.assertEqual((shm_mean["goal"], shm_mean["met"]), (compare.GOAL_OFI_SHM_LAT, False))
+        shm_rate = self.row(rows, "jdat_ofi_shm", "fi_shm", 64, "rate")
+        self.assertEqual((shm_rate["goal"], shm_rate["met"]), (compare.GOAL_OFI_SHM_RATE, False))
         mean = self.row(rows, "jdat_ofi_tcp", "fi_tcp_msg", 64, "mean")
         self.assertEqual((mean["goal"], mean["met"], mean["unit"]), (compare.GOAL_OFI_LAT, True,
                                                                      compare.UNITS[fab]))
