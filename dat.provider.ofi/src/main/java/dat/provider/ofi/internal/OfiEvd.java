@@ -220,6 +220,13 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
         return wakes;
     }
 
+    /** Triggers the bound CNO if the EVD is enabled and not freed; on the progress thread, outside the IA's lock. */
+    void fireCno() {
+        if (!isClosed()) {
+            triggerCno();
+        }
+    }
+
     /** {@return the events queued and not dequeued} Under the IA's lock. */
     int queued() {
         return count;
@@ -301,6 +308,9 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
 
     private void commit() {
         count++;
+        if (cno() != null) {
+            ia.cnoPending(this);
+        }
         if (sleeping) {
             arrived.signal();
             if (fdWait != null) {
@@ -406,7 +416,7 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
             if (threshold < 1 || threshold > ring.length) {
                 return DatReturn.DAT_INVALID_PARAMETER;
             }
-            if (!waitable || waiting) {
+            if (!waitable || waiting || cno() != null) {
                 return DatReturn.DAT_INVALID_STATE;
             }
             long deadline = timeoutMicros == Dat.DAT_TIMEOUT_INFINITE ? Long.MAX_VALUE

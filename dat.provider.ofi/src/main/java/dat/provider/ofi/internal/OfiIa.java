@@ -440,7 +440,6 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
                     + " windows yet (max_rmrs 0); give the peer the LMR's rmr_context instead");
             case SRQ -> new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": IA " + name() + "'s fabric has no"
                     + " shared receive context (srq_supported false)");
-            case CNO -> new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": the ofi provider has no CNO yet");
             default -> super.unsupported(call, kind);
         };
     }
@@ -453,9 +452,6 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
     @Override
     protected void checkEvdCreate(int evdMinQlen, DatCno cno, int evdFlags) {
         super.checkEvdCreate(evdMinQlen, cno, evdFlags);
-        if (cno != null) {
-            throw unsupported("dat_evd_create", DatHandleType.CNO);
-        }
         if ((evdFlags & DatEvdFlags.ASYNC) != 0) {
             throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG4,
                     "dat_evd_create: DAT_EVD_ASYNC_FLAG is the IA's own async EVD's; use dat_ia_query");
@@ -464,8 +460,43 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
 
     @Override
     protected OfiEvd implCreateEvd(int evdMinQlen, AbstractCno<OfiIa> cno, int evdFlags) {
-        return new OfiEvd(this, evdMinQlen, evdFlags, null);
+        return new OfiEvd(this, evdMinQlen, evdFlags, cno);
     }
+
+    @Override
+    protected OfiCno implCreateCno(DatCno.Agent agent) {
+        return new OfiCno(this, agent);
+    }
+
+    /**
+     * An event was queued on {@code evd}, which has a CNO: the progress thread triggers it, outside the lock, soon.
+     * Under {@link #lock}.
+     */
+    void cnoPending(OfiEvd evd) {
+        if (!cnoPending.contains(evd)) {
+            cnoPending.add(evd);
+            progress.wake();
+        }
+    }
+
+    /** The progress thread takes the pending CNO triggers, to fire them once it let go of the lock. Under lock. */
+    void takeCnoTriggers() {
+        cnoFiring.addAll(cnoPending);
+        cnoPending.clear();
+    }
+
+    /** Fires the triggers {@link #takeCnoTriggers} took; on the progress thread, outside {@link #lock}. */
+    void fireCnoTriggers() {
+        for (int i = 0; i < cnoFiring.size(); i++) {
+            cnoFiring.get(i).fireCno();
+        }
+        cnoFiring.clear();
+    }
+
+    /** EVDs with a CNO that got an event since the progress thread last fired their triggers. Guarded by lock. */
+    private final List<OfiEvd> cnoPending = new ArrayList<>();
+    /** Triggers taken to be fired; the progress thread's alone. */
+    private final List<OfiEvd> cnoFiring = new ArrayList<>();
 
     @Override
     protected OfiLmr implCreateLmr(OfiPz pz, MemorySegment region, int privileges) {

@@ -41,6 +41,11 @@ final class OfiProgress implements Runnable {
         thread.start();
     }
 
+    /** Ends the thread's sleep now (a CNO to trigger). */
+    void wake() {
+        LockSupport.unpark(thread);
+    }
+
     /** {@return the thread (OfiProgressTest watches whether it queues on the IA's lock)} */
     Thread thread() {
         return thread;
@@ -83,6 +88,7 @@ final class OfiProgress implements Runnable {
                 }
                 found = ia.backgroundStep(System.nanoTime() - POLLED_NANOS);
                 busy = found || ia.leftToConsumer();
+                ia.takeCnoTriggers();
             } catch (RuntimeException e) {
                 found = false;
                 busy = false;
@@ -92,6 +98,7 @@ final class OfiProgress implements Runnable {
             } finally {
                 ia.lock.unlock();
             }
+            ia.fireCnoTriggers();
             // Busy (something found, or a CQ left to its polling consumer): the next step comes soon.
             sleep = busy ? MIN_SLEEP_NANOS : Math.min(MAX_SLEEP_NANOS, sleep * 2);
             if (!found) {
