@@ -463,6 +463,10 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
                         sleeping = false;
                         wakes++;
                     }
+                    if (aborts != abortsBefore) {
+                        // Freed (perhaps with its IA, whose fabric may be closed by now): libfabric is not touched.
+                        return DatReturn.DAT_ABORT;
+                    }
                     ia.progressLocked();
                 }
             } catch (InterruptedException e) {
