@@ -43,6 +43,7 @@ class OfiFdWaitTest {
     private DatEp passive;
     private DatEvd recvs;
     private DatLmr lmr;
+    private boolean iaClosed;
 
     @BeforeEach
     @SuppressWarnings("MustBeClosedChecker") // the arena is closed after each test (close())
@@ -71,7 +72,9 @@ class OfiFdWaitTest {
 
     @AfterEach
     void close() {
-        ia.close(DatCloseFlags.ABRUPT);
+        if (!iaClosed) {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
         arena.close();
     }
 
@@ -121,6 +124,17 @@ class OfiFdWaitTest {
         awaitPolling();
         assertEquals(DatReturn.DAT_TIMEOUT_EXPIRED, w.result());
         assertTrue(System.nanoTime() - start >= 200_000_000L, "the wait ended before its timeout");
+    }
+
+    @Test
+    void closingTheIaEndsAWaitInThePollWithoutTouchingTheClosedFabric() throws InterruptedException {
+        Waiter w = Waiter.start(() -> recvs.await(TIMEOUT, 1, new DatEvent()));
+        awaitPolling();
+        ia.close(DatCloseFlags.ABRUPT);
+        iaClosed = true;
+        int rc = w.result();
+        assertTrue(rc == DatReturn.DAT_ABORT || rc == DatReturn.DAT_INVALID_HANDLE,
+                "the wait ended with " + DatReturn.toString(rc));
     }
 
     /** Waits until the EVD's wait is inside its poll. */
