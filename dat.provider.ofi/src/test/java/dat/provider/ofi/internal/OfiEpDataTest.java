@@ -36,14 +36,22 @@ class OfiEpDataTest {
             OfiPzTest.Pair p = OfiPzTest.connect(ia, pz, CONN_QUAL);
             DatLmr lmr = ia.createLmr(pz, arena.allocate(4096, 64), DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE);
             Iov iov = Iov.allocate(arena, 1).set(0, lmr, 0, 64);
+            OfiIa ofi = (OfiIa) ia;
+            OfiEp ep = (OfiEp) p.active();
+            ofi.lock.lock();
+            try {
+                // Without receiver credits (OfiCredit), which would hold both sends in the provider: the sends go
+                // into the connection and stay open there, as the campaign saw them.
+                ep.data.credit.on = false;
+            } finally {
+                ofi.lock.unlock();
+            }
             assertEquals(DatReturn.DAT_SUCCESS, p.active().postSend(1, iov, 100, 0));
             assertEquals(DatReturn.DAT_SUCCESS, p.active().postSend(1, iov, 101, 0));
-            OfiEp ep = (OfiEp) p.active();
-            OfiIa ofi = (OfiIa) ia;
             ofi.lock.lock();
             try {
                 // A fresh EP's free-slot stack hands out slot 0, then slot 1: the second send is slot 1.
-                ep.data.completed(ep.data.context(false, 1), 5, 0, 0);
+                ep.data.completed(ep.data.context(false, 1), 5, 0, 0, 0, 0);
             } finally {
                 ofi.lock.unlock();
             }
