@@ -48,8 +48,10 @@ final class OfiCredit {
 
     private final OfiEp ep;
     private final OfiIa ia;
-    /** Whether the EP takes part at all: MSG, not on an SRQ, not verbs. */
-    private final boolean eligible;
+    /** Whether the connection carries the header: MSG, not verbs. */
+    private final boolean framed;
+    /** Whether the EP counts its receives for the peer: not on an SRQ, whose receives are shared. */
+    private final boolean counts;
     /** Whether a send carries the count as remote CQ data. */
     final boolean piggyback;
 
@@ -62,8 +64,10 @@ final class OfiCredit {
     private MemorySegment mr = MemorySegment.NULL;
     private long key;
 
-    /** Whether this connection counts credits: both sides take part. */
-    boolean on;
+    /** Whether this side's sends wait for the peer's credit: the peer counts its receives. */
+    boolean gate;
+    /** Whether this side tells the peer its receives: it counts them, and the peer takes part. */
+    boolean advertise;
     /** Receives the peer has posted: what the sends may use. */
     long credit;
     /** Sends handed to the fabric. */
@@ -86,7 +90,8 @@ final class OfiCredit {
     OfiCredit(OfiEp ep) {
         this.ep = ep;
         this.ia = ep.owner();
-        this.eligible = framed(ia) && ep.srq == null;
+        this.framed = framed(ia);
+        this.counts = ep.srq == null;
         MemorySegment dom = FiInfo.domainAttr(ia.info).reinterpret(FiDomainAttr.SIZEOF);
         this.piggyback = FiDomainAttr.cqDataSize(dom) >= 8;
     }
@@ -101,12 +106,14 @@ final class OfiCredit {
     }
 
     /**
-     * A new endpoint for a connection: the counts start again, and an eligible EP registers its credit word. Under
-     * the IA's lock, before the receives waiting for the endpoint are posted.
+     * A new endpoint for a connection: the counts start again, and the EP registers its credit word (an EP on an SRQ
+     * too: its sends wait for the peer's credit like any). Under the IA's lock, before the receives waiting for the
+     * endpoint are posted.
      */
     @SuppressWarnings("MustBeClosedChecker") // the arena belongs to the EP: free()
     void open(String call) {
-        on = false;
+        gate = false;
+        advertise = false;
         credit = 0;
         sent = 0;
         posted = 0;
@@ -116,7 +123,7 @@ final class OfiCredit {
         peerAddr = 0;
         peerKey = 0;
         due = false;
-        if (!eligible) {
+        if (!framed) {
             return;
         }
         if (arena == null) {
@@ -146,14 +153,14 @@ final class OfiCredit {
         key = FidMr.key(mr);
         // An LMR's key must not be the word's (where jDAT chooses keys): the zone's keys hold it while it lives.
         ep.pz.keys.put(key, null);
-        on = true;
         ia.creditEps.add(ep.data);
     }
 
     /** The connection's endpoint is closed: the word goes, now that no progress of it can write there. */
     void close() {
         ia.creditEps.remove(ep.data);
-        on = false;
+        gate = false;
+        advertise = false;
         due = false;
         if (mr.address() != 0) {
             Fi.fi_close(mr);
@@ -171,11 +178,15 @@ final class OfiCredit {
         }
     }
 
-    /** {@return the connection data of a connect or accept: the credit header, then the consumer's bytes} */
+    /**
+     * {@return the connection data of a connect or accept: the credit header (the word's address and key, the
+     * receives posted, -1 for an EP on an SRQ), then the consumer's bytes}
+     */
     byte[] frame(byte[] privateData) {
         int n = privateData == null ? 0 : privateData.length;
+        boolean word = mr.address() != 0;
         ByteBuffer b = ByteBuffer.allocate(CM_BYTES + n).order(ByteOrder.LITTLE_ENDIAN);
-        b.putLong(on ? word.address() : 0).putLong(on ? key : 0).putLong(posted);
+        b.putLong(word ? this.word.address() : 0).putLong(word ? key : 0).putLong(counts ? posted : -1);
         if (n > 0) {
             b.put(privateData);
         }
@@ -194,26 +205,24 @@ final class OfiCredit {
         return rest;
     }
 
-    /** The peer's header (connect request or accept): without its word the connection counts no credit. */
+    /**
+     * The peer's header (connect request or accept): the sends wait for credit when the peer counts its receives, the
+     * receives are told when the peer has a word to tell them in.
+     */
     void peer(byte[] cmData) {
-        if (!on) {
-            return;
-        }
-        if (cmData == null || cmData.length < CM_BYTES) {
-            on = false;
-            ia.creditEps.remove(ep.data);
+        if (mr.address() == 0 || cmData == null || cmData.length < CM_BYTES) {
             return;
         }
         ByteBuffer b = ByteBuffer.wrap(cmData, 0, CM_BYTES).order(ByteOrder.LITTLE_ENDIAN);
         peerAddr = b.getLong();
         peerKey = b.getLong();
-        raise(b.getLong());
-        if (peerAddr == 0) {
-            on = false;
-            ia.creditEps.remove(ep.data);
-            return;
-        }
-        peerKnown = true;
+        long initial = b.getLong();
+        gate = initial >= 0;
+        raise(initial);
+        advertise = counts && peerAddr != 0;
+        peerKnown = advertise;
+        // Receives posted since the header went out, or consumed already, may want telling now.
+        receivesChanged();
     }
 
     /** The peer posted {@code count} receives so far. */
@@ -225,19 +234,19 @@ final class OfiCredit {
 
     /** {@return whether a send may go into the connection now} */
     boolean maySend() {
-        return !on || sent < credit;
+        return !gate || sent < credit;
     }
 
     /** Reads what the peer wrote into the credit word. */
     void readWord() {
-        if (on) {
+        if (gate) {
             raise((long) WORD.getVolatile(word, 0L));
         }
     }
 
     /** A receive was posted or completed: an advert is due when less than half the unconsumed ones are told. */
     void receivesChanged() {
-        if (!on || due) {
+        if (!advertise || due) {
             return;
         }
         long left = posted - consumed;
@@ -247,10 +256,10 @@ final class OfiCredit {
         }
     }
 
-    /** A send carrying {@link #posted} went into the connection. */
+    /** A send (carrying {@link #posted} when it advertises) went into the connection. */
     void carried() {
         sent++;
-        if (piggyback) {
+        if (piggyback && advertise) {
             advertised = posted;
             due = false;
         }

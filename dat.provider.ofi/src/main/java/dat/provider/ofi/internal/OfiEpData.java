@@ -328,7 +328,7 @@ final class OfiEpData {
                 flush();
                 return DatReturn.DAT_SUCCESS;
             }
-            if (credit.on && (heldCount > 0 || (op == SEND && !credit.maySend()))) {
+            if (credit.gate && (heldCount > 0 || (op == SEND && !credit.maySend()))) {
                 // The peer has no receive for it (or a held send is ahead of it): it waits in order, as in RNR.
                 held[(heldHead + heldCount) % held.length] = slot;
                 heldCount++;
@@ -392,7 +392,7 @@ final class OfiEpData {
      * @return whether it handed anything to the fabric
      */
     boolean creditStep(long now) {
-        if (busy || !credit.on || ep.isClosed()) {
+        if (busy || ep.isClosed() || !(credit.gate || credit.advertise)) {
             return false;
         }
         credit.readWord();
@@ -401,7 +401,8 @@ final class OfiEpData {
             any = releaseHeld();
         }
         OfiEpConnection c = ep.connection;
-        if (credit.on && ep.state == DatEpState.CONNECTED && credit.advertDue(now) && c.fid().address() != 0) {
+        if (credit.advertise && ep.state == DatEpState.CONNECTED && credit.advertDue(now)
+                && c.fid().address() != 0) {
             long rc = credit.write(c.fnWritemsg, c.fid(), context(false, OfiCredit.WRITE_SLOT));
             if (rc < 0 && rc != -LibFabric.FI_EAGAIN) {
                 c.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
@@ -584,7 +585,7 @@ final class OfiEpData {
         FiMsg.addr(msg, 0);
         msg.set(JAVA_LONG, FiMsg.CONTEXT, context(recv, slot));
         // A send carries the receives this side has posted to the peer's completion (OfiCredit).
-        boolean carry = !recv && credit.on && credit.piggyback;
+        boolean carry = !recv && credit.advertise && credit.piggyback;
         FiMsg.data(msg, carry ? credit.posted : 0);
         OfiEpConnection c = ep.connection;
         long rc = retry(recv ? c.fnRecvmsg : c.fnSendmsg, msg, recv ? LibFabric.FI_COMPLETION
@@ -666,11 +667,12 @@ final class OfiEpData {
         if (slot >= q.capacity || q.state[slot] != POSTED) {
             return;
         }
-        if (recv && credit.on) {
-            credit.consumed++;
+        if (recv) {
+            // Counted whether or not the peer's header was read yet (a message may overtake FI_CONNECTED).
             if (error == 0 && (flags & LibFabric.FI_REMOTE_CQ_DATA) != 0) {
                 credit.raise(data);
             }
+            credit.consumed++;
             credit.receivesChanged();
         }
         // shm 1.17 writes a truncated receive's error negated (-FI_ETRUNC, OfiShmDataTest): the code is its size.
@@ -774,6 +776,10 @@ final class OfiEpData {
                 for (int i = 0; i < n; i++) {
                     MemorySegment e = entries.asSlice(i * FiCqDataEntry.LAYOUT.byteSize(),
                             FiCqDataEntry.LAYOUT.byteSize());
+                    if (!closed && (FiCqDataEntry.flags(e) & LibFabric.FI_REMOTE_CQ_DATA) != 0) {
+                        // The peer's credit, carried by its send into this EP's SRQ buffer.
+                        credit.raise(FiCqDataEntry.data(e));
+                    }
                     srqCompleted(FiCqDataEntry.opContext(e).address(), 0, FiCqDataEntry.len(e), closed);
                 }
                 continue;

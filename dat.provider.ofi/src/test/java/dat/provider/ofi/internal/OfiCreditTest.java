@@ -78,7 +78,8 @@ class OfiCreditTest {
         } finally {
             psp.close();
         }
-        assertTrue(a.ofi().data.credit.on && p.ofi().data.credit.on, "tcp connections count credits");
+        assertTrue(a.ofi().data.credit.gate && p.ofi().data.credit.gate, "tcp connections count credits");
+        assertTrue(a.ofi().data.credit.advertise && p.ofi().data.credit.advertise, "both sides tell theirs");
         return new Conn(a, p);
     }
 
@@ -339,15 +340,17 @@ class OfiCreditTest {
                 assertEquals(DatReturn.DAT_SUCCESS, c.passive().ep().postRecv(1, b, 0, 0));
                 assertEquals(DatReturn.DAT_SUCCESS, c.passive().ep().postSend(1, b, i, 0));
                 assertEquals(DatReturn.DAT_SUCCESS, c.active().recvs().await(TIMEOUT, 1, e), "pong " + i);
-                assertEquals(DatReturn.DAT_SUCCESS, c.active().ep().postRecv(1, a, 0, 0));
                 expectDtoQuick(c.active().requests(), i);
                 expectDtoQuick(c.passive().requests(), i);
+                // Reposted just before the next ping, which carries it (within the grace of OfiCredit).
+                assertEquals(DatReturn.DAT_SUCCESS, c.active().ep().postRecv(1, a, 0, 0));
             }
-            // The receiver's first receive is posted after the connection, with nothing to send: that one advert goes
-            // by write; the pongs carried the other 200.
-            assertTrue(c.passive().ofi().data.credit.writes <= 1, "the receiver's writes: "
+            // The receiver's first receive is posted after the connection, with nothing to send: that advert goes by
+            // write; the sends carry the other 400 (a few may go by write when the machine stalls a thread past the
+            // grace; without the piggyback every one would).
+            assertTrue(c.passive().ofi().data.credit.writes <= 20, "the receiver's writes: "
                     + c.passive().ofi().data.credit.writes);
-            assertTrue(c.active().ofi().data.credit.writes <= 1, "the sender's writes: "
+            assertTrue(c.active().ofi().data.credit.writes <= 20, "the sender's writes: "
                     + c.active().ofi().data.credit.writes);
         } finally {
             ia.close(DatCloseFlags.ABRUPT);

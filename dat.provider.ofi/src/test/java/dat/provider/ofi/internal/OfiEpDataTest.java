@@ -42,7 +42,7 @@ class OfiEpDataTest {
             try {
                 // Without receiver credits (OfiCredit), which would hold both sends in the provider: the sends go
                 // into the connection and stay open there, as the campaign saw them.
-                ep.data.credit.on = false;
+                ep.data.credit.gate = false;
             } finally {
                 ofi.lock.unlock();
             }
