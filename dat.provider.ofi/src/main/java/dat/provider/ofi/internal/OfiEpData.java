@@ -73,6 +73,9 @@ final class OfiEpData {
      */
     private static final long RDM_SEND_FLAGS = LibFabric.FI_COMPLETION;
 
+    /** {@code EPIPE}: tcp reports a socket's errno as it is, and libfabric 1.17 has no {@code FI_EPIPE}. */
+    private static final int EPIPE = 32;
+
     /** Entries read from an SRQ EP's CQ at a time. */
     private static final int CQ_BATCH = 16;
     /** The most entries an SRQ EP's CQ has (libfabric's util CQ keeps an overflow list beyond). */
@@ -702,7 +705,10 @@ final class OfiEpData {
             return DatDtoStatus.SUCCESS;
         }
         return switch (error) {
-            case LibFabric.FI_ECANCELED -> DatDtoStatus.FLUSHED;
+            // The connection went away under the operation (tcp fails what it was sending when the peer's socket
+            // closed): it is flushed with the connection, as the peer's abrupt disconnect flushes on an RC pair.
+            case LibFabric.FI_ECANCELED, LibFabric.FI_ECONNRESET, LibFabric.FI_ECONNABORTED, LibFabric.FI_ESHUTDOWN,
+                 LibFabric.FI_ENOTCONN, EPIPE -> DatDtoStatus.FLUSHED;
             case LibFabric.FI_ETRUNC, LibFabric.FI_EMSGSIZE -> op == RECV ? DatDtoStatus.LOCAL_LENGTH_ERR
                     : DatDtoStatus.REMOTE_RESPONDER_ERR;
             case LibFabric.FI_EACCES, LibFabric.FI_EINVAL, LibFabric.FI_ENOENT -> op == SEND || op == RECV

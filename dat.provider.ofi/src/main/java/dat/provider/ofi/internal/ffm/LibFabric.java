@@ -200,6 +200,10 @@ public final class LibFabric {
     public static final int FI_EADDRINUSE = 98;
     /** {@code FI_ECONNRESET}. */
     public static final int FI_ECONNRESET = 104;
+    /** {@code FI_ECONNABORTED}. */
+    public static final int FI_ECONNABORTED = 103;
+    /** {@code FI_ESHUTDOWN}. */
+    public static final int FI_ESHUTDOWN = 108;
     /** {@code FI_ETIMEDOUT}. */
     public static final int FI_ETIMEDOUT = 110;
     /** {@code FI_ECONNREFUSED}. */
