@@ -358,8 +358,27 @@ final class OfiEpConnection {
         }
     }
 
+    /**
+     * Reads the CQs this EP's completions go to, before an EQ event ends the connection: tcp disables an endpoint
+     * (a truncated message, the peer gone) in the same progress call that reports the failed operation, and the
+     * progress step reads the EQ first, so without this jDAT would flush an operation the provider had already
+     * completed with its real status (the kit's oversized-message rule saw FLUSHED for LOCAL_LENGTH_ERR).
+     */
+    private void drainCompletions() {
+        OfiEvd[] evds = {ep.recvEvd != null ? ep.recvEvd : ia.orphanCq,
+            ep.requestEvd != null ? ep.requestEvd : ia.orphanCq};
+        evds[0].drainCq();
+        if (evds[1] != evds[0]) {
+            evds[1].drainCq();
+        }
+        if (ep.srq != null) {
+            ep.data.drainSrqCq(false);
+        }
+    }
+
     /** FI_SHUTDOWN: the peer disconnected. */
     void onShutdown() {
+        drainCompletions();
         switch (ep.state) {
             case CONNECTED -> end(DatEventType.CONNECTION_EVENT_DISCONNECTED, null, false);
             case ACTIVE_CONNECTION_PENDING -> end(DatEventType.CONNECTION_EVENT_NON_PEER_REJECTED, null, false);
@@ -370,6 +389,9 @@ final class OfiEpConnection {
 
     /** An EQ error entry for this EP's endpoint. */
     void onError(int err, byte[] errData) {
+        if (ep.state == DatEpState.CONNECTED) {
+            drainCompletions();
+        }
         switch (ep.state) {
             case ACTIVE_CONNECTION_PENDING -> {
                 DatEventType why;

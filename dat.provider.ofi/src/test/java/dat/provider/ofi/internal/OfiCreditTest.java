@@ -384,4 +384,43 @@ class OfiCreditTest {
             ia.close(DatCloseFlags.ABRUPT);
         }
     }
+
+    /**
+     * The kit's oversized-message rule once saw its receive FLUSHED (the truncation is reported while the connection
+     * ends, and a progress step reads the EQ before the CQs): held credit and the truncation must still give the
+     * receive its length error when only the IA's whole steps run (the progress thread stopped). This does not force
+     * the EQ-first order the kit met; OfiEpConnection#drainCompletions is the guard for it.
+     */
+    @Test
+    void aTruncatedMessageIsALengthErrorWhateverTheProgressStepReadsFirst() {
+        OfiIa ia = (OfiIa) open();
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = ia.createPz();
+            Conn c = connect(ia, pz, 7498, DatEpAttr.builder().build());
+            ia.progressThread().stop();
+            DatLmr lmr = ia.createLmr(pz, arena.allocate(4096, 64), DatMemPriv.ALL);
+            assertEquals(DatReturn.DAT_SUCCESS, c.passive().ep().postRecv(1, Iov.allocate(arena, 1)
+                    .set(0, lmr, 0, 16), 5, 0));
+            assertEquals(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, Iov.allocate(arena, 1)
+                    .set(0, lmr, 1024, 64), 6, 0));
+            long deadline = System.nanoTime() + TIMEOUT * 1000;
+            OfiEvd recvs = (OfiEvd) c.passive().recvs();
+            while (true) {
+                ia.lock.lock();
+                try {
+                    ia.progressLocked();
+                    if (recvs.queued() > 0) {
+                        break;
+                    }
+                } finally {
+                    ia.lock.unlock();
+                }
+                assertTrue(System.nanoTime() - deadline < 0, "no receive completion");
+                Thread.onSpinWait();
+            }
+            expectDto(c.passive().recvs(), 5, DatDtoStatus.LOCAL_LENGTH_ERR, "the receive of a longer message");
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
 }
