@@ -60,13 +60,17 @@ final class OfiAttributes {
         return v > Integer.MAX_VALUE || v < 0 ? Integer.MAX_VALUE : (int) v;
     }
 
-    /** {@return {@code max_private_data_size}: the connection data, less the byte a reject spends on its mark} */
+    /**
+     * {@return {@code max_private_data_size}: the connection data, less the byte a reject spends on its mark and the
+     * credit header}
+     */
     static int maxPrivateData(OfiEntry e) {
         if (e.limits().epType() == LibFabric.FI_EP_RDM) {
             // The protocol's reject is a message type of its own: no byte is spent (docs/ofi-rdm-protocol.md).
             return clamp(e.limits().cmDataSize());
         }
-        return clamp(Math.max(0, e.limits().cmDataSize() - 1));
+        // Less the credit header of a fabric without hardware RNR (OfiCredit).
+        return clamp(Math.max(0, e.limits().cmDataSize() - 1 - (OfiCredit.framed(e) ? OfiCredit.CM_BYTES : 0)));
     }
 
     static DatProviderAttr providerAttr(OfiEntry e) {

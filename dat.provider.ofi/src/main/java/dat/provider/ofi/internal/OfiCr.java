@@ -38,6 +38,8 @@ final class OfiCr extends AbstractCr<OfiIa, OfiEp> {
     private OfiPassive.Listener listener;
     private MemorySegment info;
     private final byte[] privateData;
+    /** The request's connection data as it came, the credit header included (OfiCredit). */
+    private final byte[] requestData;
     private final InetAddress peer;
     private final int peerPort;
     /** The request over an RDM IA's association (docs/ofi-rdm-protocol.md), {@code null} over FI_EP_MSG. */
@@ -49,7 +51,9 @@ final class OfiCr extends AbstractCr<OfiIa, OfiEp> {
         this.arrivedAt = arrivedAt;
         this.listener = arrivedAt.listener;
         this.info = info;
-        this.privateData = privateData;
+        this.requestData = privateData;
+        byte[] consumers = OfiCredit.framed(ia) ? OfiCredit.payload(privateData) : privateData;
+        this.privateData = consumers == null ? new byte[0] : consumers;
         MemorySegment dest = FiInfo.destAddr(info);
         this.peer = OfiIa.ip(dest);
         this.peerPort = dest.address() == 0 ? 0 : OfiIa.port(dest);
@@ -64,6 +68,7 @@ final class OfiCr extends AbstractCr<OfiIa, OfiEp> {
         this.listener = arrivedAt.listener;
         this.info = MemorySegment.NULL;
         this.privateData = request.privateData();
+        this.requestData = null;
         InetAddress from;
         try {
             from = InetAddress.getByAddress(request.iaAddress());
@@ -144,7 +149,8 @@ final class OfiCr extends AbstractCr<OfiIa, OfiEp> {
             }
             MemorySegment requestInfo = info;
             try {
-                passive.connection.accept(call, requestInfo, acceptData, arrivedAt.port, peer, peerPort);
+                passive.connection.accept(call, requestInfo, acceptData, arrivedAt.port, peer, peerPort,
+                        requestData);
             } catch (DatException e) {
                 // The endpoint could not be made: the requester is told, the request is answered.
                 rejectRequest(ia, arrivedAt.pep, requestInfo, false);

@@ -137,6 +137,12 @@ final class OfiEpConnection {
         } catch (FiException e) {
             throw OfiIa.resources(call, e);
         }
+        try {
+            ep.data.credit.open(call);
+        } catch (RuntimeException e) {
+            closeFabricEndpoint(false);
+            throw e;
+        }
         if (!ep.data.postQueuedRecvs()) {
             closeFabricEndpoint(false);
             throw new DatException(DatReturn.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
@@ -178,6 +184,8 @@ final class OfiEpConnection {
             Fi.fi_close(fid);
             // What the endpoint had taken from an SRQ: completed, or flushed by the close (FI_ECANCELED).
             ep.data.drainSrqCq(true);
+            // The credit word only now: the endpoint's progress could write into it until the close.
+            ep.data.credit.close();
             fid = MemorySegment.NULL;
             fnSendmsg = MemorySegment.NULL;
             fnRecvmsg = MemorySegment.NULL;
@@ -232,8 +240,9 @@ final class OfiEpConnection {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment addr = OfiIa.sockaddr(arena, remoteIaAddress, (int) remoteConnQual);
                 openToward(call, addr);
-                MemorySegment pd = data(arena, privateData);
-                rc = Fi.fi_connect(fid, addr, pd, privateData == null ? 0 : privateData.length);
+                byte[] cm = OfiCredit.framed(ia) ? ep.data.credit.frame(privateData) : privateData;
+                MemorySegment pd = data(arena, cm);
+                rc = Fi.fi_connect(fid, addr, pd, cm == null ? 0 : cm.length);
             }
             if (rc != 0) {
                 closeFabricEndpoint(false);
@@ -294,11 +303,16 @@ final class OfiEpConnection {
 
     /** {@code dat_cr_accept} on this EP: an endpoint made from the request, accepted with the private data. */
     void accept(String call, MemorySegment requestInfo, byte[] acceptData, long listenerQual, InetAddress peer,
-                long peerPort) {
+                long peerPort, byte[] requestData) {
         open(call, requestInfo);
         int rc;
+        byte[] cm = acceptData;
+        if (OfiCredit.framed(ia)) {
+            ep.data.credit.peer(requestData);
+            cm = ep.data.credit.frame(acceptData);
+        }
         try (Arena arena = Arena.ofConfined()) {
-            rc = Fi.fi_accept(fid, data(arena, acceptData), acceptData == null ? 0 : acceptData.length);
+            rc = Fi.fi_accept(fid, data(arena, cm), cm == null ? 0 : cm.length);
         }
         if (rc != 0) {
             closeFabricEndpoint(false);
@@ -329,8 +343,13 @@ final class OfiEpConnection {
                 connectTimeout.cancel(false);
                 connectTimeout = null;
             }
+            byte[] data = cmData;
+            if (rdm == null && OfiCredit.framed(ia)) {
+                ep.data.credit.peer(cmData);
+                data = OfiCredit.payload(cmData);
+            }
             ep.state = DatEpState.CONNECTED;
-            ep.connectEvd.connection(DatEventType.CONNECTION_EVENT_ESTABLISHED, ep, cmData);
+            ep.connectEvd.connection(DatEventType.CONNECTION_EVENT_ESTABLISHED, ep, data);
         } else if (ep.state == DatEpState.COMPLETION_PENDING) {
             ep.state = DatEpState.CONNECTED;
             if (ep.connectEvd != null) {
@@ -339,8 +358,27 @@ final class OfiEpConnection {
         }
     }
 
+    /**
+     * Reads the CQs this EP's completions go to, before an EQ event ends the connection: tcp disables an endpoint
+     * (a truncated message, the peer gone) in the same progress call that reports the failed operation, and the
+     * progress step reads the EQ first, so without this jDAT would flush an operation the provider had already
+     * completed with its real status (the kit's oversized-message rule saw FLUSHED for LOCAL_LENGTH_ERR).
+     */
+    private void drainCompletions() {
+        OfiEvd[] evds = {ep.recvEvd != null ? ep.recvEvd : ia.orphanCq,
+            ep.requestEvd != null ? ep.requestEvd : ia.orphanCq};
+        evds[0].drainCq();
+        if (evds[1] != evds[0]) {
+            evds[1].drainCq();
+        }
+        if (ep.srq != null) {
+            ep.data.drainSrqCq(false);
+        }
+    }
+
     /** FI_SHUTDOWN: the peer disconnected. */
     void onShutdown() {
+        drainCompletions();
         switch (ep.state) {
             case CONNECTED -> end(DatEventType.CONNECTION_EVENT_DISCONNECTED, null, false);
             case ACTIVE_CONNECTION_PENDING -> end(DatEventType.CONNECTION_EVENT_NON_PEER_REJECTED, null, false);
@@ -351,6 +389,9 @@ final class OfiEpConnection {
 
     /** An EQ error entry for this EP's endpoint. */
     void onError(int err, byte[] errData) {
+        if (ep.state == DatEpState.CONNECTED) {
+            drainCompletions();
+        }
         switch (ep.state) {
             case ACTIVE_CONNECTION_PENDING -> {
                 DatEventType why;

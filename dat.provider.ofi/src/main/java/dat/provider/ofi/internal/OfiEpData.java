@@ -73,6 +73,9 @@ final class OfiEpData {
      */
     private static final long RDM_SEND_FLAGS = LibFabric.FI_COMPLETION;
 
+    /** {@code EPIPE}: tcp reports a socket's errno as it is, and libfabric 1.17 has no {@code FI_EPIPE}. */
+    private static final int EPIPE = 32;
+
     /** Entries read from an SRQ EP's CQ at a time. */
     private static final int CQ_BATCH = 16;
     /** The most entries an SRQ EP's CQ has (libfabric's util CQ keeps an overflow list beyond). */
@@ -100,6 +103,17 @@ final class OfiEpData {
     private int recvsOutstanding;
     private long seq;
     private final LmrTriplet triplet = new LmrTriplet();
+    /** The connection's receiver credits (OfiCredit). */
+    final OfiCredit credit;
+    /**
+     * Requests posted but held back for credit, oldest first (a ring of request slots in state QUEUED): a send the
+     * peer has no receive for, and everything posted behind it, as an RC queue pair keeps them through RNR.
+     */
+    private int[] held;
+    private int heldHead;
+    private int heldCount;
+    /** A post or release of this EP is under way: a progress step it runs must not post for the EP again. */
+    private boolean busy;
 
     private Arena arena;
     private MemorySegment iov;
@@ -117,6 +131,7 @@ final class OfiEpData {
         this.ep = ep;
         this.ia = ep.owner();
         this.srq = ep.srq;
+        this.credit = new OfiCredit(ep);
         configure(attr);
     }
 
@@ -127,6 +142,9 @@ final class OfiEpData {
         int requestIov = Math.max(value.maxRequestIov(), Math.max(value.maxRdmaReadIov(), value.maxRdmaWriteIov()));
         this.requests = new Queue(value.maxRequestDtos(), requestIov);
         this.recvs = new Queue(value.maxRecvDtos(), value.maxRecvIov());
+        this.held = new int[value.maxRequestDtos()];
+        heldHead = 0;
+        heldCount = 0;
         int maxIov = Math.max(1, Math.max(requestIov, value.maxRecvIov()));
         if (arena != null) {
             arena.close();
@@ -143,6 +161,7 @@ final class OfiEpData {
     }
 
     void close() {
+        credit.free();
         if (srqCq.address() != 0) {
             drainSrqCq(true);
             Fi.fi_close(srqCq);
@@ -190,6 +209,9 @@ final class OfiEpData {
         final long[] address;
         final long[] length;
         final long[] remoteLength;
+        /** A held RDMA's rmr_context and target address. */
+        final int[] rkey;
+        final long[] remote;
         final int[] free;
         int freeCount;
 
@@ -206,6 +228,8 @@ final class OfiEpData {
             address = new long[capacity * this.maxIov];
             length = new long[capacity * this.maxIov];
             remoteLength = new long[capacity];
+            rkey = new int[capacity];
+            remote = new long[capacity];
             free = new int[capacity];
             for (int i = 0; i < capacity; i++) {
                 free[i] = capacity - 1 - i;
@@ -299,22 +323,101 @@ final class OfiEpData {
             requests.cookie[slot] = cookie;
             requests.order[slot] = ++seq;
             requests.remoteLength[slot] = op == SEND ? total : op == WRITE ? total : remoteLength;
+            requests.rkey[slot] = rmrContext;
+            requests.remote[slot] = remote;
             requests.state[slot] = QUEUED;
             requestsOutstanding++;
             if (state == DatEpState.DISCONNECTED) {
                 flush();
                 return DatReturn.DAT_SUCCESS;
             }
-            long posted = !ep.connection.peerReachable() ? -LibFabric.FI_ENOTCONN
-                    : op == SEND ? postMsg(false, slot) : postRma(op == WRITE, slot, rmrContext, remote);
-            if (posted < 0) {
-                // Whatever failed here leaves the endpoint unusable: the connection breaks and the post is flushed.
-                ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
+            if (credit.gate && (heldCount > 0 || (op == SEND && !credit.maySend()))) {
+                // The peer has no receive for it (or a held send is ahead of it): it waits in order, as in RNR.
+                held[(heldHead + heldCount) % held.length] = slot;
+                heldCount++;
+                return DatReturn.DAT_SUCCESS;
+            }
+            busy = true;
+            try {
+                hand(slot);
+            } finally {
+                busy = false;
             }
             return DatReturn.DAT_SUCCESS;
         } finally {
             ia.lock.unlock();
         }
+    }
+
+    /** Hands a request slot to the fabric; a failure breaks the connection (the slot is flushed with it). */
+    private void hand(int slot) {
+        byte op = requests.op[slot];
+        long posted = !ep.connection.peerReachable() ? -LibFabric.FI_ENOTCONN
+                : op == SEND ? postMsg(false, slot) : postRma(op == WRITE, slot, requests.rkey[slot],
+                requests.remote[slot]);
+        if (posted < 0) {
+            // Whatever failed here leaves the endpoint unusable: the connection breaks and the post is flushed.
+            ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
+        }
+    }
+
+    /**
+     * Hands the held requests the credit allows to the fabric, in order. Under the IA's lock.
+     *
+     * @return whether it handed any
+     */
+    private boolean releaseHeld() {
+        boolean any = false;
+        busy = true;
+        try {
+            while (heldCount > 0 && ep.state == DatEpState.CONNECTED) {
+                int slot = held[heldHead];
+                if (requests.op[slot] == SEND && !credit.maySend()) {
+                    break;
+                }
+                heldHead = (heldHead + 1) % held.length;
+                heldCount--;
+                any = true;
+                if (requests.state[slot] == QUEUED) {
+                    hand(slot);
+                }
+            }
+        } finally {
+            busy = false;
+        }
+        return any;
+    }
+
+    /**
+     * The credit work of a progress step, after its CQ reads: the word the peer writes read, held requests released,
+     * a due advert written. Under the IA's lock.
+     *
+     * @return whether it handed anything to the fabric
+     */
+    boolean creditStep(long now) {
+        if (busy || ep.isClosed() || !(credit.gate || credit.advertise)) {
+            return false;
+        }
+        credit.readWord();
+        boolean any = false;
+        if (heldCount > 0 && (requests.op[held[heldHead]] != SEND || credit.maySend())) {
+            any = releaseHeld();
+        }
+        OfiEpConnection c = ep.connection;
+        if (credit.advertise && ep.state == DatEpState.CONNECTED && credit.advertDue(now)
+                && c.fid().address() != 0) {
+            long rc = credit.write(c.fnWritemsg, c.fid(), context(false, OfiCredit.WRITE_SLOT));
+            if (rc < 0 && rc != -LibFabric.FI_EAGAIN) {
+                c.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
+            }
+            any |= rc == 0;
+        }
+        return any;
+    }
+
+    /** {@return the requests held back for credit (tests)} */
+    int held() {
+        return heldCount;
     }
 
     int postRecv(int n, Iov localIov, long cookie, int flags) {
@@ -350,8 +453,14 @@ final class OfiEpData {
             if (ep.state == DatEpState.DISCONNECTED) {
                 flush();
             } else if (ep.connection.fid().address() != 0) {
-                if (postMsg(true, slot) < 0) {
-                    ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
+                boolean was = busy;
+                busy = true;
+                try {
+                    if (postMsg(true, slot) < 0) {
+                        ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
+                    }
+                } finally {
+                    busy = was;
                 }
             }
             return DatReturn.DAT_SUCCESS;
@@ -478,11 +587,20 @@ final class OfiEpData {
         FiMsg.iovCount(msg, iovCount);
         FiMsg.addr(msg, 0);
         msg.set(JAVA_LONG, FiMsg.CONTEXT, context(recv, slot));
-        FiMsg.data(msg, 0);
+        // A send carries the receives this side has posted to the peer's completion (OfiCredit).
+        boolean carry = !recv && credit.advertise && credit.piggyback;
+        FiMsg.data(msg, carry ? credit.posted : 0);
         OfiEpConnection c = ep.connection;
-        long rc = retry(recv ? c.fnRecvmsg : c.fnSendmsg, msg, recv ? LibFabric.FI_COMPLETION : SEND_FLAGS);
+        long rc = retry(recv ? c.fnRecvmsg : c.fnSendmsg, msg, recv ? LibFabric.FI_COMPLETION
+                : carry ? SEND_FLAGS | LibFabric.FI_REMOTE_CQ_DATA : SEND_FLAGS);
         if (rc == 0) {
             q.state[slot] = POSTED;
+            if (recv) {
+                credit.posted++;
+                credit.receivesChanged();
+            } else {
+                credit.carried();
+            }
         }
         return rc;
     }
@@ -538,15 +656,27 @@ final class OfiEpData {
      * @param provErrno the entry's {@code prov_errno}: libfabric's verbs provider reports every failure but a flush
      *     as {@code EIO} with the {@code ibv_wc_status} here
      */
-    void completed(long context, int error, int provErrno, long length) {
+    void completed(long context, int error, int provErrno, long length, long flags, long data) {
         if (((context >>> 20) & 0xfff) != (ep.connection.generation() & 0xfff)) {
             return;
         }
         boolean recv = (context & (1L << 19)) != 0;
         int slot = (int) (context & ((1 << 19) - 1));
+        if (!recv && slot == OfiCredit.WRITE_SLOT) {
+            // A credit write: never a DAT event. Should it fail, the connection's own operations say so.
+            return;
+        }
         Queue q = recv ? recvs : requests;
         if (slot >= q.capacity || q.state[slot] != POSTED) {
             return;
+        }
+        if (recv) {
+            // Counted whether or not the peer's header was read yet (a message may overtake FI_CONNECTED).
+            if (error == 0 && (flags & LibFabric.FI_REMOTE_CQ_DATA) != 0) {
+                credit.raise(data);
+            }
+            credit.consumed++;
+            credit.receivesChanged();
         }
         // shm 1.17 writes a truncated receive's error negated (-FI_ETRUNC, OfiShmDataTest): the code is its size.
         int code = Math.abs(error);
@@ -575,7 +705,10 @@ final class OfiEpData {
             return DatDtoStatus.SUCCESS;
         }
         return switch (error) {
-            case LibFabric.FI_ECANCELED -> DatDtoStatus.FLUSHED;
+            // The connection went away under the operation (tcp fails what it was sending when the peer's socket
+            // closed): it is flushed with the connection, as the peer's abrupt disconnect flushes on an RC pair.
+            case LibFabric.FI_ECANCELED, LibFabric.FI_ECONNRESET, LibFabric.FI_ECONNABORTED, LibFabric.FI_ESHUTDOWN,
+                 LibFabric.FI_ENOTCONN, EPIPE -> DatDtoStatus.FLUSHED;
             case LibFabric.FI_ETRUNC, LibFabric.FI_EMSGSIZE -> op == RECV ? DatDtoStatus.LOCAL_LENGTH_ERR
                     : DatDtoStatus.REMOTE_RESPONDER_ERR;
             case LibFabric.FI_EACCES, LibFabric.FI_EINVAL, LibFabric.FI_ENOENT -> op == SEND || op == RECV
@@ -649,6 +782,10 @@ final class OfiEpData {
                 for (int i = 0; i < n; i++) {
                     MemorySegment e = entries.asSlice(i * FiCqDataEntry.LAYOUT.byteSize(),
                             FiCqDataEntry.LAYOUT.byteSize());
+                    if (!closed && (FiCqDataEntry.flags(e) & LibFabric.FI_REMOTE_CQ_DATA) != 0) {
+                        // The peer's credit, carried by its send into this EP's SRQ buffer.
+                        credit.raise(FiCqDataEntry.data(e));
+                    }
                     srqCompleted(FiCqDataEntry.opContext(e).address(), 0, FiCqDataEntry.len(e), closed);
                 }
                 continue;
@@ -692,6 +829,8 @@ final class OfiEpData {
 
     /** Completes every queued or posted slot FLUSHED, receives first, each queue in posting order. */
     void flush() {
+        heldHead = 0;
+        heldCount = 0;
         for (int slot = oldest(recvs, (byte) -1); slot >= 0; slot = oldest(recvs, (byte) -1)) {
             recvs.state[slot] = POSTED;
             finish(recvs, slot, DatDtoStatus.FLUSHED, 0);
@@ -714,14 +853,14 @@ final class OfiEpData {
         return best;
     }
 
-    /** {@return whether a posted operation uses {@code lmr}} */
+    /** {@return whether a posted operation, or a request held for credit, uses {@code lmr}} */
     boolean inFlightOn(OfiLmr lmr) {
-        return uses(requests, lmr) || uses(recvs, lmr);
+        return uses(requests, lmr, true) || uses(recvs, lmr, false);
     }
 
-    private static boolean uses(Queue q, OfiLmr lmr) {
+    private static boolean uses(Queue q, OfiLmr lmr, boolean held) {
         for (int slot = 0; slot < q.capacity; slot++) {
-            if (q.state[slot] == POSTED) {
+            if (q.state[slot] == POSTED || (held && q.state[slot] == QUEUED)) {
                 for (int s = 0; s < q.segments[slot]; s++) {
                     if (q.lmr[slot * q.maxIov + s] == lmr) {
                         return true;

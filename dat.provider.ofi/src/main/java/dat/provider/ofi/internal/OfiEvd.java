@@ -250,6 +250,7 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
         } else {
             polledAt = System.nanoTime();
             drainCq();
+            ia.creditProgress();
         }
     }
 
@@ -262,7 +263,8 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
                 for (int i = 0; i < n; i++) {
                     MemorySegment e = entries.asSlice(i * FiCqDataEntry.LAYOUT.byteSize(),
                             FiCqDataEntry.LAYOUT.byteSize());
-                    completed(FiCqDataEntry.opContext(e).address(), 0, 0, FiCqDataEntry.len(e));
+                    completed(FiCqDataEntry.opContext(e).address(), 0, 0, FiCqDataEntry.len(e),
+                            FiCqDataEntry.flags(e), FiCqDataEntry.data(e));
                 }
                 continue;
             }
@@ -271,7 +273,7 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
                 if (Fi.fi_cq_readerr(c.cq(), err) > 0) {
                     found = true;
                     completed(FiCqErrEntry.opContext(err).address(), FiCqErrEntry.err(err),
-                            FiCqErrEntry.provErrno(err), FiCqErrEntry.len(err));
+                            FiCqErrEntry.provErrno(err), FiCqErrEntry.len(err), 0, 0);
                     continue;
                 }
             }
@@ -279,14 +281,14 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
         }
     }
 
-    private void completed(long context, int error, int provErrno, long length) {
+    private void completed(long context, int error, int provErrno, long length, long flags, long data) {
         OfiEp ep = ia.epsByKey.get((int) (context >>> 32));
         if (OfiConfig.TRACE) {
             OfiConfig.trace("completion ctx 0x" + Long.toHexString(context) + " err " + error + " len " + length
                     + " ep " + ep);
         }
         if (ep != null) {
-            ep.data.completed(context, error, provErrno, length);
+            ep.data.completed(context, error, provErrno, length, flags, data);
         }
     }
 

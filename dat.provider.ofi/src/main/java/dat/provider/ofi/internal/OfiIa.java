@@ -105,6 +105,8 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
     final RdmSerials serials = new RdmSerials();
     /** EPs whose RDM connection has work to look at in every progress step. Guarded by {@link #lock}. */
     final List<OfiRdmLink> rdmLinks = new ArrayList<>();
+    /** The data paths of connections that count receiver credits (OfiCredit). Guarded by {@link #lock}. */
+    final List<OfiEpData> creditEps = new ArrayList<>();
     private int nextEpKey;
     private int nextSrqKey;
     private final OfiProgress progress;
@@ -304,7 +306,34 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
      * CQ read makes: the thread's next step comes after its shortest sleep.
      */
     boolean leftToConsumer() {
-        return leftToConsumer;
+        return leftToConsumer || creditDue();
+    }
+
+    /**
+     * The credit work after CQ reads (the consumer's and the progress step's): credit words read, held requests
+     * released, due adverts written. Under {@link #lock}.
+     *
+     * @return whether it handed anything to the fabric
+     */
+    boolean creditProgress() {
+        boolean any = false;
+        if (!creditEps.isEmpty()) {
+            long now = System.nanoTime();
+            for (int i = 0; i < creditEps.size(); i++) {
+                any |= creditEps.get(i).creditStep(now);
+            }
+        }
+        return any;
+    }
+
+    /** {@return whether an advert waits for its grace: the progress thread keeps to its shortest sleep} */
+    private boolean creditDue() {
+        for (int i = 0; i < creditEps.size(); i++) {
+            if (creditEps.get(i).credit.due) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The last step left a CQ to its consumer. Guarded by {@link #lock}. */
@@ -331,6 +360,7 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
         if (rdm != null) {
             found |= OfiRdmLink.progress(this);
         }
+        found |= creditProgress();
         return found;
     }
 

@@ -40,7 +40,10 @@ import java.util.Set;
 @SuppressWarnings("restricted")
 final class OfiScan {
 
-    /** The modes the hints offer: jDAT honours FI_RX_CQ_DATA (it posts no remote CQ data); the rest are judged. */
+    /**
+     * The modes the hints offer: jDAT honours FI_RX_CQ_DATA (its only remote CQ data, the receiver credits', rides on
+     * sends, which take a receive anyway); the rest are judged.
+     */
     static final long MODES_OFFERED = LibFabric.FI_CONTEXT | LibFabric.FI_CONTEXT2 | LibFabric.FI_MSG_PREFIX
             | LibFabric.FI_RX_CQ_DATA;
     /** The modes jDAT honours. */

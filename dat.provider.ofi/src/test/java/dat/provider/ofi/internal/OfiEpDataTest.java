@@ -14,6 +14,7 @@ import dat.api.DatMemPriv;
 import dat.api.DatPz;
 import dat.api.DatReturn;
 import dat.api.Iov;
+import dat.provider.ofi.internal.ffm.LibFabric;
 import java.lang.foreign.Arena;
 import org.junit.jupiter.api.Test;
 
@@ -36,14 +37,22 @@ class OfiEpDataTest {
             OfiPzTest.Pair p = OfiPzTest.connect(ia, pz, CONN_QUAL);
             DatLmr lmr = ia.createLmr(pz, arena.allocate(4096, 64), DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE);
             Iov iov = Iov.allocate(arena, 1).set(0, lmr, 0, 64);
+            OfiIa ofi = (OfiIa) ia;
+            OfiEp ep = (OfiEp) p.active();
+            ofi.lock.lock();
+            try {
+                // Without receiver credits (OfiCredit), which would hold both sends in the provider: the sends go
+                // into the connection and stay open there, as the campaign saw them.
+                ep.data.credit.gate = false;
+            } finally {
+                ofi.lock.unlock();
+            }
             assertEquals(DatReturn.DAT_SUCCESS, p.active().postSend(1, iov, 100, 0));
             assertEquals(DatReturn.DAT_SUCCESS, p.active().postSend(1, iov, 101, 0));
-            OfiEp ep = (OfiEp) p.active();
-            OfiIa ofi = (OfiIa) ia;
             ofi.lock.lock();
             try {
                 // A fresh EP's free-slot stack hands out slot 0, then slot 1: the second send is slot 1.
-                ep.data.completed(ep.data.context(false, 1), 5, 0, 0);
+                ep.data.completed(ep.data.context(false, 1), 5, 0, 0, 0, 0);
             } finally {
                 ofi.lock.unlock();
             }
@@ -56,6 +65,49 @@ class OfiEpDataTest {
             assertSame(DatDtoStatus.TRANSPORT_ERR, e.dtoStatus());
             assertEquals(DatReturn.DAT_SUCCESS, p.activeConn().await(TIMEOUT, 1, e));
             assertSame(DatEventType.CONNECTION_EVENT_BROKEN, e.type());
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /**
+     * The campaign (seed 0xda7246f92d05372b) saw tcp fail an RDMA write with a socket error when the peer's abrupt
+     * disconnect closed the socket under it, and jDAT report TRANSPORT_ERR and BROKEN: the peer going away flushes
+     * what was in flight and the connection is DISCONNECTED, as on an RC queue pair.
+     */
+    @Test
+    void aConnectionResetUnderARequestIsAFlushAndADisconnect() {
+        DatIa ia = new OfiProvider().open(OfiTcpVerification.IA, "", 16);
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = ia.createPz();
+            OfiPzTest.Pair p = OfiPzTest.connect(ia, pz, CONN_QUAL + 1);
+            DatLmr lmr = ia.createLmr(pz, arena.allocate(4096, 64), DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE);
+            Iov iov = Iov.allocate(arena, 1).set(0, lmr, 0, 64);
+            OfiIa ofi = (OfiIa) ia;
+            OfiEp ep = (OfiEp) p.active();
+            ofi.lock.lock();
+            try {
+                ep.data.credit.gate = false;
+            } finally {
+                ofi.lock.unlock();
+            }
+            assertEquals(DatReturn.DAT_SUCCESS, p.active().postSend(1, iov, 200, 0));
+            assertEquals(DatReturn.DAT_SUCCESS, p.active().postSend(1, iov, 201, 0));
+            ofi.lock.lock();
+            try {
+                ep.data.completed(ep.data.context(false, 1), LibFabric.FI_ECONNRESET, 0, 0, 0, 0);
+            } finally {
+                ofi.lock.unlock();
+            }
+            DatEvent e = new DatEvent();
+            assertEquals(DatReturn.DAT_SUCCESS, p.requests().await(TIMEOUT, 1, e));
+            assertEquals(200, e.userCookie());
+            assertSame(DatDtoStatus.FLUSHED, e.dtoStatus());
+            assertEquals(DatReturn.DAT_SUCCESS, p.requests().await(TIMEOUT, 1, e));
+            assertEquals(201, e.userCookie());
+            assertSame(DatDtoStatus.FLUSHED, e.dtoStatus(), "the request the reset failed");
+            assertEquals(DatReturn.DAT_SUCCESS, p.activeConn().await(TIMEOUT, 1, e));
+            assertSame(DatEventType.CONNECTION_EVENT_DISCONNECTED, e.type());
         } finally {
             ia.close(DatCloseFlags.ABRUPT);
         }

@@ -44,7 +44,9 @@ class OfiProviderTest {
         assertEquals("127.0.0.1/32", specific.get("fi_fabric"));
         assertEquals("FI_EP_MSG", specific.get("fi_ep_type"));
         assertEquals("127.0.0.1", ia.iaAttr().iaAddressPtr().getHostAddress());
-        assertEquals(Long.parseLong(specific.get("fi_cm_data_size")) - 1, ia.providerAttr().maxPrivateDataSize());
+        // The connection data less the reject's mark and the receiver credits' header (OfiCredit).
+        assertEquals(Long.parseLong(specific.get("fi_cm_data_size")) - 1 - OfiCredit.CM_BYTES,
+                ia.providerAttr().maxPrivateDataSize());
         assertTrue(ia.providerAttr().maxPrivateDataSize() >= 64, "DAT's minimum private data");
         assertTrue(ia.providerAttr().srqSupported(), "tcp's shared receive contexts");
         assertTrue(Long.parseLong(specific.get("fi_max_ep_srx_ctx")) > 0, "tcp 1.17 shares receive contexts");

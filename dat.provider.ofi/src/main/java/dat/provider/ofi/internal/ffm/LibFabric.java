@@ -80,10 +80,14 @@ public final class LibFabric {
     public static final long FI_REMOTE_READ = 1L << 12;
     /** {@code FI_REMOTE_WRITE}. */
     public static final long FI_REMOTE_WRITE = 1L << 13;
+    /** {@code FI_REMOTE_CQ_DATA}: a send carries {@code data} to the receiver's completion. */
+    public static final long FI_REMOTE_CQ_DATA = 1L << 17;
     /** {@code FI_FENCE}. */
     public static final long FI_FENCE = 1L << 21;
     /** {@code FI_DELIVERY_COMPLETE}. */
     public static final long FI_DELIVERY_COMPLETE = 1L << 28;
+    /** {@code FI_INJECT}: the source buffer is copied before the call returns. */
+    public static final long FI_INJECT = 1L << 25;
     /** {@code FI_COMPLETION}. */
     public static final long FI_COMPLETION = 1L << 24;
     /** {@code FI_DIRECTED_RECV}. */
@@ -196,6 +200,10 @@ public final class LibFabric {
     public static final int FI_EADDRINUSE = 98;
     /** {@code FI_ECONNRESET}. */
     public static final int FI_ECONNRESET = 104;
+    /** {@code FI_ECONNABORTED}. */
+    public static final int FI_ECONNABORTED = 103;
+    /** {@code FI_ESHUTDOWN}. */
+    public static final int FI_ESHUTDOWN = 108;
     /** {@code FI_ETIMEDOUT}. */
     public static final int FI_ETIMEDOUT = 110;
     /** {@code FI_ECONNREFUSED}. */

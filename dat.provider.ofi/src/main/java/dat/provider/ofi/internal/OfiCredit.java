@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: Apache-2.0
+package dat.provider.ofi.internal;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import dat.provider.ofi.internal.ffm.Fi;
+import dat.provider.ofi.internal.ffm.FiDomainAttr;
+import dat.provider.ofi.internal.ffm.FiException;
+import dat.provider.ofi.internal.ffm.FiInfo;
+import dat.provider.ofi.internal.ffm.FiMsgRma;
+import dat.provider.ofi.internal.ffm.FiRmaIov;
+import dat.provider.ofi.internal.ffm.FidMr;
+import dat.provider.ofi.internal.ffm.Iovec;
+import dat.provider.ofi.internal.ffm.LibFabric;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * Receiver credits of one {@link OfiEp}'s {@code FI_EP_MSG} connection on a fabric without hardware RNR (every entry
+ * but libfabric's verbs): a send goes into the connection only while the peer has a receive posted for it
+ * (docs/ofi.md, "Receiver credits"). libfabric's tcp 1.17 leaves a message no receive waits for in the socket and
+ * reads nothing more of that connection until a receive comes, the peer's FIN and the acknowledgements of the other
+ * direction's RDMA writes included; an RC queue pair answers it with RNR NAKs and keeps acknowledging.
+ *
+ * <p>The credit is the count of receives the peer has posted on this connection, cumulative, so a late or reordered
+ * advert never lowers it. It travels in the {@code cm_data} of the connect and accept ({@link #CM_BYTES} before the
+ * consumer's private data: the address and key of this side's credit word, and the receives posted so far), as the
+ * remote CQ data of every send (when the domain carries 8 bytes of it), and by an inject RDMA write of the count into
+ * the peer's credit word, an 8-byte region registered with remote write for the connection and freed only after its
+ * endpoint is closed. Under the IA's lock, like the rest of the EP.
+ */
+// Restricted methods on purpose: reached only after OfiProvider checked Module.isNativeAccessEnabled().
+@SuppressWarnings("restricted")
+final class OfiCredit {
+
+    /** The bytes of connection data the credit header takes: word address, word key, receives posted. */
+    static final int CM_BYTES = 24;
+    /** How long an advert waits for a send of this side to carry it for free. */
+    static final long GRACE_NANOS = 30_000;
+    /** The slot of the operation context that names an EP's credit write. */
+    static final int WRITE_SLOT = (1 << 19) - 1;
+
+    private static final VarHandle WORD = JAVA_LONG.varHandle();
+
+    private final OfiEp ep;
+    private final OfiIa ia;
+    /** Whether the connection carries the header: MSG, not verbs. */
+    private final boolean framed;
+    /** Whether the EP counts its receives for the peer: not on an SRQ, whose receives are shared. */
+    private final boolean counts;
+    /** Whether a send carries the count as remote CQ data. */
+    final boolean piggyback;
+
+    private Arena arena;
+    private MemorySegment word;
+    private MemorySegment value;
+    private MemorySegment iov;
+    private MemorySegment rmaIov;
+    private MemorySegment msg;
+    private MemorySegment mr = MemorySegment.NULL;
+    private long key;
+
+    /** Whether this side's sends wait for the peer's credit: the peer counts its receives. */
+    boolean gate;
+    /** Whether this side tells the peer its receives: it counts them, and the peer takes part. */
+    boolean advertise;
+    /** Receives the peer has posted: what the sends may use. */
+    long credit;
+    /** Sends handed to the fabric. */
+    long sent;
+    /** Receives posted to the fabric on this connection. */
+    long posted;
+    /** The last {@link #posted} the peer was told. */
+    long advertised;
+    /** Receive completions of this connection. */
+    long consumed;
+    private long peerAddr;
+    private long peerKey;
+    private boolean peerKnown;
+    /** Whether an advert waits for {@link #dueAt}. */
+    boolean due;
+    private long dueAt;
+    /** Credit writes made, for the tests. */
+    long writes;
+
+    OfiCredit(OfiEp ep) {
+        this.ep = ep;
+        this.ia = ep.owner();
+        this.framed = framed(ia);
+        this.counts = ep.srq == null;
+        MemorySegment dom = FiInfo.domainAttr(ia.info).reinterpret(FiDomainAttr.SIZEOF);
+        this.piggyback = FiDomainAttr.cqDataSize(dom) >= 8;
+    }
+
+    /** {@return whether the IA's connections carry the credit header in their connection data} */
+    static boolean framed(OfiIa ia) {
+        return framed(ia.entry);
+    }
+
+    static boolean framed(OfiEntry entry) {
+        return entry.limits().epType() == LibFabric.FI_EP_MSG && !entry.ibVerbs();
+    }
+
+    /**
+     * A new endpoint for a connection: the counts start again, and the EP registers its credit word (an EP on an SRQ
+     * too: its sends wait for the peer's credit like any). Under the IA's lock, before the receives waiting for the
+     * endpoint are posted.
+     */
+    @SuppressWarnings("MustBeClosedChecker") // the arena belongs to the EP: free()
+    void open(String call) {
+        gate = false;
+        advertise = false;
+        credit = 0;
+        sent = 0;
+        posted = 0;
+        advertised = 0;
+        consumed = 0;
+        peerKnown = false;
+        peerAddr = 0;
+        peerKey = 0;
+        due = false;
+        if (!framed) {
+            return;
+        }
+        if (arena == null) {
+            arena = Arena.ofShared();
+            word = arena.allocate(8, 8);
+            value = arena.allocate(8, 8);
+            iov = arena.allocate(Iovec.LAYOUT);
+            rmaIov = arena.allocate(FiRmaIov.LAYOUT);
+            msg = arena.allocate(FiMsgRma.LAYOUT);
+        }
+        word.set(JAVA_LONG, 0, 0);
+        boolean provKey = (ia.entry.limits().mrMode() & LibFabric.FI_MR_PROV_KEY) != 0;
+        long requested = 0;
+        if (!provKey) {
+            do {
+                requested = OfiIa.RANDOM.nextInt() & 0x7fffffffL;
+            } while (requested == 0 || ep.pz.keys.containsKey(requested));
+        }
+        try (Arena local = Arena.ofConfined()) {
+            MemorySegment out = local.allocate(ADDRESS);
+            ia.fi.check("fi_mr_reg(credit)", Fi.fi_mr_reg(ep.pz.domain, word.address(), 8,
+                    LibFabric.FI_REMOTE_WRITE, requested, out));
+            mr = out.get(ADDRESS, 0).reinterpret(FidMr.SIZEOF);
+        } catch (FiException e) {
+            throw OfiIa.resources(call, e);
+        }
+        key = FidMr.key(mr);
+        // An LMR's key must not be the word's (where jDAT chooses keys): the zone's keys hold it while it lives.
+        ep.pz.keys.put(key, null);
+        ia.creditEps.add(ep.data);
+    }
+
+    /** The connection's endpoint is closed: the word goes, now that no progress of it can write there. */
+    void close() {
+        ia.creditEps.remove(ep.data);
+        gate = false;
+        advertise = false;
+        due = false;
+        if (mr.address() != 0) {
+            Fi.fi_close(mr);
+            ep.pz.keys.remove(key);
+            mr = MemorySegment.NULL;
+        }
+    }
+
+    /** dat_ep_free, after {@link #close}: the word's memory goes. */
+    void free() {
+        close();
+        if (arena != null) {
+            arena.close();
+            arena = null;
+        }
+    }
+
+    /**
+     * {@return the connection data of a connect or accept: the credit header (the word's address and key, the
+     * receives posted, -1 for an EP on an SRQ), then the consumer's bytes}
+     */
+    byte[] frame(byte[] privateData) {
+        int n = privateData == null ? 0 : privateData.length;
+        boolean word = mr.address() != 0;
+        ByteBuffer b = ByteBuffer.allocate(CM_BYTES + n).order(ByteOrder.LITTLE_ENDIAN);
+        b.putLong(word ? this.word.address() : 0).putLong(word ? key : 0).putLong(counts ? posted : -1);
+        if (n > 0) {
+            b.put(privateData);
+        }
+        advertised = posted;
+        due = false;
+        return b.array();
+    }
+
+    /** {@return the consumer's part of connection data {@link #frame} made, or the bytes as they are if shorter} */
+    static byte[] payload(byte[] cmData) {
+        if (cmData == null || cmData.length < CM_BYTES) {
+            return cmData;
+        }
+        byte[] rest = new byte[cmData.length - CM_BYTES];
+        System.arraycopy(cmData, CM_BYTES, rest, 0, rest.length);
+        return rest;
+    }
+
+    /**
+     * The peer's header (connect request or accept): the sends wait for credit when the peer counts its receives, the
+     * receives are told when the peer has a word to tell them in.
+     */
+    void peer(byte[] cmData) {
+        if (mr.address() == 0 || cmData == null || cmData.length < CM_BYTES) {
+            return;
+        }
+        ByteBuffer b = ByteBuffer.wrap(cmData, 0, CM_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        peerAddr = b.getLong();
+        peerKey = b.getLong();
+        long initial = b.getLong();
+        gate = initial >= 0;
+        raise(initial);
+        advertise = counts && peerAddr != 0;
+        peerKnown = advertise;
+        // Receives posted since the header went out, or consumed already, may want telling now.
+        receivesChanged();
+    }
+
+    /** The peer posted {@code count} receives so far. */
+    void raise(long count) {
+        if (count > credit) {
+            credit = count;
+        }
+    }
+
+    /** {@return whether a send may go into the connection now} */
+    boolean maySend() {
+        return !gate || sent < credit;
+    }
+
+    /** Reads what the peer wrote into the credit word. */
+    void readWord() {
+        if (gate) {
+            raise((long) WORD.getVolatile(word, 0L));
+        }
+    }
+
+    /** A receive was posted or completed: an advert is due when less than half the unconsumed ones are told. */
+    void receivesChanged() {
+        if (!advertise || due) {
+            return;
+        }
+        long left = posted - consumed;
+        if (posted > advertised && (advertised - consumed) * 2 < left) {
+            due = true;
+            dueAt = System.nanoTime() + (piggyback ? GRACE_NANOS : 0);
+        }
+    }
+
+    /** A send (carrying {@link #posted} when it advertises) went into the connection. */
+    void carried() {
+        sent++;
+        if (piggyback && advertise) {
+            advertised = posted;
+            due = false;
+        }
+    }
+
+    /** {@return whether an advert is due now and can go} */
+    boolean advertDue(long now) {
+        return due && peerKnown && now - dueAt >= 0;
+    }
+
+    /**
+     * Writes {@link #posted} into the peer's word (inject, so the value may change at once). The completion, whatever
+     * it is, names {@link #WRITE_SLOT} and is dropped.
+     *
+     * @return libfabric's answer: 0, -FI_EAGAIN (the advert stays due), or a failure
+     */
+    long write(MemorySegment fnWritemsg, MemorySegment fid, long context) {
+        value.set(JAVA_LONG, 0, posted);
+        iov.set(JAVA_LONG, Iovec.IOV_BASE, value.address());
+        Iovec.iovLen(iov, 8);
+        FiRmaIov.addr(rmaIov, peerAddr);
+        FiRmaIov.len(rmaIov, 8);
+        FiRmaIov.key(rmaIov, peerKey);
+        msg.set(JAVA_LONG, FiMsgRma.MSG_IOV, iov.address());
+        msg.set(JAVA_LONG, FiMsgRma.DESC, 0);
+        FiMsgRma.iovCount(msg, 1);
+        FiMsgRma.addr(msg, 0);
+        msg.set(JAVA_LONG, FiMsgRma.RMA_IOV, rmaIov.address());
+        FiMsgRma.rmaIovCount(msg, 1);
+        msg.set(JAVA_LONG, FiMsgRma.CONTEXT, context);
+        FiMsgRma.data(msg, 0);
+        long rc = Fi.post(fnWritemsg, fid.address(), msg.address(), LibFabric.FI_INJECT);
+        if (rc == 0) {
+            advertised = posted;
+            due = false;
+            writes++;
+        }
+        return rc;
+    }
+}
