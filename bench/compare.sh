@@ -320,10 +320,11 @@ next_port() {  # sets pp_port
     done
 }
 
-wait_listen() {  # port: waits up to 10 s for a listener
+wait_listen() {  # port: waits up to 10 s for a listener: a TCP port, or jDAT's shm name for it (jdat-<port>)
     local i
     for ((i = 0; i < 200; i++)); do
         [ -n "$(ss -Htln "sport = :$1" 2>/dev/null)" ] && return 0
+        [ -e "/dev/shm/jdat-$1" ] && return 0
         sleep 0.05
     done
     return 1

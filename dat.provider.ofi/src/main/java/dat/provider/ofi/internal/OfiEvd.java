@@ -388,6 +388,7 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
             if (waiting) {
                 return DatReturn.DAT_INVALID_STATE;
             }
+            ia.consumerPolled(System.nanoTime());
             ia.stepIfWanted();
             if (count == 0) {
                 consumerStep();
@@ -456,8 +457,9 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
                         int blocked = fdWait != null && fdWait.watching() && ia.lock.getHoldCount() == 1
                                 ? fdWait.block(ia, left) : OfiFdWait.CANNOT;
                         if (blocked == OfiFdWait.CANNOT) {
-                            // The bound covers a step the thread skipped.
-                            arrived.awaitNanos(Math.min(left, 2_000_000));
+                            // The bound covers a step the thread skipped; short, it would take the lock from a
+                            // polling consumer of another EVD too often.
+                            arrived.awaitNanos(Math.min(left, 10_000_000));
                         } else if (Thread.currentThread().isInterrupted()) {
                             return DatReturn.DAT_INTERRUPTED_CALL;
                         }

@@ -31,6 +31,8 @@ import dat.spi.AbstractIa;
 import dat.spi.DatArgs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -300,12 +302,43 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
     /** The progress thread asked for a step while a consumer held the lock. Written outside the lock, so volatile. */
     private volatile boolean stepWanted;
 
+    /** When a consumer last called {@code dat_evd_dequeue} ({@link System#nanoTime()}); read by the progress thread. */
+    @SuppressWarnings("unused") // through CONSUMER_AT
+    private long consumerAt = System.nanoTime() - 2 * OfiProgress.POLLED_NANOS;
+    private static final VarHandle CONSUMER_AT;
+
+    static {
+        try {
+            CONSUMER_AT = MethodHandles.lookup().findVarHandle(OfiIa.class, "consumerAt", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** A consumer is in {@code dat_evd_dequeue}. Under {@link #lock}; a release store, no fence on the data path. */
+    void consumerPolled(long now) {
+        CONSUMER_AT.setRelease(this, now);
+    }
+
+    /** {@return whether a consumer dequeued in the last {@link OfiProgress#POLLED_NANOS}} Any thread. */
+    boolean consumerActive(long now) {
+        return now - (long) CONSUMER_AT.getAcquire(this) < OfiProgress.POLLED_NANOS;
+    }
+
     /**
      * {@return whether the last step left a CQ to its consumer} Under {@link #lock}. The IA is busy then, and a
      * consumer that waits on memory (an RDMA write landing) needs the endpoints' progress soon, which on tcp only a
      * CQ read makes: the thread's next step comes after its shortest sleep.
      */
     boolean leftToConsumer() {
+        return leftToConsumer;
+    }
+
+    /**
+     * {@return whether the progress thread's next step should come after its shortest sleep} Under {@link #lock}: a CQ
+     * was left to its consumer ({@link #leftToConsumer}), or a credit advert waits for its grace.
+     */
+    boolean busy() {
         return leftToConsumer || creditDue();
     }
 

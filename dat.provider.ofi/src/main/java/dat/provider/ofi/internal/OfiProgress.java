@@ -72,7 +72,10 @@ final class OfiProgress implements Runnable {
             boolean found;
             boolean busy;
             if (unserved < MAX_UNSERVED) {
-                if (!ia.lock.tryLock()) {
+                // A consumer dequeuing now takes the step itself: the thread does not even try the lock, which a
+                // consumer finding it held parks on (a futex call and a context switch, a millisecond or more when
+                // its CPU is busy).
+                if (ia.consumerActive(System.nanoTime()) || !ia.lock.tryLock()) {
                     unserved = ia.wantStep() ? unserved + 1 : 0;
                     sleep = Math.min(MAX_SLEEP_NANOS, sleep * 2);
                     LockSupport.parkNanos(sleep);
@@ -87,7 +90,7 @@ final class OfiProgress implements Runnable {
                     return;
                 }
                 found = ia.backgroundStep(System.nanoTime() - POLLED_NANOS);
-                busy = found || ia.leftToConsumer();
+                busy = found || ia.busy();
                 ia.takeCnoTriggers();
             } catch (RuntimeException e) {
                 found = false;

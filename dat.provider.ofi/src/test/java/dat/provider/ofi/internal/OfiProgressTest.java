@@ -152,8 +152,8 @@ class OfiProgressTest {
             }
             long elapsedMillis = (System.nanoTime() - start) / 1_000_000;
             long woke = wakes(ia, sleeper) - wakesBefore;
-            // The wait's own bound (2 ms) wakes it; nothing else may.
-            assertTrue(woke <= elapsedMillis / 2 + 10, "the wait woke " + woke + " times in " + elapsedMillis
+            // The wait's own bound (10 ms) wakes it; nothing else may.
+            assertTrue(woke <= elapsedMillis / 10 + 10, "the wait woke " + woke + " times in " + elapsedMillis
                     + " ms while another EVD took " + events + " events");
             assertEquals(DatReturn.DAT_SUCCESS, sleeper.postSoftwareEvent(7));
             waiter.join(10_000);
