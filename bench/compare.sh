@@ -452,6 +452,17 @@ ofiperf() {  # measure series size run raw iters ia
         --iters "$iters" --warmup $((iters / 2)) --json --timeout "$run_timeout"
 }
 
+# One run of the fabric group on one fabric: jDAT's ofi IA beside fi_pingpong, size by size ($run, $r: the run).
+fabric_group() {  # ia jdat-series peer-series peer-function provider
+    local ia=$1 jdat=$2 peer=$3 peerfn=$4 prov=$5 s n
+    log "  fabric: ofi on $ia beside fi_pingpong -p $prov"
+    for s in "${fabric_sizes[@]}"; do
+        n=$(fi_iters "$s")
+        ofiperf fabric "$jdat" "$s" "$run" "raw/fabric/$jdat/$s-$r.json" "$n" "$ia"
+        "$peerfn" fabric "$peer" "$s" "$run" "raw/fabric/$peer/$s-$r.txt" "$prov" "$n"
+    done
+}
+
 fabric_msg() {  # measure series size run raw provider iters: fi_pingpong over a connected (FI_EP_MSG) endpoint
     local measure=$1 series=$2 size=$3 run=$4 raw=$5 prov=$6 iters=$7
     next_port
@@ -574,20 +585,10 @@ for ((run = 1; run <= runs; run++)); do
             'AllocationBenchmark' -prof gc "${jmh_alloc[@]}"
     fi
     if want fabric && [ "$have_ofi" -eq 1 ]; then
-        log "  fabric: ofi on $fabric_ia beside fi_pingpong -p tcp -e msg"
-        for s in "${fabric_sizes[@]}"; do
-            n=$(fi_iters "$s")
-            ofiperf fabric jdat_ofi_tcp "$s" "$run" "raw/fabric/jdat_ofi_tcp/$s-$r.json" "$n" "$fabric_ia"
-            fabric_msg fabric fi_tcp_msg "$s" "$run" "raw/fabric/fi_tcp_msg/$s-$r.txt" tcp "$n"
-        done
+        fabric_group "$fabric_ia" jdat_ofi_tcp fi_tcp_msg fabric_msg tcp
     fi
     if want fabric && [ "$have_ofi_shm" -eq 1 ]; then
-        log "  fabric: ofi on $fabric_shm_ia beside fi_pingpong -p shm -e rdm"
-        for s in "${fabric_sizes[@]}"; do
-            n=$(fi_iters "$s")
-            ofiperf fabric jdat_ofi_shm "$s" "$run" "raw/fabric/jdat_ofi_shm/$s-$r.json" "$n" "$fabric_shm_ia"
-            fabric fabric fi_shm "$s" "$run" "raw/fabric/fi_shm/$s-$r.txt" shm "$n"
-        done
+        fabric_group "$fabric_shm_ia" jdat_ofi_shm fi_shm fabric shm
     fi
 done
 

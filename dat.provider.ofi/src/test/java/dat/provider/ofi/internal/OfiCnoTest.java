@@ -9,18 +9,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dat.api.DatCloseFlags;
 import dat.api.DatCno;
 import dat.api.DatEp;
-import dat.api.DatEpAttr;
 import dat.api.DatEvd;
 import dat.api.DatEvdFlags;
 import dat.api.DatEvent;
-import dat.api.DatEventType;
 import dat.api.DatException;
 import dat.api.DatLmr;
 import dat.api.DatMemPriv;
-import dat.api.DatPsp;
-import dat.api.DatPspFlags;
 import dat.api.DatPz;
-import dat.api.DatQos;
 import dat.api.DatReturn;
 import dat.api.Iov;
 import java.lang.foreign.Arena;
@@ -57,21 +52,11 @@ class OfiCnoTest {
 
             // A receive completion the fabric brings triggers the CNO of the receive EVD.
             DatPz pz = ia.createPz();
-            DatEvd requests = ia.createEvd(16, null, DatEvdFlags.DTO);
             DatEvd recvs = ia.createEvd(16, cno, DatEvdFlags.DTO);
-            DatEvd conn = ia.createEvd(8, null, DatEvdFlags.CONNECTION | DatEvdFlags.CR);
-            DatEp active = ia.createEp(pz, null, requests, conn, DatEpAttr.builder().build());
-            DatEp passive = ia.createEp(pz, recvs, requests, conn, DatEpAttr.builder().build());
-            DatPsp psp = ia.createPspAny(conn, DatPspFlags.CONSUMER);
-            active.connect(ia.address(), psp.connQual(), TIMEOUT, null, DatQos.BEST_EFFORT, 0);
+            TcpPair pair = TcpPair.connect(ia, pz, recvs);
+            DatEp active = pair.active();
+            DatEp passive = pair.passive();
             DatEvent e = new DatEvent();
-            assertEquals(DatReturn.DAT_SUCCESS, conn.await(TIMEOUT, 1, e));
-            e.cr().accept(passive, null);
-            for (int established = 0; established < 2; ) {
-                assertEquals(DatReturn.DAT_SUCCESS, conn.await(TIMEOUT, 1, e));
-                assertSame(DatEventType.CONNECTION_EVENT_ESTABLISHED, e.type());
-                established++;
-            }
             DatLmr lmr = ia.createLmr(pz, arena.allocate(4096, 64), DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE);
             assertEquals(DatReturn.DAT_SUCCESS, passive.postRecv(1, Iov.allocate(arena, 1).set(0, lmr, 0, 64), 7, 0));
             assertEquals(DatReturn.DAT_SUCCESS, active.postSend(1, Iov.allocate(arena, 1).set(0, lmr, 2048, 64), 8,
