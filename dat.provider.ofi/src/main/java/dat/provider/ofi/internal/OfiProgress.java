@@ -16,8 +16,9 @@ import java.util.concurrent.locks.LockSupport;
  * {@code dat_evd_dequeue} retakes the lock at once (on ofi-tcp-lo, with the IA-wide wait condition of the time,
  * several futex calls per 64-byte round trip). So the thread only tries the lock; when a consumer holds it, or
  * dequeued in the last {@link #POLLED_NANOS}, the thread asks for its step ({@link OfiIa#wantStep}) and backs off, and
- * the consumer's next {@code dat_evd_dequeue} takes the step on its way out. Only a request left unserved for {@link #MAX_UNSERVED} tries in a row (a consumer inside the IA that never
- * dequeues) makes the thread wait for the lock, so connection events are read whatever the consumer does.
+ * the consumer's next {@code dat_evd_dequeue} takes the step on its way out. Only a request left unserved for
+ * {@link #MAX_UNSERVED} tries in a row (a consumer inside the IA that never dequeues) makes the thread wait for the
+ * lock, so connection events are read whatever the consumer does.
  */
 final class OfiProgress implements Runnable {
 
