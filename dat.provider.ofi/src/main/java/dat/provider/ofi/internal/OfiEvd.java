@@ -245,10 +245,14 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
      * manual progress the progress of the endpoints bound to them), else the IA's whole step. Under the IA's lock.
      */
     private void consumerStep() {
+        consumerStep(System.nanoTime());
+    }
+
+    private void consumerStep(long now) {
         if (cqs.isEmpty()) {
             ia.progressLocked();
         } else {
-            polledAt = System.nanoTime();
+            polledAt = now;
             drainCq();
             ia.creditProgress();
         }
@@ -388,10 +392,11 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
             if (waiting) {
                 return DatReturn.DAT_INVALID_STATE;
             }
-            ia.consumerPolled(System.nanoTime());
+            long now = System.nanoTime();
+            ia.consumerPolled(now);
             ia.stepIfWanted();
             if (count == 0) {
-                consumerStep();
+                consumerStep(now);
                 if (count == 0) {
                     return DatReturn.DAT_QUEUE_EMPTY;
                 }

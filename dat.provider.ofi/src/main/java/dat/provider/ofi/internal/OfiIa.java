@@ -544,8 +544,11 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
 
     /** The progress thread takes the pending CNO triggers, to fire them once it let go of the lock. Under lock. */
     void takeCnoTriggers() {
-        cnoFiring.addAll(cnoPending);
-        cnoPending.clear();
+        if (!cnoPending.isEmpty()) {
+            // addAll copies into a new array even when empty: not on every step.
+            cnoFiring.addAll(cnoPending);
+            cnoPending.clear();
+        }
     }
 
     /** Fires the triggers {@link #takeCnoTriggers} took; on the progress thread, outside {@link #lock}. */
