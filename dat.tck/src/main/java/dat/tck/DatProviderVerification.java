@@ -3,6 +3,7 @@ package dat.tck;
 
 import dat.tck.rules.AttributeHonestyRules;
 import dat.tck.rules.CampaignRules;
+import dat.tck.rules.CnoRules;
 import dat.tck.rules.CrossNodeRules;
 import dat.tck.rules.EpConnectionRules;
 import dat.tck.rules.EpPostRdmaWriteRules;
@@ -101,6 +102,13 @@ public abstract class DatProviderVerification implements TckEnvironment {
     @Nested
     class Evd extends EvdRules {
         Evd() {
+            super(DatProviderVerification.this);
+        }
+    }
+
+    @Nested
+    class Cno extends CnoRules {
+        Cno() {
             super(DatProviderVerification.this);
         }
     }

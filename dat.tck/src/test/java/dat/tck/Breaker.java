@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.tck;
 
+import dat.api.DatCno;
 import dat.api.DatCr;
 import dat.api.DatEp;
 import dat.api.DatEvd;
@@ -142,7 +143,11 @@ final class Breaker {
         }
         Object[] realArgs = args == null ? new Object[0] : args.clone();
         for (int i = 0; i < realArgs.length; i++) {
-            realArgs[i] = realArgs[i] instanceof DatEventHandler h ? wrapHandler(h) : in(realArgs[i]);
+            realArgs[i] = switch (realArgs[i]) {
+                case DatEventHandler h -> wrapHandler(h);
+                case DatCno.Agent a -> new WrappedAgent(a, this);
+                case null, default -> in(realArgs[i]);
+            };
         }
         Call call = new Call(real, method.getName(), realArgs);
         Object result;
@@ -172,6 +177,20 @@ final class Breaker {
             rewrite(event);
             consumer.onEvent(event);
         };
+    }
+
+    /**
+     * A CNO's agent as the real provider sees it: it hands the consumer's agent the proxy of the EVD that triggered,
+     * and {@code dat_cno_query} reports the consumer's agent again ({@link #rebuild}).
+     *
+     * @param consumer the agent the consumer gave
+     * @param breaker the breaker whose proxies the consumer knows
+     */
+    private record WrappedAgent(DatCno.Agent consumer, Breaker breaker) implements DatCno.Agent {
+        @Override
+        public void triggered(DatEvd evd) {
+            consumer.triggered((DatEvd) breaker.out(evd));
+        }
     }
 
     /** Replaces the real handles an event names by their proxies. */
@@ -209,7 +228,7 @@ final class Breaker {
             for (int i = 0; i < components.length; i++) {
                 types[i] = components[i].getType();
                 Object v = components[i].getAccessor().invoke(record);
-                values.add(v instanceof DatHandle ? out(v) : v);
+                values.add(v instanceof DatHandle ? out(v) : v instanceof WrappedAgent w ? w.consumer() : v);
             }
             return record.getClass().getDeclaredConstructor(types).newInstance(values.toArray());
         } catch (ReflectiveOperationException e) {
