@@ -167,6 +167,7 @@ final class BrokenProviders {
         all.addAll(resetAndClose());
         all.addAll(BrokenDataPath.all());
         all.addAll(BrokenControlPath.all());
+        all.addAll(BrokenCno.all());
         all.addAll(BrokenPostsAndWindows.all());
         all.addAll(crossNode());
         all.addAll(BrokenControlPath.crossNode());
