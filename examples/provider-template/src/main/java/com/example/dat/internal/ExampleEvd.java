@@ -11,6 +11,7 @@ import dat.api.DatEventHandler;
 import dat.api.DatEventType;
 import dat.api.DatHandle;
 import dat.api.DatReturn;
+import dat.spi.AbstractCno;
 import dat.spi.AbstractEvd;
 import dat.spi.DatArgs;
 import java.util.concurrent.TimeUnit;
@@ -41,9 +42,11 @@ final class ExampleEvd extends AbstractEvd<ExampleIa> {
     private long aborts;
     /** Reused by {@link #poll}, so polling allocates nothing either. */
     private final DatEvent polled = new DatEvent();
+    /** Triggers the bound CNO, on {@link Fabric#TIMER}'s thread: one instance, so a trigger allocates no task. */
+    private final Runnable fireTask = this::fireCno;
 
-    ExampleEvd(ExampleIa ia, int qlen, int flags) {
-        super(ia, flags, null, (flags & DatEvdFlags.ASYNC) != 0);
+    ExampleEvd(ExampleIa ia, int qlen, int flags, AbstractCno<ExampleIa> cno) {
+        super(ia, flags, cno, (flags & DatEvdFlags.ASYNC) != 0);
         allocate(qlen);
     }
 
@@ -75,6 +78,17 @@ final class ExampleEvd extends AbstractEvd<ExampleIa> {
     private void commit() {
         count++;
         Fabric.CHANGED.signalAll();
+        if (cno() != null) {
+            // The lock is held here and an agent may call DAT: the trigger runs on the timer's thread instead.
+            Fabric.TIMER.execute(fireTask);
+        }
+    }
+
+    /** Triggers the bound CNO if the EVD is still open and enabled; outside {@link Fabric#LOCK}. */
+    private void fireCno() {
+        if (!isClosed()) {
+            triggerCno();
+        }
     }
 
     /** Queues a DTO completion; @return false when the EVD was full and the completion is lost */

@@ -5,7 +5,6 @@ import dat.api.DatCno;
 import dat.api.DatEpAttr;
 import dat.api.DatEvdFlags;
 import dat.api.DatException;
-import dat.api.DatHandleType;
 import dat.api.DatIaAttr;
 import dat.api.DatProviderAttr;
 import dat.api.DatPspFlags;
@@ -24,7 +23,7 @@ import java.lang.foreign.MemorySegment;
  * objects in its {@code impl*} hooks, which the shell calls under the lifecycle lock, here the provider-wide
  * {@link Fabric#LOCK}.
  *
- * <p>The attributes deny SRQs, memory windows and CNOs, so this class writes no hook for them: the shell answers
+ * <p>The attributes deny SRQs and memory windows, so this class writes no hook for them: the shell answers
  * {@code DAT_MODEL_NOT_SUPPORTED}. The SRQ type parameter is {@link NoSrq}, a type with no instance, since there is
  * none here.
  */
@@ -33,7 +32,7 @@ final class ExampleIa extends AbstractIa<ExampleIa, ExamplePz, ExampleEvd, NoSrq
     ExampleIa(String name, DatProviderAttr providerAttr, DatIaAttr iaAttr, int asyncEvdMinQlen) {
         super(name, Fabric.ADDRESS, providerAttr, iaAttr, Fabric.LOCK);
         // The async EVD belongs to the IA itself: not in the handle set, so a graceful close does not count it.
-        initAsyncEvd(new ExampleEvd(this, asyncEvdMinQlen, DatEvdFlags.ASYNC));
+        initAsyncEvd(new ExampleEvd(this, asyncEvdMinQlen, DatEvdFlags.ASYNC, null));
     }
 
     /** dat_ia_close: the objects are gone (the shell destroyed them, users first); the async EVD goes last. */
@@ -47,13 +46,10 @@ final class ExampleIa extends AbstractIa<ExampleIa, ExamplePz, ExampleEvd, NoSrq
         return new ExamplePz(this);
     }
 
-    /** No CNO can exist, and the async EVD is the IA's own: refused before the shell resolves the CNO handle. */
+    /** The async EVD is the IA's own. */
     @Override
     protected void checkEvdCreate(int evdMinQlen, DatCno cno, int evdFlags) {
         super.checkEvdCreate(evdMinQlen, cno, evdFlags);
-        if (cno != null) {
-            throw unsupported("dat_evd_create", DatHandleType.CNO);
-        }
         if ((evdFlags & DatEvdFlags.ASYNC) != 0) {
             throw DatArgs.invalidParameter(DatReturnSubtype.INVALID_ARG4,
                     "dat_evd_create: DAT_EVD_ASYNC_FLAG is the IA's own async EVD's; use dat_ia_query");
@@ -62,7 +58,12 @@ final class ExampleIa extends AbstractIa<ExampleIa, ExamplePz, ExampleEvd, NoSrq
 
     @Override
     protected ExampleEvd implCreateEvd(int evdMinQlen, AbstractCno<ExampleIa> cno, int evdFlags) {
-        return new ExampleEvd(this, evdMinQlen, evdFlags);
+        return new ExampleEvd(this, evdMinQlen, evdFlags, cno);
+    }
+
+    @Override
+    protected ExampleCno implCreateCno(DatCno.Agent agent) {
+        return new ExampleCno(this, agent);
     }
 
     /** Alive and shared (DatMemory, checked by the shell): data moves on whichever thread posts. */

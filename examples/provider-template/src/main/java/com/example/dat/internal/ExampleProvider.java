@@ -25,8 +25,8 @@ import java.util.Map;
  * and report itself unavailable with the fix when they do not ({@link DatProviderInfo#unavailable}).
  *
  * <p>The attributes deny what this provider does not do, and the code refuses it as DAT says: no SRQ
- * ({@code srq_supported} false: {@code DAT_MODEL_NOT_SUPPORTED}), no memory windows ({@code max_rmrs} 0), no CNO,
- * no completion flag but the default (a post flag: {@code DAT_MODEL_NOT_SUPPORTED}, UNSIGNALLED:
+ * ({@code srq_supported} false: {@code DAT_MODEL_NOT_SUPPORTED}), no memory windows ({@code max_rmrs} 0), no
+ * completion flag but the default (a post flag: {@code DAT_MODEL_NOT_SUPPORTED}, UNSIGNALLED:
  * {@code DAT_INVALID_PARAMETER}), no receive counts ({@code ep_recv_info_supported} 0), no EP watermarks. The kit
  * skips the rules of denied features, with the reason.
  */
