@@ -148,8 +148,10 @@ public abstract class CnoRules extends RuleSupport {
     }
 
     /**
-     * dat_cno_wait: "DAT_TIMEOUT_EXPIRED The operation timed out without a notification" (the uDAPL 1.2 text; the
-     * Solaris man page prints DAT_QUEUE_EMPTY there), after about the timeout.
+     * dat_cno_wait: "The operation timed out without a notification", after about the timeout, answered as
+     * {@link DatCno#await} documents it: DAT_TIMEOUT_EXPIRED, as dat_evd_wait does. uDAPL 1.2's page (and the OFA
+     * reference implementation) name DAT_QUEUE_EMPTY there: a provider bridging a C uDAPL reports it as
+     * DAT_TIMEOUT_EXPIRED.
      * If this fails, check the timeout path of dat_cno_wait.
      */
     @Test
