@@ -11,7 +11,8 @@ import dat.api.DatReturnSubtype;
  * The shell of a consumer notification object ({@code dat_cno_create}, {@code dat_cno_wait},
  * {@code dat_cno_modify_agent}, {@code dat_cno_query}, {@code dat_cno_free}), complete over a {@link CnoCore}: a
  * provider's CNO class only says, in its Javadoc, on which thread its EVDs trigger it. Enabled EVDs bound to the CNO
- * trigger it when a signalled event arrives ({@link AbstractEvd#triggerCno()}).
+ * trigger it when a signalled event arrives ({@link AbstractEvd#triggerCno()}). A provider whose CNO lives below it
+ * (a bridge to C uDAPL, where C triggers it) overrides the {@code impl} hooks instead.
  *
  * @param <I> the provider's IA class
  */
@@ -50,11 +51,16 @@ public abstract class AbstractCno<I extends AbstractIa<I, ?, ?, ?, ?>> extends A
         return "dat_cno_free";
     }
 
-    /** Frees the CNO: a thread in {@link #await} fails with {@code DAT_INVALID_HANDLE}. */
+    /** Frees the CNO: a thread in {@link #await} fails with {@code DAT_INVALID_HANDLE}; then {@link #implFree}. */
     @Override
     protected final void destroy() {
         markClosed();
         core.close();
+        implFree();
+    }
+
+    /** Releases what the provider holds for the CNO, once, marked closed and under the IA's lifecycle lock. */
+    protected void implFree() {
     }
 
     /**
@@ -70,6 +76,16 @@ public abstract class AbstractCno<I extends AbstractIa<I, ?, ?, ?, ?>> extends A
     @Override
     public final DatEvd await(long timeoutMicros) {
         requireOpen("dat_cno_wait");
+        return implAwait(timeoutMicros);
+    }
+
+    /**
+     * Waits for a trigger, the CNO checked open: the default waits on the {@link CnoCore}.
+     *
+     * @param timeoutMicros the consumer's timeout, not yet checked
+     * @return the EVD that triggered
+     */
+    protected DatEvd implAwait(long timeoutMicros) {
         return core.await(timeoutMicros);
     }
 
@@ -77,6 +93,15 @@ public abstract class AbstractCno<I extends AbstractIa<I, ?, ?, ?, ?>> extends A
     @Override
     public final void modifyAgent(Agent newAgent) {
         requireOpen("dat_cno_modify_agent");
+        implModifyAgent(newAgent);
+    }
+
+    /**
+     * Replaces the agent, the CNO checked open: the default replaces the {@link CnoCore}'s.
+     *
+     * @param newAgent the new agent, or {@code null}
+     */
+    protected void implModifyAgent(Agent newAgent) {
         core.modifyAgent(newAgent);
     }
 
@@ -84,6 +109,11 @@ public abstract class AbstractCno<I extends AbstractIa<I, ?, ?, ?, ?>> extends A
     @Override
     public final DatCnoParam query() {
         requireOpen("dat_cno_query");
-        return new DatCnoParam(owner(), core.agent());
+        return new DatCnoParam(owner(), implAgent());
+    }
+
+    /** {@return the agent {@code dat_cno_query} reports, the CNO checked open: the default the core's} */
+    protected Agent implAgent() {
+        return core.agent();
     }
 }

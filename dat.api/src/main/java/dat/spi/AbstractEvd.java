@@ -128,6 +128,7 @@ public abstract class AbstractEvd<I extends AbstractIa<I, ?, ?, ?, ?>> extends A
     @Override
     public final void enable() {
         requireOpen("dat_evd_enable");
+        implEnable(true);
         enabled = true;
     }
 
@@ -135,7 +136,17 @@ public abstract class AbstractEvd<I extends AbstractIa<I, ?, ?, ?, ?>> extends A
     @Override
     public final void disable() {
         requireOpen("dat_evd_disable");
+        implEnable(false);
         enabled = false;
+    }
+
+    /**
+     * Tells the provider of {@code dat_evd_enable} or {@code dat_evd_disable} before the shell's flag changes: the
+     * default does nothing, the flag being all a Java EVD needs; a bridge tells its C EVD.
+     *
+     * @param enable {@code true} for {@code dat_evd_enable}
+     */
+    protected void implEnable(boolean enable) {
     }
 
     /**

@@ -10,6 +10,7 @@ import dat.api.DatEventHandler;
 import dat.api.DatReturn;
 import dat.provider.udapl.internal.ffm.DatStatus;
 import dat.provider.udapl.internal.ffm.DatStructs;
+import dat.spi.AbstractCno;
 import dat.spi.AbstractEvd;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -62,8 +63,8 @@ final class UdaplEvd extends AbstractEvd<UdaplIa> {
     private final AtomicBoolean waiting = new AtomicBoolean();
     private volatile boolean unwaitable;
 
-    UdaplEvd(UdaplIa ia, MemorySegment handle, int flags, boolean isAsync) {
-        super(ia, flags, null, isAsync);
+    UdaplEvd(UdaplIa ia, MemorySegment handle, int flags, UdaplCno cno, boolean isAsync) {
+        super(ia, flags, cno, isAsync);
         this.ia = ia;
         this.handle = handle;
         Arena arena = ia.arena;
@@ -231,6 +232,27 @@ final class UdaplEvd extends AbstractEvd<UdaplIa> {
         } finally {
             ia.lock.unlock();
         }
+    }
+
+    /** {@code dat_evd_enable}/{@code _disable} in C too: C decides whether the EVD triggers its CNO. */
+    @Override
+    protected void implEnable(boolean enable) {
+        ia.lock.lock();
+        try {
+            String call = enable ? "dat_evd_enable" : "dat_evd_disable";
+            requireOpen(call);
+            UdaplIa.check(call, enable ? ia.lib.evdEnable(handle) : ia.lib.evdDisable(handle));
+        } finally {
+            ia.lock.unlock();
+        }
+    }
+
+    /** {@code dat_evd_modify_cno} in C, the IA's lock held (the shell's lifecycle lock). */
+    @Override
+    protected void implModifyCno(AbstractCno<UdaplIa> newCno) {
+        MemorySegment c = newCno == null ? MemorySegment.NULL : ((UdaplCno) newCno).handle;
+        UdaplIa.check("dat_evd_modify_cno", ia.lib.evdModifyCno(handle, c));
+        setCno(newCno);
     }
 
     @Override

@@ -11,6 +11,7 @@ import dat.api.DatCr;
 import dat.api.DatEp;
 import dat.api.DatEpAttr;
 import dat.api.DatEpState;
+import dat.api.DatEvd;
 import dat.api.DatException;
 import dat.api.DatHandle;
 import dat.api.DatHandleType;
@@ -57,6 +58,8 @@ import java.util.concurrent.locks.ReentrantLock;
 final class UdaplIa extends AbstractIa<UdaplIa, UdaplPz, UdaplEvd, NoSrq<UdaplIa, UdaplPz>, UdaplEp>
         implements UdaplEvents.Handles {
 
+    static final System.Logger LOG = System.getLogger("dat.provider.udapl");
+
     /** {@code AF_INET}. */
     static final short AF_INET = 2;
     /** {@code AF_INET6}. */
@@ -80,6 +83,7 @@ final class UdaplIa extends AbstractIa<UdaplIa, UdaplPz, UdaplEvd, NoSrq<UdaplIa
      * left allocated at {@code dat_ia_close} rather than closed into that abort. Guarded by {@link #lock}.
      */
     String leaked;
+    private final UdaplAgents agents;
 
     private UdaplIa(String name, LibDat2 lib, MemorySegment handle, MemorySegment asyncEvd, DatIaInfo info,
                     ReentrantLock lock) {
@@ -87,7 +91,8 @@ final class UdaplIa extends AbstractIa<UdaplIa, UdaplPz, UdaplEvd, NoSrq<UdaplIa
         this.lib = lib;
         this.lock = lock;
         this.handle = handle;
-        UdaplEvd async = new UdaplEvd(this, asyncEvd, UdaplEvd.ASYNC_FLAG, true);
+        this.agents = new UdaplAgents("dat-udapl-cno-agent-" + name);
+        UdaplEvd async = new UdaplEvd(this, asyncEvd, UdaplEvd.ASYNC_FLAG, null, true);
         all.put(asyncEvd.address(), async);
         initAsyncEvd(async);
     }
@@ -264,6 +269,21 @@ final class UdaplIa extends AbstractIa<UdaplIa, UdaplPz, UdaplEvd, NoSrq<UdaplIa
         all.remove(c);
     }
 
+    /**
+     * Queues a call of a CNO's agent for the IA's {@link UdaplAgents} thread; called from C's upcall.
+     *
+     * @param cno the CNO C triggered
+     * @param agent the agent C called
+     * @param evd the C EVD that triggered it, 0 for none
+     */
+    void runAgent(UdaplCno cno, DatCno.Agent agent, long evd) {
+        agents.run(() -> {
+            if (!cno.isClosed()) {
+                agent.triggered(evd == 0 ? null : (DatEvd) any(evd));
+            }
+        });
+    }
+
     // ------------------------------------------------------------------ close
 
     @Override
@@ -279,6 +299,7 @@ final class UdaplIa extends AbstractIa<UdaplIa, UdaplPz, UdaplEvd, NoSrq<UdaplIa
                 lib.iaClose(handle, LibDat2.DAT_CLOSE_ABRUPT_FLAG);
             }
         }
+        agents.end();
         eps.clear();
         sps.clear();
         crs.clear();
@@ -291,8 +312,6 @@ final class UdaplIa extends AbstractIa<UdaplIa, UdaplPz, UdaplEvd, NoSrq<UdaplIa
     @Override
     protected DatException unsupported(String call, DatHandleType kind) {
         return switch (kind) {
-            case CNO -> new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": the udapl bridge does not bridge"
-                    + " CNOs; wait on an EVD with dat_evd_wait");
             case SRQ -> new DatException(DatReturn.MODEL_NOT_SUPPORTED, call + ": the C provider reports"
                     + " srq_supported false");
             default -> super.unsupported(call, kind);
@@ -307,22 +326,23 @@ final class UdaplIa extends AbstractIa<UdaplIa, UdaplPz, UdaplEvd, NoSrq<UdaplIa
     }
 
     @Override
-    protected void checkEvdCreate(int evdMinQlen, DatCno cno, int evdFlags) {
-        super.checkEvdCreate(evdMinQlen, cno, evdFlags);
-        if (cno != null) {
-            throw unsupported("dat_evd_create", DatHandleType.CNO);
-        }
+    protected UdaplCno implCreateCno(DatCno.Agent agent) {
+        UdaplCno cno = new UdaplCno(this, agent);
+        track(cno.handle.address(), cno);
+        return cno;
     }
 
     @Override
     protected UdaplEvd implCreateEvd(int evdMinQlen, AbstractCno<UdaplIa> cno, int evdFlags) {
+        UdaplCno c = (UdaplCno) cno;
         MemorySegment evd;
         try (Arena local = Arena.ofConfined()) {
             MemorySegment out = local.allocate(ADDRESS);
-            check("dat_evd_create", lib.evdCreate(handle, evdMinQlen, MemorySegment.NULL, evdFlags, out));
+            check("dat_evd_create", lib.evdCreate(handle, evdMinQlen, c == null ? MemorySegment.NULL : c.handle,
+                    evdFlags, out));
             evd = handleOut(out);
         }
-        UdaplEvd e = new UdaplEvd(this, evd, evdFlags, false);
+        UdaplEvd e = new UdaplEvd(this, evd, evdFlags, c, false);
         track(evd.address(), e);
         return e;
     }

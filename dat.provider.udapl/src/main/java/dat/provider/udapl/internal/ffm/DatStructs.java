@@ -175,6 +175,12 @@ public final class DatStructs {
             C_POINTER.withName("cno_handle"),
             C_INT.withName("evd_flags"));
 
+    /** {@code DAT_CNO_PARAM}; {@code proxy} is the 16-byte union of the agent, an fd and a pointer. */
+    public static final StructLayout DAT_CNO_PARAM = CStruct.of(
+            C_POINTER.withName("ia_handle"),
+            C_INT.withName("proxy_type"),
+            MemoryLayout.sequenceLayout(2, C_POINTER).withName("proxy"));
+
     /** {@code DAT_LMR_PARAM}; {@code region_desc} is the 16-byte {@code DAT_REGION_DESCRIPTION} union. */
     public static final StructLayout DAT_LMR_PARAM = CStruct.of(
             C_POINTER.withName("ia_handle"),
@@ -323,6 +329,11 @@ public final class DatStructs {
     public static final int DAT_PZ_FIELD_ALL = 0x01;
     /** {@code DAT_PSP_FIELD_ALL}. */
     public static final int DAT_PSP_FIELD_ALL = 0x0F;
+
+    /** {@code DAT_CNO_FIELD_ALL}. */
+    public static final int DAT_CNO_FIELD_ALL = 0x4;
+    /** {@code DAT_PROXY_TYPE_AGENT}: {@code DAT_CNO_PARAM.proxy} holds an agent. */
+    public static final int DAT_PROXY_TYPE_AGENT = 0x1;
 
     /** {@code DAT_IA_FIELD_ALL}: every {@code DAT_IA_ATTR} member. */
     public static final long DAT_IA_FIELD_ALL = 0x3FFFFFFFFFL;

@@ -83,6 +83,8 @@ public final class LibDat2 {
     private final MethodHandle cnoCreate;
     private final MethodHandle cnoFree;
     private final MethodHandle cnoWait;
+    private final MethodHandle cnoModifyAgent;
+    private final MethodHandle cnoQuery;
     private final MethodHandle epCreate;
     private final MethodHandle epFree;
     private final MethodHandle epQuery;
@@ -149,6 +151,9 @@ public final class LibDat2 {
                 C_POINTER));
         cnoFree = find(linker, lookup, "dat_cno_free", FunctionDescriptor.of(C_INT, C_POINTER));
         cnoWait = find(linker, lookup, "dat_cno_wait", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
+        cnoModifyAgent = find(linker, lookup, "dat_cno_modify_agent", FunctionDescriptor.of(C_INT, C_POINTER,
+                AGENT_BY_VALUE));
+        cnoQuery = find(linker, lookup, "dat_cno_query", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
         epCreate = find(linker, lookup, "dat_ep_create", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_POINTER,
                 C_POINTER, C_POINTER, C_POINTER, C_POINTER));
         epFree = find(linker, lookup, "dat_ep_free", FunctionDescriptor.of(C_INT, C_POINTER));
@@ -754,6 +759,37 @@ public final class LibDat2 {
     public int cnoWait(MemorySegment cno, int timeoutMicros, MemorySegment evdOut) {
         try {
             return (int) cnoWait.invokeExact(cno, timeoutMicros, evdOut);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_cno_modify_agent(cno, agent)}.
+     *
+     * @param cno as C takes it
+     * @param agent a 16-byte by-value struct, as a segment
+     * @return the {@code DAT_RETURN}
+     */
+    public int cnoModifyAgent(MemorySegment cno, MemorySegment agent) {
+        try {
+            return (int) cnoModifyAgent.invokeExact(cno, agent);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code dat_cno_query(cno, mask, param)}.
+     *
+     * @param cno as C takes it
+     * @param mask as C takes it
+     * @param param out: a {@code DAT_CNO_PARAM}
+     * @return the {@code DAT_RETURN}
+     */
+    public int cnoQuery(MemorySegment cno, int mask, MemorySegment param) {
+        try {
+            return (int) cnoQuery.invokeExact(cno, mask, param);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -69,6 +69,8 @@ class LibDat2BindingsTest {
             calls.put("dat_cno_create", () -> lib.cnoCreate(n, agent, out));
             calls.put("dat_cno_free", () -> lib.cnoFree(n));
             calls.put("dat_cno_wait", () -> lib.cnoWait(n, 0, out));
+            calls.put("dat_cno_modify_agent", () -> lib.cnoModifyAgent(n, agent));
+            calls.put("dat_cno_query", () -> lib.cnoQuery(n, DatStructs.DAT_CNO_FIELD_ALL, out));
             calls.put("dat_ep_create", () -> lib.epCreate(n, n, n, n, n, n, out));
             calls.put("dat_ep_free", () -> lib.epFree(n));
             calls.put("dat_ep_query", () -> lib.epQuery(n, 0L, out));
@@ -99,7 +101,7 @@ class LibDat2BindingsTest {
                 checks.add(() -> assertEquals(DatReturn.INVALID_HANDLE, DatStatus.type(rc),
                         c.getKey() + "(NULL, ...) returned " + DatStatus.describe(rc)));
             }
-            assertEquals(49, calls.size(), "object functions called");
+            assertEquals(51, calls.size(), "object functions called");
             assertAll(checks);
         }
     }
