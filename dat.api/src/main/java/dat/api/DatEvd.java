@@ -47,9 +47,10 @@ public interface DatEvd extends DatHandle {
      * @param event receives the event; {@link DatEvent#nmore()} then says how many remain
      * @return {@link DatReturn#DAT_SUCCESS}, {@link DatReturn#DAT_TIMEOUT_EXPIRED},
      *     {@link DatReturn#DAT_INTERRUPTED_CALL} when the thread was interrupted,
-     *     {@link DatReturn#DAT_INVALID_STATE} when the EVD is unwaitable, has a CNO attached, or another
-     *     thread already waits, {@link DatReturn#DAT_INVALID_PARAMETER} for a bad threshold or timeout,
-     *     {@link DatReturn#DAT_ABORT} when {@link #setUnwaitable()} or a close woke the waiter,
+     *     {@link DatReturn#DAT_INVALID_STATE} when the EVD is unwaitable (also for a waiter
+     *     {@link #setUnwaitable()} woke), has a CNO attached, or another thread already waits,
+     *     {@link DatReturn#DAT_INVALID_PARAMETER} for a bad threshold or timeout,
+     *     {@link DatReturn#DAT_ABORT} when the EVD's free or its IA's close woke the waiter,
      *     {@link DatReturn#DAT_INVALID_HANDLE}
      */
     int await(long timeoutMicros, int threshold, DatEvent event);
@@ -79,8 +80,9 @@ public interface DatEvd extends DatHandle {
     void disable();
 
     /**
-     * {@code dat_evd_set_unwaitable}: wakes a blocked waiter with {@link DatReturn#DAT_ABORT}; later waits
-     * fail with {@link DatReturn#DAT_INVALID_STATE} until {@link #clearUnwaitable()}.
+     * {@code dat_evd_set_unwaitable}: a blocked waiter wakes with {@link DatReturn#DAT_INVALID_STATE}, and later
+     * waits fail with it until {@link #clearUnwaitable()} (uDAPL 1.2: "threads already blocked in dat_evd_wait()
+     * are awakened and return with a DAT_INVALID_STATE error").
      *
      * @throws DatException {@link DatReturn#INVALID_HANDLE}
      */

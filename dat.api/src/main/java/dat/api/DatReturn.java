@@ -15,7 +15,7 @@ package dat.api;
 public enum DatReturn {
     /** {@code DAT_SUCCESS}. */
     SUCCESS(0x00000000),
-    /** {@code DAT_ABORT}: the call was aborted, for example a wait woken by {@code dat_evd_set_unwaitable}. */
+    /** {@code DAT_ABORT}: the call was aborted, for example a wait woken by its EVD's free or its IA's close. */
     ABORT(0x00010000),
     /** {@code DAT_CONN_QUAL_IN_USE}: the connection qualifier is already listened on. */
     CONN_QUAL_IN_USE(0x00020000),

@@ -184,7 +184,8 @@ public abstract class AbstractEvd<I extends AbstractIa<I, ?, ?, ?, ?>> extends A
 
     /**
      * Makes the EVD unwaitable or waitable again. Setting it aborts a thread in {@code dat_evd_wait}
-     * ({@code DAT_ABORT}) and refuses later waits ({@code DAT_INVALID_STATE}) until it is cleared.
+     * ({@code DAT_INVALID_STATE}, as uDAPL says) and refuses later waits (the same) until it is cleared; only a free
+     * or the IA's close ends a wait with {@code DAT_ABORT}.
      *
      * @param unwaitable {@code true} for {@code dat_evd_set_unwaitable}, {@code false} to clear it
      */
@@ -316,6 +317,16 @@ public abstract class AbstractEvd<I extends AbstractIa<I, ?, ?, ?, ?>> extends A
             return DatReturn.DAT_INVALID_PARAMETER;
         }
         return DatReturn.DAT_SUCCESS;
+    }
+
+    /**
+     * {@return what a wait woken by {@code dat_evd_set_unwaitable}, a free or the IA's close answers}
+     * uDAPL 1.2's {@code dat_evd_set_unwaitable}: "threads already blocked in dat_evd_wait() are awakened and return
+     * with a DAT_INVALID_STATE error"; {@code dat_evd_wait}'s {@code DAT_ABORT} is for a wait its EVD's free or its
+     * IA's close ended.
+     */
+    protected final int abortedWait() {
+        return isClosed() ? DatReturn.DAT_ABORT : DatReturn.DAT_INVALID_STATE;
     }
 
     /**

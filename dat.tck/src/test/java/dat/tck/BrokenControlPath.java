@@ -253,8 +253,12 @@ final class BrokenControlPath {
                         "required_evd_resize_neverBelowQueuedEvents",
                         swallow(DatEvd.class, "resize", DatReturn.INVALID_STATE)),
                 new Broken("dat_evd_set_unwaitable does not wake a blocked waiter",
-                        "required_evd_set_unwaitable_wakesWaitersWithAbort",
+                        "required_evd_set_unwaitable_wakesWaitersWithInvalidState",
                         answer(DatEvd.class, "setUnwaitable", call -> true, null)),
+                new Broken("a waiter dat_evd_set_unwaitable woke answers DAT_ABORT",
+                        "required_evd_set_unwaitable_wakesWaitersWithInvalidState",
+                        rewriteResult(DatEvd.class, "await",
+                                r -> (Integer) r == DatReturn.DAT_INVALID_STATE ? DatReturn.DAT_ABORT : r)),
                 new Broken("dat_evd_wait clamps a bad threshold into range",
                         "required_evd_wait_invalidParameterForBadThreshold", new Fault() {
                             @Override

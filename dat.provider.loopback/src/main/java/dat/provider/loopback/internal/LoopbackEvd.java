@@ -379,7 +379,7 @@ final class LoopbackEvd extends AbstractEvd<LoopbackIa> {
                     : System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
             while (true) {
                 if (generation != abortGeneration) {
-                    return DatReturn.DAT_ABORT;
+                    return abortedWait();
                 }
                 EventRing r = ring;
                 if (r.ready(effective)) {

@@ -173,7 +173,7 @@ class LoopbackEvdTest {
                 new DatEvent()));
         Waits.until(() -> aborted.isDone() || waiting(sw), "the waiter to wait on the software EVD");
         sw.setUnwaitable();
-        assertEquals(DatReturn.DAT_ABORT, aborted.get(5, TimeUnit.SECONDS));
+        assertEquals(DatReturn.DAT_INVALID_STATE, aborted.get(5, TimeUnit.SECONDS), "uDAPL: woken with INVALID_STATE");
         assertEquals(DatReturn.DAT_INVALID_STATE, sw.await(0, 1, e));
         assertEquals(DatEvdParam.STATE_UNWAITABLE, sw.query().evdState() & DatEvdParam.STATE_UNWAITABLE);
         sw.clearUnwaitable();

@@ -436,7 +436,7 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
                 long spinUntil = System.nanoTime() + SPIN_NANOS;
                 while (count < threshold) {
                     if (aborts != abortsBefore) {
-                        return DatReturn.DAT_ABORT;
+                        return abortedWait();
                     }
                     long now = System.nanoTime();
                     long left = deadline - now;
@@ -474,7 +474,7 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
                     }
                     if (aborts != abortsBefore) {
                         // Freed (perhaps with its IA, whose fabric may be closed by now): libfabric is not touched.
-                        return DatReturn.DAT_ABORT;
+                        return abortedWait();
                     }
                     ia.progressLocked();
                 }

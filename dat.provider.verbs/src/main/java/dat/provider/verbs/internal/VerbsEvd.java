@@ -662,7 +662,7 @@ final class VerbsEvd extends AbstractEvd<VerbsIa> {
             try {
                 while (true) {
                     if (generation != abortGeneration) {
-                        return DatReturn.DAT_ABORT;
+                        return abortedWait();
                     }
                     fillFor(effective);
                     if (!ready(effective)) {

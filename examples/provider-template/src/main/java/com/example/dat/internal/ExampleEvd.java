@@ -38,7 +38,7 @@ final class ExampleEvd extends AbstractEvd<ExampleIa> {
     private int count;
     private boolean waitable = true;
     private boolean waiting;
-    /** Bumped by {@link #setUnwaitable} and {@link #destroy}: a waiter that sees it move returns DAT_ABORT. */
+    /** Bumped by {@link #setUnwaitable} and {@link #destroy}: a waiter that sees it move ends. */
     private long aborts;
     /** Reused by {@link #poll}, so polling allocates nothing either. */
     private final DatEvent polled = new DatEvent();
@@ -193,7 +193,7 @@ final class ExampleEvd extends AbstractEvd<ExampleIa> {
             try {
                 while (count < threshold) {
                     if (aborts != abortsBefore) {
-                        return DatReturn.DAT_ABORT;
+                        return abortedWait();
                     }
                     long left = deadline - System.nanoTime();
                     if (left <= 0) {
