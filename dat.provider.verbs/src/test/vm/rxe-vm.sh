@@ -50,7 +50,9 @@ Options:
   --cmd-b CMD        pair, guest b (192.0.2.2) (default: $(default_cmd b))
   --dapl             also carry OFA's C uDAPL into the guest (libdat2, libdaplofa/-scm/-ucm, dtest, dtestsrq,
                      dtestx, dtestcm, dapltest) and give every guest a dat.conf naming its rxe0 (DAT_OVERRIDE);
-                     the default --java-options then also raise dat.registry.timeout.ms to 120000
+                     the default --java-options then also raise dat.registry.timeout.ms to 120000; one guest's
+                     default command then runs the kit on OFA's C uDAPL through the udapl bridge:
+                     $(default_cmd dapl-vm)
   --ofi              also carry libfabric into the guest, so the ofi provider offers its IAs there (ofi-verbs-rxe0:
                      libfabric's verbs provider on rxe0; ofi-tcp-*: its tcp provider); the default --java-options
                      then also raise dat.registry.timeout.ms to 120000, and the default commands run the kit on
@@ -104,6 +106,10 @@ default_cmd() {
         ofi-vm) echo 'dat info -v && dat tck --ia ofi-verbs-rxe0 --steps 20000 --random-seconds 300 --concurrent-seconds 20 --exclude "$DAT_VM_OUT/ofi-verbs-tck-exclude.txt" --reports "$DAT_VM_OUT/tck-reports"' ;;
         ofi-a) echo 'dat tck-peer --ia ofi-verbs-rxe0 --conn-qual 7471 --timeout 1800' ;;
         ofi-b) echo 'dat tck --ia ofi-verbs-rxe0 --peer 192.0.2.1:7471 --random-seconds 0 --concurrent-seconds 0 --exclude "$DAT_VM_OUT/ofi-verbs-tck-exclude.txt" --reports "$DAT_VM_OUT/tck-reports-b"' ;;
+        # --dapl alone: the kit on OFA's C uDAPL through the udapl bridge (IA ofa-v2-cma-roe, libdaplofa on rxe0),
+        # not strict (OFA denies SRQ and receive info); OFA's own failures, each classified in
+        # docs/conformance/ofa-udapl-2.1.10.md, are excluded, so any other failure is the bridge's or new.
+        dapl-vm) echo 'dat info -v && dat tck --ia ofa-v2-cma-roe --steps 20000 --random-seconds 120 --concurrent-seconds 10 --exclude "$DAT_VM_OUT/udapl-tck-exclude.txt" --reports "$DAT_VM_OUT/tck-reports"' ;;
         fault-b) echo 'dat tck-fault survivor --provider verbs --peer 192.0.2.1:7472 --faults kill,link,close,none --timeout 150' ;;
     esac
 }
@@ -225,6 +231,9 @@ fi
 if $interop; then
     $faults && die_usage "--interop and --faults are two different pair runs"
     : "${cmd_a:=$(default_cmd interop)}" "${cmd_b:=$(default_cmd interop)}"
+fi
+if $dapl && ! $pair && ! $ofi; then
+    : "${cmd_vm:=$(default_cmd dapl-vm)}"
 fi
 if $ofi && ! $interop && ! $faults; then
     : "${cmd_vm:=$(default_cmd ofi-vm)}" "${cmd_a:=$(default_cmd ofi-a)}" "${cmd_b:=$(default_cmd ofi-b)}"
@@ -469,6 +478,8 @@ out=$(cd "$out" && pwd)
 cp "$HERE/verbs-tck-exclude.txt" "$out/"
 # The same for the ofi provider on libfabric's verbs provider (--ofi's default commands).
 cp "$HERE/ofi-verbs-tck-exclude.txt" "$out/"
+# OFA uDAPL's own failures through the udapl bridge (--dapl's default command).
+cp "$HERE/udapl-tck-exclude.txt" "$out/"
 # The victim node's half of the fault suite (--faults).
 cp "$HERE/fault-victim.sh" "$out/"
 # Both guests' script of --interop; its files from an earlier run would mix into this one's verdicts.
@@ -486,7 +497,8 @@ declare -A mac_of=([a]=52:54:00:da:70:0a [b]=52:54:00:da:70:0b)
 
 # The default commands write to these; stale reports from an earlier run would mix into the summary's reading.
 for r in "${roles[@]}"; do
-    [[ ${cmd_of[$r]} == "$(default_cmd "$r")" || ${cmd_of[$r]} == "$(default_cmd "ofi-$r")" ]] || continue
+    [[ ${cmd_of[$r]} == "$(default_cmd "$r")" || ${cmd_of[$r]} == "$(default_cmd "ofi-$r")" \
+        || ${cmd_of[$r]} == "$(default_cmd "dapl-$r")" ]] || continue
     case $r in vm) rm -rf "$out/tck-reports" "$out/tck-reports-seeds" ;; b) rm -rf "$out/tck-reports-b" ;; esac
 done
 # One guest and a pair may share an output directory (CI runs both into the default one): each mode has its own
