@@ -42,13 +42,16 @@ public interface DatEvd extends DatHandle {
      * {@link DatCompletionFlags#SOLICITED_WAIT} only solicited ones, with
      * {@link DatCompletionFlags#EVD_THRESHOLD} once the threshold is met.
      *
+     * <p>An EVD bound to a CNO may be waited on: the waiter "preempts the CNO" (uDAPL 1.2, {@code dat_cno_wait}),
+     * so an event that arrives while it waits goes to it and does not trigger the CNO.
+     *
      * @param timeoutMicros how long to wait, {@link Dat#DAT_TIMEOUT_INFINITE} for ever
      * @param threshold how many events must be queued before the waiter wakes, {@code 1..evd_qlen}
      * @param event receives the event; {@link DatEvent#nmore()} then says how many remain
      * @return {@link DatReturn#DAT_SUCCESS}, {@link DatReturn#DAT_TIMEOUT_EXPIRED},
      *     {@link DatReturn#DAT_INTERRUPTED_CALL} when the thread was interrupted,
      *     {@link DatReturn#DAT_INVALID_STATE} when the EVD is unwaitable (also for a waiter
-     *     {@link #setUnwaitable()} woke), has a CNO attached, or another thread already waits,
+     *     {@link #setUnwaitable()} woke) or another thread already waits,
      *     {@link DatReturn#DAT_INVALID_PARAMETER} for a bad threshold or timeout,
      *     {@link DatReturn#DAT_ABORT} when the EVD's free or its IA's close woke the waiter,
      *     {@link DatReturn#DAT_INVALID_HANDLE}

@@ -4,8 +4,11 @@ package dat.spi;
 import dat.api.DatCno;
 import dat.api.DatCnoParam;
 import dat.api.DatEvd;
+import dat.api.DatException;
 import dat.api.DatHandleType;
+import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The shell of a consumer notification object ({@code dat_cno_create}, {@code dat_cno_wait},
@@ -14,11 +17,17 @@ import dat.api.DatReturnSubtype;
  * trigger it when a signalled event arrives ({@link AbstractEvd#triggerCno()}). A provider whose CNO lives below it
  * (a bridge to C uDAPL, where C triggers it) overrides the {@code impl} hooks instead.
  *
+ * <p>What uDAPL 1.2 says of every CNO is kept here, around the hooks, so no provider can miss it: a CNO with a
+ * thread in {@code dat_cno_wait} is not freed ({@code DAT_INVALID_STATE}), and a waiter the CNO's end unblocks
+ * ({@code dat_ia_close}) returns a null EVD rather than an error.
+ *
  * @param <I> the provider's IA class
  */
 public abstract class AbstractCno<I extends AbstractIa<I, ?, ?, ?, ?>> extends AbstractHandle<I> implements DatCno {
 
     private final CnoCore core;
+    /** Threads in {@code dat_cno_wait}: while there is one, {@code dat_cno_free} is refused. */
+    private final AtomicInteger waiters = new AtomicInteger();
 
     /**
      * Creates the shell's part of a CNO ({@code dat_cno_create}).
@@ -51,7 +60,24 @@ public abstract class AbstractCno<I extends AbstractIa<I, ?, ?, ?, ?>> extends A
         return "dat_cno_free";
     }
 
-    /** Frees the CNO: a thread in {@link #await} fails with {@code DAT_INVALID_HANDLE}; then {@link #implFree}. */
+    /**
+     * {@code dat_cno_free}: "A CNO cannot be deleted while it is referenced by an Event Dispatcher or while a thread
+     * is blocked on it." The EVDs are the free protocol's ({@link AbstractEvd#dependsOn}); the waiters are counted
+     * here. Under the IA's lifecycle lock.
+     */
+    @Override
+    protected final void checkFree() {
+        int n = waiters.get();
+        if (n > 0) {
+            throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_CNO_IN_USE,
+                    "dat_cno_free: " + n + " thread(s) blocked in dat_cno_wait on the CNO");
+        }
+    }
+
+    /**
+     * Frees the CNO (its consumer's free, with no waiter, or {@code dat_ia_close}): a thread still in {@link #await}
+     * returns a null EVD; then {@link #implFree}.
+     */
     @Override
     protected final void destroy() {
         markClosed();
@@ -72,18 +98,44 @@ public abstract class AbstractCno<I extends AbstractIa<I, ?, ?, ?, ?>> extends A
         core.trigger(evd);
     }
 
-    /** {@code dat_cno_wait}. */
+    /**
+     * The last EVD bound to this CNO was freed ({@code dat_evd_free}), no lock held: "All the waiters on the CNO,
+     * including the OS Wait Proxy Agent if it is associated with the CNO, are unblocked with the NULL handle". The
+     * default tells the {@link CnoCore}; a bridge whose C CNO does it itself overrides this to do nothing.
+     */
+    protected void implAllEvdsFreed() {
+        core.release();
+    }
+
+    /**
+     * {@code dat_cno_wait}, counted as a waiter (so {@code dat_cno_free} refuses meanwhile). A wait the CNO's end
+     * cut short ({@code dat_ia_close}) returns {@code null}, whatever the provider's wait answered.
+     */
     @Override
     public final DatEvd await(long timeoutMicros) {
-        requireOpen("dat_cno_wait");
-        return implAwait(timeoutMicros);
+        waiters.incrementAndGet();
+        try {
+            requireOpen("dat_cno_wait");
+            try {
+                return implAwait(timeoutMicros);
+            } catch (DatException e) {
+                // Open when the wait began: the handle went while it waited, which unblocks it with no EVD.
+                if (e.type() == DatReturn.INVALID_HANDLE && isClosed()) {
+                    return null;
+                }
+                throw e;
+            }
+        } finally {
+            waiters.decrementAndGet();
+        }
     }
 
     /**
      * Waits for a trigger, the CNO checked open: the default waits on the {@link CnoCore}.
      *
      * @param timeoutMicros the consumer's timeout, not yet checked
-     * @return the EVD that triggered
+     * @return the EVD that triggered, or {@code null} when the wait was unblocked without one
+     * @throws DatException {@code DAT_QUEUE_EMPTY} on a timeout (uDAPL 1.2's answer), or as {@link #await}
      */
     protected DatEvd implAwait(long timeoutMicros) {
         return core.await(timeoutMicros);

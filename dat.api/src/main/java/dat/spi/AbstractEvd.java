@@ -83,17 +83,25 @@ public abstract class AbstractEvd<I extends AbstractIa<I, ?, ?, ?, ?>> extends A
     }
 
     /**
-     * {@code dat_evd_free}.
+     * {@code dat_evd_free}. When it frees the last EVD bound to a CNO, the CNO's waiters (and its agent) are unblocked
+     * with no EVD (uDAPL 1.2, {@code dat_cno_wait}), after the free, with no lock held.
      *
      * @throws DatException {@code DAT_INVALID_STATE} for the async EVD, which {@code dat_ia_close} frees
      */
     @Override
     public final void close() {
-        if (isAsync && !isClosed()) {
+        if (isClosed()) {
+            return;
+        }
+        if (isAsync) {
             throw new DatException(DatReturn.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EVD_ASYNC,
                     "dat_evd_free: the async EVD is freed by dat_ia_close");
         }
+        AbstractCno<I> bound = cno;
         super.close();
+        if (bound != null && owner().openAndUnused(bound)) {
+            bound.implAllEvdsFreed();
+        }
     }
 
     /** {@return the event kinds ({@code evd_flags})} */

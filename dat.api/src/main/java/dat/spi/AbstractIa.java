@@ -254,6 +254,21 @@ public abstract class AbstractIa<I extends AbstractIa<I, P, E, S, T>, P extends 
     }
 
     /**
+     * {@return whether {@code h}, still open, is used by no other live object of this IA} Asked after a free, under the
+     * lifecycle lock.
+     *
+     * @param h an object of this IA
+     */
+    final boolean openAndUnused(AbstractHandle<I> h) {
+        lifecycle.lock();
+        try {
+            return !h.isClosed() && !isClosed() && !objects.isUsed(h);
+        } finally {
+            lifecycle.unlock();
+        }
+    }
+
+    /**
      * Called after {@code dat_*_free} of {@code h} returned from the free protocol, with no lock held: a provider
      * that must wait out transfers before the free call returns does it here ({@code dat_lmr_free}).
      *

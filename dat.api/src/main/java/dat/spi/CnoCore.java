@@ -25,6 +25,8 @@ public final class CnoCore {
     private DatEvd pending;
     /** Guarded by {@link #lock}. */
     private boolean closed;
+    /** Bumped by {@link #release} and {@link #close}: a waiter that sees it move returns no EVD; guarded by lock. */
+    private long releases;
 
     /**
      * Creates the core of one CNO.
@@ -71,11 +73,33 @@ public final class CnoCore {
         }
     }
 
-    /** Wakes every waiter, which then fails with {@code DAT_INVALID_HANDLE} ({@code dat_cno_free}). */
+    /**
+     * Unblocks every waiter with no EVD, and calls the agent, if any, with none: the last EVD bound to the CNO was
+     * freed ({@code dat_evd_free}), so nothing can trigger it any more. Called with no lock held.
+     */
+    public void release() {
+        DatCno.Agent a = agent;
+        lock.lock();
+        try {
+            releases++;
+            triggered.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        if (a != null) {
+            a.triggered(null);
+        }
+    }
+
+    /**
+     * The CNO is gone ({@code dat_ia_close}): every waiter returns no EVD, as when its last EVD is freed; a later
+     * wait fails with {@code DAT_INVALID_HANDLE}.
+     */
     public void close() {
         lock.lock();
         try {
             closed = true;
+            releases++;
             triggered.signalAll();
         } finally {
             lock.unlock();
@@ -86,9 +110,11 @@ public final class CnoCore {
      * {@code dat_cno_wait}.
      *
      * @param timeoutMicros how long to wait, up to {@link Dat#DAT_TIMEOUT_INFINITE}
-     * @return the first EVD that triggered
-     * @throws DatException {@code DAT_TIMEOUT_EXPIRED}, {@code DAT_INTERRUPTED_CALL}, {@code DAT_INVALID_HANDLE}
-     *     when the CNO is freed, {@code DAT_INVALID_PARAMETER} for a bad timeout
+     * @return the first EVD that triggered, or {@code null} when the wait was unblocked without one: the last EVD
+     *     bound to the CNO was freed ({@link #release}), or the CNO with its IA ({@link #close})
+     * @throws DatException {@code DAT_QUEUE_EMPTY} on a timeout, {@code DAT_INTERRUPTED_CALL},
+     *     {@code DAT_INVALID_HANDLE} when the CNO was closed before, {@code DAT_INVALID_PARAMETER} for a bad
+     *     timeout
      */
     public DatEvd await(long timeoutMicros) {
         String call = "dat_cno_wait";
@@ -97,19 +123,25 @@ public final class CnoCore {
                 : System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
         lock.lock();
         try {
+            if (closed) {
+                throw new DatException(DatReturn.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_CNO,
+                        call + ": the CNO handle is closed");
+            }
+            long releasesBefore = releases;
             while (true) {
-                if (closed) {
-                    throw new DatException(DatReturn.INVALID_HANDLE, DatReturnSubtype.INVALID_HANDLE_CNO,
-                            call + ": the CNO handle is closed");
-                }
                 if (pending != null) {
                     DatEvd evd = pending;
                     pending = null;
                     return evd;
                 }
+                if (releases != releasesBefore) {
+                    // uDAPL 1.2: waiters are unblocked with a null evd_handle once no EVD can trigger the CNO.
+                    return null;
+                }
                 long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
                 if (left <= 0) {
-                    throw new DatException(DatReturn.TIMEOUT_EXPIRED,
+                    // uDAPL 1.2's dat_cno_wait names DAT_QUEUE_EMPTY for "timed out without a notification".
+                    throw new DatException(DatReturn.QUEUE_EMPTY,
                             call + ": no EVD triggered within " + timeoutMicros + " us");
                 }
                 if (left == Long.MAX_VALUE) {

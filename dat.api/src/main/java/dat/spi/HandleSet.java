@@ -102,6 +102,20 @@ public final class HandleSet {
     }
 
     /**
+     * {@return whether a live object other than {@code h} uses it} The question {@link #free} asks, without freeing.
+     *
+     * @param h an object of this set
+     */
+    public boolean isUsed(ProviderHandle h) {
+        for (ProviderHandle o : usersOf.get(h.handleType().ordinal())) {
+            if (o != h && !o.isClosed() && o.dependsOn(h)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * Drops an object destroyed outside {@link #free}.
      *
      * @param h the object

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.spi;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -54,22 +56,20 @@ class CnoCoreTest {
         core.trigger(e);
         assertSame(e, called.get());
         DatException timeout = assertThrows(DatException.class, () -> core.await(1000));
-        assertSame(DatReturn.TIMEOUT_EXPIRED, timeout.type(), "a trigger handed to the agent wakes no waiter");
+        assertSame(DatReturn.QUEUE_EMPTY, timeout.type(), "a trigger handed to the agent wakes no waiter");
         core.modifyAgent(null);
         core.trigger(e);
         assertSame(e, core.await(0));
     }
 
-    @Test
-    void closeAndBadTimeoutsAreReported() throws InterruptedException {
-        CnoCore core = new CnoCore(null);
-        assertSame(DatReturn.INVALID_PARAMETER, assertThrows(DatException.class, () -> core.await(-1)).type());
-        AtomicReference<DatException> failure = new AtomicReference<>();
+    /** Starts a thread in {@code core.await(DAT_TIMEOUT_INFINITE)} and returns once it blocks there. */
+    private static Thread blockedWaiter(CnoCore core, AtomicReference<Object> outcome) {
         Thread waiter = Thread.ofPlatform().start(() -> {
             try {
-                core.await(Dat.DAT_TIMEOUT_INFINITE);
+                DatEvd e = core.await(Dat.DAT_TIMEOUT_INFINITE);
+                outcome.set(e == null ? "null" : e);
             } catch (DatException e) {
-                failure.set(e);
+                outcome.set(e);
             }
         });
         long deadline = System.nanoTime() + BOUND.toNanos();
@@ -80,11 +80,40 @@ class CnoCoreTest {
             }
             Thread.onSpinWait();
         }
+        return waiter;
+    }
+
+    @Test
+    void closeUnblocksWithNoEvdAndBadTimeoutsAreReported() throws InterruptedException {
+        CnoCore core = new CnoCore(null);
+        assertSame(DatReturn.INVALID_PARAMETER, assertThrows(DatException.class, () -> core.await(-1)).type());
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread waiter = blockedWaiter(core, outcome);
         core.close();
-        join(waiter, "the waiter, woken by dat_cno_free");
-        assertSame(DatReturn.INVALID_HANDLE, failure.get().type(), "dat_cno_free wakes the waiter");
+        join(waiter, "the waiter, unblocked by dat_ia_close");
+        assertEquals("null", outcome.get(), "the CNO's end unblocks its waiter with a null EVD");
         Thread.currentThread().interrupt();
         assertSame(DatReturn.INVALID_HANDLE, assertThrows(DatException.class, () -> core.await(1)).type());
         Thread.interrupted();
+    }
+
+    @Test
+    void releaseUnblocksEveryWaiterAndCallsTheAgentWithNoEvd() throws InterruptedException {
+        CnoCore core = new CnoCore(null);
+        AtomicReference<Object> one = new AtomicReference<>();
+        AtomicReference<Object> two = new AtomicReference<>();
+        Thread first = blockedWaiter(core, one);
+        Thread second = blockedWaiter(core, two);
+        core.release();
+        join(first, "the first waiter, unblocked by the free of the last EVD");
+        join(second, "the second waiter, unblocked by the free of the last EVD");
+        assertEquals("null", one.get());
+        assertEquals("null", two.get());
+        // A release is not remembered: a later wait times out as usual.
+        assertSame(DatReturn.QUEUE_EMPTY, assertThrows(DatException.class, () -> core.await(1000)).type());
+        AtomicReference<Object> called = new AtomicReference<>("not called");
+        core.modifyAgent(called::set);
+        core.release();
+        assertNull(called.get(), "the agent is called with a null EVD");
     }
 }

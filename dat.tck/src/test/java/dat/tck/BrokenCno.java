@@ -5,6 +5,7 @@ import static dat.tck.Faults.answer;
 import static dat.tck.Faults.rewriteArgs;
 import static dat.tck.Faults.rewriteResult;
 import static dat.tck.Faults.swallow;
+import static dat.tck.Faults.thrownSwap;
 
 import dat.api.Dat;
 import dat.api.DatCno;
@@ -40,12 +41,26 @@ final class BrokenCno {
                             ((DatEvd) args[1]).disable();
                             return args;
                         })),
+                new Broken("dat_cno_wait answers a timeout with DAT_TIMEOUT_EXPIRED",
+                        "required_cno_wait_queueEmptyWhenNothingTriggers",
+                        thrownSwap(DatCno.class, "await", DatReturn.QUEUE_EMPTY, DatReturn.TIMEOUT_EXPIRED)),
                 new Broken("dat_cno_wait ignores its timeout and times out at once",
-                        "required_cno_wait_timesOutWhenNothingTriggers",
+                        "required_cno_wait_queueEmptyWhenNothingTriggers",
                         rewriteArgs(DatCno.class, "await", args -> {
                             args[0] = (Long) args[0] == Dat.DAT_TIMEOUT_INFINITE ? args[0] : 0L;
                             return args;
                         })),
+                new Broken("dat_cno_wait is not unblocked when its last EVD is freed",
+                        "required_cno_wait_unblockedWithNullWhenItsLastEvdIsFreed", waitsOnAfterTheLastEvd()),
+                new Broken("dat_evd_wait refuses an EVD bound to a CNO",
+                        "required_cno_wait_evdWaiterPreemptsTheCno",
+                        answer(DatEvd.class, "await", call -> ((DatEvd) call.target()).query().cno() != null,
+                                DatReturn.DAT_INVALID_STATE)),
+                new Broken("an event dat_evd_wait took still notifies the CNO",
+                        "required_cno_wait_evdWaiterPreemptsTheCno", takenEventsStillNotify()),
+                new Broken("dat_cno_free with a thread in dat_cno_wait answers success and frees nothing",
+                        "required_cno_free_invalidStateWhileAThreadWaits",
+                        swallow(DatCno.class, "close", DatReturn.INVALID_STATE)),
                 new Broken("dat_cno_wait takes a negative timeout as 0",
                         "required_cno_wait_invalidParameterForBadTimeout",
                         rewriteArgs(DatCno.class, "await", args -> {
@@ -58,7 +73,7 @@ final class BrokenCno {
                             public Object thrown(Call call, RuntimeException thrown) {
                                 if (call.is(DatCno.class, "await") && thrown instanceof DatException d
                                         && d.type() == DatReturn.INTERRUPTED_CALL) {
-                                    // Ended when the kit closes the IA (DAT_INVALID_HANDLE).
+                                    // Ended when the kit closes the IA (a null EVD).
                                     return ((DatCno) call.target()).await(Dat.DAT_TIMEOUT_INFINITE);
                                 }
                                 throw thrown;
@@ -124,6 +139,34 @@ final class BrokenCno {
             public Object after(Call call, Object result) {
                 if (call.is(DatEvd.class, "postSoftwareEvent")) {
                     ((DatEvd) call.target()).enable();
+                }
+                return result;
+            }
+        };
+    }
+
+    /** {@code dat_cno_wait} unblocked with no EVD waits on, until the kit closes the IA. */
+    private static Fault waitsOnAfterTheLastEvd() {
+        return new Fault() {
+            @Override
+            public Object after(Call call, Object result) {
+                if (call.is(DatCno.class, "await") && result == null) {
+                    return ((DatCno) call.target()).await(Dat.DAT_TIMEOUT_INFINITE);
+                }
+                return result;
+            }
+        };
+    }
+
+    /** An event {@code dat_evd_wait} took on an EVD with a CNO notifies the CNO all the same. */
+    private static Fault takenEventsStillNotify() {
+        return new Fault() {
+            @Override
+            public Object after(Call call, Object result) {
+                if (call.is(DatEvd.class, "await") && (Integer) result == DatReturn.DAT_SUCCESS
+                        && ((DatEvd) call.target()).query().cno() != null) {
+                    // Queued once the waiter has gone, it triggers the CNO as if the taken event had.
+                    ((DatEvd) call.target()).postSoftwareEvent(0);
                 }
                 return result;
             }

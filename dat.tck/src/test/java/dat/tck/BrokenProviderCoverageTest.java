@@ -22,7 +22,7 @@ class BrokenProviderCoverageTest {
     static final Map<String, String> UNCOVERED = Map.of();
 
     /** The coverage reached; the test fails when it drops below. */
-    private static final int COVERED_AT_LEAST = 167;
+    private static final int COVERED_AT_LEAST = 170;
 
     @Test
     void requiredRulesAreCoveredByBrokenProviders() {

@@ -23,10 +23,12 @@ import dat.api.DatMemPriv;
 import dat.api.DatReturn;
 import dat.tck.DatRule;
 import dat.tck.TckEnvironment;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -74,6 +76,38 @@ public abstract class CnoRules extends RuleSupport {
             fail(what + ": the agent was not called within " + f.eventTimeoutMillis() + " ms");
         }
         return evd;
+    }
+
+    /** What a waiter's outcome holds when its call returned {@code null}. */
+    private static final Object NONE = new Object();
+
+    /** {@return a started daemon thread that puts what {@code call} returns or throws into {@code outcome}} */
+    private static Thread waiter(String name, Supplier<Object> call, AtomicReference<Object> outcome) {
+        Thread t = new Thread(() -> {
+            try {
+                Object r = call.get();
+                outcome.set(r == null ? NONE : r);
+            } catch (RuntimeException e) {
+                outcome.set(e);
+            }
+        }, name);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    /**
+     * Waits until {@code thread} is seen blocked a few times in a row, so that it is inside the wait it was started
+     * for (a provider waiting in native code never shows it: the kit's event timeout then bounds this).
+     */
+    private void blocked(Thread thread) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(f.eventTimeoutMillis());
+        int seen = 0;
+        while (seen < 3 && thread.isAlive() && System.nanoTime() < deadline) {
+            Thread.State st = thread.getState();
+            seen = st == Thread.State.WAITING || st == Thread.State.TIMED_WAITING ? seen + 1 : 0;
+            Thread.sleep(5);
+        }
     }
 
     /** Takes the one queued software event off {@code evd}, checking its value. */
@@ -148,23 +182,110 @@ public abstract class CnoRules extends RuleSupport {
     }
 
     /**
-     * dat_cno_wait: "The operation timed out without a notification", after about the timeout, answered as
-     * {@link DatCno#await} documents it: DAT_TIMEOUT_EXPIRED, as dat_evd_wait does. uDAPL 1.2's page (and the OFA
-     * reference implementation) name DAT_QUEUE_EMPTY there: a provider bridging a C uDAPL reports it as
-     * DAT_TIMEOUT_EXPIRED.
-     * If this fails, check the timeout path of dat_cno_wait.
+     * dat_cno_wait: "DAT_QUEUE_EMPTY The operation timed out without a notification", after about the timeout; not
+     * DAT_TIMEOUT_EXPIRED, which is dat_evd_wait's answer.
+     * If this fails, check the timeout path of dat_cno_wait and the return code it gives.
      */
     @Test
-    @DatRule(call = "dat_cno_wait", section = "RETURN VALUES", rule = "times out when nothing triggers",
-            returns = DatReturn.TIMEOUT_EXPIRED)
-    void required_cno_wait_timesOutWhenNothingTriggers() {
+    @DatRule(call = "dat_cno_wait", section = "RETURN VALUES", rule = "DAT_QUEUE_EMPTY when nothing triggers",
+            returns = DatReturn.QUEUE_EMPTY)
+    void required_cno_wait_queueEmptyWhenNothingTriggers() {
         DatCno cno = f.ia.createCno(null);
         softwareEvd(cno);
         long start = System.nanoTime();
-        assertThrowsDat(DatReturn.TIMEOUT_EXPIRED, () -> cno.await(SHORT_WAIT_MICROS),
+        assertThrowsDat(DatReturn.QUEUE_EMPTY, () -> cno.await(SHORT_WAIT_MICROS),
                 "dat_cno_wait with nothing queued");
         assertTrue(System.nanoTime() - start >= TimeUnit.MICROSECONDS.toNanos(SHORT_WAIT_MICROS * 9 / 10),
                 "waited about the timeout");
+    }
+
+    /**
+     * dat_cno_wait: "All the waiters on the CNO, including the OS Wait Proxy Agent if it is associated with the CNO,
+     * are unblocked with the NULL handle returns for an unblocking EVD evd_handle ... when all EVDs the CNO is
+     * associated with are freed": a waiter stays blocked while one of two EVDs is freed, and returns DAT_SUCCESS
+     * with no EVD when the other is; a CNO with an agent has it called with no EVD.
+     * If this fails, check that dat_evd_free of the last EVD bound to a CNO unblocks its waiters and its agent.
+     */
+    @Test
+    @DatRule(call = "dat_cno_wait", section = "DESCRIPTION", rule = "freeing its last EVD unblocks it with null",
+            returns = DatReturn.SUCCESS)
+    void required_cno_wait_unblockedWithNullWhenItsLastEvdIsFreed() throws InterruptedException {
+        needs("max_evds", f.limits.maxEvds(), 2);
+        DatCno cno = f.ia.createCno(null);
+        DatEvd first = softwareEvd(cno);
+        DatEvd last = softwareEvd(cno);
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread waiter = waiter("tck-cno-waiter", () -> cno.await(f.eventTimeoutMicros() * 4), outcome);
+        blocked(waiter);
+        first.close();
+        Thread.sleep(TimeUnit.MICROSECONDS.toMillis(SHORT_WAIT_MICROS));
+        assertTrue(waiter.isAlive(), "dat_cno_wait ended while an EVD was still bound: " + outcome.get());
+        last.close();
+        f.join(waiter, "dat_cno_wait after dat_evd_free of the last EVD bound to its CNO");
+        if (outcome.get() != NONE) {
+            fail("dat_cno_wait after the last EVD was freed: expected DAT_SUCCESS with a null evd_handle but got "
+                    + outcome.get());
+        }
+        BlockingQueue<Optional<DatEvd>> calls = new LinkedBlockingQueue<>();
+        DatCno withAgent = f.ia.createCno(evd -> calls.add(Optional.ofNullable(evd)));
+        softwareEvd(withAgent).close();
+        Optional<DatEvd> call = calls.poll(f.eventTimeoutMillis(), TimeUnit.MILLISECONDS);
+        if (call == null || call.isPresent()) {
+            fail("the agent after the last EVD was freed: expected a call with a null EVD but got "
+                    + (call == null ? "no call" : call.get()));
+        }
+    }
+
+    /**
+     * dat_cno_wait: "An Event Dispatcher that is disabled or in the "Waited" state does not deliver notifications.
+     * A uDAPL Consumer waiting directly upon an Event Dispatcher preempts the CNO": dat_evd_wait on an EVD bound to a
+     * CNO is allowed and returns the event that arrives while it waits, and that event notifies no one else, so a
+     * dat_cno_wait afterwards answers DAT_QUEUE_EMPTY.
+     * If this fails, check that dat_evd_wait accepts an EVD with a CNO, and that an event queued while a thread
+     * waits on its EVD does not trigger the EVD's CNO.
+     */
+    @Test
+    @DatRule(call = "dat_cno_wait", section = "DESCRIPTION", rule = "a waiter on the EVD preempts the CNO",
+            returns = {DatReturn.SUCCESS, DatReturn.QUEUE_EMPTY})
+    void required_cno_wait_evdWaiterPreemptsTheCno() throws InterruptedException {
+        DatCno cno = f.ia.createCno(null);
+        DatEvd evd = softwareEvd(cno);
+        DatEvent event = new DatEvent();
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread waiter = waiter("tck-evd-waiter", () -> evd.await(f.eventTimeoutMicros(), 1, event), outcome);
+        blocked(waiter);
+        assertStatus(DatReturn.DAT_SUCCESS, evd.postSoftwareEvent(5), "dat_evd_post_se while a thread waits");
+        f.join(waiter, "dat_evd_wait on an EVD bound to a CNO");
+        if (!(outcome.get() instanceof Integer rc) || rc != DatReturn.DAT_SUCCESS) {
+            fail("dat_evd_wait on an EVD bound to a CNO: expected DAT_SUCCESS but got " + outcome.get());
+        }
+        assertEquals(5, event.softwareEventValue(), "the event dat_evd_wait returns");
+        assertThrowsDat(DatReturn.QUEUE_EMPTY, () -> cno.await(SHORT_WAIT_MICROS),
+                "dat_cno_wait after the event went to the EVD's waiter");
+    }
+
+    /**
+     * dat_cno_free: "A CNO cannot be deleted ... while a thread is blocked on it": "DAT_INVALID_STATE ... there is
+     * a thread blocked on it", the CNO left as it was; once the wait has ended, the free succeeds.
+     * If this fails, check that dat_cno_free counts the threads in dat_cno_wait.
+     */
+    @Test
+    @DatRule(call = "dat_cno_free", section = "RETURN VALUES", rule = "refused while a thread waits on the CNO",
+            returns = {DatReturn.INVALID_STATE, DatReturn.SUCCESS})
+    void required_cno_free_invalidStateWhileAThreadWaits() throws InterruptedException {
+        DatCno cno = f.ia.createCno(null);
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread waiter = waiter("tck-cno-waiter", () -> cno.await(f.eventTimeoutMicros() * 4), outcome);
+        blocked(waiter);
+        assertThrowsDat(DatReturn.INVALID_STATE, cno::close, "dat_cno_free while a thread is in dat_cno_wait");
+        assertFalse(cno.isClosed(), "the refused CNO stays open");
+        DatEvd evd = softwareEvd(cno);
+        assertStatus(DatReturn.DAT_SUCCESS, evd.postSoftwareEvent(3), "dat_evd_post_se to end the wait");
+        f.join(waiter, "dat_cno_wait, triggered after the refused free");
+        assertSame(evd, outcome.get(), "the EVD the waiter got after the refused free");
+        evd.close();
+        cno.close();
+        assertTrue(cno.isClosed(), "dat_cno_free once no thread waits and no EVD is bound");
     }
 
     /**
@@ -265,14 +386,14 @@ public abstract class CnoRules extends RuleSupport {
      */
     @Test
     @DatRule(call = "dat_evd_disable", section = "DESCRIPTION", rule = "a disabled EVD does not trigger its CNO",
-            returns = DatReturn.TIMEOUT_EXPIRED)
+            returns = DatReturn.QUEUE_EMPTY)
     void required_evd_disable_disabledEvdDoesNotTriggerItsCno() {
         DatCno cno = f.ia.createCno(null);
         DatEvd evd = softwareEvd(cno);
         evd.disable();
         assertTrue((evd.query().evdState() & DatEvdParam.STATE_DISABLED) != 0, "dat_evd_query after dat_evd_disable");
         assertStatus(DatReturn.DAT_SUCCESS, evd.postSoftwareEvent(1), "dat_evd_post_se on a disabled EVD");
-        assertThrowsDat(DatReturn.TIMEOUT_EXPIRED, () -> cno.await(SHORT_WAIT_MICROS),
+        assertThrowsDat(DatReturn.QUEUE_EMPTY, () -> cno.await(SHORT_WAIT_MICROS),
                 "dat_cno_wait while its only EVD is disabled");
         // A disabled EVD still queues: the event is there. Taken, so that only the next one can trigger.
         takeSoftwareEvent(evd, 1);
@@ -289,7 +410,7 @@ public abstract class CnoRules extends RuleSupport {
      */
     @Test
     @DatRule(call = "dat_evd_modify_cno", section = "DESCRIPTION", rule = "binds and unbinds the CNO",
-            returns = {DatReturn.SUCCESS, DatReturn.TIMEOUT_EXPIRED})
+            returns = {DatReturn.SUCCESS, DatReturn.QUEUE_EMPTY})
     void required_evd_modify_cno_bindsAndUnbinds() {
         DatCno cno = f.ia.createCno(null);
         DatEvd evd = softwareEvd(null);
@@ -302,7 +423,7 @@ public abstract class CnoRules extends RuleSupport {
         evd.modifyCno(null);
         assertNull(evd.query().cno(), "cno_handle after dat_evd_modify_cno(DAT_HANDLE_NULL)");
         assertStatus(DatReturn.DAT_SUCCESS, evd.postSoftwareEvent(2), "dat_evd_post_se");
-        assertThrowsDat(DatReturn.TIMEOUT_EXPIRED, () -> cno.await(SHORT_WAIT_MICROS),
+        assertThrowsDat(DatReturn.QUEUE_EMPTY, () -> cno.await(SHORT_WAIT_MICROS),
                 "dat_cno_wait after its EVD was unbound");
     }
 

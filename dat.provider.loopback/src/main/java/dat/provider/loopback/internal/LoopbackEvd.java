@@ -137,7 +137,11 @@ final class LoopbackEvd extends AbstractEvd<LoopbackIa> {
         return true;
     }
 
-    /** Publishes a claimed, filled slot, then wakes the waiter and triggers the CNO if due. */
+    /**
+     * Publishes a claimed, filled slot, then wakes the waiter, or else triggers the CNO if due: an event claimed
+     * while a thread waits in {@code dat_evd_wait} is that waiter's, and a "Waited" EVD does not notify its CNO
+     * (uDAPL 1.2, {@code dat_cno_wait}).
+     */
     private void publish(EventRing r, long claim, boolean sig, Object reaper) {
         r.publish(claim, sig, reaper);
         if ((claim & EventRing.WAITER) != 0) {
@@ -147,7 +151,7 @@ final class LoopbackEvd extends AbstractEvd<LoopbackIa> {
                 LockSupport.unpark(w);
             }
         }
-        if (sig) {
+        if (sig && (claim & EventRing.WAITER) == 0) {
             triggerCno();
         }
     }
@@ -353,7 +357,8 @@ final class LoopbackEvd extends AbstractEvd<LoopbackIa> {
         if (threshold < 1 || threshold > ring.capacity()) {
             return DatReturn.DAT_INVALID_PARAMETER;
         }
-        if (unwaitable || cno() != null) {
+        // A CNO-bound EVD may be waited on: its waiter preempts the CNO (uDAPL 1.2, dat_cno_wait).
+        if (unwaitable) {
             return DatReturn.DAT_INVALID_STATE;
         }
         Thread me = Thread.currentThread();

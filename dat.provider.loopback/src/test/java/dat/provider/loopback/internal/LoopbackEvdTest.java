@@ -210,15 +210,15 @@ class LoopbackEvdTest {
     void cnoIsTriggeredByEnabledEvdsAndCallsItsAgent() throws Exception {
         DatCno cno = a.ia.createCno(null);
         DatEvd evd = a.ia.createEvd(4, cno, DatEvdFlags.SOFTWARE);
-        assertEquals(DatReturn.DAT_INVALID_STATE, evd.await(0, 1, new DatEvent()),
-                "an EVD with a CNO is not waited on");
-        assertEquals(DatReturn.TIMEOUT_EXPIRED, assertThrows(DatException.class, () -> cno.await(1000)).type());
+        assertEquals(DatReturn.DAT_TIMEOUT_EXPIRED, evd.await(0, 1, new DatEvent()),
+                "an EVD with a CNO is waited on (uDAPL 1.2: the waiter preempts the CNO)");
+        assertEquals(DatReturn.QUEUE_EMPTY, assertThrows(DatException.class, () -> cno.await(1000)).type());
         evd.disable();
         evd.postSoftwareEvent(1);
-        assertEquals(DatReturn.TIMEOUT_EXPIRED, assertThrows(DatException.class, () -> cno.await(1000)).type());
+        assertEquals(DatReturn.QUEUE_EMPTY, assertThrows(DatException.class, () -> cno.await(1000)).type());
         evd.enable();
         evd.postSoftwareEvent(2);
-        // The trigger is already there: a bounded wait, so a lost one fails (TIMEOUT_EXPIRED) instead of hanging.
+        // The trigger is already there: a bounded wait, so a lost one fails (QUEUE_EMPTY) instead of hanging.
         assertSame(evd, cno.await(Waits.BOUND.toNanos() / 1000));
         AtomicReference<DatEvd> agentSaw = new AtomicReference<>();
         cno.modifyAgent(agentSaw::set);

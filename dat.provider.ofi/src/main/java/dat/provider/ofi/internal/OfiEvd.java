@@ -314,7 +314,8 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
 
     private void commit() {
         count++;
-        if (cno() != null) {
+        // A "Waited" EVD does not notify its CNO: the waiter takes the event (uDAPL 1.2, dat_cno_wait).
+        if (cno() != null && !waiting) {
             ia.cnoPending(this);
         }
         if (sleeping) {
@@ -424,7 +425,8 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
             if (threshold < 1 || threshold > ring.length) {
                 return DatReturn.DAT_INVALID_PARAMETER;
             }
-            if (!waitable || waiting || cno() != null) {
+            // A CNO-bound EVD may be waited on: its waiter preempts the CNO (uDAPL 1.2, dat_cno_wait).
+            if (!waitable || waiting) {
                 return DatReturn.DAT_INVALID_STATE;
             }
             long deadline = timeoutMicros == Dat.DAT_TIMEOUT_INFINITE ? Long.MAX_VALUE

@@ -76,6 +76,8 @@ final class UdaplCno extends AbstractCno<UdaplIa> {
     private final MemorySegment evdOut;
     /** The {@code instance_data} of every agent this CNO gave C; guarded by the IA's lock. */
     private final List<Long> given = new ArrayList<>();
+    /** Bumped when the last EVD bound to the CNO is freed: a wait in progress then returns no EVD. */
+    private final AtomicLong releases = new AtomicLong();
 
     UdaplCno(UdaplIa ia, DatCno.Agent agent) {
         super(ia, agent);
@@ -124,17 +126,42 @@ final class UdaplCno extends AbstractCno<UdaplIa> {
         }
     }
 
+    /**
+     * The last EVD bound to this CNO was freed: OFA's {@code dapl_evd_free} only drops the CNO's reference, so the
+     * bridge unblocks its waiters itself (their next slice returns no EVD) and queues the agent C holds with no EVD,
+     * as uDAPL 1.2's {@code dat_cno_wait} says.
+     */
+    @Override
+    protected void implAllEvdsFreed() {
+        releases.incrementAndGet();
+        DatCno.Agent agent;
+        try {
+            agent = implAgent();
+        } catch (DatException e) {
+            // Freed meanwhile: no agent to call.
+            return;
+        }
+        if (agent != null) {
+            ia.runAgent(this, agent, 0);
+        }
+    }
+
     /** {@code dat_cno_wait} in {@link UdaplWait} slices; C's statuses pass through. */
     @Override
     protected DatEvd implAwait(long timeoutMicros) {
         String call = "dat_cno_wait";
         DatArgs.timeout(call, timeoutMicros, DatReturnSubtype.INVALID_ARG2);
         DatEvd[] evd = {null};
+        long releasesBefore = releases.get();
         int rc = sliced(slice -> {
             use.lock();
             try {
                 if (isClosed()) {
                     return C_INVALID_HANDLE;
+                }
+                if (releases.get() != releasesBefore) {
+                    // Unblocked with no EVD: its last EVD was freed (implAllEvdsFreed).
+                    return DatReturn.DAT_SUCCESS;
                 }
                 evdOut.set(ADDRESS, 0, MemorySegment.NULL);
                 int c = ia.lib.cnoWait(handle, slice, evdOut);

@@ -284,11 +284,14 @@ final class VerbsEvd extends AbstractEvd<VerbsIa> {
     /** Queues a control-path event (connection, request, async): the capturing filler allocates, off the data path. */
     private void postControl(Consumer<DatEvent> fill) {
         boolean overflow = false;
+        boolean waited;
         lock.lock();
         try {
             if (isClosed()) {
                 return;
             }
+            // A "Waited" EVD does not notify its CNO: the waiter takes the event (uDAPL 1.2, dat_cno_wait).
+            waited = waiter != null;
             if (count == qlen) {
                 overflow = !overflowing && !isAsync();
                 overflowing = true;
@@ -305,7 +308,7 @@ final class VerbsEvd extends AbstractEvd<VerbsIa> {
         }
         if (overflow) {
             ia.asyncEvd().postAsync(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, this, DatAsyncReason.EVD_OVERFLOW_ERROR);
-        } else {
+        } else if (!waited) {
             triggerCno();
         }
     }
@@ -316,6 +319,7 @@ final class VerbsEvd extends AbstractEvd<VerbsIa> {
         if (check != DatReturn.DAT_SUCCESS) {
             return check;
         }
+        boolean waited;
         lock.lock();
         try {
             if (isClosed()) {
@@ -325,6 +329,7 @@ final class VerbsEvd extends AbstractEvd<VerbsIa> {
             if (count == qlen) {
                 return DatReturn.DAT_QUEUE_FULL;
             }
+            waited = waiter != null;
             int i = (head + count) & mask;
             slots[i].setSoftwareEvent(this, pointer);
             tokens[i] = 0;
@@ -334,7 +339,9 @@ final class VerbsEvd extends AbstractEvd<VerbsIa> {
         } finally {
             lock.unlock();
         }
-        triggerCno();
+        if (!waited) {
+            triggerCno();
+        }
         return DatReturn.DAT_SUCCESS;
     }
 
@@ -361,7 +368,7 @@ final class VerbsEvd extends AbstractEvd<VerbsIa> {
             if (count != before) {
                 changed.signalAll();
             }
-            trigger = cno() != null && enabled() && count != before;
+            trigger = cno() != null && enabled() && count != before && waiter == null;
         } finally {
             lock.unlock();
         }
@@ -650,7 +657,8 @@ final class VerbsEvd extends AbstractEvd<VerbsIa> {
             if (threshold < 1 || threshold > qlen) {
                 return DatReturn.DAT_INVALID_PARAMETER;
             }
-            if (unwaitable || cno() != null || waiter != null) {
+            // A CNO-bound EVD may be waited on: its waiter preempts the CNO (uDAPL 1.2, dat_cno_wait).
+            if (unwaitable || waiter != null) {
                 return DatReturn.DAT_INVALID_STATE;
             }
             // dat_evd_wait: the threshold counts DTO completions; other EVDs wake on any event.

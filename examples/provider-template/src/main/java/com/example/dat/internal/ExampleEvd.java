@@ -78,7 +78,8 @@ final class ExampleEvd extends AbstractEvd<ExampleIa> {
     private void commit() {
         count++;
         Fabric.CHANGED.signalAll();
-        if (cno() != null) {
+        // A "Waited" EVD does not notify its CNO: the waiter takes the event (uDAPL 1.2, dat_cno_wait).
+        if (cno() != null && !waiting) {
             // The lock is held here and an agent may call DAT: the trigger runs on the timer's thread instead.
             Fabric.TIMER.execute(fireTask);
         }
