@@ -46,6 +46,8 @@ public abstract class CnoRules extends RuleSupport {
 
     /** A wait that must end without a trigger. */
     private static final long SHORT_WAIT_MICROS = 100_000;
+    /** How long a waiter that shows no blocked state (it waits in native code) is given to get into its wait. */
+    private static final long NATIVE_HEAD_START_MILLIS = 5_000;
 
     /**
      * @param env the provider under test
@@ -98,10 +100,12 @@ public abstract class CnoRules extends RuleSupport {
 
     /**
      * Waits until {@code thread} is seen blocked a few times in a row, so that it is inside the wait it was started
-     * for (a provider waiting in native code never shows it: the kit's event timeout then bounds this).
+     * for. A provider that waits in native code (a bridge to C uDAPL, in C's {@code dat_cno_wait}) never shows a
+     * blocked state: after {@link #NATIVE_HEAD_START_MILLIS} the thread is taken to be inside the wait.
      */
     private void blocked(Thread thread) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(f.eventTimeoutMillis());
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(
+                Math.min(f.eventTimeoutMillis(), NATIVE_HEAD_START_MILLIS));
         int seen = 0;
         while (seen < 3 && thread.isAlive() && System.nanoTime() < deadline) {
             Thread.State st = thread.getState();
@@ -325,10 +329,7 @@ public abstract class CnoRules extends RuleSupport {
         waiter.setDaemon(true);
         waiter.start();
         // Interrupted before it blocks, the wait must end the same way; waiting until it blocks proves more.
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(f.eventTimeoutMillis());
-        while (waiter.getState() != Thread.State.WAITING && waiter.isAlive() && System.nanoTime() < deadline) {
-            Thread.sleep(1);
-        }
+        blocked(waiter);
         waiter.interrupt();
         f.join(waiter, "dat_cno_wait(DAT_TIMEOUT_INFINITE) after Thread.interrupt");
         if (!(outcome.get() instanceof DatException e) || e.type() != DatReturn.INTERRUPTED_CALL) {

@@ -127,23 +127,15 @@ final class UdaplCno extends AbstractCno<UdaplIa> {
     }
 
     /**
-     * The last EVD bound to this CNO was freed: OFA's {@code dapl_evd_free} only drops the CNO's reference, so the
-     * bridge unblocks its waiters itself (their next slice returns no EVD) and queues the agent C holds with no EVD,
-     * as uDAPL 1.2's {@code dat_cno_wait} says.
+     * The last EVD bound to this CNO was freed. OFA's {@code dapl_evd_free} triggers the CNO with no EVD only when a
+     * thread is inside C's {@code dat_cno_wait} at that moment; a bridge waiter between two of its slices is not, and
+     * would wait on where a C consumer's single wait would have ended. So the bridge ends its own waiters here (their
+     * next slice returns no EVD, as uDAPL 1.2's {@code dat_cno_wait} says). The agent is left to C: OFA calls it only
+     * when it triggers, which the kit's rule shows.
      */
     @Override
     protected void implAllEvdsFreed() {
         releases.incrementAndGet();
-        DatCno.Agent agent;
-        try {
-            agent = implAgent();
-        } catch (DatException e) {
-            // Freed meanwhile: no agent to call.
-            return;
-        }
-        if (agent != null) {
-            ia.runAgent(this, agent, 0);
-        }
     }
 
     /** {@code dat_cno_wait} in {@link UdaplWait} slices; C's statuses pass through. */
