@@ -55,8 +55,6 @@ final class UdaplCno extends AbstractCno<UdaplIa> {
     static final int C_QUEUE_EMPTY = 0x000D0000;
     /** DAT 2.0's {@code DAT_TIMEOUT_EXPIRED}. */
     static final int C_TIMEOUT = 0x800F0000;
-    /** DAT 2.0's {@code DAT_INVALID_HANDLE}, what a slice answers once the CNO is freed. */
-    private static final int C_INVALID_HANDLE = 0x80050000;
     /** Where {@code DAT_CNO_PARAM}'s union holds the agent's {@code instance_data}, then its function. */
     private static final long PROXY = offset(DatStructs.DAT_CNO_PARAM, "proxy");
 
@@ -148,11 +146,9 @@ final class UdaplCno extends AbstractCno<UdaplIa> {
         int rc = sliced(slice -> {
             use.lock();
             try {
-                if (isClosed()) {
-                    return C_INVALID_HANDLE;
-                }
-                if (releases.get() != releasesBefore) {
-                    // Unblocked with no EVD: its last EVD was freed (implAllEvdsFreed).
+                if (isClosed() || releases.get() != releasesBefore) {
+                    // Unblocked with no EVD, as uDAPL 1.2 says for a CNO whose IA is closed (its free is refused
+                    // while a thread waits) or whose last EVD was freed (implAllEvdsFreed).
                     return DatReturn.DAT_SUCCESS;
                 }
                 evdOut.set(ADDRESS, 0, MemorySegment.NULL);
