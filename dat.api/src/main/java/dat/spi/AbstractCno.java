@@ -101,7 +101,8 @@ public abstract class AbstractCno<I extends AbstractIa<I, ?, ?, ?, ?>> extends A
     /**
      * The last EVD bound to this CNO was freed ({@code dat_evd_free}), no lock held: "All the waiters on the CNO,
      * including the OS Wait Proxy Agent if it is associated with the CNO, are unblocked with the NULL handle". The
-     * default tells the {@link CnoCore}; a bridge whose C CNO does it itself overrides this to do nothing.
+     * default tells the {@link CnoCore}; a bridge whose CNO lives in C overrides it (C unblocks its own waiters and
+     * calls its agent as C decides).
      */
     protected void implAllEvdsFreed() {
         core.release();
