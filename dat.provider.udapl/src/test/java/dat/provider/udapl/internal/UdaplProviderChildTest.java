@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -76,7 +77,27 @@ class UdaplProviderChildTest {
         assertTrue(loud.lines().count() > 3, loud);
     }
 
-    private String child(List<String> options, Map<String, String> env) throws Exception {
+    /**
+     * Discovery links only the functions it calls: a downcall stub is classes the JVM spins at run time, outside the
+     * runtime image's AOT cache, and linking all of libdat2's at load cost every {@code dat info} its time.
+     */
+    @Test
+    void discoveryLinksOnlyTheFunctionsItCalls() throws Exception {
+        assumeTrue(Files.exists(Path.of(LIBDAT)) || "true".equals(System.getenv("CI")), "install libdapl2 (apt)");
+        Path file = Files.writeString(work.resolve("one.conf"),
+                "ofa-v2-jdat-nodev u2.0 nonthreadsafe default libdaploscm.so.2 dapl.2.0 \"jdat_nodev0 1\" \"\"\n");
+        String output = child(List.of("--enable-native-access=dat.provider.udapl"),
+                Map.of("DAT_OVERRIDE", file.toString()), "linked");
+        String line = output.lines().filter(l -> l.startsWith("linked=")).findFirst().orElseThrow();
+        Set<String> linked = Set.of(line.substring("linked=".length()).split(",", -1));
+        // The entry was tried, so the record works: an empty set would prove nothing.
+        assertTrue(linked.contains("dat_ia_openv"), output);
+        Set<String> discovery = Set.of("dat_registry_list_providers", "dat_ia_openv", "dat_ia_query", "dat_ia_close",
+                "dat_strerror");
+        assertTrue(discovery.containsAll(linked), "discovery linked " + linked + ", only " + discovery + " expected");
+    }
+
+    private String child(List<String> options, Map<String, String> env, String... args) throws Exception {
         String java = ProcessHandle.current().info().command().orElseThrow();
         String modulePath = String.join(File.pathSeparator, location(DatProvider.class),
                 location(UdaplProvider.class));
@@ -86,6 +107,7 @@ class UdaplProviderChildTest {
                 "--patch-module", "dat.provider.udapl=" + location(UdaplProbe.class),
                 "--add-modules", "dat.provider.udapl",
                 "-m", "dat.provider.udapl/" + UdaplProbe.class.getName()));
+        command.addAll(List.of(args));
         Path output = work.resolve("child-" + System.nanoTime() + ".txt");
         ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(output.toFile())
                 .redirectError(work.resolve("child-stderr.txt").toFile());

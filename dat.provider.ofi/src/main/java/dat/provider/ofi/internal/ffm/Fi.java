@@ -9,6 +9,8 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The {@code static inline} functions of {@code rdma/fi_*.h}, re-implemented as the headers write them: each reads
@@ -28,47 +30,110 @@ public final class Fi {
 
     private static final Linker LINKER = Linker.nativeLinker();
 
-    private static final MethodHandle INT_P = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    private static final MethodHandle INT_PPL = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
-    private static final MethodHandle INT_PIP = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
-    private static final MethodHandle INT_PPPP = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS,
-            ADDRESS));
-    private static final MethodHandle INT_PPP = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
-    private static final MethodHandle INT_PPPL = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS,
-            JAVA_LONG));
-    private static final MethodHandle INT_PPL2 = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS,
-            JAVA_LONG));
-    private static final MethodHandle INT_PL = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
-    private static final MethodHandle INT_PI = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle INT_PPI = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
-    private static final MethodHandle INT_PIIPP = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT,
-            ADDRESS, ADDRESS));
-    private static final MethodHandle MR_REG = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG,
-            JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS, ADDRESS));
-    private static final MethodHandle EQ_READ = invoker(FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, ADDRESS,
-            JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle EQ_READERR = invoker(FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS,
-            JAVA_LONG));
-    private static final MethodHandle AV_INSERT = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG,
-            ADDRESS, JAVA_LONG, ADDRESS));
-    private static final MethodHandle AV_REMOVE = invoker(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG,
-            JAVA_LONG));
-    private static final MethodHandle CANCEL = invoker(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG));
+    /** The signatures linked so far in this JVM, by holder name: discovery must link only its own. */
+    private static final Set<String> LINKED = ConcurrentHashMap.newKeySet();
+
+    // One holder class per signature (jextract's idiom): the JVM links a downcall stub when a call first needs it,
+    // so discovery, which makes a passive endpoint and closes it, does not pay for the data path's stubs at start.
+    private static final class IntP {
+        static final MethodHandle H = invoker("IntP", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    }
+
+    private static final class IntPpl {
+        static final MethodHandle H = invoker("IntPpl", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
+    }
+
+    private static final class IntPip {
+        static final MethodHandle H = invoker("IntPip", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
+    }
+
+    private static final class IntPppp {
+        static final MethodHandle H = invoker("IntPppp", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS,
+                ADDRESS));
+    }
+
+    private static final class IntPpp {
+        static final MethodHandle H = invoker("IntPpp", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    }
+
+    private static final class IntPppl {
+        static final MethodHandle H = invoker("IntPppl", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS,
+                JAVA_LONG));
+    }
+
+    private static final class IntPl {
+        static final MethodHandle H = invoker("IntPl", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
+    }
+
+    private static final class IntPi {
+        static final MethodHandle H = invoker("IntPi", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    }
+
+    private static final class IntPpi {
+        static final MethodHandle H = invoker("IntPpi", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+    }
+
+    private static final class IntPiipp {
+        static final MethodHandle H = invoker("IntPiipp", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT,
+                JAVA_INT, ADDRESS, ADDRESS));
+    }
+
+    private static final class MrReg {
+        static final MethodHandle H = invoker("MrReg", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS, ADDRESS));
+    }
+
+    private static final class EqRead {
+        static final MethodHandle H = invoker("EqRead", FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, ADDRESS,
+                JAVA_LONG, JAVA_LONG));
+    }
+
+    private static final class EqReaderr {
+        static final MethodHandle H = invoker("EqReaderr", FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS,
+                JAVA_LONG));
+    }
+
+    private static final class AvInsert {
+        static final MethodHandle H = invoker("AvInsert", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS,
+                JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS));
+    }
+
+    private static final class AvRemove {
+        static final MethodHandle H = invoker("AvRemove", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS,
+                JAVA_LONG, JAVA_LONG));
+    }
+
+    private static final class Cancel {
+        static final MethodHandle H = invoker("Cancel", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG));
+    }
+
     // Data path: addresses as longs, no errno, no allocation.
-    private static final MethodHandle POST = critical(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG,
-            JAVA_LONG));
-    private static final MethodHandle CQ_READ = critical(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG,
-            JAVA_LONG));
+    private static final class Post {
+        static final MethodHandle H = critical("Post", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG));
+    }
+
+    private static final class CqRead {
+        static final MethodHandle H = critical("CqRead", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG));
+    }
 
     private Fi() {
     }
 
-    private static MethodHandle invoker(FunctionDescriptor d) {
+    private static MethodHandle invoker(String name, FunctionDescriptor d) {
+        LINKED.add(name);
         return LINKER.downcallHandle(d);
     }
 
-    private static MethodHandle critical(FunctionDescriptor d) {
+    private static MethodHandle critical(String name, FunctionDescriptor d) {
+        LINKED.add(name);
         return LINKER.downcallHandle(d, Linker.Option.critical(false));
+    }
+
+    /** {@return the names of the signature holders linked so far in this JVM, for tests} */
+    public static Set<String> linked() {
+        return Set.copyOf(LINKED);
     }
 
     /**
@@ -110,7 +175,7 @@ public final class Fi {
     public static int fi_close(MemorySegment fid) {
         MemorySegment fn = slot(fid, Fid.OPS, FiOps.CLOSE);
         try {
-            return fn.address() == 0 ? noOp() : (int) INT_P.invokeExact(fn, fid);
+            return fn.address() == 0 ? noOp() : (int) IntP.H.invokeExact(fn, fid);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -127,7 +192,7 @@ public final class Fi {
     public static int fi_control(MemorySegment fid, int command, MemorySegment arg) {
         MemorySegment fn = slot(fid, Fid.OPS, FiOps.CONTROL);
         try {
-            return fn.address() == 0 ? -LibFabric.FI_ENOSYS : (int) INT_PIP.invokeExact(fn, fid, command, arg);
+            return fn.address() == 0 ? -LibFabric.FI_ENOSYS : (int) IntPip.H.invokeExact(fn, fid, command, arg);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -144,7 +209,7 @@ public final class Fi {
     public static int fi_ep_bind(MemorySegment ep, MemorySegment bfid, long flags) {
         MemorySegment fn = slot(ep, Fid.OPS, FiOps.BIND);
         try {
-            return fn.address() == 0 ? noOp() : (int) INT_PPL.invokeExact(fn, ep, bfid, flags);
+            return fn.address() == 0 ? noOp() : (int) IntPpl.H.invokeExact(fn, ep, bfid, flags);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -159,7 +224,7 @@ public final class Fi {
     public static int fi_enable(MemorySegment ep) {
         MemorySegment fn = slot(ep, Fid.OPS, FiOps.CONTROL);
         try {
-            return fn.address() == 0 ? noOp() : (int) INT_PIP.invokeExact(fn, ep, LibFabric.FI_ENABLE,
+            return fn.address() == 0 ? noOp() : (int) IntPip.H.invokeExact(fn, ep, LibFabric.FI_ENABLE,
                     MemorySegment.NULL);
         } catch (Throwable t) {
             throw unexpected(t);
@@ -215,7 +280,7 @@ public final class Fi {
     public static int fi_wait_open(MemorySegment fabric, MemorySegment attr, MemorySegment out) {
         MemorySegment fn = slot(fabric, FidFabric.OPS, FiOpsFabric.WAIT_OPEN);
         try {
-            return fn.address() == 0 ? noOp() : (int) INT_PPP.invokeExact(fn, fabric, attr, out);
+            return fn.address() == 0 ? noOp() : (int) IntPpp.H.invokeExact(fn, fabric, attr, out);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -232,7 +297,7 @@ public final class Fi {
     public static int fi_trywait(MemorySegment fabric, MemorySegment fids, int count) {
         MemorySegment fn = slot(fabric, FidFabric.OPS, FiOpsFabric.TRYWAIT);
         try {
-            return fn.address() == 0 ? -LibFabric.FI_ENOSYS : (int) INT_PPI.invokeExact(fn, fabric, fids, count);
+            return fn.address() == 0 ? -LibFabric.FI_ENOSYS : (int) IntPpi.H.invokeExact(fn, fabric, fids, count);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -291,7 +356,7 @@ public final class Fi {
                                 MemorySegment out) {
         MemorySegment fn = slot(domain, FidDomain.MR, FiOpsMr.REG);
         try {
-            return fn.address() == 0 ? noOp() : (int) MR_REG.invokeExact(fn, domain, MemorySegment.ofAddress(buf),
+            return fn.address() == 0 ? noOp() : (int) MrReg.H.invokeExact(fn, domain, MemorySegment.ofAddress(buf),
                     len, access, 0L, requestedKey, 0L, out, MemorySegment.NULL);
         } catch (Throwable t) {
             throw unexpected(t);
@@ -313,7 +378,7 @@ public final class Fi {
     public static int fi_getopt(MemorySegment ep, int level, int optname, MemorySegment optval, MemorySegment optlen) {
         MemorySegment fn = slot(ep, FidEp.OPS, FiOpsEp.GETOPT);
         try {
-            return fn.address() == 0 ? noOp() : (int) INT_PIIPP.invokeExact(fn, ep, level, optname, optval, optlen);
+            return fn.address() == 0 ? noOp() : (int) IntPiipp.H.invokeExact(fn, ep, level, optname, optval, optlen);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -330,7 +395,7 @@ public final class Fi {
     public static int fi_getname(MemorySegment ep, MemorySegment addr, MemorySegment addrlen) {
         MemorySegment fn = slot(ep, FidEp.CM, FiOpsCm.GETNAME);
         try {
-            return fn.address() == 0 ? noOp() : (int) INT_PPP.invokeExact(fn, ep, addr, addrlen);
+            return fn.address() == 0 ? noOp() : (int) IntPpp.H.invokeExact(fn, ep, addr, addrlen);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -347,7 +412,7 @@ public final class Fi {
     public static int fi_getpeer(MemorySegment ep, MemorySegment addr, MemorySegment addrlen) {
         MemorySegment fn = slot(ep, FidEp.CM, FiOpsCm.GETPEER);
         try {
-            return fn.address() == 0 ? noOp() : (int) INT_PPP.invokeExact(fn, ep, addr, addrlen);
+            return fn.address() == 0 ? noOp() : (int) IntPpp.H.invokeExact(fn, ep, addr, addrlen);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -365,7 +430,7 @@ public final class Fi {
     public static int fi_connect(MemorySegment ep, MemorySegment addr, MemorySegment param, long len) {
         MemorySegment fn = slot(ep, FidEp.CM, FiOpsCm.CONNECT);
         try {
-            return fn.address() == 0 ? noOp() : (int) INT_PPPL.invokeExact(fn, ep, addr, param, len);
+            return fn.address() == 0 ? noOp() : (int) IntPppl.H.invokeExact(fn, ep, addr, param, len);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -380,7 +445,7 @@ public final class Fi {
     public static int fi_listen(MemorySegment pep) {
         MemorySegment fn = slot(pep, FidPep.CM, FiOpsCm.LISTEN);
         try {
-            return fn.address() == 0 ? noOp() : (int) INT_P.invokeExact(fn, pep);
+            return fn.address() == 0 ? noOp() : (int) IntP.H.invokeExact(fn, pep);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -397,7 +462,7 @@ public final class Fi {
     public static int fi_accept(MemorySegment ep, MemorySegment param, long len) {
         MemorySegment fn = slot(ep, FidEp.CM, FiOpsCm.ACCEPT);
         try {
-            return fn.address() == 0 ? noOp() : (int) INT_PPL2.invokeExact(fn, ep, param, len);
+            return fn.address() == 0 ? noOp() : (int) IntPpl.H.invokeExact(fn, ep, param, len);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -415,7 +480,7 @@ public final class Fi {
     public static int fi_reject(MemorySegment pep, MemorySegment handle, MemorySegment param, long len) {
         MemorySegment fn = slot(pep, FidPep.CM, FiOpsCm.REJECT);
         try {
-            return fn.address() == 0 ? noOp() : (int) INT_PPPL.invokeExact(fn, pep, handle, param, len);
+            return fn.address() == 0 ? noOp() : (int) IntPppl.H.invokeExact(fn, pep, handle, param, len);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -430,7 +495,7 @@ public final class Fi {
     public static int fi_shutdown(MemorySegment ep) {
         MemorySegment fn = slot(ep, FidEp.CM, FiOpsCm.SHUTDOWN);
         try {
-            return fn.address() == 0 ? noOp() : (int) INT_PL.invokeExact(fn, ep, 0L);
+            return fn.address() == 0 ? noOp() : (int) IntPl.H.invokeExact(fn, ep, 0L);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -450,7 +515,7 @@ public final class Fi {
     public static long fi_eq_read(MemorySegment eq, MemorySegment event, MemorySegment buf, long len) {
         MemorySegment fn = slot(eq, FidEq.OPS, FiOpsEq.READ);
         try {
-            return fn.address() == 0 ? noOp() : (long) EQ_READ.invokeExact(fn, eq, event, buf, len, 0L);
+            return fn.address() == 0 ? noOp() : (long) EqRead.H.invokeExact(fn, eq, event, buf, len, 0L);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -466,7 +531,7 @@ public final class Fi {
     public static long fi_eq_readerr(MemorySegment eq, MemorySegment buf) {
         MemorySegment fn = slot(eq, FidEq.OPS, FiOpsEq.READERR);
         try {
-            return fn.address() == 0 ? noOp() : (long) EQ_READERR.invokeExact(fn, eq, buf, 0L);
+            return fn.address() == 0 ? noOp() : (long) EqReaderr.H.invokeExact(fn, eq, buf, 0L);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -484,7 +549,7 @@ public final class Fi {
     public static int fi_wait(MemorySegment waitset, int timeoutMs) {
         MemorySegment fn = slot(waitset, FidWait.OPS, FiOpsWait.WAIT);
         try {
-            return fn.address() == 0 ? noOp() : (int) INT_PI.invokeExact(fn, waitset, timeoutMs);
+            return fn.address() == 0 ? noOp() : (int) IntPi.H.invokeExact(fn, waitset, timeoutMs);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -502,7 +567,7 @@ public final class Fi {
     public static long fi_cq_readerr(MemorySegment cq, MemorySegment buf) {
         MemorySegment fn = slot(cq, FidCq.OPS, FiOpsCq.READERR);
         try {
-            return fn.address() == 0 ? noOp() : (long) EQ_READERR.invokeExact(fn, cq, buf, 0L);
+            return fn.address() == 0 ? noOp() : (long) EqReaderr.H.invokeExact(fn, cq, buf, 0L);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -519,7 +584,7 @@ public final class Fi {
      */
     public static long cqRead(MemorySegment fn, long cq, long buf, long count) {
         try {
-            return (long) CQ_READ.invokeExact(fn, cq, buf, count);
+            return (long) CqRead.H.invokeExact(fn, cq, buf, count);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -538,7 +603,7 @@ public final class Fi {
      */
     public static long post(MemorySegment fn, long ep, long msg, long flags) {
         try {
-            return (long) POST.invokeExact(fn, ep, msg, flags);
+            return (long) Post.H.invokeExact(fn, ep, msg, flags);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -557,7 +622,7 @@ public final class Fi {
             return -LibFabric.FI_ENOSYS;
         }
         try {
-            return (long) CANCEL.invokeExact(fn, ep, context);
+            return (long) Cancel.H.invokeExact(fn, ep, context);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -592,7 +657,7 @@ public final class Fi {
         MemorySegment fn = slot(av, FidAv.OPS, FiOpsAv.INSERT);
         try {
             return fn.address() == 0 ? noOp()
-                    : (int) AV_INSERT.invokeExact(fn, av, addr, count, fiAddr, flags, MemorySegment.NULL);
+                    : (int) AvInsert.H.invokeExact(fn, av, addr, count, fiAddr, flags, MemorySegment.NULL);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -610,7 +675,7 @@ public final class Fi {
     public static int fi_av_remove(MemorySegment av, MemorySegment fiAddr, long count, long flags) {
         MemorySegment fn = slot(av, FidAv.OPS, FiOpsAv.REMOVE);
         try {
-            return fn.address() == 0 ? noOp() : (int) AV_REMOVE.invokeExact(fn, av, fiAddr, count, flags);
+            return fn.address() == 0 ? noOp() : (int) AvRemove.H.invokeExact(fn, av, fiAddr, count, flags);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -627,7 +692,7 @@ public final class Fi {
     public static int fi_setname(MemorySegment ep, MemorySegment addr, long addrlen) {
         MemorySegment fn = slot(ep, FidEp.CM, FiOpsCm.SETNAME);
         try {
-            return fn.address() == 0 ? noOp() : (int) INT_PPL.invokeExact(fn, ep, addr, addrlen);
+            return fn.address() == 0 ? noOp() : (int) IntPpl.H.invokeExact(fn, ep, addr, addrlen);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -655,7 +720,7 @@ public final class Fi {
 
     private static int call4(MemorySegment fn, MemorySegment a, MemorySegment b, MemorySegment c, MemorySegment d) {
         try {
-            return fn.address() == 0 ? noOp() : (int) INT_PPPP.invokeExact(fn, a, b, c, d);
+            return fn.address() == 0 ? noOp() : (int) IntPppp.H.invokeExact(fn, a, b, c, d);
         } catch (Throwable t) {
             throw unexpected(t);
         }

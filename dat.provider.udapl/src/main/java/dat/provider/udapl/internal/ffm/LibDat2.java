@@ -12,6 +12,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The exported functions of OFA's {@code libdat2.so.2} (DAT 2.0) the bridge calls. Each method is the C call
@@ -53,143 +55,142 @@ public final class LibDat2 {
     public static final StructLayout AGENT_BY_VALUE = CStruct.of(C_POINTER.withName("instance_data"),
             C_POINTER.withName("proxy_agent_func"));
 
-    private final MethodHandle listProviders;
-    private final MethodHandle iaOpenv;
-    private final MethodHandle iaClose;
-    private final MethodHandle iaQuery;
-    private final MethodHandle strerror;
-    private final MethodHandle pzCreate;
-    private final MethodHandle pzFree;
-    private final MethodHandle pzQuery;
-    private final MethodHandle lmrCreate;
-    private final MethodHandle lmrFree;
-    private final MethodHandle lmrQuery;
-    private final MethodHandle rmrCreate;
-    private final MethodHandle rmrFree;
-    private final MethodHandle rmrQuery;
-    private final MethodHandle rmrBind;
-    private final MethodHandle evdCreate;
-    private final MethodHandle evdFree;
-    private final MethodHandle evdQuery;
-    private final MethodHandle evdResize;
-    private final MethodHandle evdModifyCno;
-    private final MethodHandle evdPostSe;
-    private final MethodHandle evdDequeue;
-    private final MethodHandle evdWait;
-    private final MethodHandle evdEnable;
-    private final MethodHandle evdDisable;
-    private final MethodHandle evdSetUnwaitable;
-    private final MethodHandle evdClearUnwaitable;
-    private final MethodHandle cnoCreate;
-    private final MethodHandle cnoFree;
-    private final MethodHandle cnoWait;
-    private final MethodHandle cnoModifyAgent;
-    private final MethodHandle cnoQuery;
-    private final MethodHandle epCreate;
-    private final MethodHandle epFree;
-    private final MethodHandle epQuery;
-    private final MethodHandle epModify;
-    private final MethodHandle epConnect;
-    private final MethodHandle epDupConnect;
-    private final MethodHandle epDisconnect;
-    private final MethodHandle epReset;
-    private final MethodHandle epGetStatus;
-    private final MethodHandle epPostSend;
-    private final MethodHandle epPostRecv;
-    private final MethodHandle epPostRdmaRead;
-    private final MethodHandle epPostRdmaWrite;
-    private final MethodHandle pspCreate;
-    private final MethodHandle pspCreateAny;
-    private final MethodHandle pspFree;
-    private final MethodHandle pspQuery;
-    private final MethodHandle rspCreate;
-    private final MethodHandle rspFree;
-    private final MethodHandle rspQuery;
-    private final MethodHandle crAccept;
-    private final MethodHandle crReject;
-    private final MethodHandle crQuery;
-    private final MethodHandle crHandoff;
+    private final Downcall listProviders;
+    private final Downcall iaOpenv;
+    private final Downcall iaClose;
+    private final Downcall iaQuery;
+    private final Downcall strerror;
+    private final Downcall pzCreate;
+    private final Downcall pzFree;
+    private final Downcall pzQuery;
+    private final Downcall lmrCreate;
+    private final Downcall lmrFree;
+    private final Downcall lmrQuery;
+    private final Downcall rmrCreate;
+    private final Downcall rmrFree;
+    private final Downcall rmrQuery;
+    private final Downcall rmrBind;
+    private final Downcall evdCreate;
+    private final Downcall evdFree;
+    private final Downcall evdQuery;
+    private final Downcall evdResize;
+    private final Downcall evdModifyCno;
+    private final Downcall evdPostSe;
+    private final Downcall evdDequeue;
+    private final Downcall evdWait;
+    private final Downcall evdEnable;
+    private final Downcall evdDisable;
+    private final Downcall evdSetUnwaitable;
+    private final Downcall evdClearUnwaitable;
+    private final Downcall cnoCreate;
+    private final Downcall cnoFree;
+    private final Downcall cnoWait;
+    private final Downcall cnoModifyAgent;
+    private final Downcall cnoQuery;
+    private final Downcall epCreate;
+    private final Downcall epFree;
+    private final Downcall epQuery;
+    private final Downcall epModify;
+    private final Downcall epConnect;
+    private final Downcall epDupConnect;
+    private final Downcall epDisconnect;
+    private final Downcall epReset;
+    private final Downcall epGetStatus;
+    private final Downcall epPostSend;
+    private final Downcall epPostRecv;
+    private final Downcall epPostRdmaRead;
+    private final Downcall epPostRdmaWrite;
+    private final Downcall pspCreate;
+    private final Downcall pspCreateAny;
+    private final Downcall pspFree;
+    private final Downcall pspQuery;
+    private final Downcall rspCreate;
+    private final Downcall rspFree;
+    private final Downcall rspQuery;
+    private final Downcall crAccept;
+    private final Downcall crReject;
+    private final Downcall crQuery;
+    private final Downcall crHandoff;
 
     private LibDat2(SymbolLookup lookup) throws LibraryUnavailableException {
-        Linker linker = Linker.nativeLinker();
-        listProviders = find(linker, lookup, "dat_registry_list_providers",
+        listProviders = find(lookup, "dat_registry_list_providers",
                 FunctionDescriptor.of(C_INT, C_INT, C_POINTER, C_POINTER));
-        iaOpenv = find(linker, lookup, "dat_ia_openv", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER,
+        iaOpenv = find(lookup, "dat_ia_openv", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER,
                 C_POINTER, C_INT, C_INT, C_INT));
-        iaClose = find(linker, lookup, "dat_ia_close", FunctionDescriptor.of(C_INT, C_POINTER, C_INT));
-        iaQuery = find(linker, lookup, "dat_ia_query", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_LONG,
+        iaClose = find(lookup, "dat_ia_close", FunctionDescriptor.of(C_INT, C_POINTER, C_INT));
+        iaQuery = find(lookup, "dat_ia_query", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_LONG,
                 C_POINTER, C_LONG, C_POINTER));
-        strerror = find(linker, lookup, "dat_strerror", FunctionDescriptor.of(C_INT, C_INT, C_POINTER, C_POINTER));
-        pzCreate = find(linker, lookup, "dat_pz_create", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER));
-        pzFree = find(linker, lookup, "dat_pz_free", FunctionDescriptor.of(C_INT, C_POINTER));
-        pzQuery = find(linker, lookup, "dat_pz_query", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
-        lmrCreate = find(linker, lookup, "dat_lmr_create", FunctionDescriptor.of(C_INT, C_POINTER, C_INT,
+        strerror = find(lookup, "dat_strerror", FunctionDescriptor.of(C_INT, C_INT, C_POINTER, C_POINTER));
+        pzCreate = find(lookup, "dat_pz_create", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER));
+        pzFree = find(lookup, "dat_pz_free", FunctionDescriptor.of(C_INT, C_POINTER));
+        pzQuery = find(lookup, "dat_pz_query", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
+        lmrCreate = find(lookup, "dat_lmr_create", FunctionDescriptor.of(C_INT, C_POINTER, C_INT,
                 REGION_BY_VALUE, C_LONG, C_POINTER, C_INT, C_INT, C_POINTER, C_POINTER, C_POINTER, C_POINTER,
                 C_POINTER));
-        lmrFree = find(linker, lookup, "dat_lmr_free", FunctionDescriptor.of(C_INT, C_POINTER));
-        lmrQuery = find(linker, lookup, "dat_lmr_query", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
-        rmrCreate = find(linker, lookup, "dat_rmr_create", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER));
-        rmrFree = find(linker, lookup, "dat_rmr_free", FunctionDescriptor.of(C_INT, C_POINTER));
-        rmrQuery = find(linker, lookup, "dat_rmr_query", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
-        rmrBind = find(linker, lookup, "dat_rmr_bind", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_POINTER,
+        lmrFree = find(lookup, "dat_lmr_free", FunctionDescriptor.of(C_INT, C_POINTER));
+        lmrQuery = find(lookup, "dat_lmr_query", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
+        rmrCreate = find(lookup, "dat_rmr_create", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER));
+        rmrFree = find(lookup, "dat_rmr_free", FunctionDescriptor.of(C_INT, C_POINTER));
+        rmrQuery = find(lookup, "dat_rmr_query", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
+        rmrBind = find(lookup, "dat_rmr_bind", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_POINTER,
                 C_INT, C_INT, C_POINTER, C_LONG, C_INT, C_POINTER));
-        evdCreate = find(linker, lookup, "dat_evd_create", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER,
+        evdCreate = find(lookup, "dat_evd_create", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER,
                 C_INT, C_POINTER));
-        evdFree = find(linker, lookup, "dat_evd_free", FunctionDescriptor.of(C_INT, C_POINTER));
-        evdQuery = find(linker, lookup, "dat_evd_query", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
-        evdResize = find(linker, lookup, "dat_evd_resize", FunctionDescriptor.of(C_INT, C_POINTER, C_INT));
-        evdModifyCno = find(linker, lookup, "dat_evd_modify_cno", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER));
-        evdPostSe = find(linker, lookup, "dat_evd_post_se", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER));
-        evdDequeue = find(linker, lookup, "dat_evd_dequeue", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER));
-        evdWait = find(linker, lookup, "dat_evd_wait", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_INT, C_POINTER,
+        evdFree = find(lookup, "dat_evd_free", FunctionDescriptor.of(C_INT, C_POINTER));
+        evdQuery = find(lookup, "dat_evd_query", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
+        evdResize = find(lookup, "dat_evd_resize", FunctionDescriptor.of(C_INT, C_POINTER, C_INT));
+        evdModifyCno = find(lookup, "dat_evd_modify_cno", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER));
+        evdPostSe = find(lookup, "dat_evd_post_se", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER));
+        evdDequeue = find(lookup, "dat_evd_dequeue", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER));
+        evdWait = find(lookup, "dat_evd_wait", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_INT, C_POINTER,
                 C_POINTER));
-        evdEnable = find(linker, lookup, "dat_evd_enable", FunctionDescriptor.of(C_INT, C_POINTER));
-        evdDisable = find(linker, lookup, "dat_evd_disable", FunctionDescriptor.of(C_INT, C_POINTER));
-        evdSetUnwaitable = find(linker, lookup, "dat_evd_set_unwaitable", FunctionDescriptor.of(C_INT, C_POINTER));
-        evdClearUnwaitable = find(linker, lookup, "dat_evd_clear_unwaitable", FunctionDescriptor.of(C_INT, C_POINTER));
-        cnoCreate = find(linker, lookup, "dat_cno_create", FunctionDescriptor.of(C_INT, C_POINTER, AGENT_BY_VALUE,
+        evdEnable = find(lookup, "dat_evd_enable", FunctionDescriptor.of(C_INT, C_POINTER));
+        evdDisable = find(lookup, "dat_evd_disable", FunctionDescriptor.of(C_INT, C_POINTER));
+        evdSetUnwaitable = find(lookup, "dat_evd_set_unwaitable", FunctionDescriptor.of(C_INT, C_POINTER));
+        evdClearUnwaitable = find(lookup, "dat_evd_clear_unwaitable", FunctionDescriptor.of(C_INT, C_POINTER));
+        cnoCreate = find(lookup, "dat_cno_create", FunctionDescriptor.of(C_INT, C_POINTER, AGENT_BY_VALUE,
                 C_POINTER));
-        cnoFree = find(linker, lookup, "dat_cno_free", FunctionDescriptor.of(C_INT, C_POINTER));
-        cnoWait = find(linker, lookup, "dat_cno_wait", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
-        cnoModifyAgent = find(linker, lookup, "dat_cno_modify_agent", FunctionDescriptor.of(C_INT, C_POINTER,
+        cnoFree = find(lookup, "dat_cno_free", FunctionDescriptor.of(C_INT, C_POINTER));
+        cnoWait = find(lookup, "dat_cno_wait", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
+        cnoModifyAgent = find(lookup, "dat_cno_modify_agent", FunctionDescriptor.of(C_INT, C_POINTER,
                 AGENT_BY_VALUE));
-        cnoQuery = find(linker, lookup, "dat_cno_query", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
-        epCreate = find(linker, lookup, "dat_ep_create", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_POINTER,
+        cnoQuery = find(lookup, "dat_cno_query", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
+        epCreate = find(lookup, "dat_ep_create", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_POINTER,
                 C_POINTER, C_POINTER, C_POINTER, C_POINTER));
-        epFree = find(linker, lookup, "dat_ep_free", FunctionDescriptor.of(C_INT, C_POINTER));
-        epQuery = find(linker, lookup, "dat_ep_query", FunctionDescriptor.of(C_INT, C_POINTER, C_LONG, C_POINTER));
-        epModify = find(linker, lookup, "dat_ep_modify", FunctionDescriptor.of(C_INT, C_POINTER, C_LONG, C_POINTER));
-        epConnect = find(linker, lookup, "dat_ep_connect", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_LONG,
+        epFree = find(lookup, "dat_ep_free", FunctionDescriptor.of(C_INT, C_POINTER));
+        epQuery = find(lookup, "dat_ep_query", FunctionDescriptor.of(C_INT, C_POINTER, C_LONG, C_POINTER));
+        epModify = find(lookup, "dat_ep_modify", FunctionDescriptor.of(C_INT, C_POINTER, C_LONG, C_POINTER));
+        epConnect = find(lookup, "dat_ep_connect", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_LONG,
                 C_INT, C_INT, C_POINTER, C_INT, C_INT));
-        epDupConnect = find(linker, lookup, "dat_ep_dup_connect", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER,
+        epDupConnect = find(lookup, "dat_ep_dup_connect", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER,
                 C_INT, C_INT, C_POINTER, C_INT));
-        epDisconnect = find(linker, lookup, "dat_ep_disconnect", FunctionDescriptor.of(C_INT, C_POINTER, C_INT));
-        epReset = find(linker, lookup, "dat_ep_reset", FunctionDescriptor.of(C_INT, C_POINTER));
-        epGetStatus = find(linker, lookup, "dat_ep_get_status", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER,
+        epDisconnect = find(lookup, "dat_ep_disconnect", FunctionDescriptor.of(C_INT, C_POINTER, C_INT));
+        epReset = find(lookup, "dat_ep_reset", FunctionDescriptor.of(C_INT, C_POINTER));
+        epGetStatus = find(lookup, "dat_ep_get_status", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER,
                 C_POINTER, C_POINTER));
-        epPostSend = find(linker, lookup, "dat_ep_post_send", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER,
+        epPostSend = find(lookup, "dat_ep_post_send", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER,
                 C_LONG, C_INT));
-        epPostRecv = find(linker, lookup, "dat_ep_post_recv", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER,
+        epPostRecv = find(lookup, "dat_ep_post_recv", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER,
                 C_LONG, C_INT));
-        epPostRdmaRead = find(linker, lookup, "dat_ep_post_rdma_read", FunctionDescriptor.of(C_INT, C_POINTER, C_INT,
+        epPostRdmaRead = find(lookup, "dat_ep_post_rdma_read", FunctionDescriptor.of(C_INT, C_POINTER, C_INT,
                 C_POINTER, C_LONG, C_POINTER, C_INT));
-        epPostRdmaWrite = find(linker, lookup, "dat_ep_post_rdma_write", FunctionDescriptor.of(C_INT, C_POINTER, C_INT,
+        epPostRdmaWrite = find(lookup, "dat_ep_post_rdma_write", FunctionDescriptor.of(C_INT, C_POINTER, C_INT,
                 C_POINTER, C_LONG, C_POINTER, C_INT));
-        pspCreate = find(linker, lookup, "dat_psp_create", FunctionDescriptor.of(C_INT, C_POINTER, C_LONG, C_POINTER,
+        pspCreate = find(lookup, "dat_psp_create", FunctionDescriptor.of(C_INT, C_POINTER, C_LONG, C_POINTER,
                 C_INT, C_POINTER));
-        pspCreateAny = find(linker, lookup, "dat_psp_create_any", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER,
+        pspCreateAny = find(lookup, "dat_psp_create_any", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER,
                 C_POINTER, C_INT, C_POINTER));
-        pspFree = find(linker, lookup, "dat_psp_free", FunctionDescriptor.of(C_INT, C_POINTER));
-        pspQuery = find(linker, lookup, "dat_psp_query", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
-        rspCreate = find(linker, lookup, "dat_rsp_create", FunctionDescriptor.of(C_INT, C_POINTER, C_LONG, C_POINTER,
+        pspFree = find(lookup, "dat_psp_free", FunctionDescriptor.of(C_INT, C_POINTER));
+        pspQuery = find(lookup, "dat_psp_query", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
+        rspCreate = find(lookup, "dat_rsp_create", FunctionDescriptor.of(C_INT, C_POINTER, C_LONG, C_POINTER,
                 C_POINTER, C_POINTER));
-        rspFree = find(linker, lookup, "dat_rsp_free", FunctionDescriptor.of(C_INT, C_POINTER));
-        rspQuery = find(linker, lookup, "dat_rsp_query", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
-        crAccept = find(linker, lookup, "dat_cr_accept", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_INT,
+        rspFree = find(lookup, "dat_rsp_free", FunctionDescriptor.of(C_INT, C_POINTER));
+        rspQuery = find(lookup, "dat_rsp_query", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
+        crAccept = find(lookup, "dat_cr_accept", FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_INT,
                 C_POINTER));
-        crReject = find(linker, lookup, "dat_cr_reject", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
-        crQuery = find(linker, lookup, "dat_cr_query", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
-        crHandoff = find(linker, lookup, "dat_cr_handoff", FunctionDescriptor.of(C_INT, C_POINTER, C_LONG));
+        crReject = find(lookup, "dat_cr_reject", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
+        crQuery = find(lookup, "dat_cr_query", FunctionDescriptor.of(C_INT, C_POINTER, C_INT, C_POINTER));
+        crHandoff = find(lookup, "dat_cr_handoff", FunctionDescriptor.of(C_INT, C_POINTER, C_LONG));
     }
 
     /**
@@ -276,20 +277,48 @@ public final class LibDat2 {
         }
     }
 
-    private static MethodHandle find(Linker linker, SymbolLookup lookup, String name, FunctionDescriptor fd)
+    private static Downcall find(SymbolLookup lookup, String name, FunctionDescriptor fd)
             throws LibraryUnavailableException {
         MemorySegment symbol = lookup.find(name).orElseThrow(() -> new LibraryUnavailableException(
                 SONAME + " has no function " + name + ": not a DAT 2.0 registry; " + INSTALL_HINT, null));
-        return linker.downcallHandle(symbol, fd);
+        return new Downcall(name, symbol, fd);
     }
 
-    private static int invoke(MethodHandle mh, Object... args) {
-        try {
-            return (int) mh.invokeWithArguments(args);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
+    /** {@return the C functions linked so far in this JVM, for tests} */
+    public static Set<String> linked() {
+        return Set.copyOf(LINKED);
+    }
+
+    /** The functions linked so far in this JVM: discovery must link only the few it calls. */
+    private static final Set<String> LINKED = ConcurrentHashMap.newKeySet();
+
+    /**
+     * A function {@link #load} found, linked at its first call: linking makes a downcall stub (classes spun at run
+     * time, outside the image's AOT cache), and discovery, which opens and queries IAs, would otherwise pay at every
+     * {@code dat} start for the 50-odd functions of the data path too. Loading still fails at once on a library that
+     * lacks one.
+     */
+    private static final class Downcall {
+        private final String name;
+        private final MemorySegment symbol;
+        private final FunctionDescriptor descriptor;
+        /** Racing first calls may each link; either handle is the same function, and a handle is immutable. */
+        private volatile MethodHandle handle;
+
+        Downcall(String name, MemorySegment symbol, FunctionDescriptor descriptor) {
+            this.name = name;
+            this.symbol = symbol;
+            this.descriptor = descriptor;
+        }
+
+        MethodHandle handle() {
+            MethodHandle h = handle;
+            if (h == null) {
+                h = Linker.nativeLinker().downcallHandle(symbol, descriptor);
+                LINKED.add(name);
+                handle = h;
+            }
+            return h;
         }
     }
 
@@ -302,7 +331,11 @@ public final class LibDat2 {
      * @return the {@code DAT_RETURN}
      */
     public int registryListProviders(int maxToReturn, MemorySegment entriesReturned, MemorySegment providerList) {
-        return invoke(listProviders, maxToReturn, entriesReturned, providerList);
+        try {
+            return (int) listProviders.handle().invokeExact(maxToReturn, entriesReturned, providerList);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
     /**
@@ -318,8 +351,12 @@ public final class LibDat2 {
      */
     public int iaOpenv(MemorySegment name, int asyncEvdQlen, MemorySegment asyncEvdHandle, MemorySegment iaHandle,
                        int threadSafety) {
-        return invoke(iaOpenv, name, asyncEvdQlen, asyncEvdHandle, iaHandle, DAT_VERSION_MAJOR, DAT_VERSION_MINOR,
-                threadSafety);
+        try {
+            return (int) iaOpenv.handle().invokeExact(name, asyncEvdQlen, asyncEvdHandle, iaHandle, DAT_VERSION_MAJOR,
+                    DAT_VERSION_MINOR, threadSafety);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
     /**
@@ -330,7 +367,11 @@ public final class LibDat2 {
      * @return the {@code DAT_RETURN}
      */
     public int iaClose(MemorySegment ia, int flags) {
-        return invoke(iaClose, ia, flags);
+        try {
+            return (int) iaClose.handle().invokeExact(ia, flags);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
     /**
@@ -347,7 +388,11 @@ public final class LibDat2 {
      */
     public int iaQuery(MemorySegment ia, MemorySegment asyncEvd, long iaMask, MemorySegment iaAttr,
                        long providerMask, MemorySegment providerAttr) {
-        return invoke(iaQuery, ia, asyncEvd, iaMask, iaAttr, providerMask, providerAttr);
+        try {
+            return (int) iaQuery.handle().invokeExact(ia, asyncEvd, iaMask, iaAttr, providerMask, providerAttr);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
     /**
@@ -359,7 +404,11 @@ public final class LibDat2 {
      * @return the {@code DAT_RETURN} of the call itself
      */
     public int strerror(int value, MemorySegment major, MemorySegment minor) {
-        return invoke(strerror, value, major, minor);
+        try {
+            return (int) strerror.handle().invokeExact(value, major, minor);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
     /**
@@ -371,7 +420,7 @@ public final class LibDat2 {
      */
     public int pzCreate(MemorySegment ia, MemorySegment pzOut) {
         try {
-            return (int) pzCreate.invokeExact(ia, pzOut);
+            return (int) pzCreate.handle().invokeExact(ia, pzOut);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -385,7 +434,7 @@ public final class LibDat2 {
      */
     public int pzFree(MemorySegment pz) {
         try {
-            return (int) pzFree.invokeExact(pz);
+            return (int) pzFree.handle().invokeExact(pz);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -401,7 +450,7 @@ public final class LibDat2 {
      */
     public int pzQuery(MemorySegment pz, int mask, MemorySegment param) {
         try {
-            return (int) pzQuery.invokeExact(pz, mask, param);
+            return (int) pzQuery.handle().invokeExact(pz, mask, param);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -429,7 +478,7 @@ public final class LibDat2 {
             int privileges, int vaType, MemorySegment lmrOut, MemorySegment lmrContextOut, MemorySegment rmrContextOut,
             MemorySegment registeredLengthOut, MemorySegment registeredAddressOut) {
         try {
-            return (int) lmrCreate.invokeExact(ia, memType, region, length, pz, privileges, vaType, lmrOut,
+            return (int) lmrCreate.handle().invokeExact(ia, memType, region, length, pz, privileges, vaType, lmrOut,
                     lmrContextOut, rmrContextOut, registeredLengthOut, registeredAddressOut);
         } catch (Throwable t) {
             throw rethrow(t);
@@ -444,7 +493,7 @@ public final class LibDat2 {
      */
     public int lmrFree(MemorySegment lmr) {
         try {
-            return (int) lmrFree.invokeExact(lmr);
+            return (int) lmrFree.handle().invokeExact(lmr);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -460,7 +509,7 @@ public final class LibDat2 {
      */
     public int lmrQuery(MemorySegment lmr, int mask, MemorySegment param) {
         try {
-            return (int) lmrQuery.invokeExact(lmr, mask, param);
+            return (int) lmrQuery.handle().invokeExact(lmr, mask, param);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -475,7 +524,7 @@ public final class LibDat2 {
      */
     public int rmrCreate(MemorySegment pz, MemorySegment rmrOut) {
         try {
-            return (int) rmrCreate.invokeExact(pz, rmrOut);
+            return (int) rmrCreate.handle().invokeExact(pz, rmrOut);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -489,7 +538,7 @@ public final class LibDat2 {
      */
     public int rmrFree(MemorySegment rmr) {
         try {
-            return (int) rmrFree.invokeExact(rmr);
+            return (int) rmrFree.handle().invokeExact(rmr);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -505,7 +554,7 @@ public final class LibDat2 {
      */
     public int rmrQuery(MemorySegment rmr, int mask, MemorySegment param) {
         try {
-            return (int) rmrQuery.invokeExact(rmr, mask, param);
+            return (int) rmrQuery.handle().invokeExact(rmr, mask, param);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -528,8 +577,8 @@ public final class LibDat2 {
     public int rmrBind(MemorySegment rmr, MemorySegment lmr, MemorySegment lmrTriplet, int memPriv, int vaType,
             MemorySegment ep, long cookie, int completionFlags, MemorySegment rmrContextOut) {
         try {
-            return (int) rmrBind.invokeExact(rmr, lmr, lmrTriplet, memPriv, vaType, ep, cookie, completionFlags,
-                    rmrContextOut);
+            return (int) rmrBind.handle().invokeExact(rmr, lmr, lmrTriplet, memPriv, vaType, ep, cookie,
+                    completionFlags, rmrContextOut);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -547,7 +596,7 @@ public final class LibDat2 {
      */
     public int evdCreate(MemorySegment ia, int minQlen, MemorySegment cno, int flags, MemorySegment evdOut) {
         try {
-            return (int) evdCreate.invokeExact(ia, minQlen, cno, flags, evdOut);
+            return (int) evdCreate.handle().invokeExact(ia, minQlen, cno, flags, evdOut);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -561,7 +610,7 @@ public final class LibDat2 {
      */
     public int evdFree(MemorySegment evd) {
         try {
-            return (int) evdFree.invokeExact(evd);
+            return (int) evdFree.handle().invokeExact(evd);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -577,7 +626,7 @@ public final class LibDat2 {
      */
     public int evdQuery(MemorySegment evd, int mask, MemorySegment param) {
         try {
-            return (int) evdQuery.invokeExact(evd, mask, param);
+            return (int) evdQuery.handle().invokeExact(evd, mask, param);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -592,7 +641,7 @@ public final class LibDat2 {
      */
     public int evdResize(MemorySegment evd, int minQlen) {
         try {
-            return (int) evdResize.invokeExact(evd, minQlen);
+            return (int) evdResize.handle().invokeExact(evd, minQlen);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -607,7 +656,7 @@ public final class LibDat2 {
      */
     public int evdModifyCno(MemorySegment evd, MemorySegment cno) {
         try {
-            return (int) evdModifyCno.invokeExact(evd, cno);
+            return (int) evdModifyCno.handle().invokeExact(evd, cno);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -622,7 +671,7 @@ public final class LibDat2 {
      */
     public int evdPostSe(MemorySegment evd, MemorySegment event) {
         try {
-            return (int) evdPostSe.invokeExact(evd, event);
+            return (int) evdPostSe.handle().invokeExact(evd, event);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -637,7 +686,7 @@ public final class LibDat2 {
      */
     public int evdDequeue(MemorySegment evd, MemorySegment event) {
         try {
-            return (int) evdDequeue.invokeExact(evd, event);
+            return (int) evdDequeue.handle().invokeExact(evd, event);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -656,7 +705,7 @@ public final class LibDat2 {
     public int evdWait(MemorySegment evd, int timeoutMicros, int threshold, MemorySegment event,
             MemorySegment nMoreOut) {
         try {
-            return (int) evdWait.invokeExact(evd, timeoutMicros, threshold, event, nMoreOut);
+            return (int) evdWait.handle().invokeExact(evd, timeoutMicros, threshold, event, nMoreOut);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -670,7 +719,7 @@ public final class LibDat2 {
      */
     public int evdEnable(MemorySegment evd) {
         try {
-            return (int) evdEnable.invokeExact(evd);
+            return (int) evdEnable.handle().invokeExact(evd);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -684,7 +733,7 @@ public final class LibDat2 {
      */
     public int evdDisable(MemorySegment evd) {
         try {
-            return (int) evdDisable.invokeExact(evd);
+            return (int) evdDisable.handle().invokeExact(evd);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -698,7 +747,7 @@ public final class LibDat2 {
      */
     public int evdSetUnwaitable(MemorySegment evd) {
         try {
-            return (int) evdSetUnwaitable.invokeExact(evd);
+            return (int) evdSetUnwaitable.handle().invokeExact(evd);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -712,7 +761,7 @@ public final class LibDat2 {
      */
     public int evdClearUnwaitable(MemorySegment evd) {
         try {
-            return (int) evdClearUnwaitable.invokeExact(evd);
+            return (int) evdClearUnwaitable.handle().invokeExact(evd);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -728,7 +777,7 @@ public final class LibDat2 {
      */
     public int cnoCreate(MemorySegment ia, MemorySegment agent, MemorySegment cnoOut) {
         try {
-            return (int) cnoCreate.invokeExact(ia, agent, cnoOut);
+            return (int) cnoCreate.handle().invokeExact(ia, agent, cnoOut);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -742,7 +791,7 @@ public final class LibDat2 {
      */
     public int cnoFree(MemorySegment cno) {
         try {
-            return (int) cnoFree.invokeExact(cno);
+            return (int) cnoFree.handle().invokeExact(cno);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -758,7 +807,7 @@ public final class LibDat2 {
      */
     public int cnoWait(MemorySegment cno, int timeoutMicros, MemorySegment evdOut) {
         try {
-            return (int) cnoWait.invokeExact(cno, timeoutMicros, evdOut);
+            return (int) cnoWait.handle().invokeExact(cno, timeoutMicros, evdOut);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -773,7 +822,7 @@ public final class LibDat2 {
      */
     public int cnoModifyAgent(MemorySegment cno, MemorySegment agent) {
         try {
-            return (int) cnoModifyAgent.invokeExact(cno, agent);
+            return (int) cnoModifyAgent.handle().invokeExact(cno, agent);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -789,7 +838,7 @@ public final class LibDat2 {
      */
     public int cnoQuery(MemorySegment cno, int mask, MemorySegment param) {
         try {
-            return (int) cnoQuery.invokeExact(cno, mask, param);
+            return (int) cnoQuery.handle().invokeExact(cno, mask, param);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -810,7 +859,7 @@ public final class LibDat2 {
     public int epCreate(MemorySegment ia, MemorySegment pz, MemorySegment recvEvd, MemorySegment requestEvd,
             MemorySegment connectEvd, MemorySegment attr, MemorySegment epOut) {
         try {
-            return (int) epCreate.invokeExact(ia, pz, recvEvd, requestEvd, connectEvd, attr, epOut);
+            return (int) epCreate.handle().invokeExact(ia, pz, recvEvd, requestEvd, connectEvd, attr, epOut);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -824,7 +873,7 @@ public final class LibDat2 {
      */
     public int epFree(MemorySegment ep) {
         try {
-            return (int) epFree.invokeExact(ep);
+            return (int) epFree.handle().invokeExact(ep);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -840,7 +889,7 @@ public final class LibDat2 {
      */
     public int epQuery(MemorySegment ep, long mask, MemorySegment param) {
         try {
-            return (int) epQuery.invokeExact(ep, mask, param);
+            return (int) epQuery.handle().invokeExact(ep, mask, param);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -856,7 +905,7 @@ public final class LibDat2 {
      */
     public int epModify(MemorySegment ep, long mask, MemorySegment param) {
         try {
-            return (int) epModify.invokeExact(ep, mask, param);
+            return (int) epModify.handle().invokeExact(ep, mask, param);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -878,8 +927,8 @@ public final class LibDat2 {
     public int epConnect(MemorySegment ep, MemorySegment remoteAddress, long connQual, int timeoutMicros,
             int privateDataSize, MemorySegment privateData, int qos, int flags) {
         try {
-            return (int) epConnect.invokeExact(ep, remoteAddress, connQual, timeoutMicros, privateDataSize, privateData,
-                    qos, flags);
+            return (int) epConnect.handle().invokeExact(ep, remoteAddress, connQual, timeoutMicros, privateDataSize,
+                    privateData, qos, flags);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -899,7 +948,7 @@ public final class LibDat2 {
     public int epDupConnect(MemorySegment ep, MemorySegment dupEp, int timeoutMicros, int privateDataSize,
             MemorySegment privateData, int qos) {
         try {
-            return (int) epDupConnect.invokeExact(ep, dupEp, timeoutMicros, privateDataSize, privateData, qos);
+            return (int) epDupConnect.handle().invokeExact(ep, dupEp, timeoutMicros, privateDataSize, privateData, qos);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -914,7 +963,7 @@ public final class LibDat2 {
      */
     public int epDisconnect(MemorySegment ep, int closeFlags) {
         try {
-            return (int) epDisconnect.invokeExact(ep, closeFlags);
+            return (int) epDisconnect.handle().invokeExact(ep, closeFlags);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -928,7 +977,7 @@ public final class LibDat2 {
      */
     public int epReset(MemorySegment ep) {
         try {
-            return (int) epReset.invokeExact(ep);
+            return (int) epReset.handle().invokeExact(ep);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -946,7 +995,7 @@ public final class LibDat2 {
     public int epGetStatus(MemorySegment ep, MemorySegment stateOut, MemorySegment recvIdleOut,
             MemorySegment requestIdleOut) {
         try {
-            return (int) epGetStatus.invokeExact(ep, stateOut, recvIdleOut, requestIdleOut);
+            return (int) epGetStatus.handle().invokeExact(ep, stateOut, recvIdleOut, requestIdleOut);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -964,7 +1013,7 @@ public final class LibDat2 {
      */
     public int epPostSend(MemorySegment ep, int segments, MemorySegment localIov, long cookie, int completionFlags) {
         try {
-            return (int) epPostSend.invokeExact(ep, segments, localIov, cookie, completionFlags);
+            return (int) epPostSend.handle().invokeExact(ep, segments, localIov, cookie, completionFlags);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -982,7 +1031,7 @@ public final class LibDat2 {
      */
     public int epPostRecv(MemorySegment ep, int segments, MemorySegment localIov, long cookie, int completionFlags) {
         try {
-            return (int) epPostRecv.invokeExact(ep, segments, localIov, cookie, completionFlags);
+            return (int) epPostRecv.handle().invokeExact(ep, segments, localIov, cookie, completionFlags);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -1002,7 +1051,8 @@ public final class LibDat2 {
     public int epPostRdmaRead(MemorySegment ep, int segments, MemorySegment localIov, long cookie,
             MemorySegment remoteIov, int completionFlags) {
         try {
-            return (int) epPostRdmaRead.invokeExact(ep, segments, localIov, cookie, remoteIov, completionFlags);
+            return (int) epPostRdmaRead.handle().invokeExact(ep, segments, localIov, cookie, remoteIov,
+                    completionFlags);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -1022,7 +1072,8 @@ public final class LibDat2 {
     public int epPostRdmaWrite(MemorySegment ep, int segments, MemorySegment localIov, long cookie,
             MemorySegment remoteIov, int completionFlags) {
         try {
-            return (int) epPostRdmaWrite.invokeExact(ep, segments, localIov, cookie, remoteIov, completionFlags);
+            return (int) epPostRdmaWrite.handle().invokeExact(ep, segments, localIov, cookie, remoteIov,
+                    completionFlags);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -1040,7 +1091,7 @@ public final class LibDat2 {
      */
     public int pspCreate(MemorySegment ia, long connQual, MemorySegment evd, int flags, MemorySegment pspOut) {
         try {
-            return (int) pspCreate.invokeExact(ia, connQual, evd, flags, pspOut);
+            return (int) pspCreate.handle().invokeExact(ia, connQual, evd, flags, pspOut);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -1059,7 +1110,7 @@ public final class LibDat2 {
     public int pspCreateAny(MemorySegment ia, MemorySegment connQualOut, MemorySegment evd, int flags,
             MemorySegment pspOut) {
         try {
-            return (int) pspCreateAny.invokeExact(ia, connQualOut, evd, flags, pspOut);
+            return (int) pspCreateAny.handle().invokeExact(ia, connQualOut, evd, flags, pspOut);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -1073,7 +1124,7 @@ public final class LibDat2 {
      */
     public int pspFree(MemorySegment psp) {
         try {
-            return (int) pspFree.invokeExact(psp);
+            return (int) pspFree.handle().invokeExact(psp);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -1089,7 +1140,7 @@ public final class LibDat2 {
      */
     public int pspQuery(MemorySegment psp, int mask, MemorySegment param) {
         try {
-            return (int) pspQuery.invokeExact(psp, mask, param);
+            return (int) pspQuery.handle().invokeExact(psp, mask, param);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -1107,7 +1158,7 @@ public final class LibDat2 {
      */
     public int rspCreate(MemorySegment ia, long connQual, MemorySegment ep, MemorySegment evd, MemorySegment rspOut) {
         try {
-            return (int) rspCreate.invokeExact(ia, connQual, ep, evd, rspOut);
+            return (int) rspCreate.handle().invokeExact(ia, connQual, ep, evd, rspOut);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -1121,7 +1172,7 @@ public final class LibDat2 {
      */
     public int rspFree(MemorySegment rsp) {
         try {
-            return (int) rspFree.invokeExact(rsp);
+            return (int) rspFree.handle().invokeExact(rsp);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -1137,7 +1188,7 @@ public final class LibDat2 {
      */
     public int rspQuery(MemorySegment rsp, int mask, MemorySegment param) {
         try {
-            return (int) rspQuery.invokeExact(rsp, mask, param);
+            return (int) rspQuery.handle().invokeExact(rsp, mask, param);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -1154,7 +1205,7 @@ public final class LibDat2 {
      */
     public int crAccept(MemorySegment cr, MemorySegment ep, int privateDataSize, MemorySegment privateData) {
         try {
-            return (int) crAccept.invokeExact(cr, ep, privateDataSize, privateData);
+            return (int) crAccept.handle().invokeExact(cr, ep, privateDataSize, privateData);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -1170,7 +1221,7 @@ public final class LibDat2 {
      */
     public int crReject(MemorySegment cr, int privateDataSize, MemorySegment privateData) {
         try {
-            return (int) crReject.invokeExact(cr, privateDataSize, privateData);
+            return (int) crReject.handle().invokeExact(cr, privateDataSize, privateData);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -1186,7 +1237,7 @@ public final class LibDat2 {
      */
     public int crQuery(MemorySegment cr, int mask, MemorySegment param) {
         try {
-            return (int) crQuery.invokeExact(cr, mask, param);
+            return (int) crQuery.handle().invokeExact(cr, mask, param);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -1201,7 +1252,7 @@ public final class LibDat2 {
      */
     public int crHandoff(MemorySegment cr, long connQual) {
         try {
-            return (int) crHandoff.invokeExact(cr, connQual);
+            return (int) crHandoff.handle().invokeExact(cr, connQual);
         } catch (Throwable t) {
             throw rethrow(t);
         }
