@@ -15,7 +15,10 @@ import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Stack;
 import java.util.function.Supplier;
 import java.util.logging.Level;
@@ -28,11 +31,29 @@ import picocli.CommandLine.Option;
  * {@code dat}: the jDAT command. Its exit codes are {@link Exit}'s.
  */
 @Command(name = "dat", mixinStandardHelpOptions = true, versionProvider = DatCommand.Version.class,
-        description = "DAT/uDAPL 1.2 for Java: list providers, run the conformance kit (on one node or two), measure.",
-        subcommands = {InfoCommand.class, TckCommand.class, TckPeerCommand.class, TckFaultCommand.class,
-                PerfCommand.class, DtestCommand.class, DtestSrqCommand.class,
-            CommandLine.HelpCommand.class})
+        description = "DAT/uDAPL 1.2 for Java: list providers, run the conformance kit (on one node or two), measure.")
 public final class DatCommand implements Runnable {
+
+    /**
+     * The subcommands, by the name their {@code @Command} gives them, in the order the usage lists them
+     * ({@code DatCommandTest} checks the names). Added by {@link #commandLine(String...)} rather than named in the
+     * annotation: picocli reflects over every command of the tree when it builds it, which was most of a
+     * {@code dat info}'s start.
+     */
+    static final Map<String, Class<?>> SUBCOMMANDS = subcommands();
+
+    private static Map<String, Class<?>> subcommands() {
+        Map<String, Class<?>> map = new LinkedHashMap<>();
+        map.put("info", InfoCommand.class);
+        map.put("tck", TckCommand.class);
+        map.put("tck-peer", TckPeerCommand.class);
+        map.put("tck-fault", TckFaultCommand.class);
+        map.put("perf", PerfCommand.class);
+        map.put("dtest", DtestCommand.class);
+        map.put("dtestsrq", DtestSrqCommand.class);
+        map.put("help", CommandLine.HelpCommand.class);
+        return Collections.unmodifiableMap(map);
+    }
 
     /** Environment variable that, set to anything, adds the stack trace to a failure's one line. */
     static final String DEBUG_ENV = "DAT_DEBUG";
@@ -133,7 +154,7 @@ public final class DatCommand implements Runnable {
     }
 
     private static int execute(PrintWriter out, PrintWriter err, Supplier<IOException> outError, String... args) {
-        CommandLine cli = commandLine();
+        CommandLine cli = commandLine(args);
         cli.setOut(out).setErr(err);
         cli.setExecutionExceptionHandler((e, line, parsed) -> {
             report(line.getErr(), line.getCommandSpec().qualifiedName(" "), e);
@@ -173,7 +194,24 @@ public final class DatCommand implements Runnable {
      * exit codes of {@link Exit}}
      */
     static CommandLine commandLine() {
-        return Exit.apply(new CommandLine(new DatCommand()));
+        return commandLine(new String[0]);
+    }
+
+    /**
+     * {@return the command tree for {@code args}: when they start with a command's name (not {@code help}), the root
+     * with that command alone, which parses and runs them as the whole tree would; else the whole tree}
+     *
+     * @param args the arguments
+     */
+    static CommandLine commandLine(String... args) {
+        CommandLine cli = new CommandLine(new DatCommand());
+        Class<?> named = args.length == 0 || "help".equals(args[0]) ? null : SUBCOMMANDS.get(args[0]);
+        if (named != null) {
+            cli.addSubcommand(args[0], named);
+        } else {
+            SUBCOMMANDS.forEach(cli::addSubcommand);
+        }
+        return Exit.apply(cli);
     }
 
     private static String lastCommand(CommandLine cli) {

@@ -23,6 +23,7 @@ import java.util.logging.Logger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /** {@code dat info} and {@code dat tck} as a user runs them, against the loopback provider. */
 class DatCommandTest {
@@ -39,6 +40,39 @@ class DatCommandTest {
         StringWriter err = new StringWriter();
         int exit = DatCommand.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
         return new Run(exit, out.toString(), err.toString());
+    }
+
+    /** Each name of {@link DatCommand#SUBCOMMANDS} is the one its class's {@code @Command} gives it. */
+    @Test
+    void subcommandNamesAreTheirCommandNames() {
+        DatCommand.SUBCOMMANDS.forEach((name, type) -> assertEquals(name,
+                type.getAnnotation(CommandLine.Command.class).name(), type.getName()));
+        assertEquals(List.copyOf(DatCommand.SUBCOMMANDS.keySet()),
+                List.copyOf(DatCommand.commandLine().getSubcommands().keySet()));
+    }
+
+    /**
+     * A command line that starts with a command's name gets a tree of that command alone (picocli's start is
+     * reflection over every command it is given), and parses as the whole tree would: the help it prints is the same.
+     */
+    @Test
+    void aNamedCommandBuildsOnlyItselfAndParsesTheSame() {
+        assertEquals(List.of("info"), List.copyOf(DatCommand.commandLine("info", "-v").getSubcommands().keySet()));
+        assertEquals(DatCommand.SUBCOMMANDS.keySet(), DatCommand.commandLine("help", "info").getSubcommands()
+                .keySet());
+        assertEquals(DatCommand.SUBCOMMANDS.keySet(), DatCommand.commandLine("--provider-path", "x", "info")
+                .getSubcommands().keySet());
+        for (String name : DatCommand.SUBCOMMANDS.keySet()) {
+            if (name.equals("help")) {
+                continue;
+            }
+            StringWriter out = new StringWriter();
+            StringWriter err = new StringWriter();
+            CommandLine tree = DatCommand.commandLine();
+            tree.setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true));
+            Run whole = new Run(tree.execute(name, "--help"), out.toString(), err.toString());
+            assertEquals(whole, dat(name, "--help"), name);
+        }
     }
 
     @Test
