@@ -437,8 +437,9 @@ final class OfiEpData {
     }
 
     /**
-     * The peer disconnected (its {@code FI_SHUTDOWN}), after the CQs were read: its last advert, written before it
-     * shut down, completes the sends that landed before the rest are flushed. Under the IA's lock.
+     * The peer disconnected (its {@code FI_SHUTDOWN}, or the provider's flush of this connection's work), after the
+     * CQs were read: its last advert, written before it shut down, completes the sends that landed before the rest
+     * are flushed. Under the IA's lock.
      */
     void peerLeft() {
         credit.readWord();
@@ -725,20 +726,23 @@ final class OfiEpData {
             }
             credit.receivesChanged();
         } else if (error == 0 && (q.ackAt[slot] != 0 || waiting > 0)) {
-            // A send that waits for the peer's advert, or a request completed behind one: in order, after it.
-            int t = oldest(q, TRANSMITTED);
-            if (q.ackAt[slot] != 0 || (t >= 0 && q.order[t] < q.order[slot])) {
-                q.state[slot] = q.ackAt[slot] != 0 ? TRANSMITTED : DONE;
-                waiting++;
-                acknowledge();
-                return;
-            }
+            // A send that waits for the peer's advert, or a request completed while one waits: reported in posting
+            // order, this one when everything posted before it is.
+            q.state[slot] = q.ackAt[slot] != 0 ? TRANSMITTED : DONE;
+            waiting++;
+            acknowledge();
+            return;
         }
         // shm 1.17 writes a truncated receive's error negated (-FI_ETRUNC, OfiShmDataTest): the code is its size.
         int code = Math.abs(error);
         DatDtoStatus status = ia.entry.ibVerbs() && code != 0 && code != LibFabric.FI_ECANCELED
                 ? IbWcStatus.toDat(provErrno, recv) : status(q.op[slot], code);
         long len = status != DatDtoStatus.SUCCESS ? 0 : recv ? length : q.remoteLength[slot];
+        if (status == DatDtoStatus.FLUSHED) {
+            // The peer is gone (jDAT's own flushes of an ended connection carry an older generation): its last advert
+            // says which sends landed before the rest are flushed.
+            peerLeft();
+        }
         if (status != DatDtoStatus.SUCCESS) {
             // tcp may fail a later operation while an earlier one (a read waiting for its response) is still open:
             // a queue completes in posting order, so the earlier ones go first, flushed with the connection.
@@ -763,23 +767,18 @@ final class OfiEpData {
     }
 
     /**
-     * Reports, in posting order, the sends the peer's advert says landed and the requests completed behind them.
-     * Under the IA's lock.
+     * Reports, in posting order, the sends the peer's advert says landed and the requests completed behind them: from
+     * the oldest request not reported, up to one still under way or waiting for an advert. Under the IA's lock.
      */
     void acknowledge() {
         while (waiting > 0) {
-            int s = -1;
-            for (int i = 0; i < requests.capacity; i++) {
-                byte st = requests.state[i];
-                if ((st == TRANSMITTED || st == DONE) && (s < 0 || requests.order[i] < requests.order[s])) {
-                    s = i;
-                }
-            }
+            int s = oldestOpen(requests);
             if (s < 0) {
                 waiting = 0;
                 return;
             }
-            if (requests.state[s] == TRANSMITTED && requests.ackAt[s] - credit.peerDelivered > 0) {
+            byte st = requests.state[s];
+            if (st == POSTED || (st == TRANSMITTED && requests.ackAt[s] - credit.peerDelivered > 0)) {
                 return;
             }
             waiting--;
@@ -921,6 +920,7 @@ final class OfiEpData {
             srq.reaped();
         }
         if (!closed && status == DatDtoStatus.FLUSHED) {
+            peerLeft();
             ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_DISCONNECTED);
         } else if (!closed && status != DatDtoStatus.SUCCESS) {
             ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
