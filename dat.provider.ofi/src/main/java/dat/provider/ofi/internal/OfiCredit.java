@@ -32,6 +32,13 @@ import java.nio.ByteOrder;
  * remote CQ data of every send (when the domain carries 8 bytes of it), and by an inject RDMA write of the count into
  * the peer's credit word, an 8-byte region registered with remote write for the connection and freed only after its
  * endpoint is closed. Under the IA's lock, like the rest of the EP.
+ *
+ * <p><b>Delivery.</b> An advert also tells the receives this side completed successfully ({@link #delivered}): the
+ * CQ data and the word hold both counts, 32 bits each ({@link #pack}), cumulative modulo 2^32. The peer's sends on a
+ * gated connection complete at transmit in libfabric and are reported to DAT only when this count covers them
+ * (OfiEpData#acknowledge), so a send still completes when its receive took it, as on an RC queue pair, without
+ * libfabric's {@code FI_DELIVERY_COMPLETE} acknowledgement: on tcp that is a message and a {@code sendto} of the
+ * receiver for every message, where the count rides on the receiver's own next send or on one write for many.
  */
 // Restricted methods on purpose: reached only after OfiProvider checked Module.isNativeAccessEnabled().
 @SuppressWarnings("restricted")
@@ -78,6 +85,12 @@ final class OfiCredit {
     long advertised;
     /** Receive completions of this connection. */
     long consumed;
+    /** Successful receive completions of this connection: the peer's sends that landed. */
+    long delivered;
+    /** The last {@link #delivered} the peer was told. */
+    long deliveredTold;
+    /** The peer's {@link #delivered} as last told: this side's sends that landed. */
+    long peerDelivered;
     private long peerAddr;
     private long peerKey;
     private boolean peerKnown;
@@ -119,6 +132,9 @@ final class OfiCredit {
         posted = 0;
         advertised = 0;
         consumed = 0;
+        delivered = 0;
+        deliveredTold = 0;
+        peerDelivered = 0;
         peerKnown = false;
         peerAddr = 0;
         peerKey = 0;
@@ -191,6 +207,7 @@ final class OfiCredit {
             b.put(privateData);
         }
         advertised = posted;
+        deliveredTold = delivered;
         due = false;
         return b.array();
     }
@@ -218,18 +235,40 @@ final class OfiCredit {
         peerKey = b.getLong();
         long initial = b.getLong();
         gate = initial >= 0;
-        raise(initial);
+        raise(gate ? initial : 0);
         advertise = counts && peerAddr != 0;
         peerKnown = advertise;
         // Receives posted since the header went out, or consumed already, may want telling now.
         receivesChanged();
     }
 
-    /** The peer posted {@code count} receives so far. */
-    void raise(long count) {
-        if (count > credit) {
-            credit = count;
-        }
+    /**
+     * An advert of the peer: the receives it posted in the low 32 bits, the ones it completed successfully in the
+     * high 32 ({@link #pack}), each cumulative modulo 2^32.
+     */
+    void raise(long packed) {
+        credit = advance(credit, packed);
+        peerDelivered = advance(peerDelivered, packed >>> 32);
+    }
+
+    /**
+     * {@return {@code current} moved up to the count whose low 32 bits are {@code low32}, or {@code current} when that
+     * is not ahead}: a count never runs 2^31 ahead of what the other side last saw (the queues are far smaller), so the
+     * signed 32-bit difference is the advance, and a late advert never lowers a count
+     */
+    static long advance(long current, long low32) {
+        int delta = (int) (low32 - current);
+        return delta > 0 ? current + delta : current;
+    }
+
+    /** {@return this side's advert: {@link #posted} and {@link #delivered}, 32 bits each} */
+    long pack() {
+        return delivered << 32 | (posted & 0xffff_ffffL);
+    }
+
+    /** {@return whether this side's sends complete when the peer's advert says they landed: the peer counts} */
+    boolean acks() {
+        return gate;
     }
 
     /** {@return whether a send may go into the connection now} */
@@ -244,13 +283,16 @@ final class OfiCredit {
         }
     }
 
-    /** A receive was posted or completed: an advert is due when less than half the unconsumed ones are told. */
+    /**
+     * A receive was posted or completed: an advert is due when less than half the unconsumed ones are told, or when
+     * a message landed that the peer was not told of (its send waits for that to complete).
+     */
     void receivesChanged() {
         if (!advertise || due) {
             return;
         }
         long left = posted - consumed;
-        if (posted > advertised && (advertised - consumed) * 2 < left) {
+        if ((posted > advertised && (advertised - consumed) * 2 < left) || delivered != deliveredTold) {
             due = true;
             dueAt = System.nanoTime() + (piggyback ? GRACE_NANOS : 0);
         }
@@ -261,6 +303,7 @@ final class OfiCredit {
         sent++;
         if (piggyback && advertise) {
             advertised = posted;
+            deliveredTold = delivered;
             due = false;
         }
     }
@@ -271,13 +314,13 @@ final class OfiCredit {
     }
 
     /**
-     * Writes {@link #posted} into the peer's word (inject, so the value may change at once). The completion, whatever
+     * Writes {@link #pack} into the peer's word (inject, so the value may change at once). The completion, whatever
      * it is, names {@link #WRITE_SLOT} and is dropped.
      *
      * @return libfabric's answer: 0, -FI_EAGAIN (the advert stays due), or a failure
      */
     long write(MemorySegment fnWritemsg, MemorySegment fid, long context) {
-        value.set(JAVA_LONG, 0, posted);
+        value.set(JAVA_LONG, 0, pack());
         iov.set(JAVA_LONG, Iovec.IOV_BASE, value.address());
         Iovec.iovLen(iov, 8);
         FiRmaIov.addr(rmaIov, peerAddr);
@@ -294,6 +337,7 @@ final class OfiCredit {
         long rc = Fi.post(fnWritemsg, fid.address(), msg.address(), LibFabric.FI_INJECT);
         if (rc == 0) {
             advertised = posted;
+            deliveredTold = delivered;
             due = false;
             writes++;
         }

@@ -379,6 +379,9 @@ final class OfiEpConnection {
     /** FI_SHUTDOWN: the peer disconnected. */
     void onShutdown() {
         drainCompletions();
+        if (ep.state == DatEpState.CONNECTED) {
+            ep.data.peerLeft();
+        }
         switch (ep.state) {
             case CONNECTED -> end(DatEventType.CONNECTION_EVENT_DISCONNECTED, null, false);
             case ACTIVE_CONNECTION_PENDING -> end(DatEventType.CONNECTION_EVENT_NON_PEER_REJECTED, null, false);
@@ -452,8 +455,12 @@ final class OfiEpConnection {
                 return;
             }
             switch (ep.state) {
-                case CONNECTED, ACTIVE_CONNECTION_PENDING, COMPLETION_PENDING ->
-                        end(DatEventType.CONNECTION_EVENT_DISCONNECTED, null, true);
+                case CONNECTED, ACTIVE_CONNECTION_PENDING, COMPLETION_PENDING -> {
+                    if (ep.state == DatEpState.CONNECTED) {
+                        ep.data.lastAdvert();
+                    }
+                    end(DatEventType.CONNECTION_EVENT_DISCONNECTED, null, true);
+                }
                 case DISCONNECTED -> { }
                 default -> ep.requireState("dat_ep_disconnect", DatEpState.CONNECTED);
             }

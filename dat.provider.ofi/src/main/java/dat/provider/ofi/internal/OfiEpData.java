@@ -59,11 +59,16 @@ final class OfiEpData {
     private static final byte FREE = 0;
     private static final byte QUEUED = 1;
     private static final byte POSTED = 2;
+    /** A send libfabric completed at transmit, waiting for the peer's advert to say it landed (OfiCredit). */
+    private static final byte TRANSMITTED = 3;
+    /** A request that completed successfully behind a {@link #TRANSMITTED} send: reported after it, in order. */
+    private static final byte DONE = 4;
 
     /**
      * A send or RDMA write completes when it has landed at the target ({@code FI_DELIVERY_COMPLETE}), as on an RC
      * queue pair: a completion at transmit (libfabric's default) would report a send no receive took, or a write the
-     * target's key check refused, as a success.
+     * target's key check refused, as a success. A send toward a peer that counts its receives completes at transmit
+     * in libfabric instead and waits for the peer's advert of what landed ({@link #TRANSMITTED}, OfiCredit).
      */
     private static final long SEND_FLAGS = LibFabric.FI_COMPLETION | LibFabric.FI_DELIVERY_COMPLETE;
     /**
@@ -112,6 +117,8 @@ final class OfiEpData {
     private int[] held;
     private int heldHead;
     private int heldCount;
+    /** Requests in {@link #TRANSMITTED} or {@link #DONE}. */
+    private int waiting;
     /** A post or release of this EP is under way: a progress step it runs must not post for the EP again. */
     private boolean busy;
 
@@ -192,7 +199,7 @@ final class OfiEpData {
 
     /** {@return whether a request is posted and not completed yet: what a graceful RDM disconnect waits for} */
     boolean requestsPosted() {
-        return oldest(requests, POSTED) >= 0 || oldest(requests, QUEUED) >= 0;
+        return oldest(requests, (byte) -1) >= 0;
     }
 
     /** Slots of one queue, parallel arrays, with a stack of free indexes. */
@@ -212,6 +219,8 @@ final class OfiEpData {
         /** A held RDMA's rmr_context and target address. */
         final int[] rkey;
         final long[] remote;
+        /** A send's number among the connection's sends, when it waits for the peer's advert; 0 otherwise. */
+        final long[] ackAt;
         final int[] free;
         int freeCount;
 
@@ -230,6 +239,7 @@ final class OfiEpData {
             remoteLength = new long[capacity];
             rkey = new int[capacity];
             remote = new long[capacity];
+            ackAt = new long[capacity];
             free = new int[capacity];
             for (int i = 0; i < capacity; i++) {
                 free[i] = capacity - 1 - i;
@@ -325,6 +335,7 @@ final class OfiEpData {
             requests.remoteLength[slot] = op == SEND ? total : op == WRITE ? total : remoteLength;
             requests.rkey[slot] = rmrContext;
             requests.remote[slot] = remote;
+            requests.ackAt[slot] = 0;
             requests.state[slot] = QUEUED;
             requestsOutstanding++;
             if (state == DatEpState.DISCONNECTED) {
@@ -399,6 +410,16 @@ final class OfiEpData {
             return false;
         }
         credit.readWord();
+        if (waiting > 0) {
+            // The peer's advert rides on its sends, whose completions are on the receive side: a consumer waiting on
+            // its request EVD alone would not read them.
+            if (srq != null) {
+                drainSrqCq(false);
+            } else if (ep.recvEvd != null) {
+                ep.recvEvd.drainCq();
+            }
+            acknowledge();
+        }
         boolean any = false;
         if (heldCount > 0 && (requests.op[held[heldHead]] != SEND || credit.maySend())) {
             any = releaseHeld();
@@ -413,6 +434,28 @@ final class OfiEpData {
             any |= rc == 0;
         }
         return any;
+    }
+
+    /**
+     * The peer disconnected (its {@code FI_SHUTDOWN}, or the provider's flush of this connection's work), after the
+     * CQs were read: its last advert, written before it shut down, completes the sends that landed before the rest
+     * are flushed. Under the IA's lock.
+     */
+    void peerLeft() {
+        credit.readWord();
+        acknowledge();
+    }
+
+    /**
+     * This side disconnects: the peer is told which of its messages landed, so those sends complete rather than being
+     * flushed with the connection. The write goes ahead of the shutdown in the connection's stream. Under the IA's
+     * lock.
+     */
+    void lastAdvert() {
+        OfiEpConnection c = ep.connection;
+        if (credit.advertise && credit.delivered != credit.deliveredTold && c.fid().address() != 0) {
+            credit.write(c.fnWritemsg, c.fid(), context(false, OfiCredit.WRITE_SLOT));
+        }
     }
 
     /** {@return the requests held back for credit (tests)} */
@@ -587,12 +630,13 @@ final class OfiEpData {
         FiMsg.iovCount(msg, iovCount);
         FiMsg.addr(msg, 0);
         msg.set(JAVA_LONG, FiMsg.CONTEXT, context(recv, slot));
-        // A send carries the receives this side has posted to the peer's completion (OfiCredit).
+        // A send carries this side's advert to the peer's completion (OfiCredit).
         boolean carry = !recv && credit.advertise && credit.piggyback;
-        FiMsg.data(msg, carry ? credit.posted : 0);
+        FiMsg.data(msg, carry ? credit.pack() : 0);
         OfiEpConnection c = ep.connection;
-        long rc = retry(recv ? c.fnRecvmsg : c.fnSendmsg, msg, recv ? LibFabric.FI_COMPLETION
-                : carry ? SEND_FLAGS | LibFabric.FI_REMOTE_CQ_DATA : SEND_FLAGS);
+        boolean acks = !recv && credit.acks();
+        long flags = recv ? LibFabric.FI_COMPLETION : acks ? LibFabric.FI_COMPLETION : SEND_FLAGS;
+        long rc = retry(recv ? c.fnRecvmsg : c.fnSendmsg, msg, carry ? flags | LibFabric.FI_REMOTE_CQ_DATA : flags);
         if (rc == 0) {
             q.state[slot] = POSTED;
             if (recv) {
@@ -600,6 +644,7 @@ final class OfiEpData {
                 credit.receivesChanged();
             } else {
                 credit.carried();
+                q.ackAt[slot] = acks ? credit.sent : 0;
             }
         }
         return rc;
@@ -676,21 +721,42 @@ final class OfiEpData {
                 credit.raise(data);
             }
             credit.consumed++;
+            if (error == 0) {
+                credit.delivered++;
+            }
             credit.receivesChanged();
+        } else if (error == 0 && (q.ackAt[slot] != 0 || waiting > 0)) {
+            // A send that waits for the peer's advert, or a request completed while one waits: reported in posting
+            // order, this one when everything posted before it is.
+            q.state[slot] = q.ackAt[slot] != 0 ? TRANSMITTED : DONE;
+            waiting++;
+            acknowledge();
+            return;
         }
         // shm 1.17 writes a truncated receive's error negated (-FI_ETRUNC, OfiShmDataTest): the code is its size.
         int code = Math.abs(error);
         DatDtoStatus status = ia.entry.ibVerbs() && code != 0 && code != LibFabric.FI_ECANCELED
                 ? IbWcStatus.toDat(provErrno, recv) : status(q.op[slot], code);
         long len = status != DatDtoStatus.SUCCESS ? 0 : recv ? length : q.remoteLength[slot];
+        if (status == DatDtoStatus.FLUSHED) {
+            // The peer is gone (jDAT's own flushes of an ended connection carry an older generation): its last advert
+            // says which sends landed before the rest are flushed.
+            peerLeft();
+        }
         if (status != DatDtoStatus.SUCCESS) {
             // tcp may fail a later operation while an earlier one (a read waiting for its response) is still open:
             // a queue completes in posting order, so the earlier ones go first, flushed with the connection.
-            for (int s = oldest(q, POSTED); s >= 0 && q.order[s] < q.order[slot]; s = oldest(q, POSTED)) {
+            for (int s = oldestOpen(q); s >= 0 && q.order[s] < q.order[slot]; s = oldestOpen(q)) {
+                if (q.state[s] != POSTED) {
+                    waiting--;
+                }
                 finish(q, s, DatDtoStatus.FLUSHED, 0);
             }
         }
         finish(q, slot, status, len);
+        if (recv && waiting > 0) {
+            acknowledge();
+        }
         if (status == DatDtoStatus.FLUSHED) {
             // jDAT flushes its own slots when it ends a connection, with the generation moved on: a flush of this
             // generation is the provider tearing the endpoint down, the peer gone before its FI_SHUTDOWN is read.
@@ -698,6 +764,38 @@ final class OfiEpData {
         } else if (status != DatDtoStatus.SUCCESS) {
             ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
         }
+    }
+
+    /**
+     * Reports, in posting order, the sends the peer's advert says landed and the requests completed behind them: from
+     * the oldest request not reported, up to one still under way or waiting for an advert. Under the IA's lock.
+     */
+    void acknowledge() {
+        while (waiting > 0) {
+            int s = oldestOpen(requests);
+            if (s < 0) {
+                waiting = 0;
+                return;
+            }
+            byte st = requests.state[s];
+            if (st == POSTED || (st == TRANSMITTED && requests.ackAt[s] - credit.peerDelivered > 0)) {
+                return;
+            }
+            waiting--;
+            finish(requests, s, DatDtoStatus.SUCCESS, requests.remoteLength[s]);
+        }
+    }
+
+    /** {@return the oldest request handed to the fabric and not reported yet, or -1} */
+    private static int oldestOpen(Queue q) {
+        int best = -1;
+        for (int i = 0; i < q.capacity; i++) {
+            byte s = q.state[i];
+            if ((s == POSTED || s == TRANSMITTED || s == DONE) && (best < 0 || q.order[i] < q.order[best])) {
+                best = i;
+            }
+        }
+        return best;
     }
 
     private static DatDtoStatus status(byte op, int error) {
@@ -783,8 +881,9 @@ final class OfiEpData {
                     MemorySegment e = entries.asSlice(i * FiCqDataEntry.LAYOUT.byteSize(),
                             FiCqDataEntry.LAYOUT.byteSize());
                     if (!closed && (FiCqDataEntry.flags(e) & LibFabric.FI_REMOTE_CQ_DATA) != 0) {
-                        // The peer's credit, carried by its send into this EP's SRQ buffer.
+                        // The peer's advert, carried by its send into this EP's SRQ buffer.
                         credit.raise(FiCqDataEntry.data(e));
+                        acknowledge();
                     }
                     srqCompleted(FiCqDataEntry.opContext(e).address(), 0, FiCqDataEntry.len(e), closed);
                 }
@@ -821,6 +920,7 @@ final class OfiEpData {
             srq.reaped();
         }
         if (!closed && status == DatDtoStatus.FLUSHED) {
+            peerLeft();
             ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_DISCONNECTED);
         } else if (!closed && status != DatDtoStatus.SUCCESS) {
             ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
@@ -839,6 +939,7 @@ final class OfiEpData {
             requests.state[slot] = POSTED;
             finish(requests, slot, DatDtoStatus.FLUSHED, 0);
         }
+        waiting = 0;
     }
 
     /** {@return the busy slot posted first, in state {@code wanted} (or any busy one for -1), or -1} */
@@ -860,7 +961,8 @@ final class OfiEpData {
 
     private static boolean uses(Queue q, OfiLmr lmr, boolean held) {
         for (int slot = 0; slot < q.capacity; slot++) {
-            if (q.state[slot] == POSTED || (held && q.state[slot] == QUEUED)) {
+            byte st = q.state[slot];
+            if (st == POSTED || st == TRANSMITTED || st == DONE || (held && st == QUEUED)) {
                 for (int s = 0; s < q.segments[slot]; s++) {
                     if (q.lmr[slot * q.maxIov + s] == lmr) {
                         return true;

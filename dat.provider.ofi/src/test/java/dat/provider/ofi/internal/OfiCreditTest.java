@@ -320,7 +320,10 @@ class OfiCreditTest {
         }
     }
 
-    /** A ping-pong carries the credit on its sends: no write is needed while each side answers within the grace. */
+    /**
+     * A ping-pong carries the credit and the delivery count on its sends: no write is needed while each side answers
+     * within the grace. Each send completes when the answer (which tells what landed) arrives.
+     */
     @Test
     void aPingPongCarriesTheCreditOnItsSends() {
         DatIa ia = open();
@@ -337,14 +340,19 @@ class OfiCreditTest {
             for (int i = 0; i < 200; i++) {
                 assertEquals(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, a, i, 0));
                 assertEquals(DatReturn.DAT_SUCCESS, c.passive().recvs().await(TIMEOUT, 1, e), "ping " + i);
+                if (i > 0) {
+                    // The ping told the passive side its last pong landed.
+                    expectDtoQuick(c.passive().requests(), i - 1);
+                }
                 assertEquals(DatReturn.DAT_SUCCESS, c.passive().ep().postRecv(1, b, 0, 0));
                 assertEquals(DatReturn.DAT_SUCCESS, c.passive().ep().postSend(1, b, i, 0));
                 assertEquals(DatReturn.DAT_SUCCESS, c.active().recvs().await(TIMEOUT, 1, e), "pong " + i);
                 expectDtoQuick(c.active().requests(), i);
-                expectDtoQuick(c.passive().requests(), i);
                 // Reposted just before the next ping, which carries it (within the grace of OfiCredit).
                 assertEquals(DatReturn.DAT_SUCCESS, c.active().ep().postRecv(1, a, 0, 0));
             }
+            // The last pong has no ping to carry its delivery: the active side writes it.
+            expectDtoQuick(c.passive().requests(), 199);
             // The receiver's first receive is posted after the connection, with nothing to send: that advert goes by
             // write; the sends carry the other 400 (a few may go by write when the machine stalls a thread past the
             // grace; without the piggyback every one would).
@@ -355,6 +363,113 @@ class OfiCreditTest {
         } finally {
             ia.close(DatCloseFlags.ABRUPT);
         }
+    }
+
+    /**
+     * A send completes when the peer's receive took it, not when libfabric transmitted it: with the peer's side never
+     * read, the message sits in its socket and the send stays open; once the peer reads it, its advert completes the
+     * send. (A send completed at transmit would complete at once.)
+     */
+    @Test
+    void aSendCompletesWhenThePeersReceiveTookItNotAtTransmit() {
+        OfiIa ia = (OfiIa) open();
+        try (Arena arena = Arena.ofShared()) {
+            // Nobody progresses the passive side but its own consumer.
+            ia.progressThread().stop();
+            DatPz pz = ia.createPz();
+            Conn c = connect(ia, pz, 7497, DatEpAttr.builder().build());
+            DatLmr lmr = ia.createLmr(pz, arena.allocate(4096, 64), DatMemPriv.ALL);
+            Iov a = Iov.allocate(arena, 1).set(0, lmr, 0, 64);
+            Iov b = Iov.allocate(arena, 1).set(0, lmr, 1024, 64);
+            assertEquals(DatReturn.DAT_SUCCESS, c.passive().ep().postRecv(1, b, 7, 0));
+            // The receive's advert reaches the active side by write once the passive side's consumer steps.
+            DatEvent e = new DatEvent();
+            assertEquals(DatReturn.DAT_QUEUE_EMPTY, c.passive().recvs().dequeue(e));
+            long until = System.nanoTime() + TIMEOUT * 1000;
+            while (!c.active().ofi().data.credit.maySend() && System.nanoTime() < until) {
+                c.passive().recvs().dequeue(e);
+                c.active().requests().dequeue(e);
+            }
+            assertEquals(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, a, 1, 0));
+            for (int i = 0; i < 2000; i++) {
+                assertEquals(DatReturn.DAT_QUEUE_EMPTY, c.active().requests().dequeue(e),
+                        "the send completed before the peer's receive took it");
+            }
+            expectDto(c.passive().recvs(), 7, DatDtoStatus.SUCCESS, "the receive");
+            expectDto(c.active().requests(), 1, DatDtoStatus.SUCCESS, "the send, after the peer's advert");
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /**
+     * The side that received disconnects before any advert went: its last advert, written ahead of the shutdown,
+     * completes the peer's sends that landed, which would otherwise be flushed with the connection.
+     */
+    @Test
+    void aDisconnectRightAfterTheReceivesStillCompletesTheSendsThatLanded() {
+        OfiIa ia = (OfiIa) open();
+        try (Arena arena = Arena.ofShared()) {
+            ia.progressThread().stop();
+            DatPz pz = ia.createPz();
+            Conn c = connect(ia, pz, 7498, DatEpAttr.builder().build());
+            DatLmr lmr = ia.createLmr(pz, arena.allocate(8192, 64), DatMemPriv.ALL);
+            Iov a = Iov.allocate(arena, 1).set(0, lmr, 0, 64);
+            Iov b = Iov.allocate(arena, 1);
+            int n = 8;
+            for (int i = 0; i < n; i++) {
+                assertEquals(DatReturn.DAT_SUCCESS, c.passive().ep().postRecv(1, b.set(0, lmr, 1024 + i * 64L, 64),
+                        i, 0));
+            }
+            DatEvent e = new DatEvent();
+            long until = System.nanoTime() + TIMEOUT * 1000;
+            while (c.active().ofi().data.credit.credit < n && System.nanoTime() < until) {
+                c.passive().recvs().dequeue(e);
+                c.active().requests().dequeue(e);
+            }
+            for (int i = 0; i < n; i++) {
+                assertEquals(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, a, i, 0));
+            }
+            // The passive side reads its receive CQ without a credit step, so no advert goes before the disconnect.
+            OfiEvd recvs = (OfiEvd) c.passive().recvs();
+            until = System.nanoTime() + TIMEOUT * 1000;
+            while (System.nanoTime() < until) {
+                ia.lock.lock();
+                try {
+                    recvs.drainCq();
+                    if (recvs.queued() == n) {
+                        break;
+                    }
+                } finally {
+                    ia.lock.unlock();
+                }
+            }
+            for (int i = 0; i < n; i++) {
+                // dat_evd_dequeue of a queued event takes no step (dat_evd_wait would).
+                assertEquals(DatReturn.DAT_SUCCESS, recvs.dequeue(e), "receive " + i);
+                assertEquals(i, e.userCookie());
+                assertSame(DatDtoStatus.SUCCESS, e.dtoStatus());
+            }
+            assertEquals(0, c.passive().ofi().data.credit.deliveredTold, "no advert told the landed messages yet");
+            c.passive().ep().disconnect(DatCloseFlags.GRACEFUL);
+            for (int i = 0; i < n; i++) {
+                expectDto(c.active().requests(), i, DatDtoStatus.SUCCESS, "send " + i + ", which landed");
+            }
+            assertEquals(DatReturn.DAT_SUCCESS, c.active().conn().await(TIMEOUT, 1, e), "the active side's event");
+            assertSame(DatEventType.CONNECTION_EVENT_DISCONNECTED, e.type());
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /** The counts travel modulo 2^32: an advert moves a count up by its signed 32-bit difference, never down. */
+    @Test
+    void anAdvertMovesACountUpAcrossTheWrapAndNeverDown() {
+        assertEquals(5, OfiCredit.advance(3, 5));
+        assertEquals(3, OfiCredit.advance(3, 2), "a late advert");
+        assertEquals(0x1_0000_0002L, OfiCredit.advance(0xffff_fffeL, 2), "across 2^32");
+        assertEquals(0xffff_fffeL, OfiCredit.advance(0xffff_fffeL, 0xffff_fff0L), "a late one across 2^32");
+        assertEquals(7, OfiCredit.advance(7, 7L | 5L << 32), "the high half is the other count");
     }
 
     private static void expectDtoQuick(DatEvd evd, long cookie) {
