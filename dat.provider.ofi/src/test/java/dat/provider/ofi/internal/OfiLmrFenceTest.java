@@ -26,7 +26,9 @@ import dat.api.Iov;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
@@ -106,6 +108,7 @@ class OfiLmrFenceTest {
             int racing = 0;
             int fenced = 0;
             long slowest = 0;
+            Map<DatDtoStatus, Integer> refused = new TreeMap<>();
             int iterations = 40;
             for (int it = 0; it < iterations; it++) {
                 dst.fill((byte) 0);
@@ -126,6 +129,8 @@ class OfiLmrFenceTest {
                     racing++;
                     if (e.dtoStatus() == DatDtoStatus.SUCCESS) {
                         fenced++;
+                    } else {
+                        refused.merge(e.dtoStatus(), 1, Integer::sum);
                     }
                 }
                 // Both IAs' progress threads run meanwhile: a byte still in the target's stream would land now.
@@ -150,7 +155,7 @@ class OfiLmrFenceTest {
             }
             System.out.println("OfiLmrFenceTest: " + iterations + " frees, " + racing + " with the write not complete"
                     + " at the writer, " + fenced + " of those completed through the fence, " + kept
-                    + " kept, slowest free " + slowest / 1000 + " us");
+                    + " kept, slowest free " + slowest / 1000 + " us, the others " + refused);
             assertTrue(kept > 0, "the fence kept no connection at all");
         } finally {
             writerIa.close(DatCloseFlags.ABRUPT);
