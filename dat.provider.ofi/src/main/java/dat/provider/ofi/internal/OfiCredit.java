@@ -50,6 +50,17 @@ final class OfiCredit {
     static final long GRACE_NANOS = 30_000;
     /** The slot of the operation context that names an EP's credit write. */
     static final int WRITE_SLOT = (1 << 19) - 1;
+    /** The slot of the operation context that names an EP's fence read ({@link #fence}). */
+    static final int FENCE_SLOT = (1 << 19) - 2;
+
+    /** {@link #fenceState}: no fence read out. */
+    static final byte FENCE_NONE = 0;
+    /** {@link #fenceState}: the fence read is posted and not completed. */
+    static final byte FENCE_PENDING = 1;
+    /** {@link #fenceState}: the fence read completed successfully. */
+    static final byte FENCE_DONE = 2;
+    /** {@link #fenceState}: the fence read failed. */
+    static final byte FENCE_FAILED = 3;
 
     private static final VarHandle WORD = JAVA_LONG.varHandle();
 
@@ -99,6 +110,10 @@ final class OfiCredit {
     private long dueAt;
     /** Credit writes made, for the tests. */
     long writes;
+    /** Where this connection's fence read stands ({@link #FENCE_NONE} ...). */
+    byte fenceState;
+    /** Fence reads made, for the tests. */
+    long fences;
 
     OfiCredit(OfiEp ep) {
         this.ep = ep;
@@ -144,13 +159,15 @@ final class OfiCredit {
         }
         if (arena == null) {
             arena = Arena.ofShared();
-            word = arena.allocate(8, 8);
+            // The word, then the 8 bytes a fence read of the peer's word lands in: one registration for both.
+            word = arena.allocate(16, 8);
             value = arena.allocate(8, 8);
             iov = arena.allocate(Iovec.LAYOUT);
             rmaIov = arena.allocate(FiRmaIov.LAYOUT);
             msg = arena.allocate(FiMsgRma.LAYOUT);
         }
         word.set(JAVA_LONG, 0, 0);
+        fenceState = FENCE_NONE;
         boolean provKey = (ia.entry.limits().mrMode() & LibFabric.FI_MR_PROV_KEY) != 0;
         long requested = 0;
         if (!provKey) {
@@ -160,8 +177,9 @@ final class OfiCredit {
         }
         try (Arena local = Arena.ofConfined()) {
             MemorySegment out = local.allocate(ADDRESS);
-            ia.fi.check("fi_mr_reg(credit)", Fi.fi_mr_reg(ep.pz.domain, word.address(), 8,
-                    LibFabric.FI_REMOTE_WRITE, requested, out));
+            // Remote read for the peer's fence reads, local read for this side's (dat_lmr_free, OfiLmr).
+            ia.fi.check("fi_mr_reg(credit)", Fi.fi_mr_reg(ep.pz.domain, word.address(), 16,
+                    LibFabric.FI_REMOTE_WRITE | LibFabric.FI_REMOTE_READ | LibFabric.FI_READ, requested, out));
             mr = out.get(ADDRESS, 0).reinterpret(FidMr.SIZEOF);
         } catch (FiException e) {
             throw OfiIa.resources(call, e);
@@ -178,6 +196,7 @@ final class OfiCredit {
         gate = false;
         advertise = false;
         due = false;
+        fenceState = FENCE_NONE;
         if (mr.address() != 0) {
             Fi.fi_close(mr);
             ep.pz.keys.remove(key);
@@ -342,5 +361,47 @@ final class OfiCredit {
             writes++;
         }
         return rc;
+    }
+
+    /** {@return whether a fence read can go: the connection's word is registered and the peer told its own} */
+    boolean canFence() {
+        return mr.address() != 0 && peerAddr != 0;
+    }
+
+    /**
+     * Reads the peer's credit word into this side's fence bytes: a read whose response tcp sends after every RDMA
+     * write the peer had begun (docs/ofi.md, "Memory safety on tcp"). The completion names {@link #FENCE_SLOT} and
+     * comes to {@link #fenced}. Fills the whole message each time: a credit write may have used the scratch since.
+     *
+     * @return libfabric's answer: 0, -FI_EAGAIN, or a failure
+     */
+    long fence(MemorySegment fnReadmsg, MemorySegment fid, long context) {
+        iov.set(JAVA_LONG, Iovec.IOV_BASE, word.address() + 8);
+        Iovec.iovLen(iov, 8);
+        FiRmaIov.addr(rmaIov, peerAddr);
+        FiRmaIov.len(rmaIov, 8);
+        FiRmaIov.key(rmaIov, peerKey);
+        value.set(JAVA_LONG, 0, FidMr.memDesc(mr).address());
+        msg.set(JAVA_LONG, FiMsgRma.MSG_IOV, iov.address());
+        msg.set(JAVA_LONG, FiMsgRma.DESC, value.address());
+        FiMsgRma.iovCount(msg, 1);
+        FiMsgRma.addr(msg, 0);
+        msg.set(JAVA_LONG, FiMsgRma.RMA_IOV, rmaIov.address());
+        FiMsgRma.rmaIovCount(msg, 1);
+        msg.set(JAVA_LONG, FiMsgRma.CONTEXT, context);
+        FiMsgRma.data(msg, 0);
+        long rc = Fi.post(fnReadmsg, fid.address(), msg.address(), LibFabric.FI_COMPLETION);
+        if (rc == 0) {
+            fenceState = FENCE_PENDING;
+            fences++;
+        }
+        return rc;
+    }
+
+    /** The fence read completed, {@code error} 0 for a success. */
+    void fenced(int error) {
+        if (fenceState == FENCE_PENDING) {
+            fenceState = error == 0 ? FENCE_DONE : FENCE_FAILED;
+        }
     }
 }

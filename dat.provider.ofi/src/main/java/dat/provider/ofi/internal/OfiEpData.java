@@ -458,6 +458,32 @@ final class OfiEpData {
         }
     }
 
+    /**
+     * Sends a fence read toward the peer (OfiLmr#destroy): it needs a connected MSG endpoint, and the peer's credit
+     * word. No credit: a read request is not a message, tcp answers it whatever receives are posted. It goes ahead of
+     * requests held for credit, which are this side's and not in the stream yet. Under the IA's lock.
+     *
+     * @return whether the read is out; false when the connection cannot fence (the caller breaks it)
+     */
+    boolean startFence() {
+        OfiEpConnection c = ep.connection;
+        if (ep.isClosed() || ep.state != DatEpState.CONNECTED || c.rdm != null || !credit.canFence()) {
+            return false;
+        }
+        long context = context(false, OfiCredit.FENCE_SLOT);
+        long rc = -LibFabric.FI_EAGAIN;
+        for (int i = 0; rc == -LibFabric.FI_EAGAIN && i < AGAIN_TRIES; i++) {
+            if (ep.state != DatEpState.CONNECTED || c.fid().address() == 0 || c.fnReadmsg.address() == 0) {
+                return false;
+            }
+            rc = credit.fence(c.fnReadmsg, c.fid(), context);
+            if (rc == -LibFabric.FI_EAGAIN) {
+                ia.progressLocked();
+            }
+        }
+        return rc == 0;
+    }
+
     /** {@return the requests held back for credit (tests)} */
     int held() {
         return heldCount;
@@ -709,6 +735,11 @@ final class OfiEpData {
         int slot = (int) (context & ((1 << 19) - 1));
         if (!recv && slot == OfiCredit.WRITE_SLOT) {
             // A credit write: never a DAT event. Should it fail, the connection's own operations say so.
+            return;
+        }
+        if (!recv && slot == OfiCredit.FENCE_SLOT) {
+            // A dat_lmr_free's fence read: never a DAT event; the free breaks the connection if it failed.
+            credit.fenced(error);
             return;
         }
         Queue q = recv ? recvs : requests;

@@ -16,6 +16,9 @@ import dat.provider.ofi.internal.ffm.LibFabric;
 import dat.spi.AbstractLmr;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Registered memory ({@code dat_lmr_create}): an {@code fi_mr_reg} of the region with local access always and remote
@@ -26,13 +29,23 @@ import java.lang.foreign.MemorySegment;
  * ({@code fi_mr_desc}) is passed with every segment, which honours {@code FI_MR_LOCAL}.
  *
  * <p>{@code dat_lmr_free} first breaks the connections of EPs that have an operation on the region in flight (as an
- * HCA fails a work request whose MR is deregistered), and for a region with remote write access every connection
- * of its zone ({@link #destroy}), so the provider has no copy into or out of it left when {@code fi_close}
- * returns.
+ * HCA fails a work request whose MR is deregistered), and for a region with remote write access on tcp fences every
+ * other connection of its zone after {@code fi_close} ({@link #destroy}), so the provider has no copy into or out
+ * of it left when the free returns.
  */
 // Restricted methods on purpose: reached only after OfiProvider checked Module.isNativeAccessEnabled().
 @SuppressWarnings("restricted")
 final class OfiLmr extends AbstractLmr<OfiIa, OfiPz> {
+
+    /**
+     * How long {@code dat_lmr_free} waits for the fence reads: the peer's progress thread steps at least every 2 ms
+     * (when the peer's consumer does not), and a read's response waits in the peer's stream for the write it is
+     * sending, which on loopback moves some MiB a millisecond; a peer that has not answered by then is taken as not
+     * progressing, and its connection breaks.
+     */
+    static final long FENCE_NANOS = 200_000_000L;
+    /** The fence's wait between progress steps that found nothing. */
+    private static final long FENCE_PAUSE_NANOS = 10_000;
 
     private final OfiIa ia;
     private final OfiPz zone;
@@ -84,26 +97,26 @@ final class OfiLmr extends AbstractLmr<OfiIa, OfiPz> {
     }
 
     /**
-     * Under the lifecycle lock (the IA's lock): EPs using the region lose their connection, and so does every
-     * connection of the zone when the region has remote write access, then the registration goes.
+     * Under the lifecycle lock (the IA's lock): EPs using the region lose their connection, the registration goes,
+     * and when the region has remote write access every connection of the zone is fenced ({@link #fence}).
      *
      * <p>tcp checks an RDMA write's key when the write's header arrives and then copies the payload into the region
      * as the stream brings it, in whichever progress call reads it: {@code fi_close} of the registration stops new
-     * writes but not one already under way, and nothing tells the target one is. Closing the endpoint does (it
-     * takes the endpoint out of progress and drops its socket). Only an endpoint of the LMR's zone (its domain) can
-     * have accepted the key, so those are the connections that go; the peer sees them break, as an RC peer sees a
-     * write into a deregistered region fail. On libfabric's verbs provider the HCA checks every write against the
-     * registration, so its close is enough there, as in jDAT's own verbs provider: the connections stay.
+     * writes but not one already under way, and nothing tells the target one is. Only an endpoint of the LMR's zone
+     * (its domain) can have accepted the key, so those are the connections to fence. On libfabric's verbs provider
+     * the HCA checks every write against the registration, so its close is enough there, as in jDAT's own verbs
+     * provider.
      */
     @Override
     protected void destroy() {
         markClosed();
+        List<OfiEp> zoneEps = new ArrayList<>();
         for (OfiEp ep : ia.epsByKey.values()) {
             if (ep.data.inFlightOn(this)) {
                 ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
             } else if (remoteWrite && !ia.entry.ibVerbs() && ep.pz == zone && (ep.state == DatEpState.CONNECTED
                     || ep.state == DatEpState.COMPLETION_PENDING)) {
-                ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
+                zoneEps.add(ep);
             }
         }
         for (OfiSrq srq : ia.srqs) {
@@ -112,6 +125,78 @@ final class OfiLmr extends AbstractLmr<OfiIa, OfiPz> {
         ia.lmrs.remove(context);
         zone.keys.remove(key);
         Fi.fi_close(mr);
+        if (!zoneEps.isEmpty()) {
+            fence(zoneEps);
+        }
+    }
+
+    /**
+     * After {@code fi_close} of the registration, so a write header arriving from now on fails its key check: a read
+     * of the peer's credit word through each connection of the zone, all sent first, then one wait for all, driving
+     * the IA's progress. tcp sends the read's response in the peer's stream after the whole of the write it is
+     * sending (a socket's messages never interleave), and this side reads its stream in order, so when the read
+     * completes every write whose header this side accepted before the close is copied in full (docs/ofi.md,
+     * "Memory safety on tcp"). A connection that cannot fence (not yet established, no credit word: RDM, or a peer
+     * that sent no header), whose read fails, or whose peer does not answer within {@link #FENCE_NANOS}, breaks
+     * as an RC peer's write into a deregistered region does: closing its endpoint takes it out of progress.
+     */
+    private void fence(List<OfiEp> eps) {
+        int n = eps.size();
+        int[] generation = new int[n];
+        boolean[] waiting = new boolean[n];
+        int left = 0;
+        for (int i = 0; i < n; i++) {
+            OfiEp ep = eps.get(i);
+            if (ep.data.startFence()) {
+                generation[i] = ep.connection.generation();
+                waiting[i] = true;
+                left++;
+            } else {
+                breakIfUp(ep);
+            }
+        }
+        long deadline = System.nanoTime() + FENCE_NANOS;
+        while (left > 0) {
+            boolean found = ia.progressLocked();
+            for (int i = 0; i < n; i++) {
+                if (!waiting[i]) {
+                    continue;
+                }
+                OfiEp ep = eps.get(i);
+                byte state = ep.data.credit.fenceState;
+                if (ep.connection.generation() != generation[i]) {
+                    // The connection ended while the read was out: its endpoint is closed, nothing lands any more.
+                    waiting[i] = false;
+                    left--;
+                } else if (state != OfiCredit.FENCE_PENDING) {
+                    waiting[i] = false;
+                    left--;
+                    if (state != OfiCredit.FENCE_DONE) {
+                        breakIfUp(ep);
+                    }
+                    ep.data.credit.fenceState = OfiCredit.FENCE_NONE;
+                }
+            }
+            if (left > 0 && System.nanoTime() - deadline >= 0) {
+                break;
+            }
+            if (!found) {
+                // The lock stays held (the free is one call); the park leaves the CPU to the peer's progress.
+                LockSupport.parkNanos(FENCE_PAUSE_NANOS);
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            if (waiting[i] && eps.get(i).connection.generation() == generation[i]) {
+                // No answer in time: the peer does not progress, or its stream is stuck behind something else.
+                breakIfUp(eps.get(i));
+            }
+        }
+    }
+
+    private static void breakIfUp(OfiEp ep) {
+        if (ep.state == DatEpState.CONNECTED || ep.state == DatEpState.COMPLETION_PENDING) {
+            ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
+        }
     }
 
     @Override

@@ -94,9 +94,14 @@ class OfiPzTest {
         }
     }
 
+    /**
+     * The fence (OfiLmr#fence): freeing a remotely writable LMR leaves the zone's connections with nothing on the
+     * region up, costs the consumer no event, and they carry writes after; an EP with an operation on a freed region
+     * still loses its connection.
+     */
     @Test
-    void freeingAnLmrWithRemoteWriteBreaksItsZonesConnectionsOnly() {
-        DatIa ia = new OfiProvider().open(OfiTcpVerification.IA, "", 16);
+    void freeingAnLmrWithRemoteWriteKeepsItsZonesIdleConnections() {
+        OfiIa ia = (OfiIa) new OfiProvider().open(OfiTcpVerification.IA, "", 16);
         try (Arena arena = Arena.ofShared()) {
             DatPz pz = ia.createPz();
             DatPz other = ia.createPz();
@@ -106,19 +111,48 @@ class OfiPzTest {
                     | DatMemPriv.LOCAL_WRITE | DatMemPriv.REMOTE_READ);
             readOnly.close();
             assertEquals(DatEpState.CONNECTED, mine.passive().state(), "after freeing an LMR without remote write");
+            long fencesBefore = fences(ia, mine.active()) + fences(ia, mine.passive());
             DatLmr writable = ia.createLmr(pz, arena.allocate(1 << 20, 64), DatMemPriv.ALL);
             writable.close();
+            assertEquals(fencesBefore + 2, fences(ia, mine.active()) + fences(ia, mine.passive()),
+                    "one fence read through each connected EP of the zone");
+            assertEquals(0, fences(ia, theirs.active()) + fences(ia, theirs.passive()), "none in the other zone");
             DatEvent e = new DatEvent();
             for (DatEp ep : new DatEp[] {mine.active(), mine.passive()}) {
                 DatEvd conn = ep == mine.active() ? mine.activeConn() : mine.passiveConn();
-                assertEquals(DatReturn.DAT_SUCCESS, conn.await(TIMEOUT, 1, e));
-                assertSame(DatEventType.CONNECTION_EVENT_BROKEN, e.type(), "the connect EVD's event");
-                assertEquals(DatEpState.DISCONNECTED, ep.state());
+                assertEquals(DatEpState.CONNECTED, ep.state(), "an EP of the zone, nothing on the region");
+                assertEquals(DatReturn.DAT_TIMEOUT_EXPIRED, conn.await(50_000, 1, e), "its connect EVD");
             }
+            assertEquals(DatReturn.DAT_TIMEOUT_EXPIRED, mine.requests().await(50_000, 1, e), "the request EVD");
+            MemorySegment src = arena.allocate(4096, 64).fill((byte) 0x3c);
+            MemorySegment dst = arena.allocate(4096, 64);
+            DatLmr a = ia.createLmr(pz, src, DatMemPriv.ALL);
+            DatLmr b = ia.createLmr(pz, dst, DatMemPriv.ALL);
+            assertEquals(DatReturn.DAT_SUCCESS, mine.active().postRdmaWrite(1, Iov.allocate(arena, 1)
+                    .set(0, a, 0, 4096), 7, b.rmrContext(), dst.address(), 4096, 0));
+            assertEquals(DatReturn.DAT_SUCCESS, mine.requests().await(TIMEOUT, 1, e));
+            assertEquals(7, e.userCookie());
+            assertSame(DatDtoStatus.SUCCESS, e.dtoStatus(), "a write after the fence");
+            assertEquals(0x3c, dst.get(ValueLayout.JAVA_BYTE, 4095));
+            // A receive posted on the region: that EP's connection goes, as an HCA fails the work request.
+            assertEquals(DatReturn.DAT_SUCCESS, mine.passive().postRecv(1, Iov.allocate(arena, 1)
+                    .set(0, b, 0, 64), 8, 0));
+            b.close();
+            assertEquals(DatReturn.DAT_SUCCESS, mine.passiveConn().await(TIMEOUT, 1, e));
+            assertSame(DatEventType.CONNECTION_EVENT_BROKEN, e.type(), "the EP whose receive used the region");
             assertEquals(DatEpState.CONNECTED, theirs.active().state(), "an EP of the other zone");
             assertEquals(DatEpState.CONNECTED, theirs.passive().state(), "an EP of the other zone");
         } finally {
             ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    static long fences(OfiIa ia, DatEp ep) {
+        ia.lock.lock();
+        try {
+            return ((OfiEp) ep).data.credit.fences;
+        } finally {
+            ia.lock.unlock();
         }
     }
 }
