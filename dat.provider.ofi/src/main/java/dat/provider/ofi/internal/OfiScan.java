@@ -229,6 +229,12 @@ final class OfiScan {
             return "address format " + FiInfo.addrFormat(info) + " is not an IP socket address (FI_SOCKADDR_IN/IN6),"
                     + " which DAT's IA address and connection qualifier need";
         }
+        String prov = provider(info);
+        if (!OfiConfig.VERIFIED_MSG.contains(prov) && !OfiConfig.unverified()) {
+            return "libfabric's " + prov + " provider has not passed jDAT's conformance kit (passed: "
+                    + String.join(", ", OfiConfig.VERIFIED_MSG) + "); -D" + OfiConfig.UNVERIFIED_PROPERTY
+                    + "=true offers it anyway";
+        }
         return modesUnusable(info, dom);
     }
 
