@@ -340,19 +340,7 @@ final class OfiCredit {
      */
     long write(MemorySegment fnWritemsg, MemorySegment fid, long context) {
         value.set(JAVA_LONG, 0, pack());
-        iov.set(JAVA_LONG, Iovec.IOV_BASE, value.address());
-        Iovec.iovLen(iov, 8);
-        FiRmaIov.addr(rmaIov, peerAddr);
-        FiRmaIov.len(rmaIov, 8);
-        FiRmaIov.key(rmaIov, peerKey);
-        msg.set(JAVA_LONG, FiMsgRma.MSG_IOV, iov.address());
-        msg.set(JAVA_LONG, FiMsgRma.DESC, 0);
-        FiMsgRma.iovCount(msg, 1);
-        FiMsgRma.addr(msg, 0);
-        msg.set(JAVA_LONG, FiMsgRma.RMA_IOV, rmaIov.address());
-        FiMsgRma.rmaIovCount(msg, 1);
-        msg.set(JAVA_LONG, FiMsgRma.CONTEXT, context);
-        FiMsgRma.data(msg, 0);
+        peerWordMsg(value.address(), 0, context);
         long rc = Fi.post(fnWritemsg, fid.address(), msg.address(), LibFabric.FI_INJECT);
         if (rc == 0) {
             advertised = posted;
@@ -363,6 +351,26 @@ final class OfiCredit {
         return rc;
     }
 
+    /**
+     * Fills the whole RMA message toward the peer's word, 8 bytes from or to {@code local}: a write and a fence read
+     * share the scratch, so neither may trust what the other left.
+     */
+    private void peerWordMsg(long local, long descs, long context) {
+        iov.set(JAVA_LONG, Iovec.IOV_BASE, local);
+        Iovec.iovLen(iov, 8);
+        FiRmaIov.addr(rmaIov, peerAddr);
+        FiRmaIov.len(rmaIov, 8);
+        FiRmaIov.key(rmaIov, peerKey);
+        msg.set(JAVA_LONG, FiMsgRma.MSG_IOV, iov.address());
+        msg.set(JAVA_LONG, FiMsgRma.DESC, descs);
+        FiMsgRma.iovCount(msg, 1);
+        FiMsgRma.addr(msg, 0);
+        msg.set(JAVA_LONG, FiMsgRma.RMA_IOV, rmaIov.address());
+        FiMsgRma.rmaIovCount(msg, 1);
+        msg.set(JAVA_LONG, FiMsgRma.CONTEXT, context);
+        FiMsgRma.data(msg, 0);
+    }
+
     /** {@return whether a fence read can go: the connection's word is registered and the peer told its own} */
     boolean canFence() {
         return mr.address() != 0 && peerAddr != 0;
@@ -371,25 +379,13 @@ final class OfiCredit {
     /**
      * Reads the peer's credit word into this side's fence bytes: a read whose response tcp sends after every RDMA
      * write the peer had begun (docs/ofi.md, "Memory safety on tcp"). The completion names {@link #FENCE_SLOT} and
-     * comes to {@link #fenced}. Fills the whole message each time: a credit write may have used the scratch since.
+     * comes to {@link #fenced}. 
      *
      * @return libfabric's answer: 0, -FI_EAGAIN, or a failure
      */
     long fence(MemorySegment fnReadmsg, MemorySegment fid, long context) {
-        iov.set(JAVA_LONG, Iovec.IOV_BASE, word.address() + 8);
-        Iovec.iovLen(iov, 8);
-        FiRmaIov.addr(rmaIov, peerAddr);
-        FiRmaIov.len(rmaIov, 8);
-        FiRmaIov.key(rmaIov, peerKey);
         value.set(JAVA_LONG, 0, FidMr.memDesc(mr).address());
-        msg.set(JAVA_LONG, FiMsgRma.MSG_IOV, iov.address());
-        msg.set(JAVA_LONG, FiMsgRma.DESC, value.address());
-        FiMsgRma.iovCount(msg, 1);
-        FiMsgRma.addr(msg, 0);
-        msg.set(JAVA_LONG, FiMsgRma.RMA_IOV, rmaIov.address());
-        FiMsgRma.rmaIovCount(msg, 1);
-        msg.set(JAVA_LONG, FiMsgRma.CONTEXT, context);
-        FiMsgRma.data(msg, 0);
+        peerWordMsg(word.address() + 8, value.address(), context);
         long rc = Fi.post(fnReadmsg, fid.address(), msg.address(), LibFabric.FI_COMPLETION);
         if (rc == 0) {
             fenceState = FENCE_PENDING;
