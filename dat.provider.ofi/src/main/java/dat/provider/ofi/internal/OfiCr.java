@@ -67,7 +67,9 @@ final class OfiCr extends AbstractCr<OfiIa, OfiEp> {
         this.arrivedAt = arrivedAt;
         this.listener = arrivedAt.listener;
         this.info = MemorySegment.NULL;
-        this.privateData = request.privateData();
+        // The delivery header (OfiCredit) heads the request's private data.
+        byte[] consumers = OfiCredit.payload(request.privateData());
+        this.privateData = consumers == null ? new byte[0] : consumers;
         this.requestData = null;
         InetAddress from;
         try {

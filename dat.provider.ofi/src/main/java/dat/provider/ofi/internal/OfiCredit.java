@@ -13,11 +13,13 @@ import dat.provider.ofi.internal.ffm.FiRmaIov;
 import dat.provider.ofi.internal.ffm.FidMr;
 import dat.provider.ofi.internal.ffm.Iovec;
 import dat.provider.ofi.internal.ffm.LibFabric;
+import dat.provider.ofi.internal.rdm.RdmControl;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayDeque;
 
 /**
  * Receiver credits of one {@link OfiEp}'s {@code FI_EP_MSG} connection on a fabric without hardware RNR (every entry
@@ -39,13 +41,20 @@ import java.nio.ByteOrder;
  * (OfiEpData#acknowledge), so a send still completes when its receive took it, as on an RC queue pair, without
  * libfabric's {@code FI_DELIVERY_COMPLETE} acknowledgement: on tcp that is a message and a {@code sendto} of the
  * receiver for every message, where the count rides on the receiver's own next send or on one write for many.
+ *
+ * <p><b>Over RDM</b> (docs/ofi-rdm-protocol.md, "Delivery") the same count completes the sends: the header travels at
+ * the head of the {@code REQUEST}'s and {@code ACCEPT}'s private data, the count in the remote CQ data of the tagged
+ * sends and in the word, and the receive count (a fabric that buffers unexpected messages needs no credit) gives way
+ * in the low 32 bits to the serial of the connection the advert is for, which the reader checks: shm does not check
+ * keys, so a write of a peer that has not seen the end yet may land in a word that serves a later connection. Such a
+ * word comes from a pool of the process and is never freed, so it stays memory of the word's whatever writes late.
  */
 // Restricted methods on purpose: reached only after OfiProvider checked Module.isNativeAccessEnabled().
 @SuppressWarnings("restricted")
 final class OfiCredit {
 
     /** The bytes of connection data the credit header takes: word address, word key, receives posted. */
-    static final int CM_BYTES = 24;
+    static final int CM_BYTES = RdmControl.DELIVERY_HEADER;
     /** How long an advert waits for a send of this side to carry it for free. */
     static final long GRACE_NANOS = 30_000;
     /** The slot of the operation context that names an EP's credit write. */
@@ -63,6 +72,8 @@ final class OfiCredit {
     static final byte FENCE_FAILED = 3;
 
     private static final VarHandle WORD = JAVA_LONG.varHandle();
+    /** The words of RDM connections no EP uses now (see the class comment): never freed. */
+    private static final ArrayDeque<MemorySegment> SPARE_WORDS = new ArrayDeque<>();
 
     private final OfiEp ep;
     private final OfiIa ia;
@@ -72,6 +83,11 @@ final class OfiCredit {
     private final boolean counts;
     /** Whether a send carries the count as remote CQ data. */
     final boolean piggyback;
+    /** Whether the connection is an RDM association: adverts carry the serial, not the receives. */
+    private final boolean rdm;
+    /** Over RDM: the serial of this side's connection (what the peer's adverts carry) and the peer's. */
+    private int ownSerial;
+    private int peerSerial;
 
     private Arena arena;
     private MemorySegment word;
@@ -86,6 +102,8 @@ final class OfiCredit {
     boolean gate;
     /** Whether this side tells the peer its receives: it counts them, and the peer takes part. */
     boolean advertise;
+    /** Whether this side's sends complete on the peer's advert of what landed: the peer counts its receives. */
+    private boolean acking;
     /** Receives the peer has posted: what the sends may use. */
     long credit;
     /** Sends handed to the fabric. */
@@ -122,6 +140,7 @@ final class OfiCredit {
         this.counts = ep.srq == null;
         MemorySegment dom = FiInfo.domainAttr(ia.info).reinterpret(FiDomainAttr.SIZEOF);
         this.piggyback = FiDomainAttr.cqDataSize(dom) >= 8;
+        this.rdm = ia.entry.limits().epType() == LibFabric.FI_EP_RDM;
     }
 
     /** {@return whether the IA's connections carry the credit header in their connection data} */
@@ -142,6 +161,9 @@ final class OfiCredit {
     void open(String call) {
         gate = false;
         advertise = false;
+        acking = false;
+        ownSerial = 0;
+        peerSerial = 0;
         credit = 0;
         sent = 0;
         posted = 0;
@@ -154,13 +176,13 @@ final class OfiCredit {
         peerAddr = 0;
         peerKey = 0;
         due = false;
-        if (!framed) {
+        if (!framed && !rdm) {
             return;
         }
         if (arena == null) {
             arena = Arena.ofShared();
             // The word, then the 8 bytes a fence read of the peer's word lands in: one registration for both.
-            word = arena.allocate(16, 8);
+            word = rdm ? spareWord() : arena.allocate(16, 8);
             value = arena.allocate(8, 8);
             iov = arena.allocate(Iovec.LAYOUT);
             rmaIov = arena.allocate(FiRmaIov.LAYOUT);
@@ -190,11 +212,29 @@ final class OfiCredit {
         ia.creditEps.add(ep.data);
     }
 
+    /** {@return a word of the pool, or a new one: RDM words are never freed (see the class comment)} */
+    private static MemorySegment spareWord() {
+        synchronized (SPARE_WORDS) {
+            MemorySegment w = SPARE_WORDS.poll();
+            return w != null ? w : Arena.global().allocate(16, 8);
+        }
+    }
+
+    /**
+     * Over RDM: the serials the adverts carry, this side's and the peer's, once both are known (the active side's
+     * peer serial at the accept).
+     */
+    void serials(int own, int peer) {
+        ownSerial = own;
+        peerSerial = peer;
+    }
+
     /** The connection's endpoint is closed: the word goes, now that no progress of it can write there. */
     void close() {
         ia.creditEps.remove(ep.data);
         gate = false;
         advertise = false;
+        acking = false;
         due = false;
         fenceState = FENCE_NONE;
         if (mr.address() != 0) {
@@ -208,8 +248,14 @@ final class OfiCredit {
     void free() {
         close();
         if (arena != null) {
+            if (rdm) {
+                synchronized (SPARE_WORDS) {
+                    SPARE_WORDS.push(word);
+                }
+            }
             arena.close();
             arena = null;
+            word = null;
         }
     }
 
@@ -253,7 +299,9 @@ final class OfiCredit {
         peerAddr = b.getLong();
         peerKey = b.getLong();
         long initial = b.getLong();
-        gate = initial >= 0;
+        // A fabric that buffers unexpected messages (RDM) needs no credit: only the delivery count is used.
+        gate = initial >= 0 && !rdm;
+        acking = initial >= 0;
         raise(gate ? initial : 0);
         advertise = counts && peerAddr != 0;
         peerKnown = advertise;
@@ -266,6 +314,13 @@ final class OfiCredit {
      * high 32 ({@link #pack}), each cumulative modulo 2^32.
      */
     void raise(long packed) {
+        if (rdm) {
+            // The low half names the connection the advert is for: a late one of an earlier connection is ignored.
+            if ((int) packed == ownSerial && ownSerial != 0) {
+                peerDelivered = advance(peerDelivered, packed >>> 32);
+            }
+            return;
+        }
         credit = advance(credit, packed);
         peerDelivered = advance(peerDelivered, packed >>> 32);
     }
@@ -282,12 +337,12 @@ final class OfiCredit {
 
     /** {@return this side's advert: {@link #posted} and {@link #delivered}, 32 bits each} */
     long pack() {
-        return delivered << 32 | (posted & 0xffff_ffffL);
+        return delivered << 32 | ((rdm ? peerSerial : posted) & 0xffff_ffffL);
     }
 
     /** {@return whether this side's sends complete when the peer's advert says they landed: the peer counts} */
     boolean acks() {
-        return gate;
+        return acking;
     }
 
     /** {@return whether a send may go into the connection now} */
@@ -297,7 +352,7 @@ final class OfiCredit {
 
     /** Reads what the peer wrote into the credit word. */
     void readWord() {
-        if (gate) {
+        if (acking && word != null) {
             raise((long) WORD.getVolatile(word, 0L));
         }
     }
@@ -311,7 +366,7 @@ final class OfiCredit {
             return;
         }
         long left = posted - consumed;
-        if ((posted > advertised && (advertised - consumed) * 2 < left) || delivered != deliveredTold) {
+        if ((!rdm && posted > advertised && (advertised - consumed) * 2 < left) || delivered != deliveredTold) {
             due = true;
             dueAt = System.nanoTime() + (piggyback ? GRACE_NANOS : 0);
         }
@@ -336,11 +391,12 @@ final class OfiCredit {
      * Writes {@link #pack} into the peer's word (inject, so the value may change at once). The completion, whatever
      * it is, names {@link #WRITE_SLOT} and is dropped.
      *
+     * @param dest the peer's address: 0 on a connected endpoint, its AV entry over RDM
      * @return libfabric's answer: 0, -FI_EAGAIN (the advert stays due), or a failure
      */
-    long write(MemorySegment fnWritemsg, MemorySegment fid, long context) {
+    long write(MemorySegment fnWritemsg, MemorySegment fid, long dest, long context) {
         value.set(JAVA_LONG, 0, pack());
-        peerWordMsg(value.address(), 0, context);
+        peerWordMsg(value.address(), 0, dest, context);
         long rc = Fi.post(fnWritemsg, fid.address(), msg.address(), LibFabric.FI_INJECT);
         if (rc == 0) {
             advertised = posted;
@@ -352,10 +408,10 @@ final class OfiCredit {
     }
 
     /**
-     * Fills the whole RMA message toward the peer's word, 8 bytes from or to {@code local}: a write and a fence read
-     * share the scratch, so neither may trust what the other left.
+     * Fills the whole RMA message toward the peer's word ({@code dest}: its {@code fi_addr} over RDM), 8 bytes from
+     * or to {@code local}: a write and a fence read share the scratch, so neither may trust what the other left.
      */
-    private void peerWordMsg(long local, long descs, long context) {
+    private void peerWordMsg(long local, long descs, long dest, long context) {
         iov.set(JAVA_LONG, Iovec.IOV_BASE, local);
         Iovec.iovLen(iov, 8);
         FiRmaIov.addr(rmaIov, peerAddr);
@@ -364,7 +420,7 @@ final class OfiCredit {
         msg.set(JAVA_LONG, FiMsgRma.MSG_IOV, iov.address());
         msg.set(JAVA_LONG, FiMsgRma.DESC, descs);
         FiMsgRma.iovCount(msg, 1);
-        FiMsgRma.addr(msg, 0);
+        FiMsgRma.addr(msg, dest);
         msg.set(JAVA_LONG, FiMsgRma.RMA_IOV, rmaIov.address());
         FiMsgRma.rmaIovCount(msg, 1);
         msg.set(JAVA_LONG, FiMsgRma.CONTEXT, context);
@@ -385,7 +441,7 @@ final class OfiCredit {
      */
     long fence(MemorySegment fnReadmsg, MemorySegment fid, long context) {
         value.set(JAVA_LONG, 0, FidMr.memDesc(mr).address());
-        peerWordMsg(word.address() + 8, value.address(), context);
+        peerWordMsg(word.address() + 8, value.address(), 0, context);
         long rc = Fi.post(fnReadmsg, fid.address(), msg.address(), LibFabric.FI_COMPLETION);
         if (rc == 0) {
             fenceState = FENCE_PENDING;

@@ -72,9 +72,9 @@ final class OfiEpData {
      */
     private static final long SEND_FLAGS = LibFabric.FI_COMPLETION | LibFabric.FI_DELIVERY_COMPLETE;
     /**
-     * A send over RDM completes at transmit: shm 1.17 crashes (SIGSEGV in its progress, OfiShmDataTest) when a
-     * tagged send asking {@code FI_DELIVERY_COMPLETE} arrives before its receive is posted. shm's transmit copies
-     * the message into the peer's queue, and a peer's DISCONNECT reads that queue first (OfiRdmLink#flush).
+     * A send over RDM completes at transmit in libfabric: shm 1.17 crashes (SIGSEGV in its progress, OfiShmDataTest)
+     * when a tagged send asking {@code FI_DELIVERY_COMPLETE} arrives before its receive is posted. The send then waits
+     * for the peer's advert of what landed ({@link #TRANSMITTED}, OfiCredit), as on a gated MSG connection.
      */
     private static final long RDM_SEND_FLAGS = LibFabric.FI_COMPLETION;
 
@@ -90,6 +90,8 @@ final class OfiEpData {
     private static final int AGAIN_TRIES = 64;
     /** How long an RDM post retries EAGAIN. */
     private static final long RDM_AGAIN_NANOS = 2_000_000_000L;
+    /** How long a last advert retries EAGAIN. */
+    private static final long LAST_ADVERT_NANOS = 2_000_000L;
 
     private final OfiEp ep;
     private final OfiIa ia;
@@ -197,9 +199,12 @@ final class OfiEpData {
         return recvs.capacity - recvs.freeCount;
     }
 
-    /** {@return whether a request is posted and not completed yet: what a graceful RDM disconnect waits for} */
+    /**
+     * {@return whether a request is not transmitted yet: what a graceful RDM disconnect waits for} A send that waits
+     * for the peer's advert does not hold the {@code DISCONNECT} back: the peer's answer to it is its last advert.
+     */
     boolean requestsPosted() {
-        return oldest(requests, (byte) -1) >= 0;
+        return oldest(requests, QUEUED) >= 0 || oldest(requests, POSTED) >= 0;
     }
 
     /** Slots of one queue, parallel arrays, with a stack of free indexes. */
@@ -406,18 +411,21 @@ final class OfiEpData {
      * @return whether it handed anything to the fabric
      */
     boolean creditStep(long now) {
-        if (busy || ep.isClosed() || !(credit.gate || credit.advertise)) {
+        if (busy || ep.isClosed() || !(credit.gate || credit.advertise || credit.acks())) {
             return false;
         }
-        credit.readWord();
         if (waiting > 0) {
             // The peer's advert rides on its sends, whose completions are on the receive side: a consumer waiting on
-            // its request EVD alone would not read them.
+            // its request EVD alone would not read them. The read also progresses the endpoint, which over shm is
+            // what applies the peer's write of the word.
             if (srq != null) {
                 drainSrqCq(false);
             } else if (ep.recvEvd != null) {
                 ep.recvEvd.drainCq();
             }
+        }
+        credit.readWord();
+        if (waiting > 0) {
             acknowledge();
         }
         boolean any = false;
@@ -426,8 +434,8 @@ final class OfiEpData {
         }
         OfiEpConnection c = ep.connection;
         if (credit.advertise && ep.state == DatEpState.CONNECTED && credit.advertDue(now)
-                && c.fid().address() != 0) {
-            long rc = credit.write(c.fnWritemsg, c.fid(), context(false, OfiCredit.WRITE_SLOT));
+                && c.fid().address() != 0 && c.peerReachable()) {
+            long rc = credit.write(c.fnWritemsg, c.fid(), dest(), context(false, OfiCredit.WRITE_SLOT));
             if (rc < 0 && rc != -LibFabric.FI_EAGAIN) {
                 c.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
             }
@@ -453,9 +461,23 @@ final class OfiEpData {
      */
     void lastAdvert() {
         OfiEpConnection c = ep.connection;
-        if (credit.advertise && credit.delivered != credit.deliveredTold && c.fid().address() != 0) {
-            credit.write(c.fnWritemsg, c.fid(), context(false, OfiCredit.WRITE_SLOT));
+        if (!credit.advertise || credit.delivered == credit.deliveredTold || c.fid().address() == 0
+                || !c.peerReachable()) {
+            return;
         }
+        long until = System.nanoTime() + LAST_ADVERT_NANOS;
+        // shm answers EAGAIN until the peer's progress took this endpoint in (a connection that never sent): that
+        // progress is the peer's own, so a short wait lets it run.
+        while (credit.write(c.fnWritemsg, c.fid(), dest(), context(false, OfiCredit.WRITE_SLOT))
+                == -LibFabric.FI_EAGAIN && System.nanoTime() - until < 0) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** {@return the peer's address for an RMA: its AV entry over RDM, 0 on a connected endpoint} */
+    private long dest() {
+        OfiRdmLink rdm = ep.connection.rdm;
+        return rdm != null ? rdm.peer() : 0;
     }
 
     /**
@@ -642,12 +664,14 @@ final class OfiEpData {
             FiMsgTagged.tag(taggedMsg, recv ? rdm.recvTag() : rdm.sendTag());
             FiMsgTagged.ignore(taggedMsg, 0);
             taggedMsg.set(JAVA_LONG, FiMsgTagged.CONTEXT, context(recv, slot));
-            FiMsgTagged.data(taggedMsg, 0);
+            boolean carry = !recv && credit.advertise && credit.piggyback;
+            FiMsgTagged.data(taggedMsg, carry ? credit.pack() : 0);
             OfiEpConnection c = ep.connection;
+            long flags = recv ? LibFabric.FI_COMPLETION : RDM_SEND_FLAGS;
             long rc = retry(recv ? c.fnRecvmsg : c.fnSendmsg, taggedMsg,
-                    recv ? LibFabric.FI_COMPLETION : RDM_SEND_FLAGS);
+                    carry ? flags | LibFabric.FI_REMOTE_CQ_DATA : flags);
             if (rc == 0) {
-                q.state[slot] = POSTED;
+                posted(q, recv, slot);
             }
             return rc;
         }
@@ -664,16 +688,21 @@ final class OfiEpData {
         long flags = recv ? LibFabric.FI_COMPLETION : acks ? LibFabric.FI_COMPLETION : SEND_FLAGS;
         long rc = retry(recv ? c.fnRecvmsg : c.fnSendmsg, msg, carry ? flags | LibFabric.FI_REMOTE_CQ_DATA : flags);
         if (rc == 0) {
-            q.state[slot] = POSTED;
-            if (recv) {
-                credit.posted++;
-                credit.receivesChanged();
-            } else {
-                credit.carried();
-                q.ackAt[slot] = acks ? credit.sent : 0;
-            }
+            posted(q, recv, slot);
         }
         return rc;
+    }
+
+    /** A message post libfabric took: the counts move, and a send waits for the advert when the peer counts. */
+    private void posted(Queue q, boolean recv, int slot) {
+        q.state[slot] = POSTED;
+        if (recv) {
+            credit.posted++;
+            credit.receivesChanged();
+        } else {
+            credit.carried();
+            q.ackAt[slot] = credit.acks() ? credit.sent : 0;
+        }
     }
 
     private long postRma(boolean write, int slot, int rmrContext, long remote) {

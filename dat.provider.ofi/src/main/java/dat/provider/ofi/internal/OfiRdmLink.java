@@ -114,6 +114,7 @@ final class OfiRdmLink {
         for (OfiRdmLink l : new ArrayList<>(ia.rdmLinks)) {
             if (l.association != null && l.association.state() == RdmAssociation.State.DISCONNECTING
                     && !l.ep.data.requestsPosted()) {
+                l.ep.data.lastAdvert();
                 l.association.sendsDrained();
                 found = true;
             }
@@ -202,7 +203,7 @@ final class OfiRdmLink {
         long timeout = timeoutMicros == Dat.DAT_TIMEOUT_INFINITE ? Long.MAX_VALUE
                 : TimeUnit.MICROSECONDS.toNanos(timeoutMicros);
         associate();
-        association.connect(serial, qualifier, privateData, timeout, System.nanoTime());
+        association.connect(serial, qualifier, ep.data.credit.frame(privateData), timeout, System.nanoTime());
     }
 
     /** {@code dat_cr_accept} on this EP: the data endpoint with its receives, the peer inserted, the accept. */
@@ -216,9 +217,12 @@ final class OfiRdmLink {
             throw OfiIa.resources(call, e);
         }
         sendTag = RdmTags.data(request.senderTarget(), request.senderSerial());
+        OfiCredit credit = ep.data.credit;
+        credit.peer(request.privateData());
+        credit.serials(serial, request.senderSerial());
         ep.state = DatEpState.COMPLETION_PENDING;
         associate();
-        association.accept(request, serial, listenerQual, acceptData, System.nanoTime());
+        association.accept(request, serial, listenerQual, credit.frame(acceptData), System.nanoTime());
     }
 
     private void associate() {
@@ -278,6 +282,14 @@ final class OfiRdmLink {
             closeData();
             throw OfiIa.resources(call, e);
         }
+        try {
+            // The delivery count (OfiCredit): before the receives waiting for the endpoint are posted and counted.
+            ep.data.credit.open(call);
+        } catch (RuntimeException e) {
+            closeData();
+            throw e;
+        }
+        ep.data.credit.serials(serial, 0);
         if (!ep.data.postQueuedRecvs()) {
             closeData();
             throw new DatException(DatReturn.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
@@ -317,6 +329,8 @@ final class OfiRdmLink {
             Fi.fi_close(av);
             av = MemorySegment.NULL;
         }
+        // The word only now: the endpoint's progress could write into it until the close.
+        ep.data.credit.close();
         connection.fnSendmsg = MemorySegment.NULL;
         connection.fnRecvmsg = MemorySegment.NULL;
         connection.fnReadmsg = MemorySegment.NULL;
@@ -340,10 +354,13 @@ final class OfiRdmLink {
                     return;
                 }
                 sendTag = association.sendTag();
+                OfiCredit credit = ep.data.credit;
+                credit.peer(privateData);
+                credit.serials((int) recvTag, (int) sendTag);
             }
             ep.state = DatEpState.CONNECTED;
             if (ep.connectEvd != null) {
-                ep.connectEvd.connection(type, ep, active ? privateData : null);
+                ep.connectEvd.connection(type, ep, active ? OfiCredit.payload(privateData) : null);
             }
             return;
         }
@@ -368,6 +385,12 @@ final class OfiRdmLink {
                 IN_CONTROL.set(Boolean.TRUE);
             }
         }
+        if (fid.address() != 0) {
+            // The peer is told what landed, and its last advert (written before its DISCONNECT, or before its
+            // DISCONNECT_ACK) completes the sends it took before the rest are flushed.
+            ep.data.lastAdvert();
+            ep.data.peerLeft();
+        }
         closeData();
         ep.data.flush();
     }
@@ -386,8 +409,16 @@ final class OfiRdmLink {
         if (!live()) {
             return;
         }
+        boolean pending = ep.data.requestsPosted();
+        if ((abrupt || !pending) && association.state() == RdmAssociation.State.CONNECTED) {
+            // The DISCONNECT may leave now: the peer's sends that landed are told first.
+            ep.data.lastAdvert();
+            if (!live()) {
+                return;
+            }
+        }
         boolean connected = association.state() == RdmAssociation.State.CONNECTED;
-        association.disconnect(abrupt, ep.data.requestsPosted(), System.nanoTime());
+        association.disconnect(abrupt, pending, System.nanoTime());
         if (connected && live()) {
             ep.state = DatEpState.DISCONNECT_PENDING;
         }
@@ -407,6 +438,7 @@ final class OfiRdmLink {
             if (s == RdmAssociation.State.REQUESTED && event == DatEventType.CONNECTION_EVENT_BROKEN) {
                 association.sendFailed();
             } else {
+                ep.data.lastAdvert();
                 association.disconnect(true, false, System.nanoTime());
             }
         } else if (fid.address() != 0) {

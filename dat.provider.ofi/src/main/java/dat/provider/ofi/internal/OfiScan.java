@@ -183,7 +183,7 @@ final class OfiScan {
         InetAddress address = rdm ? rdmAddress(info) : address(info);
         String unusable = rdm ? unusableRdm(info, dom) : unusable(info, epType, address, dom);
         // An RDM connection's private data travels in the protocol's control messages: their size is the limit.
-        long cmData = unusable == null ? rdm ? RdmControl.MAX_PRIVATE_DATA : cmDataSize(fi, info) : -1;
+        long cmData = unusable == null ? rdm ? RdmControl.MAX_CONSUMER_DATA : cmDataSize(fi, info) : -1;
         if (unusable == null && cmData < 0) {
             unusable = "its passive endpoint does not say how much connection data it carries (FI_OPT_CM_DATA_SIZE)";
         }

@@ -149,6 +149,88 @@ class OfiShmDataTest {
             assertEquals(DatReturn.DAT_SUCCESS, recvs.await(TIMEOUT, 1, e));
             assertEquals(5, e.userCookie());
             assertSame(DatDtoStatus.LOCAL_LENGTH_ERR, e.dtoStatus());
+            // The receive failed, so the send did not land: it goes with the connection's break, never SUCCESS.
+            assertEquals(DatReturn.DAT_SUCCESS, p.requests().await(TIMEOUT, 1, e));
+            assertEquals(6, e.userCookie());
+            assertSame(DatDtoStatus.FLUSHED, e.dtoStatus());
+            assertEquals(DatReturn.DAT_SUCCESS, p.passiveConn().await(TIMEOUT, 1, e));
+            assertSame(DatEventType.CONNECTION_EVENT_BROKEN, e.type());
+            assertEquals(DatReturn.DAT_SUCCESS, p.activeConn().await(TIMEOUT, 1, e));
+            assertSame(DatEventType.CONNECTION_EVENT_DISCONNECTED, e.type());
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /**
+     * A send no receive waits for stays open (shm holds it as an unexpected message, its transmit done): it
+     * completes when the peer's receive took it, as on an RC queue pair, not when libfabric says it left.
+     */
+    @Test
+    void aSendCompletesOnlyOnceThePeersReceiveTookIt() {
+        DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = ia.createPz();
+            OfiPzTest.Pair p = OfiPzTest.connect(ia, pz, 7494);
+            MemorySegment buf = arena.allocate(4096, 64);
+            DatLmr lmr = ia.createLmr(pz, buf, DatMemPriv.ALL);
+            DatEvd recvs = p.passive().query().recvEvd();
+            DatEvent e = new DatEvent();
+            assertEquals(DatReturn.DAT_SUCCESS, p.active().postSend(1, Iov.allocate(arena, 1).set(0, lmr, 0, 32), 7,
+                    0));
+            assertEquals(DatReturn.DAT_TIMEOUT_EXPIRED, p.requests().await(300_000, 1, e),
+                    "the send completed before any receive took it");
+            assertEquals(DatReturn.DAT_SUCCESS, p.passive().postRecv(1, Iov.allocate(arena, 1).set(0, lmr, 1024, 64),
+                    8, 0));
+            assertEquals(DatReturn.DAT_SUCCESS, recvs.await(TIMEOUT, 1, e));
+            assertEquals(8, e.userCookie());
+            assertSame(DatDtoStatus.SUCCESS, e.dtoStatus());
+            assertEquals(DatReturn.DAT_SUCCESS, p.requests().await(TIMEOUT, 1, e));
+            assertEquals(7, e.userCookie());
+            assertSame(DatDtoStatus.SUCCESS, e.dtoStatus());
+            assertEquals(32, e.transferredLength());
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /**
+     * The peer takes two of three sends, then disconnects gracefully: the two complete SUCCESS (its last advert says
+     * they landed), the third, which no receive took, FLUSHED; in posting order.
+     */
+    @Test
+    void theSendsADisconnectingPeerReceivedSucceedTheRestAreFlushed() {
+        DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = ia.createPz();
+            OfiPzTest.Pair p = OfiPzTest.connect(ia, pz, 7495);
+            MemorySegment buf = arena.allocate(4096, 64);
+            DatLmr lmr = ia.createLmr(pz, buf, DatMemPriv.ALL);
+            DatEvd recvs = p.passive().query().recvEvd();
+            DatEvent e = new DatEvent();
+            for (int i = 0; i < 2; i++) {
+                assertEquals(DatReturn.DAT_SUCCESS, p.passive().postRecv(1, Iov.allocate(arena, 1).set(0, lmr,
+                        1024 + 64L * i, 64), 20 + i, 0));
+            }
+            for (int i = 0; i < 3; i++) {
+                assertEquals(DatReturn.DAT_SUCCESS, p.active().postSend(1, Iov.allocate(arena, 1).set(0, lmr, 0, 16),
+                        10 + i, 0));
+            }
+            for (int i = 0; i < 2; i++) {
+                assertEquals(DatReturn.DAT_SUCCESS, recvs.await(TIMEOUT, 1, e));
+                assertEquals(20 + i, e.userCookie());
+                assertSame(DatDtoStatus.SUCCESS, e.dtoStatus());
+            }
+            p.passive().disconnect(DatCloseFlags.GRACEFUL);
+            assertEquals(DatReturn.DAT_SUCCESS, p.passiveConn().await(TIMEOUT, 1, e));
+            assertSame(DatEventType.CONNECTION_EVENT_DISCONNECTED, e.type());
+            assertEquals(DatReturn.DAT_SUCCESS, p.activeConn().await(TIMEOUT, 1, e));
+            assertSame(DatEventType.CONNECTION_EVENT_DISCONNECTED, e.type());
+            for (int i = 0; i < 3; i++) {
+                assertEquals(DatReturn.DAT_SUCCESS, p.requests().await(TIMEOUT, 1, e), "send " + i);
+                assertEquals(10 + i, e.userCookie());
+                assertSame(i < 2 ? DatDtoStatus.SUCCESS : DatDtoStatus.FLUSHED, e.dtoStatus(), "send " + i);
+            }
         } finally {
             ia.close(DatCloseFlags.ABRUPT);
         }

@@ -199,11 +199,14 @@ public final class RdmAssociation {
         return switch (m.type()) {
             case READY -> state == State.ACCEPTING && established(null, now);
             case DISCONNECT -> {
-                port.send(reply(RdmControl.Type.DISCONNECT_ACK));
                 disconnectSent = true;
-                yield end(state == State.ACCEPTING
+                // The flush first: the EP tells the peer what landed (its last advert) before the acknowledgement
+                // ends the peer's side (docs/ofi-rdm-protocol.md, "Delivery").
+                boolean ended = end(state == State.ACCEPTING
                     ? DatEventType.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR
                     : DatEventType.CONNECTION_EVENT_DISCONNECTED);
+                port.send(reply(RdmControl.Type.DISCONNECT_ACK));
+                yield ended;
             }
             case DISCONNECT_ACK -> state == State.DISCONNECTING && end(DatEventType.CONNECTION_EVENT_DISCONNECTED);
             case PING -> {

@@ -33,14 +33,21 @@ public record RdmControl(Type type, int senderEp, int senderSerial, int receiver
 
     /** The protocol's magic number, the first two bytes of every control message. */
     public static final short MAGIC = (short) 0xDA7A;
-    /** The protocol version this codec writes and the only one it reads. */
-    public static final byte VERSION = 1;
+    /**
+     * The protocol version this codec writes and the only one it reads: 2 since sends complete on the receiver's
+     * delivery count, whose header heads a request's and an accept's private data.
+     */
+    public static final byte VERSION = 2;
     /** Bytes before the variable part. */
     public static final int HEADER = 60;
     /** The largest endpoint address a message carries. */
     public static final int MAX_ADDRESS = 128;
-    /** The largest private data a message carries: the provider's {@code max_private_data_size}. */
-    public static final int MAX_PRIVATE_DATA = 256;
+    /** The delivery header at the head of a request's and an accept's private data (OfiCredit). */
+    public static final int DELIVERY_HEADER = 24;
+    /** The largest DAT private data of a connection: the provider's {@code max_private_data_size}. */
+    public static final int MAX_CONSUMER_DATA = 256;
+    /** The largest private data a message carries: the delivery header and the DAT private data. */
+    public static final int MAX_PRIVATE_DATA = DELIVERY_HEADER + MAX_CONSUMER_DATA;
     /** The largest control message, the size of every control receive buffer. */
     public static final int MAX_SIZE = 640;
 
