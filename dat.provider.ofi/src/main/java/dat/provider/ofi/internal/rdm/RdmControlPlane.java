@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
@@ -41,6 +42,7 @@ public final class RdmControlPlane implements AutoCloseable {
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
     private final Map<Long, Pending> inFlight = new HashMap<>();
     private long nextContext = 1;
+    private static final long SETTLE_PAUSE_NANOS = 50_000;
     private long dropped;
 
     private record Listen(long qualifier, RdmEndpoint endpoint, Consumer<RdmControl> onRequest) {
@@ -311,9 +313,39 @@ public final class RdmControlPlane implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits, a bounded while, until the fabric took the messages it refused so far. shm 1.17 queues its mapping
+     * request ahead of the first message to an endpoint and answers EAGAIN until that endpoint's process took the
+     * request in; a close with one queued leaves the peer to map a region the close removed, and its
+     * {@code smr_progress_connreq} then reads through the missing mapping (SIGSEGV in the peer's process). A message
+     * waits no longer than {@link #drain} would give it (a keep-alive interval from its first try: on shm, no process
+     * holds the name then, so no request was queued). Received messages are dropped: the IA is closing. In-process
+     * listeners of this plane are progressed here; another IA's progress thread takes care of its own.
+     */
+    private void settle() {
+        while (!pending.isEmpty()) {
+            Pending p = pending.peek();
+            long rc = control.send(p.peer, RdmTags.CONTROL, p.bytes, nextContext++);
+            if (rc != -LibFabric.FI_EAGAIN || System.nanoTime() - p.since >= timeouts.keepAlive()) {
+                pending.poll();
+                continue;
+            }
+            while (control.poll() != null) {
+                // completions of a closing plane tell nobody
+            }
+            for (Listen l : listens.values()) {
+                while (l.endpoint().poll() != null) {
+                    // requests to a closing IA's listeners
+                }
+            }
+            LockSupport.parkNanos(SETTLE_PAUSE_NANOS);
+        }
+    }
+
     /** Closes the listen endpoints and the control endpoint; associations are the EPs' to end first. */
     @Override
     public void close() {
+        settle();
         for (Iterator<Listen> i = listens.values().iterator(); i.hasNext();) {
             i.next().endpoint().close();
             i.remove();

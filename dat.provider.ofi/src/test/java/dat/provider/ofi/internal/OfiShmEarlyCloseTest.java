@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: Apache-2.0
+package dat.provider.ofi.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dat.api.DatCloseFlags;
+import dat.api.DatEp;
+import dat.api.DatEpAttr;
+import dat.api.DatEvd;
+import dat.api.DatEvdFlags;
+import dat.api.DatEvent;
+import dat.api.DatIa;
+import dat.api.DatPsp;
+import dat.api.DatPspFlags;
+import dat.api.DatQos;
+import dat.api.DatReturn;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Regression for a crash of shm 1.17 (docs/ofi.md, "Closing before the peer took us in"): shm queues a mapping request
+ * ahead of an endpoint's first message to another and answers EAGAIN until the receiver's process took the request
+ * in. An IA closed with its connection request still refused closed its control endpoint with the mapping request
+ * queued at the peer's listener; the peer's next progress mapped the region the close had removed, and
+ * {@code smr_progress_connreq} read through the missing mapping: SIGSEGV at {@code libfabric.so.1+0xd01f7} in the
+ * peer, the crash that stopped {@link OfiCrossNodeTest}'s shm peer on loaded machines. Here the peer is a second JVM,
+ * stopped ({@code SIGSTOP}) across the request and the close, then continued.
+ */
+class OfiShmEarlyCloseTest {
+
+    private static final int ROUNDS = 4;
+    private static final int PORT = 7496;
+    private static final long TIMEOUT = 10_000_000;
+    private static final long STOP_MILLIS = 300;
+
+    @Test
+    void anIaClosedBeforeThePeerTookItsRequestInLeavesThePeerStanding() throws Exception {
+        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-cp", ChildJvm.classPath(), Child.class.getName());
+        Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
+        StringBuilder output = new StringBuilder();
+        BufferedReader lines = new BufferedReader(new InputStreamReader(child.getInputStream(),
+                StandardCharsets.UTF_8));
+        try {
+            assertTrue(awaitLine(lines, output, "listening"), output.toString());
+            for (int round = 0; round < ROUNDS && child.isAlive(); round++) {
+                DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
+                try {
+                    DatEvd conn = ia.createEvd(8, null, DatEvdFlags.CONNECTION);
+                    DatEp ep = ia.createEp(ia.createPz(), null, null, conn, DatEpAttr.builder().build());
+                    signal("STOP", child);
+                    Thread resume = Thread.ofPlatform().start(() -> {
+                        try {
+                            Thread.sleep(STOP_MILLIS);
+                            signal("CONT", child);
+                        } catch (IOException | InterruptedException x) {
+                            throw new IllegalStateException(x);
+                        }
+                    });
+                    // The request is this IA's first message to the peer's listener: shm sends its mapping request
+                    // ahead of it, which the stopped peer cannot take in before the IA closes.
+                    ep.connect(InetAddress.getLoopbackAddress(), PORT, TIMEOUT, null, DatQos.BEST_EFFORT, 0);
+                    ia.close(DatCloseFlags.ABRUPT);
+                    resume.join();
+                } finally {
+                    ia.close(DatCloseFlags.ABRUPT);
+                }
+            }
+        } finally {
+            signal("CONT", child);
+            if (child.isAlive()) {
+                child.getOutputStream().write('\n');
+                child.getOutputStream().close();
+            }
+            output.append(new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+            assertTrue(child.waitFor(60, TimeUnit.SECONDS), output.toString());
+        }
+        assertEquals(0, child.exitValue(), output.toString());
+        assertTrue(output.toString().contains("done"), output.toString());
+    }
+
+    private static void signal(String name, Process child) throws IOException, InterruptedException {
+        if (child.isAlive()) {
+            new ProcessBuilder("kill", "-" + name, Long.toString(child.pid())).start().waitFor();
+        }
+    }
+
+    private static boolean awaitLine(BufferedReader lines, StringBuilder output, String wanted) throws IOException {
+        for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+            output.append(line).append('\n');
+            if (line.equals(wanted)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The peer: a listener whose IA reads its requests (and rejects them) until a line comes on stdin. */
+    static final class Child {
+
+        private Child() {
+        }
+
+        public static void main(String[] args) throws IOException {
+            DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
+            try {
+                DatEvd crs = ia.createEvd(8, null, DatEvdFlags.CR);
+                DatPsp psp = ia.createPsp(PORT, crs, DatPspFlags.CONSUMER);
+                System.out.println("listening");
+                Thread reader = Thread.ofPlatform().daemon().start(() -> {
+                    DatEvent e = new DatEvent();
+                    while (!Thread.currentThread().isInterrupted()) {
+                        if (crs.await(100_000, 1, e) == DatReturn.DAT_SUCCESS) {
+                            e.cr().reject();
+                        }
+                    }
+                });
+                System.in.read();
+                reader.interrupt();
+                psp.close();
+                System.out.println("done");
+            } finally {
+                ia.close(DatCloseFlags.ABRUPT);
+            }
+        }
+    }
+}
