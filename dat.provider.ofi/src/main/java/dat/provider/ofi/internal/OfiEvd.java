@@ -210,6 +210,20 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
         return found;
     }
 
+    /**
+     * Progresses the endpoints bound to this EVD's CQs without taking a completion (a read of none, which libfabric's
+     * CQs answer by running their endpoints' progress first). Under the IA's lock.
+     */
+    void progressCqs() {
+        if (arena == null) {
+            return;
+        }
+        for (int i = 0; i < cqs.size(); i++) {
+            Cq c = cqs.get(i);
+            Fi.cqRead(c.read(), c.cq().address(), entries.address(), 0);
+        }
+    }
+
     /** {@return whether a {@code dat_evd_wait} on this EVD is blocked in its poll (OfiFdWaitTest)} Under the lock. */
     boolean fdPolling() {
         return fdWait != null && fdWait.polling();

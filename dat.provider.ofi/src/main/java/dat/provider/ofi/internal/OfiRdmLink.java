@@ -53,6 +53,8 @@ final class OfiRdmLink {
     private static final ThreadLocal<Boolean> IN_CONTROL = ThreadLocal.withInitial(() -> Boolean.FALSE);
     private static final int ANY_LOW = 20000;
     private static final int ANY_TRIES = 64;
+    /** Progress rounds before an endpoint whose peer is in this process closes (see settleLocalPeer). */
+    private static final int LOCAL_SETTLE_ROUNDS = 8;
 
     private final OfiEp ep;
     private final OfiIa ia;
@@ -315,6 +317,26 @@ final class OfiRdmLink {
         }
     }
 
+    /**
+     * Both ends of a connection inside this process progress before one end's endpoint closes. shm 1.17 reaches an
+     * endpoint of the same process through that endpoint's own mapping, which the close removes, and a transfer
+     * between the two moves in steps of both sides' progress: an RDMA write asking delivery completion goes through
+     * the target's segment buffers, which the writer frees when the target has copied the data out; a send's answer
+     * is written into the sender's region. A close between two such steps left the other side to touch unmapped
+     * memory (SIGSEGV in {@code smr_progress_resp_entry}: OfiShmEarlyCloseTest). So the IA's CQs are read for their
+     * progress only (no completion taken) for {@link #LOCAL_SETTLE_ROUNDS} rounds, in whatever order: each round
+     * moves every unfinished transfer a step on both sides. A peer in another IA of the process is that IA's to
+     * progress (docs/ofi.md, "Open").
+     */
+    private void settleLocalPeer() {
+        for (int round = 0; round < LOCAL_SETTLE_ROUNDS; round++) {
+            for (int i = 0; i < ia.cqEvds.size(); i++) {
+                ia.cqEvds.get(i).progressCqs();
+            }
+            ia.orphanCq.progressCqs();
+        }
+    }
+
     /** Closes the data endpoint and its AV; the connection's generation moves on. */
     private void closeData() {
         if (name != null) {
@@ -322,6 +344,9 @@ final class OfiRdmLink {
             name = null;
         }
         if (fid.address() != 0) {
+            if (peerName != null && RdmEndpoint.local(peerName)) {
+                settleLocalPeer();
+            }
             Fi.fi_close(fid);
             fid = MemorySegment.NULL;
         }

@@ -10,14 +10,21 @@ import dat.api.DatEpAttr;
 import dat.api.DatEvd;
 import dat.api.DatEvdFlags;
 import dat.api.DatEvent;
+import dat.api.DatEventType;
 import dat.api.DatIa;
+import dat.api.DatLmr;
+import dat.api.DatMemPriv;
 import dat.api.DatPsp;
 import dat.api.DatPspFlags;
+import dat.api.DatPz;
 import dat.api.DatQos;
 import dat.api.DatReturn;
+import dat.api.Iov;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -85,6 +92,97 @@ class OfiShmEarlyCloseTest {
         }
         assertEquals(0, child.exitValue(), output.toString());
         assertTrue(output.toString().contains("done"), output.toString());
+    }
+
+    /**
+     * Regression for the other crash of shm 1.17 (SIGSEGV at {@code libfabric.so.1+0xcfa6b}, in
+     * {@code smr_progress_resp_entry}; the random campaign on shm, seeds 0x8e11c and 0x8e11e): an RDMA write asking
+     * delivery completion goes through the target's segment buffers (SAR), which the writer's progress frees once the
+     * target copied the data out, and an endpoint of the same process reaches the target through the target's own
+     * mapping. A target EP freed after it took the write and before the writer's progress left the writer to free
+     * buffers in unmapped memory. The child takes every progress step itself (no progress thread), lets the target's
+     * side alone take a write, frees the target, then reads the writer's EVD.
+     */
+    @Test
+    void aTargetFreedBetweenTakingAWriteAndTheWriterReapingItLeavesTheProcessStanding() throws Exception {
+        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-cp", ChildJvm.classPath(), WriteChild.class.getName());
+        Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(child.waitFor(120, TimeUnit.SECONDS), output);
+        assertEquals(0, child.exitValue(), output);
+        assertTrue(output.contains(ROUNDS + " writes"), output);
+    }
+
+    /** The child of the write test: {@link #ROUNDS} connections, each ended by the write's target. */
+    static final class WriteChild {
+
+        private static final int LENGTH = 1024;
+
+        private WriteChild() {
+        }
+
+        public static void main(String[] args) {
+            OfiIa ia = (OfiIa) new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
+            ia.progressThread().stop();
+            try (Arena arena = Arena.ofShared()) {
+                DatPz pz = ia.createPz();
+                MemorySegment sink = arena.allocate(4096, 64);
+                DatLmr target = ia.createLmr(pz, sink, DatMemPriv.ALL);
+                DatLmr local = ia.createLmr(pz, arena.allocate(4096, 64).fill((byte) 0x6b), DatMemPriv.ALL);
+                Iov src = Iov.allocate(arena, 1).set(0, local, 0, LENGTH);
+                DatEvd crs = ia.createEvd(8, null, DatEvdFlags.CR);
+                DatPsp psp = ia.createPsp(PORT + 1, crs, DatPspFlags.CONSUMER);
+                DatEvent e = new DatEvent();
+                for (int round = 0; round < ROUNDS; round++) {
+                    DatEvd writerRequests = ia.createEvd(8, null, DatEvdFlags.DTO);
+                    DatEvd writerRecvs = ia.createEvd(8, null, DatEvdFlags.DTO);
+                    DatEvd writerConn = ia.createEvd(8, null, DatEvdFlags.CONNECTION);
+                    DatEvd targetRequests = ia.createEvd(8, null, DatEvdFlags.DTO);
+                    DatEvd targetRecvs = ia.createEvd(8, null, DatEvdFlags.DTO);
+                    DatEp writer = ia.createEp(pz, writerRecvs, writerRequests, writerConn,
+                            DatEpAttr.builder().build());
+                    DatEp server = ia.createEp(pz, targetRecvs, targetRequests, null, DatEpAttr.builder().build());
+                    writer.connect(InetAddress.getLoopbackAddress(), PORT + 1, TIMEOUT, null, DatQos.BEST_EFFORT, 0);
+                    check(crs.await(TIMEOUT, 1, e), "the request");
+                    e.cr().accept(server, null);
+                    check(writerConn.await(TIMEOUT, 1, e), "the establishment");
+                    // A first write introduces the two endpoints to each other; both sides progress for it.
+                    check(writer.postRdmaWrite(1, src, 1, target.rmrContext(), sink.address(), LENGTH, 0),
+                            "the first write");
+                    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                    while (writerRequests.dequeue(e) != DatReturn.DAT_SUCCESS) {
+                        targetRecvs.dequeue(e);
+                        if (System.nanoTime() - until > 0) {
+                            throw new AssertionError("the first write did not complete");
+                        }
+                    }
+                    check(writer.postRdmaWrite(1, src, 2, target.rmrContext(), sink.address(), LENGTH, 0),
+                            "the write");
+                    // The target's side alone: it copies the data out of its segment buffers and answers.
+                    targetRecvs.dequeue(e);
+                    server.close();
+                    check(writerRequests.await(TIMEOUT, 1, e), "the write's completion");
+                    do {
+                        check(writerConn.await(TIMEOUT, 1, e), "the end");
+                    } while (e.type() == DatEventType.CONNECTION_EVENT_ESTABLISHED);
+                    writer.close();
+                    for (DatEvd evd : List.of(writerRequests, writerRecvs, writerConn, targetRequests, targetRecvs)) {
+                        evd.close();
+                    }
+                }
+                psp.close();
+                System.out.println(ROUNDS + " writes");
+            } finally {
+                ia.close(DatCloseFlags.ABRUPT);
+            }
+        }
+
+        private static void check(int rc, String what) {
+            if (rc != DatReturn.DAT_SUCCESS) {
+                throw new AssertionError(what + ": " + DatReturn.toString(rc));
+            }
+        }
     }
 
     private static void signal(String name, Process child) throws IOException, InterruptedException {

@@ -131,6 +131,10 @@ public final class RdmControlPlane implements AutoCloseable {
     public void unlisten(long qualifier) {
         Listen l = listens.remove(qualifier);
         if (l != null) {
+            // The control endpoint reaps the answers to what it sent the listener first: shm 1.17 releases a
+            // message's buffer in the receiver's region then, and an endpoint of this process reaches the listener
+            // through the listener's own mapping, which the close removes (docs/ofi.md, "Open").
+            control.progress();
             l.endpoint().close();
         }
     }

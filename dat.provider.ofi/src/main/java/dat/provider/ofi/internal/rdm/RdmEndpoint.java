@@ -316,6 +316,24 @@ public final class RdmEndpoint implements AutoCloseable {
     }
 
     /**
+     * Progresses the endpoint without taking a completion: a read of none, which libfabric's CQs answer by running
+     * their endpoints' progress first.
+     */
+    public void progress() {
+        check();
+        Fi.cqRead(cqRead, cq.address(), entry.address(), 0);
+    }
+
+    /**
+     * {@return whether {@code address} is an endpoint of this process that is open now}
+     *
+     * @param address an endpoint's address
+     */
+    public static boolean local(byte[] address) {
+        return LIVE.containsKey(key(address));
+    }
+
+    /**
      * Reads one completion ({@code fi_cq_read}, {@code fi_cq_readerr}); a received message's buffer is posted again
      * before this returns.
      *
