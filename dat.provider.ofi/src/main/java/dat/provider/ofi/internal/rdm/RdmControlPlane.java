@@ -30,6 +30,9 @@ public final class RdmControlPlane implements AutoCloseable {
     /** The shm name prefix of a listen endpoint: {@code fi_shm://jdat-<qualifier>}. */
     public static final String SHM_LISTEN_PREFIX = "fi_shm://jdat-";
 
+    /** How long a closing plane sleeps between tries of a message the fabric refused (see settle). */
+    private static final long SETTLE_PAUSE_NANOS = 50_000;
+
     private final LibFabric fi;
     private final MemorySegment domain;
     private final MemorySegment info;
@@ -42,7 +45,6 @@ public final class RdmControlPlane implements AutoCloseable {
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
     private final Map<Long, Pending> inFlight = new HashMap<>();
     private long nextContext = 1;
-    private static final long SETTLE_PAUSE_NANOS = 50_000;
     private long dropped;
 
     private record Listen(long qualifier, RdmEndpoint endpoint, Consumer<RdmControl> onRequest) {
