@@ -2,6 +2,8 @@
 package dat.provider.ofi.internal;
 
 import java.io.File;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -9,6 +11,20 @@ import java.util.List;
 public final class ChildJvm {
 
     private ChildJvm() {
+    }
+
+    /**
+     * {@return a child JVM running {@code main} with {@code args}, native access on, its stderr in its stdout}
+     *
+     * @param main the class whose {@code main} the child runs
+     * @param args its arguments
+     * @throws IOException when the JVM cannot start
+     */
+    public static Process start(Class<?> main, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "--enable-native-access=ALL-UNNAMED", "-cp", classPath(), main.getName()));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command).redirectErrorStream(true).start();
     }
 
     /** {@return the test JVM's module path and class path, all on the child's class path} */

@@ -28,7 +28,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -62,10 +61,7 @@ class OfiFaultTest {
      *     seen in this test). The survivor's requests are in flight either way: the peer stopped taking them.
      */
     static void peerKilledMidTransfer(String iaName, long connQual, boolean quiesceFirst) throws Exception {
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", ChildJvm.classPath(), OfiFaultVictim.class.getName(),
-                Long.toString(connQual), iaName);
-        Process victim = new ProcessBuilder(command).redirectErrorStream(true).start();
+        Process victim = ChildJvm.start(OfiFaultVictim.class, Long.toString(connQual), iaName);
         try (Arena arena = Arena.ofShared();
              DatIa ia = new OfiProvider().open(iaName, "", 16)) {
             BufferedReader out = new BufferedReader(new InputStreamReader(victim.getInputStream(),

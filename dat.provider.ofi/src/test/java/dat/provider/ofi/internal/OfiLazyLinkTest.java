@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
@@ -25,9 +24,7 @@ class OfiLazyLinkTest {
 
     @Test
     void discoveryLinksNoDataPathStub() throws Exception {
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", ChildJvm.classPath(), OfiDiscoveryProbe.class.getName());
-        Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
+        Process child = ChildJvm.start(OfiDiscoveryProbe.class);
         String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(child.waitFor(60, TimeUnit.SECONDS), output);
         assertEquals(0, child.exitValue(), output);

@@ -27,7 +27,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -50,9 +49,7 @@ class OfiShmEarlyCloseTest {
 
     @Test
     void anIaClosedBeforeThePeerTookItsRequestInLeavesThePeerStanding() throws Exception {
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", ChildJvm.classPath(), Child.class.getName());
-        Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
+        Process child = ChildJvm.start(Child.class);
         StringBuilder output = new StringBuilder();
         BufferedReader lines = new BufferedReader(new InputStreamReader(child.getInputStream(),
                 StandardCharsets.UTF_8));
@@ -105,9 +102,7 @@ class OfiShmEarlyCloseTest {
      */
     @Test
     void aTargetFreedBetweenTakingAWriteAndTheWriterReapingItLeavesTheProcessStanding() throws Exception {
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", ChildJvm.classPath(), WriteChild.class.getName());
-        Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
+        Process child = ChildJvm.start(WriteChild.class);
         String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(child.waitFor(120, TimeUnit.SECONDS), output);
         assertEquals(0, child.exitValue(), output);
