@@ -228,6 +228,9 @@ final class OfiEpData {
         final long[] ackAt;
         final int[] free;
         int freeCount;
+        /** The oldest open slot as {@link #oldestOpen} last found it, or -1, and its order then. */
+        private int oldest = -1;
+        private long oldestOrder;
 
         Queue(int capacity, int maxIov) {
             this.capacity = capacity;
@@ -266,6 +269,41 @@ final class OfiEpData {
             }
             state[slot] = FREE;
             free[freeCount++] = slot;
+        }
+
+        /** The slot is handed to the fabric (or flushed as if it had been): it is open from now on. */
+        void posted(int slot) {
+            state[slot] = POSTED;
+            if (oldest >= 0 && order[slot] < oldestOrder) {
+                // A held request released behind younger ones that went first: it is the oldest open now.
+                oldest = slot;
+                oldestOrder = order[slot];
+            }
+        }
+
+        /**
+         * {@return the oldest request handed to the fabric and not reported yet, or -1} The answer is kept while its
+         * slot stays open under the same order (a slot only opens through {@link #posted}, which keeps it right), so
+         * a poll that waits for the peer's advert does not scan the queue.
+         */
+        int oldestOpen() {
+            int c = oldest;
+            if (c >= 0 && order[c] == oldestOrder && open(state[c])) {
+                return c;
+            }
+            int best = -1;
+            for (int i = 0; i < capacity; i++) {
+                if (open(state[i]) && (best < 0 || order[i] < order[best])) {
+                    best = i;
+                }
+            }
+            oldest = best;
+            oldestOrder = best < 0 ? 0 : order[best];
+            return best;
+        }
+
+        private static boolean open(byte s) {
+            return s == POSTED || s == TRANSMITTED || s == DONE;
         }
     }
 
@@ -418,9 +456,10 @@ final class OfiEpData {
             // The peer's advert rides on its sends, whose completions are on the receive side: a consumer waiting on
             // its request EVD alone would not read them. The read also progresses the endpoint, which over shm is
             // what applies the peer's write of the word.
+            // Not twice in one step: on tcp each read is an epoll_wait.
             if (srq != null) {
                 drainSrqCq(false);
-            } else if (ep.recvEvd != null) {
+            } else if (ep.recvEvd != null && !ep.recvEvd.drainedThisStep()) {
                 ep.recvEvd.drainCq();
             }
         }
@@ -695,7 +734,7 @@ final class OfiEpData {
 
     /** A message post libfabric took: the counts move, and a send waits for the advert when the peer counts. */
     private void posted(Queue q, boolean recv, int slot) {
-        q.state[slot] = POSTED;
+        q.posted(slot);
         if (recv) {
             credit.posted++;
             credit.receivesChanged();
@@ -721,7 +760,7 @@ final class OfiEpData {
         OfiEpConnection c = ep.connection;
         long rc = retry(write ? c.fnWritemsg : c.fnReadmsg, rmaMsg, write ? SEND_FLAGS : LibFabric.FI_COMPLETION);
         if (rc == 0) {
-            requests.state[slot] = POSTED;
+            requests.posted(slot);
         }
         return rc;
     }
@@ -806,7 +845,7 @@ final class OfiEpData {
         if (status != DatDtoStatus.SUCCESS) {
             // tcp may fail a later operation while an earlier one (a read waiting for its response) is still open:
             // a queue completes in posting order, so the earlier ones go first, flushed with the connection.
-            for (int s = oldestOpen(q); s >= 0 && q.order[s] < q.order[slot]; s = oldestOpen(q)) {
+            for (int s = q.oldestOpen(); s >= 0 && q.order[s] < q.order[slot]; s = q.oldestOpen()) {
                 if (q.state[s] != POSTED) {
                     waiting--;
                 }
@@ -832,7 +871,7 @@ final class OfiEpData {
      */
     void acknowledge() {
         while (waiting > 0) {
-            int s = oldestOpen(requests);
+            int s = requests.oldestOpen();
             if (s < 0) {
                 waiting = 0;
                 return;
@@ -844,18 +883,6 @@ final class OfiEpData {
             waiting--;
             finish(requests, s, DatDtoStatus.SUCCESS, requests.remoteLength[s]);
         }
-    }
-
-    /** {@return the oldest request handed to the fabric and not reported yet, or -1} */
-    private static int oldestOpen(Queue q) {
-        int best = -1;
-        for (int i = 0; i < q.capacity; i++) {
-            byte s = q.state[i];
-            if ((s == POSTED || s == TRANSMITTED || s == DONE) && (best < 0 || q.order[i] < q.order[best])) {
-                best = i;
-            }
-        }
-        return best;
     }
 
     private static DatDtoStatus status(byte op, int error) {
@@ -992,11 +1019,11 @@ final class OfiEpData {
         heldHead = 0;
         heldCount = 0;
         for (int slot = oldest(recvs, (byte) -1); slot >= 0; slot = oldest(recvs, (byte) -1)) {
-            recvs.state[slot] = POSTED;
+            recvs.posted(slot);
             finish(recvs, slot, DatDtoStatus.FLUSHED, 0);
         }
         for (int slot = oldest(requests, (byte) -1); slot >= 0; slot = oldest(requests, (byte) -1)) {
-            requests.state[slot] = POSTED;
+            requests.posted(slot);
             finish(requests, slot, DatDtoStatus.FLUSHED, 0);
         }
         waiting = 0;

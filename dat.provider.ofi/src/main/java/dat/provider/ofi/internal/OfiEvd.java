@@ -64,6 +64,8 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
     private boolean waiting;
     private long aborts;
     private final DatEvent polled = new DatEvent();
+    /** The IA step ({@link OfiIa#steps}) that last read this EVD's CQs. Guarded by the IA's lock. */
+    private long drainedIn = -1;
     /** When a consumer last read this EVD's CQs itself ({@link System#nanoTime()}). Guarded by the IA's lock. */
     private long polledAt = System.nanoTime() - 2 * OfiProgress.POLLED_NANOS;
     /** A dat_evd_wait sleeps on {@link #arrived}. Guarded by the IA's lock. */
@@ -178,7 +180,7 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
     void closeCqOn(MemorySegment domain) {
         for (int i = 0; i < cqs.size(); i++) {
             if (cqs.get(i).domain() == domain.address()) {
-                drain(cqs.get(i));
+                drain(cqs.get(i), true);
                 Fi.fi_close(cqs.remove(i).cq());
                 watchCqs();
                 return;
@@ -200,14 +202,32 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
      * @return whether it read any
      */
     boolean drainCq() {
+        return drainCq(true);
+    }
+
+    /**
+     * Reads this EVD's CQs: until a read finds none, or ({@code untilEmpty} false, a consumer's poll) until a read
+     * returns less than a batch. Each read is a progress call of the fabric (on tcp an {@code epoll_wait}), so the
+     * consumer's poll makes one where it took what the fabric had, as libfabric's own {@code fi_pingpong} does; its
+     * next poll reads on. Under the IA's lock.
+     *
+     * @return whether it read any
+     */
+    private boolean drainCq(boolean untilEmpty) {
         if (arena == null || (isClosed() && this != ia.orphanCq)) {
             return false;
         }
+        drainedIn = ia.steps;
         boolean found = false;
         for (int i = 0; i < cqs.size(); i++) {
-            found |= drain(cqs.get(i));
+            found |= drain(cqs.get(i), untilEmpty);
         }
         return found;
+    }
+
+    /** {@return whether this EVD's CQs were read in the IA's current step} Under the IA's lock. */
+    boolean drainedThisStep() {
+        return drainedIn == ia.steps;
     }
 
     /**
@@ -267,12 +287,13 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
             ia.progressLocked();
         } else {
             polledAt = now;
-            drainCq();
-            ia.creditProgress();
+            ia.steps++;
+            drainCq(false);
+            ia.creditProgress(now);
         }
     }
 
-    private boolean drain(Cq c) {
+    private boolean drain(Cq c, boolean untilEmpty) {
         boolean found = false;
         while (true) {
             long n = Fi.cqRead(c.read(), c.cq().address(), entries.address(), BATCH);
@@ -283,6 +304,9 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
                             FiCqDataEntry.LAYOUT.byteSize());
                     completed(FiCqDataEntry.opContext(e).address(), 0, 0, FiCqDataEntry.len(e),
                             FiCqDataEntry.flags(e), FiCqDataEntry.data(e));
+                }
+                if (n < BATCH && !untilEmpty) {
+                    return true;
                 }
                 continue;
             }
@@ -409,7 +433,7 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
             }
             long now = System.nanoTime();
             ia.consumerPolled(now);
-            ia.stepIfWanted();
+            ia.stepIfDue(now);
             if (count == 0) {
                 consumerStep(now);
                 if (count == 0) {

@@ -268,12 +268,16 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
      */
     boolean backgroundStep(long polledSince) {
         stepWanted = false;
+        steppedAt = System.nanoTime();
         return step(polledSince);
     }
 
+    /** When the last {@link #backgroundStep} began. Guarded by {@link #lock}. */
+    private long steppedAt;
+
     /**
      * The progress thread found the lock held: the holder takes the thread's step on its way out of
-     * {@code dat_evd_dequeue} ({@link #stepIfWanted}).
+     * {@code dat_evd_dequeue} ({@link #stepIfDue}).
      *
      * @return whether the last such request was still unserved
      */
@@ -292,11 +296,28 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
         return "tcp".equals(entry.provider());
     }
 
-    /** Takes the step the progress thread asked for, if it did. Under {@link #lock}. */
-    void stepIfWanted() {
-        if (stepWanted) {
-            backgroundStep(System.nanoTime() - OfiProgress.POLLED_NANOS);
+    /**
+     * A polling consumer's share of the background work: the step the progress thread asked for, or, while the thread
+     * sleeps long and leaves them to it, the step due {@link OfiProgress#STEP_NANOS} after the last. Under
+     * {@link #lock}.
+     *
+     * @param now the consumer's {@link System#nanoTime()}
+     */
+    void stepIfDue(long now) {
+        if (stepWanted || (delegated && now - steppedAt >= OfiProgress.STEP_NANOS)) {
+            backgroundStep(now - OfiProgress.POLLED_NANOS);
         }
+    }
+
+    /**
+     * Whether the progress thread sleeps long and leaves its steps to a polling consumer ({@link #stepIfDue}); never
+     * while the thread is stopped. Written by the thread, read by consumers, so volatile.
+     */
+    private volatile boolean delegated;
+
+    /** The progress thread leaves its steps to a polling consumer, or takes them back. */
+    void delegate(boolean toConsumer) {
+        delegated = toConsumer;
     }
 
     /** The progress thread asked for a step while a consumer held the lock. Written outside the lock, so volatile. */
@@ -348,10 +369,9 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
      *
      * @return whether it handed anything to the fabric
      */
-    boolean creditProgress() {
+    boolean creditProgress(long now) {
         boolean any = false;
         if (!creditEps.isEmpty()) {
-            long now = System.nanoTime();
             for (int i = 0; i < creditEps.size(); i++) {
                 any |= creditEps.get(i).creditStep(now);
             }
@@ -372,7 +392,14 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
     /** The last step left a CQ to its consumer. Guarded by {@link #lock}. */
     private boolean leftToConsumer;
 
+    /**
+     * Progress steps taken: the progress thread's, and each consumer's poll. A CQ read once in a step is not read again
+     * for the credit work of the same step (OfiEpData#creditStep). Guarded by {@link #lock}.
+     */
+    long steps;
+
     private boolean step(long polledSince) {
+        steps++;
         leftToConsumer = false;
         boolean found = eqReader.drain();
         for (int i = 0; i < passives.size(); i++) {
@@ -393,7 +420,7 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
         if (rdm != null) {
             found |= OfiRdmLink.progress(this);
         }
-        found |= creditProgress();
+        found |= creditProgress(System.nanoTime());
         return found;
     }
 
