@@ -125,6 +125,7 @@ if [ "$quick" -eq 1 ]; then
     lat_base=10000; lat_budget=$((64 << 20)); lat_min=100
     fi_cap=2000
     fabric_warmup=10000
+    fabric_warmup_shm=100000
     rate_iters=200000
     bw_sizes=(4096 65536 1048576)
     bw_base=200000; bw_budget=$((1 << 30)); bw_min=16
@@ -139,6 +140,7 @@ else
     lat_base=100000; lat_budget=$((1 << 30)); lat_min=200
     fi_cap=20000
     fabric_warmup=100000
+    fabric_warmup_shm=1000000
     rate_iters=2000000
     bw_sizes=(4096 65536 262144 1048576 4194304 16777216 67108864)
     bw_base=1000000; bw_budget=$((8 << 30)); bw_min=32
@@ -451,15 +453,20 @@ ofiperf() {  # measure series size run raw iters ia
     run_pair "$measure" "$series" "$size" "$run" "$raw" -- \
         "${sp[@]}" "$dat" perf serve --ia "$ia" --conn-qual "$pp_port" --timeout "$run_timeout" -- \
         "${cp[@]}" "$dat" perf pingpong --ia "$ia" --peer "127.0.0.1:$pp_port" --op send --sizes "$size" \
-        --iters "$iters" --warmup "$(ofi_warmup "$iters")" --json --timeout "$run_timeout"
+        --iters "$iters" --warmup "$(ofi_warmup "$iters" "$ia")" --json --timeout "$run_timeout"
 }
 
-# The ofi ping-pong's untimed warm-up: half its iterations, and at least $fabric_warmup round trips, so the JIT has
-# compiled the data path before the clock starts (fi_pingpong's C has nothing to warm; at 20,000 iterations, 10,000
-# left the timed part's mean three times its steady value on ofi-shm).
-ofi_warmup() {  # iters
-    local w=$(($1 / 2))
-    [ "$w" -lt "$fabric_warmup" ] && w=$fabric_warmup
+# The ofi ping-pong's untimed warm-up: half its iterations, and at least $fabric_warmup round trips
+# ($fabric_warmup_shm on shm), so the JIT has compiled the data path before the clock starts (fi_pingpong's C has
+# nothing to warm). Each process is pinned whole to one CPU, where the compiler threads run only when the spinning
+# worker lets them, and a compilation that lands in the timed part stops the ping-pong for a millisecond or more: at
+# 20,000 timed 64 B round trips on ofi-shm, a warm-up of 100,000 left the mean at 1.5 to 2.1 us and 1,000,000 at 0.75
+# to 0.94 us, the median 0.50 to 0.54 us in both (2026-11-27). A shm round trip takes about a microsecond, so the
+# million costs a second or two; on tcp, twenty times slower, 100,000 already take seconds.
+ofi_warmup() {  # iters ia
+    local w=$(($1 / 2)) min=$fabric_warmup
+    [ "$2" = "$fabric_shm_ia" ] && min=$fabric_warmup_shm
+    [ "$w" -lt "$min" ] && w=$min
     echo "$w"
 }
 
