@@ -38,10 +38,10 @@ import java.util.concurrent.locks.LockSupport;
 final class OfiLmr extends AbstractLmr<OfiIa, OfiPz> {
 
     /**
-     * How long {@code dat_lmr_free} waits for the fence reads: the peer's progress thread steps at least every 2 ms
-     * (when the peer's consumer does not), and a read's response waits in the peer's stream for the write it is
-     * sending, which on loopback moves some MiB a millisecond; a peer that has not answered by then is taken as not
-     * progressing, and its connection breaks.
+     * How long {@code dat_lmr_free} waits for the fence reads: the peer's IA steps at least every 20 ms (its progress
+     * thread every 2 ms while no consumer polls, a polling consumer every millisecond, see OfiProgress), and a read's
+     * response waits in the peer's stream for the write it is sending, which on loopback moves some MiB a
+     * millisecond; a peer that has not answered by then is taken as not progressing, and its connection breaks.
      */
     static final long FENCE_NANOS = 200_000_000L;
     /** The fence's wait between progress steps that found nothing. */
