@@ -92,6 +92,46 @@ class OfiShmEarlyCloseTest {
     }
 
     /**
+     * A listener's process ends and a new one listens at the same qualifier: an IA that reached the first reaches the
+     * second. shm keeps what it learned of a name (its mapping, whether the mapping request went) for the life of the
+     * endpoint that sent to it, and the IA's control endpoint outlives both listeners.
+     */
+    @Test
+    void aListenerRestartedInAnotherProcessIsReachedByTheSameIa() throws Exception {
+        DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
+        try {
+            DatEvd conn = ia.createEvd(8, null, DatEvdFlags.CONNECTION);
+            DatPz pz = ia.createPz();
+            for (int life = 0; life < 3; life++) {
+                Process child = ChildJvm.start(Child.class);
+                StringBuilder output = new StringBuilder();
+                BufferedReader lines = new BufferedReader(new InputStreamReader(child.getInputStream(),
+                        StandardCharsets.UTF_8));
+                try {
+                    assertTrue(awaitLine(lines, output, "listening"), output.toString());
+                    DatEp ep = ia.createEp(pz, null, null, conn, DatEpAttr.builder().build());
+                    ep.connect(InetAddress.getLoopbackAddress(), PORT, TIMEOUT, null, DatQos.BEST_EFFORT, 0);
+                    DatEvent e = new DatEvent();
+                    assertEquals(DatReturn.DAT_SUCCESS, conn.await(TIMEOUT, 1, e), "listener " + life);
+                    // The child rejects every request: its answer shows the request reached this listener.
+                    assertEquals(DatEventType.CONNECTION_EVENT_PEER_REJECTED, e.type(), "listener " + life);
+                    ep.close();
+                } finally {
+                    if (child.isAlive()) {
+                        child.getOutputStream().write('\n');
+                        child.getOutputStream().close();
+                    }
+                    output.append(new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+                    assertTrue(child.waitFor(60, TimeUnit.SECONDS), output.toString());
+                }
+                assertEquals(0, child.exitValue(), output.toString());
+            }
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /**
      * Regression for the other crash of shm 1.17 (SIGSEGV at {@code libfabric.so.1+0xcfa6b}, in
      * {@code smr_progress_resp_entry}; the random campaign on shm, seeds 0x8e11c and 0x8e11e): an RDMA write asking
      * delivery completion goes through the target's segment buffers (SAR), which the writer's progress frees once the

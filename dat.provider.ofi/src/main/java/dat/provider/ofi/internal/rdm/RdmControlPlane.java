@@ -3,9 +3,13 @@ package dat.provider.ofi.internal.rdm;
 
 import dat.api.DatEventType;
 import dat.provider.ofi.internal.ffm.LibFabric;
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -30,6 +34,13 @@ public final class RdmControlPlane implements AutoCloseable {
     /** The shm name prefix of a listen endpoint: {@code fi_shm://jdat-<qualifier>}. */
     public static final String SHM_LISTEN_PREFIX = "fi_shm://jdat-";
 
+    /** Where shm 1.17 keeps its regions, by name ({@code SMR_DIR}). */
+    private static final String SHM_DIR = "/dev/shm/";
+    /** The spellings of one listen name an IA tries, one per listener it found there (see listenPeer). */
+    private static final int MAX_LISTEN_SPELLINGS = 64;
+    /** A listen peer whose spelling must not be used again (see drain). */
+    private static final Object SPENT = new Object();
+
     /** How long a closing plane sleeps between tries of a message the fabric refused (see settle). */
     private static final long SETTLE_PAUSE_NANOS = 50_000;
 
@@ -42,12 +53,17 @@ public final class RdmControlPlane implements AutoCloseable {
     private final Map<Long, Listen> listens = new HashMap<>();
     private final Map<Integer, RdmAssociation> associations = new HashMap<>();
     private final Map<String, Long> peers = new HashMap<>();
+    private final Map<Long, ListenPeer> listenPeers = new HashMap<>();
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
     private final Map<Long, Pending> inFlight = new HashMap<>();
     private long nextContext = 1;
     private long dropped;
 
     private record Listen(long qualifier, RdmEndpoint endpoint, Consumer<RdmControl> onRequest) {
+    }
+
+    /** A listen name as this plane reaches it: its address, the region behind the name then, the spelling used. */
+    private record ListenPeer(long address, Object region, int spelling) {
     }
 
     // A message the fabric has not taken yet, or whose completion is awaited: who to tell when it fails.
@@ -158,8 +174,7 @@ public final class RdmControlPlane implements AutoCloseable {
         RdmAssociation.Port port = new RdmAssociation.Port() {
             @Override
             public void sendRequest(RdmControl request) {
-                long peer = peer(listenName(request.qualifier()));
-                enqueue(peer, request, self[0], true);
+                enqueue(listenPeer(request.qualifier()), request, self[0], true);
             }
 
             @Override
@@ -207,6 +222,43 @@ public final class RdmControlPlane implements AutoCloseable {
         }
     }
 
+    /**
+     * The address of the listen endpoint at {@code qualifier}. shm 1.17 keeps what an endpoint learned of a name (its
+     * mapping of the region, whether its mapping request went) for the endpoint's life, and a listen name outlives
+     * the process that held it: a listener restarted in another process has a new region under the old name, which
+     * the control endpoint would never reach through its old entry (its requests landed in the old region, and timed
+     * out: OfiShmEarlyCloseTest). So the region behind the name is identified by its file ({@code /dev/shm}), and a
+     * new one is inserted under a new spelling of the name, {@code /} characters before it, which shm_open ignores
+     * and shm's table of names does not. Entries are never removed: shm 1.17 leaves a removed entry's state to the
+     * next name given its slot.
+     */
+    private long listenPeer(long qualifier) {
+        Object region = regionOf(qualifier);
+        ListenPeer known = listenPeers.get(qualifier);
+        if (known != null && (region == null || region.equals(known.region())
+                || known.spelling() + 1 >= MAX_LISTEN_SPELLINGS)) {
+            // No region (nothing listens: the request fails as never taken), the same one, or no spelling left.
+            return known.address();
+        }
+        int spelling = known == null ? 0 : known.spelling() + 1;
+        String name = SHM_LISTEN_PREFIX.replace("://", "://" + "/".repeat(spelling))
+                + Long.toUnsignedString(qualifier) + "\0";
+        long p = control.insert(name.getBytes(StandardCharsets.US_ASCII));
+        listenPeers.put(qualifier, new ListenPeer(p, region, spelling));
+        return p;
+    }
+
+    /** {@return the file of the region named for a listen endpoint at {@code qualifier}, or {@code null}} */
+    private static Object regionOf(long qualifier) {
+        String name = SHM_LISTEN_PREFIX.substring(SHM_LISTEN_PREFIX.indexOf("://") + 3)
+                + Long.toUnsignedString(qualifier);
+        try {
+            return Files.readAttributes(Path.of(SHM_DIR, name), BasicFileAttributes.class).fileKey();
+        } catch (IOException | UnsupportedOperationException e) {
+            return null;
+        }
+    }
+
     private long peer(byte[] address) {
         String key = new String(address, StandardCharsets.ISO_8859_1);
         Long known = peers.get(key);
@@ -245,6 +297,8 @@ public final class RdmControlPlane implements AutoCloseable {
             if (rc == -LibFabric.FI_ENOTCONN) {
                 // An endpoint of this process that closed: its name may come back as a new endpoint, inserted anew.
                 peers.values().removeIf(v -> v == p.peer);
+                listenPeers.replaceAll((q, l) -> l.address() == p.peer ? new ListenPeer(l.address(), SPENT,
+                        l.spelling()) : l);
                 failed(p, true);
             } else if (rc < 0) {
                 failed(p, false);

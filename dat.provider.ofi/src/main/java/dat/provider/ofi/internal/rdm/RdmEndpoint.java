@@ -196,14 +196,27 @@ public final class RdmEndpoint implements AutoCloseable {
     }
 
     // An address without its trailing NULs, so fi_getname's and fi_av_insert's spellings of one shm name compare
-    // equal; a binary address (sockaddr_in) keeps every byte up to them, so two addresses never share a key.
+    // equal, nor the '/' a listen name may carry after the scheme (RdmControlPlane#listenPeer); a binary address
+    // (sockaddr_in) keeps every byte up to them, so two addresses never share a key.
     private static String key(byte[] address) {
         int n = address.length;
         while (n > 0 && address[n - 1] == 0) {
             n--;
         }
-        return new String(address, 0, n, StandardCharsets.ISO_8859_1);
+        String k = new String(address, 0, n, StandardCharsets.ISO_8859_1);
+        int from = SHM_SCHEME.length();
+        if (k.length() > from && k.charAt(from) == '/' && k.startsWith(SHM_SCHEME)) {
+            int i = from;
+            while (i < k.length() && k.charAt(i) == '/') {
+                i++;
+            }
+            return SHM_SCHEME + k.substring(i);
+        }
+        return k;
     }
+
+    /** The scheme of shm's string addresses. */
+    private static final String SHM_SCHEME = "fi_shm://";
 
     private byte[] getname(MemorySegment e) {
         MemorySegment buf = arena.allocate(RdmControl.MAX_ADDRESS);
