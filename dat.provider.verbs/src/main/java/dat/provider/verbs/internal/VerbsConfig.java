@@ -42,8 +42,8 @@ final class VerbsConfig {
     /** The interface every OSGi framework's bundle class loader implements, named so verbs needs no OSGi jar. */
     static final String BUNDLE_REFERENCE = NativeAccess.BUNDLE_REFERENCE;
 
-    /** Unavailable: libibverbs reported no RDMA device at all. */
-    static final String NO_DEVICE_REASON = "no RDMA device (ibv_get_device_list found none); for soft-RoCE: "
+    /** Unavailable: the kernel lists no verbs device, or libibverbs reported none. */
+    static final String NO_DEVICE_REASON = "no RDMA device (libibverbs lists none); for soft-RoCE: "
             + "modprobe rdma_rxe; rdma link add rxe0 type rxe netdev <if>";
 
     private VerbsConfig() {

@@ -13,11 +13,16 @@ import dat.provider.verbs.internal.ffm.IbvOps;
 import dat.provider.verbs.internal.ffm.IbvPortAttr;
 import dat.provider.verbs.internal.ffm.LibIbverbs;
 import dat.provider.verbs.internal.ffm.NativeCallException;
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Reference;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -53,6 +58,35 @@ final class VerbsDeviceScan {
     }
 
     private VerbsDeviceScan() {
+    }
+
+    /**
+     * {@return whether the kernel lists a verbs device: an {@code uverbs*} entry under the {@code
+     * class/infiniband_verbs} directory of sysfs (libibverbs' {@code SYSFS_PATH}, else {@code /sys})} libibverbs
+     * finds its devices there (each device it lists has such an entry, its netlink listing included), and its
+     * {@code ibv_get_device_list} returns {@code NULL} without the directory: on a machine without one, the scan's
+     * first downcall, whose linking is most of the provider's share of {@code dat info}'s start time, is not needed
+     * to say so. A directory that cannot be read leaves the answer to libibverbs.
+     */
+    static boolean kernelListsDevices() {
+        String sysfs = System.getenv("SYSFS_PATH");
+        return kernelListsDevices(Path.of(sysfs == null || sysfs.isEmpty() ? "/sys" : sysfs));
+    }
+
+    /**
+     * {@return whether {@code sysfs} lists a verbs device (see {@link #kernelListsDevices()})}
+     *
+     * @param sysfs where sysfs is mounted
+     */
+    static boolean kernelListsDevices(Path sysfs) {
+        Path dir = sysfs.resolve("class").resolve("infiniband_verbs");
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir, "uverbs*")) {
+            return entries.iterator().hasNext();
+        } catch (NoSuchFileException e) {
+            return false;
+        } catch (IOException | RuntimeException e) {
+            return true;
+        }
     }
 
     /**

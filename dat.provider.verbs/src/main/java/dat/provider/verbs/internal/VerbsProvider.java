@@ -124,6 +124,9 @@ public final class VerbsProvider implements DatProvider {
         } catch (LibraryUnavailableException e) {
             return unavailable(e.getMessage());
         }
+        if (!VerbsDeviceScan.kernelListsDevices()) {
+            return unavailable(VerbsConfig.NO_DEVICE_REASON);
+        }
         VerbsDeviceScan.Result scan = VerbsDeviceScan.scan(verbs);
         if (scan.noRdma() || scan.deviceCount() == 0) {
             return unavailable(VerbsConfig.NO_DEVICE_REASON);

@@ -25,6 +25,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The provider in this JVM, which has native access (surefire passes
@@ -79,8 +80,35 @@ class VerbsProviderTest {
     void withoutADeviceTheReasonIsTheSoftRoceRecipe() {
         Assumptions.assumeTrue(VerbsConfig.NO_DEVICE_REASON.equals(expectedReasonOnThisMachine()),
                 "this machine has RDMA or lacks libibverbs");
-        assertEquals("no RDMA device (ibv_get_device_list found none); for soft-RoCE: modprobe rdma_rxe; "
+        assertEquals("no RDMA device (libibverbs lists none); for soft-RoCE: modprobe rdma_rxe; "
                 + "rdma link add rxe0 type rxe netdev <if>", provider.info().unavailableReason());
+    }
+
+    /** The sysfs check that spares a machine without RDMA the scan's downcalls says what libibverbs says. */
+    @Test
+    void theKernelsListingAgreesWithLibibverbs() {
+        LibIbverbs lib = loadOrSkip();
+        int listed;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment count = arena.allocate(JAVA_INT);
+            MemorySegment list = lib.ibv_get_device_list(count);
+            listed = list.address() == 0 ? 0 : count.get(JAVA_INT, 0);
+            if (list.address() != 0) {
+                lib.ibv_free_device_list(list);
+            }
+        }
+        assertTrue(VerbsDeviceScan.kernelListsDevices() || listed == 0,
+                "libibverbs lists " + listed + " devices where sysfs lists none");
+    }
+
+    @Test
+    void aVerbsDeviceIsAnUverbsEntryOfTheKernelsClass(@TempDir Path sysfs) throws Exception {
+        assertFalse(VerbsDeviceScan.kernelListsDevices(sysfs), "no class directory: no uverbs module");
+        Path dir = Files.createDirectories(sysfs.resolve("class/infiniband_verbs"));
+        Files.writeString(dir.resolve("abi_version"), "6\n");
+        assertFalse(VerbsDeviceScan.kernelListsDevices(sysfs), "the module, no device");
+        Files.createDirectory(dir.resolve("uverbs0"));
+        assertTrue(VerbsDeviceScan.kernelListsDevices(sysfs));
     }
 
     @Test
