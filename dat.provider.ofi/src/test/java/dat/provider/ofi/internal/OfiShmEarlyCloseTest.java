@@ -49,12 +49,9 @@ class OfiShmEarlyCloseTest {
 
     @Test
     void anIaClosedBeforeThePeerTookItsRequestInLeavesThePeerStanding() throws Exception {
-        Process child = ChildJvm.start(Child.class);
         StringBuilder output = new StringBuilder();
-        BufferedReader lines = new BufferedReader(new InputStreamReader(child.getInputStream(),
-                StandardCharsets.UTF_8));
+        Process child = listener(output);
         try {
-            assertTrue(awaitLine(lines, output, "listening"), output.toString());
             for (int round = 0; round < ROUNDS && child.isAlive(); round++) {
                 DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
                 try {
@@ -80,12 +77,7 @@ class OfiShmEarlyCloseTest {
             }
         } finally {
             signal("CONT", child);
-            if (child.isAlive()) {
-                child.getOutputStream().write('\n');
-                child.getOutputStream().close();
-            }
-            output.append(new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
-            assertTrue(child.waitFor(60, TimeUnit.SECONDS), output.toString());
+            end(child, output);
         }
         assertEquals(0, child.exitValue(), output.toString());
         assertTrue(output.toString().contains("done"), output.toString());
@@ -103,12 +95,9 @@ class OfiShmEarlyCloseTest {
             DatEvd conn = ia.createEvd(8, null, DatEvdFlags.CONNECTION);
             DatPz pz = ia.createPz();
             for (int life = 0; life < 3; life++) {
-                Process child = ChildJvm.start(Child.class);
                 StringBuilder output = new StringBuilder();
-                BufferedReader lines = new BufferedReader(new InputStreamReader(child.getInputStream(),
-                        StandardCharsets.UTF_8));
+                Process child = listener(output);
                 try {
-                    assertTrue(awaitLine(lines, output, "listening"), output.toString());
                     DatEp ep = ia.createEp(pz, null, null, conn, DatEpAttr.builder().build());
                     ep.connect(InetAddress.getLoopbackAddress(), PORT, TIMEOUT, null, DatQos.BEST_EFFORT, 0);
                     DatEvent e = new DatEvent();
@@ -117,12 +106,7 @@ class OfiShmEarlyCloseTest {
                     assertEquals(DatEventType.CONNECTION_EVENT_PEER_REJECTED, e.type(), "listener " + life);
                     ep.close();
                 } finally {
-                    if (child.isAlive()) {
-                        child.getOutputStream().write('\n');
-                        child.getOutputStream().close();
-                    }
-                    output.append(new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
-                    assertTrue(child.waitFor(60, TimeUnit.SECONDS), output.toString());
+                    end(child, output);
                 }
                 assertEquals(0, child.exitValue(), output.toString());
             }
@@ -224,6 +208,28 @@ class OfiShmEarlyCloseTest {
         if (child.isAlive()) {
             new ProcessBuilder("kill", "-" + name, Long.toString(child.pid())).start().waitFor();
         }
+    }
+
+    /** Starts a {@link Child} and waits until it listens; what it printed goes to {@code output}. */
+    private static Process listener(StringBuilder output) throws IOException {
+        Process child = ChildJvm.start(Child.class);
+        BufferedReader lines = new BufferedReader(new InputStreamReader(child.getInputStream(),
+                StandardCharsets.UTF_8));
+        if (!awaitLine(lines, output, "listening")) {
+            child.destroyForcibly();
+            throw new AssertionError("the listener did not start: " + output);
+        }
+        return child;
+    }
+
+    /** Ends a {@link Child}: a line on its stdin, then the rest of its output, and its exit. */
+    private static void end(Process child, StringBuilder output) throws IOException, InterruptedException {
+        if (child.isAlive()) {
+            child.getOutputStream().write('\n');
+            child.getOutputStream().close();
+        }
+        output.append(new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+        assertTrue(child.waitFor(60, TimeUnit.SECONDS), output.toString());
     }
 
     private static boolean awaitLine(BufferedReader lines, StringBuilder output, String wanted) throws IOException {
