@@ -298,8 +298,7 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
 
     /**
      * A polling consumer's share of the background work: the step the progress thread asked for, or, while the thread
-     * sleeps long and leaves them to it, the step due {@link OfiProgress#STEP_NANOS} after the last. Under
-     * {@link #lock}.
+     * sees the consumer poll, the step due {@link OfiProgress#STEP_NANOS} after the last. Under {@link #lock}.
      *
      * @param now the consumer's {@link System#nanoTime()}
      */
@@ -310,8 +309,8 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
     }
 
     /**
-     * Whether the progress thread sleeps long and leaves its steps to a polling consumer ({@link #stepIfDue}); never
-     * while the thread is stopped. Written by the thread, read by consumers, so volatile.
+     * Whether the progress thread sees a consumer poll, which then takes the IA's steps itself ({@link #stepIfDue});
+     * never while the thread is stopped. Written by the thread, read by consumers, so volatile.
      */
     private volatile boolean delegated;
 

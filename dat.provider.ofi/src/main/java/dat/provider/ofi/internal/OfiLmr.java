@@ -38,7 +38,7 @@ import java.util.concurrent.locks.LockSupport;
 final class OfiLmr extends AbstractLmr<OfiIa, OfiPz> {
 
     /**
-     * How long {@code dat_lmr_free} waits for the fence reads: the peer's IA steps at least every 20 ms (its progress
+     * How long {@code dat_lmr_free} waits for the fence reads: the peer's IA steps at least every 3 ms (its progress
      * thread every 2 ms while no consumer polls, a polling consumer every millisecond, see OfiProgress), and a read's
      * response waits in the peer's stream for the write it is sending, which on loopback moves some MiB a
      * millisecond; a peer that has not answered by then is taken as not progressing, and its connection breaks.

@@ -20,11 +20,13 @@ import java.util.concurrent.locks.LockSupport;
  * {@link #MAX_UNSERVED} tries in a row (a consumer inside the IA that never dequeues) makes the thread wait for the
  * lock, so connection events are read whatever the consumer does.
  *
- * <p><b>It stays asleep while a consumer polls.</b> A consumer that spins on {@code dat_evd_dequeue} takes the step
- * itself every {@link #STEP_NANOS}, and the thread then sleeps {@link #POLLED_SLEEP_NANOS}: each of its wake-ups
- * preempts a consumer spinning on the same CPU (a process pinned to one, as latency runs are), and at the 2 ms of
- * the idle back-off those preemptions were the round trips of a millisecond and more in one of a hundred
- * (ofi-tcp-lo, 64 B ping-pong across two pinned processes: p99 0.8 to 1 ms before, 50 to 60 us after).
+ * <p><b>A polling consumer takes the whole step too.</b> While a consumer spins on {@code dat_evd_dequeue}, it takes
+ * the IA's step itself every {@link #STEP_NANOS} ({@link OfiIa#stepIfDue}), besides the steps the thread asks for
+ * every {@link #MAX_SLEEP_NANOS}. With the asks alone, one round trip in a hundred took a millisecond (ofi-tcp-lo,
+ * 64 B ping-pong across two processes pinned to one CPU each: p99 0.8 to 1.1 ms); with the consumer's own steps,
+ * 37 to 47 us. Why was not isolated. The thread still looks every 2 ms: a consumer that stops dequeuing to spin on
+ * memory (an RDMA write landing, which on tcp needs a CQ read to move) is progressed again 1 to 3 ms after its last
+ * dequeue; a thread that slept 20 ms while a consumer polled made a 64 B write ping-pong on ofi-tcp-lo take 10 ms.
  */
 final class OfiProgress implements Runnable {
 
@@ -32,11 +34,6 @@ final class OfiProgress implements Runnable {
     private static final long MAX_SLEEP_NANOS = 2_000_000;
     /** How long a consumer's read of a CQ keeps the thread off it. */
     static final long POLLED_NANOS = 1_000_000;
-    /**
-     * The sleep while a consumer polls: it takes the IA's step itself every {@link #STEP_NANOS} (OfiIa#stepIfDue), so
-     * the thread's wake-ups, each a preemption of a consumer that spins on the same CPU, are few.
-     */
-    static final long POLLED_SLEEP_NANOS = 20_000_000;
     /** How often a polling consumer takes the IA's whole step (the connection events, CQs nobody polls). */
     static final long STEP_NANOS = 1_000_000;
     /** Tries in a row that found the lock held and the last step request unserved, before the thread waits for it. */
@@ -96,7 +93,7 @@ final class OfiProgress implements Runnable {
                 if (polled || !ia.lock.tryLock()) {
                     unserved = ia.wantStep() ? unserved + 1 : 0;
                     sleep = Math.min(MAX_SLEEP_NANOS, sleep * 2);
-                    LockSupport.parkNanos(polled ? POLLED_SLEEP_NANOS : sleep);
+                    LockSupport.parkNanos(polled ? MAX_SLEEP_NANOS : sleep);
                     continue;
                 }
             } else {
