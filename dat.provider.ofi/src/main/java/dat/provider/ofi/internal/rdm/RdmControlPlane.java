@@ -32,7 +32,7 @@ import java.util.function.Consumer;
 public final class RdmControlPlane implements AutoCloseable {
 
     /** The shm name prefix of a listen endpoint: {@code fi_shm://jdat-<qualifier>}. */
-    public static final String SHM_LISTEN_PREFIX = "fi_shm://jdat-";
+    public static final String SHM_LISTEN_PREFIX = RdmEndpoint.SHM_SCHEME + "jdat-";
 
     /** Where shm 1.17 keeps its regions, by name ({@code SMR_DIR}). */
     private static final String SHM_DIR = "/dev/shm/";
@@ -119,7 +119,18 @@ public final class RdmControlPlane implements AutoCloseable {
      * @param qualifier the connection qualifier
      */
     public static byte[] listenName(long qualifier) {
-        return (SHM_LISTEN_PREFIX + Long.toUnsignedString(qualifier) + "\0").getBytes(StandardCharsets.US_ASCII);
+        return listenName(qualifier, 0);
+    }
+
+    /** {@return {@link #listenName(long)} with {@code spelling} {@code /} characters after the scheme} */
+    private static byte[] listenName(long qualifier, int spelling) {
+        return (RdmEndpoint.SHM_SCHEME + "/".repeat(spelling) + regionName(qualifier) + "\0")
+                .getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** {@return the name of the shm region of the listen endpoint at {@code qualifier}: its name without scheme} */
+    private static String regionName(long qualifier) {
+        return SHM_LISTEN_PREFIX.substring(RdmEndpoint.SHM_SCHEME.length()) + Long.toUnsignedString(qualifier);
     }
 
     /**
@@ -241,20 +252,21 @@ public final class RdmControlPlane implements AutoCloseable {
             return known.address();
         }
         int spelling = known == null ? 0 : known.spelling() + 1;
-        String name = SHM_LISTEN_PREFIX.replace("://", "://" + "/".repeat(spelling))
-                + Long.toUnsignedString(qualifier) + "\0";
-        long p = control.insert(name.getBytes(StandardCharsets.US_ASCII));
+        long p = control.insert(listenName(qualifier, spelling));
         listenPeers.put(qualifier, new ListenPeer(p, region, spelling));
         return p;
     }
 
-    /** {@return the file of the region named for a listen endpoint at {@code qualifier}, or {@code null}} */
+    /**
+     * {@return the file of the region named for a listen endpoint at {@code qualifier}, or {@code null} when there is
+     * none, or when it cannot be told (a file that cannot be read): the plane then keeps the entry it has, as it did
+     * before it looked}
+     */
     private static Object regionOf(long qualifier) {
-        String name = SHM_LISTEN_PREFIX.substring(SHM_LISTEN_PREFIX.indexOf("://") + 3)
-                + Long.toUnsignedString(qualifier);
         try {
-            return Files.readAttributes(Path.of(SHM_DIR, name), BasicFileAttributes.class).fileKey();
-        } catch (IOException | UnsupportedOperationException e) {
+            return Files.readAttributes(Path.of(SHM_DIR, regionName(qualifier)), BasicFileAttributes.class)
+                    .fileKey();
+        } catch (IOException e) {
             return null;
         }
     }

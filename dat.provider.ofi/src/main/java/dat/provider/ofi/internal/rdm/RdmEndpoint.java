@@ -39,6 +39,9 @@ import java.util.concurrent.atomic.AtomicLong;
 @SuppressWarnings("restricted")
 public final class RdmEndpoint implements AutoCloseable {
 
+    /** The scheme of shm's string addresses ({@code FI_ADDR_STR}). */
+    static final String SHM_SCHEME = "fi_shm://";
+
     /** Receive buffers kept posted, each {@link RdmControl#MAX_SIZE} bytes. */
     public static final int RECEIVES = 16;
 
@@ -215,8 +218,6 @@ public final class RdmEndpoint implements AutoCloseable {
         return k;
     }
 
-    /** The scheme of shm's string addresses. */
-    private static final String SHM_SCHEME = "fi_shm://";
 
     private byte[] getname(MemorySegment e) {
         MemorySegment buf = arena.allocate(RdmControl.MAX_ADDRESS);
