@@ -116,6 +116,39 @@ class OfiShmEarlyCloseTest {
     }
 
     /**
+     * This process listened at the qualifier and closed its listener; another process listens there now: a request
+     * of this process reaches it. shm resolves a name inserted while no endpoint of the process has it to the region's
+     * file, so the closed listener is not in the way; the provider refused every send to a name this process had
+     * ever listened at (NON_PEER_REJECTED after the keep-alive interval).
+     */
+    @Test
+    void aQualifierThisProcessListenedAtAndLeftReachesAnotherProcesssListener() throws Exception {
+        DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
+        try {
+            DatEvd conn = ia.createEvd(8, null, DatEvdFlags.CONNECTION);
+            DatEvd crs = ia.createEvd(8, null, DatEvdFlags.CR);
+            ia.createPsp(PORT, crs, DatPspFlags.CONSUMER).close();
+            DatPz pz = ia.createPz();
+            StringBuilder output = new StringBuilder();
+            Process child = listener(output);
+            try {
+                DatEp ep = ia.createEp(pz, null, null, conn, DatEpAttr.builder().build());
+                ep.connect(InetAddress.getLoopbackAddress(), PORT, TIMEOUT, null, DatQos.BEST_EFFORT, 0);
+                DatEvent e = new DatEvent();
+                assertEquals(DatReturn.DAT_SUCCESS, conn.await(TIMEOUT, 1, e));
+                // The child rejects every request: its answer shows the request reached it.
+                assertEquals(DatEventType.CONNECTION_EVENT_PEER_REJECTED, e.type());
+                ep.close();
+            } finally {
+                end(child, output);
+            }
+            assertEquals(0, child.exitValue(), output.toString());
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /**
      * Regression for the other crash of shm 1.17 (SIGSEGV at {@code libfabric.so.1+0xcfa6b}, in
      * {@code smr_progress_resp_entry}; the random campaign on shm, seeds 0x8e11c and 0x8e11e): an RDMA write asking
      * delivery completion goes through the target's segment buffers (SAR), which the writer's progress frees once the

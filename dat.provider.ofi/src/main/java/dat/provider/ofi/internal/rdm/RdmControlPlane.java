@@ -241,7 +241,8 @@ public final class RdmControlPlane implements AutoCloseable {
      * out: OfiShmEarlyCloseTest). So the region behind the name is identified by its file ({@code /dev/shm}), and a
      * new one is inserted under a new spelling of the name, {@code /} characters before it, which shm_open ignores
      * and shm's table of names does not. Entries are never removed: shm 1.17 leaves a removed entry's state to the
-     * next name given its slot.
+     * next name given its slot. A name this process listened at and closed is inserted with a {@code /} from the
+     * first (RdmEndpoint#closedHere).
      */
     private long listenPeer(long qualifier) {
         Object region = regionOf(qualifier);
@@ -251,7 +252,9 @@ public final class RdmControlPlane implements AutoCloseable {
             // No region (nothing listens: the request fails as never taken), the same one, or no spelling left.
             return known.address();
         }
-        int spelling = known == null ? 0 : known.spelling() + 1;
+        // A name whose endpoint this process closed: its plain spelling resolves to the closed one's unmapped region.
+        int spelling = known != null ? known.spelling() + 1
+                : RdmEndpoint.closedHere(listenName(qualifier, 0)) ? 1 : 0;
         long p = control.insert(listenName(qualifier, spelling));
         listenPeers.put(qualifier, new ListenPeer(p, region, spelling));
         return p;

@@ -61,7 +61,12 @@ public final class RdmEndpoint implements AutoCloseable {
     private final Map<Long, Inserted> inserted = new HashMap<>();
     private String key;
 
-    private record Inserted(String key, Long incarnation) {
+    /**
+     * An inserted address: its key, the incarnation of this process's endpoint of that name at the insert, and whether
+     * shm resolves it through the region's file (a spelling with {@code /} after the scheme, which shm's list of the
+     * process's endpoint names never matches): such an entry is a mapping of its own, safe after any close.
+     */
+    private record Inserted(String key, Long incarnation, boolean viaFile) {
     }
 
     private final LibFabric fi;
@@ -253,7 +258,7 @@ public final class RdmEndpoint implements AutoCloseable {
         fi.check("fi_av_insert", rc == 1 ? 0 : rc < 0 ? rc : -LibFabric.FI_EINVAL);
         long peer = fiAddr.get(JAVA_LONG, 0);
         String k = key(address);
-        inserted.put(peer, new Inserted(k, LIVE.get(k)));
+        inserted.put(peer, new Inserted(k, LIVE.get(k), viaFile(address)));
         return peer;
     }
 
@@ -290,7 +295,8 @@ public final class RdmEndpoint implements AutoCloseable {
         if (to == null) {
             return -LibFabric.FI_EINVAL;
         }
-        if (LOCAL.contains(to.key()) && (to.incarnation() == null || !to.incarnation().equals(LIVE.get(to.key())))) {
+        if (!to.viaFile() && LOCAL.contains(to.key())
+                && (to.incarnation() == null || !to.incarnation().equals(LIVE.get(to.key())))) {
             return -LibFabric.FI_ENOTCONN;
         }
         sendBuf.copyFrom(MemorySegment.ofArray(bytes));
@@ -336,6 +342,28 @@ public final class RdmEndpoint implements AutoCloseable {
     public void progress() {
         check();
         Fi.cqRead(cqRead, cq.address(), entry.address(), 0);
+    }
+
+    /**
+     * {@return whether {@code address} names an endpoint this process had and closed} shm 1.17 keeps the process's
+     * endpoint names with their regions after the close (its {@code smr_free} leaves the entry in the list
+     * {@code smr_map_to_region} searches first), so that spelling of the name resolves to unmapped memory for the
+     * life of the process, whoever holds the name now; only a spelling through the file reaches it
+     * (RdmControlPlane#listenPeer).
+     *
+     * @param address an endpoint's address
+     */
+    public static boolean closedHere(byte[] address) {
+        String k = key(address);
+        return LOCAL.contains(k) && !LIVE.containsKey(k);
+    }
+
+    // Whether shm resolves the address through the region's file rather than the process's list of its endpoints:
+    // a '/' after the scheme, which that list's names never start with.
+    private static boolean viaFile(byte[] address) {
+        int from = SHM_SCHEME.length();
+        return address.length > from && address[from] == '/'
+                && new String(address, 0, from, StandardCharsets.ISO_8859_1).equals(SHM_SCHEME);
     }
 
     /**
