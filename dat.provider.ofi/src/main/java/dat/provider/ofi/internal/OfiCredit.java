@@ -42,12 +42,14 @@ import java.util.ArrayDeque;
  * libfabric's {@code FI_DELIVERY_COMPLETE} acknowledgement: on tcp that is a message and a {@code sendto} of the
  * receiver for every message, where the count rides on the receiver's own next send or on one write for many.
  *
- * <p><b>Over RDM</b> (docs/ofi-rdm-protocol.md, "Delivery") the same count completes the sends: the header travels at
- * the head of the {@code REQUEST}'s and {@code ACCEPT}'s private data, the count in the remote CQ data of the tagged
- * sends and in the word, and the receive count (a fabric that buffers unexpected messages needs no credit) gives way
- * in the low 32 bits to the serial of the connection the advert is for, which the reader checks: shm does not check
- * keys, so a write of a peer that has not seen the end yet may land in a word that serves a later connection. Such a
- * word comes from a pool of the process and is never freed, so it stays memory of the word's whatever writes late.
+ * <p><b>Over RDM</b> (docs/ofi-rdm-protocol.md, "Credit and delivery") the same counts gate and complete the sends:
+ * the header travels at the head of the {@code REQUEST}'s and {@code ACCEPT}'s private data, both counts in the remote
+ * CQ data of the tagged sends (whose tag names the connection), and the word is two 8-byte halves, the delivered and
+ * the posted count each beside the serial of the connection the advert is for, which the reader checks: a write of a
+ * peer that has not seen the end yet may land in a word that serves a later connection. Such a word comes from a pool
+ * of the process and is never freed, so it stays memory of the word's whatever writes late. A fabric that buffers
+ * unexpected messages still needs the credit: a message it took without a receive may fill a receive posted after
+ * the sender's abrupt end flushed its send, where an RC sender's message waits in RNR and goes with the connection.
  */
 // Restricted methods on purpose: reached only after OfiProvider checked Module.isNativeAccessEnabled().
 @SuppressWarnings("restricted")
@@ -181,14 +183,16 @@ final class OfiCredit {
         }
         if (arena == null) {
             arena = Arena.ofShared();
-            // The word, then the 8 bytes a fence read of the peer's word lands in: one registration for both.
+            // MSG: the word, then the 8 bytes a fence read of the peer's word lands in, one registration for both.
+            // RDM: the word's two halves (rdmWord).
             word = rdm ? spareWord() : arena.allocate(16, 8);
-            value = arena.allocate(8, 8);
+            value = arena.allocate(16, 8);
             iov = arena.allocate(Iovec.LAYOUT);
             rmaIov = arena.allocate(FiRmaIov.LAYOUT);
             msg = arena.allocate(FiMsgRma.LAYOUT);
         }
         word.set(JAVA_LONG, 0, 0);
+        word.set(JAVA_LONG, 8, 0);
         fenceState = FENCE_NONE;
         boolean provKey = (ia.entry.limits().mrMode() & LibFabric.FI_MR_PROV_KEY) != 0;
         long requested = 0;
@@ -299,9 +303,8 @@ final class OfiCredit {
         peerAddr = b.getLong();
         peerKey = b.getLong();
         long initial = b.getLong();
-        // A fabric that buffers unexpected messages (RDM) needs no credit: only the delivery count is used.
-        gate = initial >= 0 && !rdm;
-        acking = initial >= 0;
+        gate = initial >= 0;
+        acking = gate;
         raise(gate ? initial : 0);
         advertise = counts && peerAddr != 0;
         peerKnown = advertise;
@@ -314,13 +317,6 @@ final class OfiCredit {
      * high 32 ({@link #pack}), each cumulative modulo 2^32.
      */
     void raise(long packed) {
-        if (rdm) {
-            // The low half names the connection the advert is for: a late one of an earlier connection is ignored.
-            if ((int) packed == ownSerial && ownSerial != 0) {
-                peerDelivered = advance(peerDelivered, packed >>> 32);
-            }
-            return;
-        }
         credit = advance(credit, packed);
         peerDelivered = advance(peerDelivered, packed >>> 32);
     }
@@ -337,7 +333,26 @@ final class OfiCredit {
 
     /** {@return this side's advert: {@link #posted} and {@link #delivered}, 32 bits each} */
     long pack() {
-        return delivered << 32 | ((rdm ? peerSerial : posted) & 0xffff_ffffL);
+        return delivered << 32 | (posted & 0xffff_ffffL);
+    }
+
+    /**
+     * {@return one half of the RDM word: {@code count} modulo 2^32 in the high 32 bits, {@code serial} in the low}
+     * Each half names its connection on its own: a write lands 8 aligned bytes at a time at least, so a reader that
+     * meets a half of an earlier connection's late write beside one of this connection's takes only the latter.
+     */
+    static long rdmHalf(long count, int serial) {
+        return count << 32 | (serial & 0xffff_ffffL);
+    }
+
+    /** {@return the credit word the peer writes (tests)} */
+    MemorySegment word() {
+        return word;
+    }
+
+    /** {@return the serial the peer's adverts name over RDM (tests)} */
+    int ownSerial() {
+        return ownSerial;
     }
 
     /** {@return whether this side's sends complete when the peer's advert says they landed: the peer counts} */
@@ -352,8 +367,21 @@ final class OfiCredit {
 
     /** Reads what the peer wrote into the credit word. */
     void readWord() {
-        if (acking && word != null) {
+        if (!acking || word == null) {
+            return;
+        }
+        if (!rdm) {
             raise((long) WORD.getVolatile(word, 0L));
+            return;
+        }
+        // The halves of an advert for another connection (a late write into a pooled word) are ignored.
+        long landed = (long) WORD.getVolatile(word, 0L);
+        long posts = (long) WORD.getVolatile(word, 8L);
+        if (ownSerial != 0 && (int) landed == ownSerial) {
+            peerDelivered = advance(peerDelivered, landed >>> 32);
+        }
+        if (ownSerial != 0 && (int) posts == ownSerial) {
+            credit = advance(credit, posts >>> 32);
         }
     }
 
@@ -366,7 +394,7 @@ final class OfiCredit {
             return;
         }
         long left = posted - consumed;
-        if ((!rdm && posted > advertised && (advertised - consumed) * 2 < left) || delivered != deliveredTold) {
+        if ((posted > advertised && (advertised - consumed) * 2 < left) || delivered != deliveredTold) {
             due = true;
             dueAt = System.nanoTime() + (piggyback ? GRACE_NANOS : 0);
         }
@@ -395,8 +423,13 @@ final class OfiCredit {
      * @return libfabric's answer: 0, -FI_EAGAIN (the advert stays due), or a failure
      */
     long write(MemorySegment fnWritemsg, MemorySegment fid, long dest, long context) {
-        value.set(JAVA_LONG, 0, pack());
-        peerWordMsg(value.address(), 0, dest, context);
+        if (rdm) {
+            value.set(JAVA_LONG, 0, rdmHalf(delivered, peerSerial));
+            value.set(JAVA_LONG, 8, rdmHalf(posted, peerSerial));
+        } else {
+            value.set(JAVA_LONG, 0, pack());
+        }
+        peerWordMsg(value.address(), 0, rdm ? 16 : 8, dest, context);
         long rc = Fi.post(fnWritemsg, fid.address(), msg.address(), LibFabric.FI_INJECT);
         if (rc == 0) {
             advertised = posted;
@@ -408,14 +441,15 @@ final class OfiCredit {
     }
 
     /**
-     * Fills the whole RMA message toward the peer's word ({@code dest}: its {@code fi_addr} over RDM), 8 bytes from
-     * or to {@code local}: a write and a fence read share the scratch, so neither may trust what the other left.
+     * Fills the whole RMA message toward the peer's word ({@code dest}: its {@code fi_addr} over RDM), {@code length}
+     * bytes from or to {@code local}: a write and a fence read share the scratch, so neither may trust what the other
+     * left.
      */
-    private void peerWordMsg(long local, long descs, long dest, long context) {
+    private void peerWordMsg(long local, long descs, int length, long dest, long context) {
         iov.set(JAVA_LONG, Iovec.IOV_BASE, local);
-        Iovec.iovLen(iov, 8);
+        Iovec.iovLen(iov, length);
         FiRmaIov.addr(rmaIov, peerAddr);
-        FiRmaIov.len(rmaIov, 8);
+        FiRmaIov.len(rmaIov, length);
         FiRmaIov.key(rmaIov, peerKey);
         msg.set(JAVA_LONG, FiMsgRma.MSG_IOV, iov.address());
         msg.set(JAVA_LONG, FiMsgRma.DESC, descs);
@@ -441,13 +475,19 @@ final class OfiCredit {
      */
     long fence(MemorySegment fnReadmsg, MemorySegment fid, long context) {
         value.set(JAVA_LONG, 0, FidMr.memDesc(mr).address());
-        peerWordMsg(word.address() + 8, value.address(), 0, context);
+        peerWordMsg(word.address() + 8, value.address(), 8, 0, context);
         long rc = Fi.post(fnReadmsg, fid.address(), msg.address(), LibFabric.FI_COMPLETION);
         if (rc == 0) {
             fenceState = FENCE_PENDING;
             fences++;
         }
         return rc;
+    }
+
+    /** Over RDM: the fence went as a {@code FENCE} to the peer, whose {@code FENCE_ACK} comes to {@link #fenced}. */
+    void fenceSent() {
+        fenceState = FENCE_PENDING;
+        fences++;
     }
 
     /** The fence read completed, {@code error} 0 for a success. */

@@ -200,11 +200,13 @@ final class OfiEpData {
     }
 
     /**
-     * {@return whether a request is not transmitted yet: what a graceful RDM disconnect waits for} A send that waits
-     * for the peer's advert does not hold the {@code DISCONNECT} back: the peer's answer to it is its last advert.
+     * {@return whether a request is in the fabric and not transmitted yet: what a graceful RDM disconnect waits for}
+     * A send that waits for the peer's advert does not hold the {@code DISCONNECT} back: the peer's answer to it is its
+     * last advert. Nor do the requests held for credit: they never entered the connection, and go with it as an RC
+     * send waiting in RNR does.
      */
     boolean requestsPosted() {
-        return oldest(requests, QUEUED) >= 0 || oldest(requests, POSTED) >= 0;
+        return oldest(requests, POSTED) >= 0;
     }
 
     /** Slots of one queue, parallel arrays, with a stack of free indexes. */
@@ -528,7 +530,10 @@ final class OfiEpData {
      */
     boolean startFence() {
         OfiEpConnection c = ep.connection;
-        if (ep.isClosed() || ep.state != DatEpState.CONNECTED || c.rdm != null || !credit.canFence()) {
+        if (c.rdm != null) {
+            return !ep.isClosed() && c.rdm.startFence();
+        }
+        if (ep.isClosed() || ep.state != DatEpState.CONNECTED || !credit.canFence()) {
             return false;
         }
         long context = context(false, OfiCredit.FENCE_SLOT);
@@ -543,6 +548,25 @@ final class OfiEpData {
             }
         }
         return rc == 0;
+    }
+
+    /** {@return the order number of the last request posted: what a peer's fence waits for (OfiRdmLink)} */
+    long lastOrder() {
+        return seq;
+    }
+
+    /**
+     * {@return whether an RDMA write posted at or before {@code order} is in the fabric and not completed} Its
+     * completion asks delivery, so once none is, every write of this EP the peer took before its fence has landed.
+     * Under the IA's lock.
+     */
+    boolean writesOpen(long order) {
+        for (int s = 0; s < requests.capacity; s++) {
+            if (requests.state[s] == POSTED && requests.op[s] == WRITE && requests.order[s] - order <= 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** {@return the requests held back for credit (tests)} */

@@ -29,9 +29,9 @@ import java.util.concurrent.locks.LockSupport;
  * ({@code fi_mr_desc}) is passed with every segment, which honours {@code FI_MR_LOCAL}.
  *
  * <p>{@code dat_lmr_free} first breaks the connections of EPs that have an operation on the region in flight (as an
- * HCA fails a work request whose MR is deregistered), and for a region with remote write access on tcp fences every
- * other connection of its zone after {@code fi_close} ({@link #destroy}), so the provider has no copy into or out
- * of it left when the free returns.
+ * HCA fails a work request whose MR is deregistered), and for a region with remote write access on tcp and over RDM
+ * associations fences every other connection of its zone after {@code fi_close} ({@link #destroy}), so the provider
+ * has no copy into or out of it left when the free returns.
  */
 // Restricted methods on purpose: reached only after OfiProvider checked Module.isNativeAccessEnabled().
 @SuppressWarnings("restricted")
@@ -103,9 +103,10 @@ final class OfiLmr extends AbstractLmr<OfiIa, OfiPz> {
      * <p>tcp checks an RDMA write's key when the write's header arrives and then copies the payload into the region
      * as the stream brings it, in whichever progress call reads it: {@code fi_close} of the registration stops new
      * writes but not one already under way, and nothing tells the target one is. Only an endpoint of the LMR's zone
-     * (its domain) can have accepted the key, so those are the connections to fence. On libfabric's verbs provider
-     * the HCA checks every write against the registration, so its close is enough there, as in jDAT's own verbs
-     * provider.
+     * (its domain) can have accepted the key, so those are the connections to fence. shm does the same in the
+     * target's progress for a write sent in segments (docs/ofi-rdm-protocol.md, "dat_lmr_free"). On libfabric's verbs
+     * provider the HCA checks every write against the registration, so its close is enough there, as in jDAT's own
+     * verbs provider.
      */
     @Override
     protected void destroy() {
@@ -114,8 +115,7 @@ final class OfiLmr extends AbstractLmr<OfiIa, OfiPz> {
         for (OfiEp ep : ia.epsByKey.values()) {
             if (ep.data.inFlightOn(this)) {
                 ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
-            } else if (remoteWrite && !ia.entry.ibVerbs() && ep.pz == zone && (ep.state == DatEpState.CONNECTED
-                    || ep.state == DatEpState.COMPLETION_PENDING)) {
+            } else if (remoteWrite && !ia.entry.ibVerbs() && ep.pz == zone && up(ep)) {
                 zoneEps.add(ep);
             }
         }
@@ -136,9 +136,10 @@ final class OfiLmr extends AbstractLmr<OfiIa, OfiPz> {
      * the IA's progress. tcp sends the read's response in the peer's stream after the whole of the write it is
      * sending (a socket's messages never interleave), and this side reads its stream in order, so when the read
      * completes every write whose header this side accepted before the close is copied in full (docs/ofi.md,
-     * "Memory safety on tcp"). A connection that cannot fence (not yet established, no credit word: RDM, or a peer
-     * that sent no header), whose read fails, or whose peer does not answer within {@link #FENCE_NANOS}, breaks
-     * as an RC peer's write into a deregistered region does: closing its endpoint takes it out of progress.
+     * "Memory safety on tcp"). Over an RDM association the fence is a {@code FENCE}, which the peer answers once the
+     * writes it had posted completed (OfiRdmLink#startFence). A connection that cannot fence (not yet established, or a
+     * peer that sent no credit header), whose read fails, or whose peer does not answer within {@link #FENCE_NANOS},
+     * breaks as an RC peer's write into a deregistered region does: closing its endpoint takes it out of progress.
      */
     private void fence(List<OfiEp> eps) {
         int n = eps.size();
@@ -194,9 +195,15 @@ final class OfiLmr extends AbstractLmr<OfiIa, OfiPz> {
     }
 
     private static void breakIfUp(OfiEp ep) {
-        if (ep.state == DatEpState.CONNECTED || ep.state == DatEpState.COMPLETION_PENDING) {
+        if (up(ep)) {
             ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
         }
+    }
+
+    /** {@return whether the EP's peer may write into its zone: its connection is made, being made, or ending} */
+    private static boolean up(OfiEp ep) {
+        return ep.state == DatEpState.CONNECTED || ep.state == DatEpState.COMPLETION_PENDING
+                || ep.state == DatEpState.DISCONNECT_PENDING;
     }
 
     @Override

@@ -55,6 +55,7 @@ final class OfiRdmLink {
     private static final int ANY_TRIES = 64;
     /** Progress rounds before an endpoint whose peer is in this process closes (see settleLocalPeer). */
     private static final int LOCAL_SETTLE_ROUNDS = 8;
+    private static final long NO_FENCE = Long.MIN_VALUE;
 
     private final OfiEp ep;
     private final OfiIa ia;
@@ -65,6 +66,8 @@ final class OfiRdmLink {
     private byte[] name;
     private byte[] peerName;
     private Long peerIncarnation;
+    /** A fence the peer asked: the order of this EP's last request then; {@link #NO_FENCE} for none. */
+    private long fenceMark = NO_FENCE;
     private long peer = LibFabric.FI_ADDR_UNSPEC;
     private long sendTag;
     private long recvTag;
@@ -120,6 +123,7 @@ final class OfiRdmLink {
                 l.association.sendsDrained();
                 found = true;
             }
+            found |= l.answerFence();
         }
         return found;
     }
@@ -230,8 +234,9 @@ final class OfiRdmLink {
     private void associate() {
         silent = false;
         endAs = null;
+        fenceMark = NO_FENCE;
         association = ia.rdm.associate(ep.key, target(), name, ep.data.attr().maxRdmaReadIn(), this::event,
-                this::flush);
+                this::flush, this::fence);
         ia.rdmLinks.add(this);
     }
 
@@ -396,6 +401,47 @@ final class OfiRdmLink {
         if (!silent && ep.connectEvd != null) {
             ep.connectEvd.connection(reported, ep, null);
         }
+    }
+
+    /**
+     * The peer's {@code FENCE} ({@code asked}: it frees a region this EP may write into) or its {@code FENCE_ACK}.
+     * shm copies an RDMA write into its target in the target's progress, after checking the key, and one sent in
+     * segments (SAR, which a write asking delivery takes) over several steps: the target's {@code fi_close} stops the
+     * writes it has not checked, and the ones under way finish. This side answers once every write it had posted when
+     * the fence came completed, which asks delivery: then nothing of it is left to land (docs/ofi-rdm-protocol.md,
+     * "dat_lmr_free").
+     */
+    private void fence(boolean asked) {
+        if (!asked) {
+            ep.data.credit.fenced(0);
+            return;
+        }
+        fenceMark = ep.data.lastOrder();
+        answerFence();
+    }
+
+    /** {@return whether a pending fence of the peer was answered now, its writes done} */
+    private boolean answerFence() {
+        if (fenceMark == NO_FENCE || association == null || ep.data.writesOpen(fenceMark)) {
+            return false;
+        }
+        fenceMark = NO_FENCE;
+        association.fenceDone();
+        return true;
+    }
+
+    /**
+     * {@code dat_lmr_free} of a region of this EP's zone the peer may write (OfiLmr#fence): a {@code FENCE} to the
+     * peer, whose answer completes the fence ({@link OfiCredit#fenced}).
+     *
+     * @return whether it went
+     */
+    boolean startFence() {
+        if (association == null || !association.fence()) {
+            return false;
+        }
+        ep.data.credit.fenceSent();
+        return true;
     }
 
     private void flush() {

@@ -31,12 +31,15 @@ import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * {@code dat_lmr_free}'s fence on tcp (OfiLmr#fence, docs/ofi.md "Memory safety on tcp"), between two IAs of one JVM
- * on {@code ofi-tcp-lo}, each with its own progress: a writer streaming large RDMA writes into the target's region
- * while the target frees it never lands a byte after the free returns, and a peer that never progresses makes the
- * free break the connection within its bound, never hang.
+ * {@code dat_lmr_free}'s fence (OfiLmr#fence, docs/ofi.md "Memory safety on tcp", docs/ofi-rdm-protocol.md
+ * "dat_lmr_free"), between two IAs of one JVM, each with its own progress: on {@code ofi-tcp-lo} a writer streaming
+ * large RDMA writes into the target's region while the target frees it never lands a byte after the free returns;
+ * over shm the writes in flight are waited for and the connection kept; on both a peer that never progresses makes
+ * the free break the connection within its bound, never hang.
  */
 class OfiLmrFenceTest {
 
@@ -163,6 +166,67 @@ class OfiLmrFenceTest {
         }
     }
 
+    /**
+     * Over shm's RDM association: the target frees a remotely writable region of its zone while the peer's RDMA writes
+     * into another region of the zone are in flight. The peer answers the fence once those writes landed; the
+     * connection stays up (it broke on every such free before the fence), the writes complete, and the connection
+     * carries a message after it. shm refuses a write whose key it no longer knows without a word to the writer, so
+     * the racing writes go to the region that stays.
+     */
+    @Test
+    void aFreeOverAnRdmAssociationFencesTheWritesInFlightAndKeepsTheConnection() {
+        OfiIa writerIa = (OfiIa) new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
+        OfiIa targetIa = (OfiIa) new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
+        try (Arena arena = Arena.ofShared()) {
+            DatPz wpz = writerIa.createPz();
+            DatPz tpz = targetIa.createPz();
+            MemorySegment src = arena.allocate(1 << 20, 4096).fill(PAYLOAD);
+            MemorySegment dst = arena.allocate(1 << 20, 4096);
+            DatLmr srcLmr = writerIa.createLmr(wpz, src, DatMemPriv.ALL);
+            DatLmr dstLmr = targetIa.createLmr(tpz, dst, DatMemPriv.ALL);
+            Side target = side(targetIa, tpz);
+            Side writer = connect(writerIa, wpz, targetIa, target);
+            OfiCredit credit = ((OfiEp) target.ep()).data.credit;
+            int writes = Math.min(48, writer.ep().query().epAttr().maxRequestDtos());
+            for (int round = 0; round < 4; round++) {
+                DatLmr freed = targetIa.createLmr(tpz, arena.allocate(4096, 4096), DatMemPriv.ALL);
+                for (int i = 0; i < writes; i++) {
+                    Iov iov = Iov.allocate(arena, 1).set(0, srcLmr, 4096L * i, 4096);
+                    assertEquals(DatReturn.DAT_SUCCESS, writer.ep().postRdmaWrite(1, iov, i, dstLmr.rmrContext(),
+                            dst.address() + 4096L * i, 4096, 0), "write " + i);
+                }
+                long fences = credit.fences;
+                freed.close();
+                assertEquals(fences + 1, credit.fences, "round " + round + ": the free fenced the connection");
+                assertEquals(DatEpState.CONNECTED, target.ep().state(), "round " + round);
+                DatEvent e = new DatEvent();
+                for (int i = 0; i < writes; i++) {
+                    assertEquals(DatReturn.DAT_SUCCESS, writer.requests().await(TIMEOUT, 1, e), "write " + i);
+                    assertSame(DatDtoStatus.SUCCESS, e.dtoStatus(), "write " + i);
+                }
+                assertEquals(PAYLOAD, dst.get(ValueLayout.JAVA_BYTE, 4096L * writes - 1));
+                dst.fill((byte) 0);
+            }
+            assertEquals(DatReturn.DAT_SUCCESS, target.ep().postRecv(1, Iov.allocate(arena, 1).set(0, dstLmr, 0, 64),
+                    7, 0));
+            assertEquals(DatReturn.DAT_SUCCESS, writer.ep().postSend(1, Iov.allocate(arena, 1).set(0, srcLmr, 0, 64),
+                    8, 0));
+            expectSuccess(target.recvs(), 7);
+            expectSuccess(writer.requests(), 8);
+            assertEquals(DatEpState.CONNECTED, writer.ep().state());
+        } finally {
+            writerIa.close(DatCloseFlags.ABRUPT);
+            targetIa.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    private static void expectSuccess(DatEvd evd, long cookie) {
+        DatEvent e = new DatEvent();
+        assertEquals(DatReturn.DAT_SUCCESS, evd.await(TIMEOUT, 1, e));
+        assertEquals(cookie, e.userCookie());
+        assertSame(DatDtoStatus.SUCCESS, e.dtoStatus());
+    }
+
     private static void awaitDisconnected(Side s) {
         long deadline = System.nanoTime() + TIMEOUT * 1000;
         DatEvent e = new DatEvent();
@@ -173,13 +237,15 @@ class OfiLmrFenceTest {
     }
 
     /**
-     * The peer's IA never progresses (its progress thread stopped, its consumer idle): the fence read gets no answer,
-     * and the free breaks the connection within the bound instead of waiting for it.
+     * The peer's IA never progresses (its progress thread stopped, its consumer idle): the fence (a read of the peer's
+     * credit word on tcp, a {@code FENCE} over shm's RDM association) gets no answer, and the free breaks the
+     * connection within the bound instead of waiting for it.
      */
-    @Test
-    void aPeerThatNeverProgressesCostsTheBoundThenTheConnection() {
-        OfiIa peerIa = (OfiIa) new OfiProvider().open(OfiTcpVerification.IA, "", 16);
-        OfiIa targetIa = (OfiIa) new OfiProvider().open(OfiTcpVerification.IA, "", 16);
+    @ParameterizedTest
+    @ValueSource(strings = {OfiTcpVerification.IA, OfiRdmShmVerification.IA})
+    void aPeerThatNeverProgressesCostsTheBoundThenTheConnection(String iaName) {
+        OfiIa peerIa = (OfiIa) new OfiProvider().open(iaName, "", 16);
+        OfiIa targetIa = (OfiIa) new OfiProvider().open(iaName, "", 16);
         try (Arena arena = Arena.ofShared()) {
             DatPz ppz = peerIa.createPz();
             DatPz tpz = targetIa.createPz();

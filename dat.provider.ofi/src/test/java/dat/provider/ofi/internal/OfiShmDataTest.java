@@ -93,7 +93,7 @@ class OfiShmDataTest {
     }
 
     /**
-     * A full request queue of sends no receive waits for yet (shm keeps them as unexpected messages), then the
+     * A full request queue of sends no receive waits for yet (held in the EP for the peer's credit), then the
      * receives: every send and receive completes, in order, round after round.
      */
     @Test
@@ -163,8 +163,8 @@ class OfiShmDataTest {
     }
 
     /**
-     * A send no receive waits for stays open (shm holds it as an unexpected message, its transmit done): it
-     * completes when the peer's receive took it, as on an RC queue pair, not when libfabric says it left.
+     * A send no receive waits for stays open (held for the peer's credit): it completes when the peer's receive took
+     * it, as on an RC queue pair, not when libfabric says it left.
      */
     @Test
     void aSendCompletesOnlyOnceThePeersReceiveTookIt() {
@@ -230,6 +230,91 @@ class OfiShmDataTest {
                 assertEquals(DatReturn.DAT_SUCCESS, p.requests().await(TIMEOUT, 1, e), "send " + i);
                 assertEquals(10 + i, e.userCookie());
                 assertSame(i < 2 ? DatDtoStatus.SUCCESS : DatDtoStatus.FLUSHED, e.dtoStatus(), "send " + i);
+            }
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /**
+     * A send no receive waits for, the sender's ABRUPT disconnect, then the peer's receive: as on an RC queue pair,
+     * whose send waits in RNR until a receive is posted, the message never left, so the send is FLUSHED and the
+     * receive posted after the end takes nothing. Campaign seed 0x10a11 on ofi-shm-shm-rdm: the message waited in
+     * shm's unexpected queue and filled that receive (SUCCESS) while its send was reported FLUSHED.
+     */
+    @Test
+    void aSendNoReceiveWaitedForEndsWithAnAbruptDisconnectAndFillsNoLaterReceive() {
+        DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = ia.createPz();
+            OfiPzTest.Pair p = OfiPzTest.connect(ia, pz, 7486);
+            MemorySegment buf = arena.allocate(4096, 64);
+            buf.asSlice(0, 32).fill((byte) 0x5a);
+            DatLmr lmr = ia.createLmr(pz, buf, DatMemPriv.ALL);
+            DatEvd recvs = p.passive().query().recvEvd();
+            DatEvent e = new DatEvent();
+            assertEquals(DatReturn.DAT_SUCCESS, p.active().postSend(1, Iov.allocate(arena, 1).set(0, lmr, 0, 32), 7,
+                    0));
+            assertEquals(DatReturn.DAT_TIMEOUT_EXPIRED, p.requests().await(300_000, 1, e),
+                    "the send completed before any receive took it");
+            OfiIa ofi = (OfiIa) ia;
+            ofi.lock.lock();
+            try {
+                assertEquals(1, ((OfiEp) p.active()).data.held(), "the send waits for the peer's credit");
+            } finally {
+                ofi.lock.unlock();
+            }
+            p.active().disconnect(DatCloseFlags.ABRUPT);
+            assertEquals(DatReturn.DAT_SUCCESS, p.passive().postRecv(1, Iov.allocate(arena, 1).set(0, lmr, 1024,
+                    64), 8, 0));
+            assertEquals(DatReturn.DAT_SUCCESS, p.activeConn().await(TIMEOUT, 1, e));
+            assertSame(DatEventType.CONNECTION_EVENT_DISCONNECTED, e.type());
+            assertEquals(DatReturn.DAT_SUCCESS, p.passiveConn().await(TIMEOUT, 1, e));
+            assertSame(DatEventType.CONNECTION_EVENT_DISCONNECTED, e.type());
+            assertEquals(DatReturn.DAT_SUCCESS, recvs.await(TIMEOUT, 1, e), "the receive");
+            assertEquals(8, e.userCookie());
+            assertSame(DatDtoStatus.FLUSHED, e.dtoStatus(), "the receive posted after the end");
+            assertEquals(DatReturn.DAT_SUCCESS, p.requests().await(TIMEOUT, 1, e), "the send");
+            assertEquals(7, e.userCookie());
+            assertSame(DatDtoStatus.FLUSHED, e.dtoStatus(), "the send no receive took");
+            assertEquals((byte) 0, buf.get(ValueLayout.JAVA_BYTE, 1024), "the receive's buffer");
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /**
+     * The credit word's halves each name the connection they are for: a late write of an earlier connection into a
+     * pooled word (or one half of it beside a half of this connection's) raises nothing.
+     */
+    @Test
+    void anAdvertForAnotherConnectionRaisesNothing() {
+        DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
+        OfiIa ofi = (OfiIa) ia;
+        try {
+            DatPz pz = ia.createPz();
+            OfiPzTest.Pair p = OfiPzTest.connect(ia, pz, 7487);
+            OfiCredit credit = ((OfiEp) p.active()).data.credit;
+            ofi.lock.lock();
+            try {
+                int serial = credit.ownSerial();
+                MemorySegment word = credit.word();
+                long granted = credit.credit;
+                long landed = credit.peerDelivered;
+                word.set(ValueLayout.JAVA_LONG, 0, OfiCredit.rdmHalf(landed + 5, serial + 1));
+                word.set(ValueLayout.JAVA_LONG, 8, OfiCredit.rdmHalf(granted + 5, serial + 1));
+                credit.readWord();
+                assertEquals(granted, credit.credit, "credit from another connection's advert");
+                assertEquals(landed, credit.peerDelivered, "deliveries from another connection's advert");
+                word.set(ValueLayout.JAVA_LONG, 8, OfiCredit.rdmHalf(granted + 3, serial));
+                credit.readWord();
+                assertEquals(granted + 3, credit.credit, "this connection's posted count");
+                assertEquals(landed, credit.peerDelivered, "the other half, still another connection's");
+                word.set(ValueLayout.JAVA_LONG, 0, OfiCredit.rdmHalf(landed + 2, serial));
+                credit.readWord();
+                assertEquals(landed + 2, credit.peerDelivered, "this connection's delivered count");
+            } finally {
+                ofi.lock.unlock();
             }
         } finally {
             ia.close(DatCloseFlags.ABRUPT);

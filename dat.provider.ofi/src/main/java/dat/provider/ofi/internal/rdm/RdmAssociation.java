@@ -58,6 +58,14 @@ public final class RdmAssociation {
 
         /** Completes every request and receive the EP still has with {@code DAT_DTO_ERR_FLUSHED}. */
         void flush();
+
+        /**
+         * A fence of the peer ({@code FENCE}, {@code asked}): answer with {@link RdmAssociation#fenceDone} once the
+         * RDMA writes posted so far completed. Or the peer's answer to this side's fence ({@code FENCE_ACK}).
+         *
+         * @param asked whether the peer asks (else it answers)
+         */
+        void fence(boolean asked);
     }
 
     /**
@@ -214,8 +222,33 @@ public final class RdmAssociation {
                 yield true;
             }
             case PONG -> true;
+            case FENCE, FENCE_ACK -> {
+                port.fence(m.type() == RdmControl.Type.FENCE);
+                yield true;
+            }
             default -> false;
         };
+    }
+
+    /**
+     * {@code dat_lmr_free} of a region the peer may write: sends {@code FENCE} ({@link Port#fence} brings the
+     * answer).
+     *
+     * @return whether it went: the peer is known (accepting, connected or disconnecting), so it may write
+     */
+    public boolean fence() {
+        if (state != State.ACCEPTING && state != State.CONNECTED && state != State.DISCONNECTING) {
+            return false;
+        }
+        port.send(reply(RdmControl.Type.FENCE));
+        return true;
+    }
+
+    /** The writes a {@code FENCE} of the peer waited for completed: answers {@code FENCE_ACK}. */
+    public void fenceDone() {
+        if (state == State.ACCEPTING || state == State.CONNECTED || state == State.DISCONNECTING) {
+            port.send(reply(RdmControl.Type.FENCE_ACK));
+        }
     }
 
     private boolean onAnswer(RdmControl m, long now) {

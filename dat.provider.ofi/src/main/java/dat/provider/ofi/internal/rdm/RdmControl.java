@@ -35,9 +35,10 @@ public record RdmControl(Type type, int senderEp, int senderSerial, int receiver
     public static final short MAGIC = (short) 0xDA7A;
     /**
      * The protocol version this codec writes and the only one it reads: 2 since sends complete on the receiver's
-     * delivery count, whose header heads a request's and an accept's private data.
+     * delivery count, whose header heads a request's and an accept's private data; 3 since sends also wait for the
+     * receiver's credit, whose adverts the CQ data and the word's second half carry.
      */
-    public static final byte VERSION = 2;
+    public static final byte VERSION = 3;
     /** Bytes before the variable part. */
     public static final int HEADER = 60;
     /** The largest endpoint address a message carries. */
@@ -68,7 +69,14 @@ public record RdmControl(Type type, int senderEp, int senderSerial, int receiver
         /** Either side: keep-alive probe. */
         PING(7),
         /** Either side: the answer to {@link #PING}. */
-        PONG(8);
+        PONG(8),
+        /**
+         * Either side: {@code dat_lmr_free} of a region the peer may write; the peer answers {@link #FENCE_ACK} once
+         * the RDMA writes it had posted when the fence came completed.
+         */
+        FENCE(9),
+        /** Either side: the answer to {@link #FENCE}. */
+        FENCE_ACK(10);
 
         private static final Type[] BY_CODE = values();
         final byte code;

@@ -10,6 +10,7 @@ import static dat.api.DatEventType.CONNECTION_EVENT_PEER_REJECTED;
 import static dat.api.DatEventType.CONNECTION_EVENT_TIMED_OUT;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -79,6 +80,11 @@ class RdmAssociationTest {
             reported.add("flush");
         }
 
+        @Override
+        public void fence(boolean asked) {
+            reported.add(asked ? "fence asked" : "fence answered");
+        }
+
         List<Object> events() {
             return reported.stream().filter(o -> o instanceof DatEventType).toList();
         }
@@ -135,6 +141,27 @@ class RdmAssociationTest {
         assertEquals(active.association.receiveTag(), b.association.sendTag());
         assertArrayEquals("x".getBytes(StandardCharsets.US_ASCII), b.association.peerData());
         assertArrayEquals("cx".getBytes(StandardCharsets.US_ASCII), b.association.peerControl());
+    }
+
+    /**
+     * dat_lmr_free's fence: FENCE reaches the peer's EP, whose answer, once its writes are done, reaches this one;
+     * neither changes the connection, and an association that is not connected sends no fence.
+     */
+    @Test
+    void aFenceIsAskedOfThePeerAndAnswered() {
+        Side idle = new Side("y", 3);
+        assertFalse(idle.association.fence(), "no connection, no fence");
+        assertEquals(0, idle.outbox.size());
+        connect();
+        assertTrue(a.association.fence());
+        deliver(a, b);
+        assertEquals(List.of(CONNECTION_EVENT_ESTABLISHED, "fence asked"), b.reported);
+        assertEquals(0, b.outbox.size(), "the answer waits for the EP's writes");
+        b.association.fenceDone();
+        deliver(b, a);
+        assertEquals(List.of(CONNECTION_EVENT_ESTABLISHED, "fence answered"), a.reported);
+        assertEquals(State.CONNECTED, a.association.state());
+        assertEquals(State.CONNECTED, b.association.state());
     }
 
     @Test

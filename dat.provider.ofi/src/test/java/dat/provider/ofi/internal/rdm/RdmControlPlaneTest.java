@@ -91,9 +91,10 @@ class RdmControlPlaneTest {
             assertFalse(passive.listen(q, requests::add), "the IA listens there already");
             Ep a = new Ep();
             Ep p = new Ep();
-            RdmAssociation ca = active.associate(1, RdmTags.epTarget(1), new byte[0], 4, a::event, () -> a.flushes++);
+            RdmAssociation ca = active.associate(1, RdmTags.epTarget(1), new byte[0], 4, a::event, () -> a.flushes++,
+                    asked -> { });
             RdmAssociation cp = passive.associate(7, RdmTags.epTarget(7), new byte[0], 4, p::event,
-                    () -> p.flushes++);
+                    () -> p.flushes++, asked -> { });
             ca.connect(11, q, new byte[] {1, 2, 3}, 5000 * MS, System.nanoTime());
             until(() -> !requests.isEmpty(), active, passive);
             RdmControl r = requests.get(0);
@@ -125,7 +126,8 @@ class RdmControlPlaneTest {
             List<RdmControl> requests = new ArrayList<>();
             passive.listen(q, requests::add);
             Ep a = new Ep();
-            RdmAssociation ca = active.associate(1, RdmTags.epTarget(1), new byte[0], 4, a::event, () -> a.flushes++);
+            RdmAssociation ca = active.associate(1, RdmTags.epTarget(1), new byte[0], 4, a::event, () -> a.flushes++,
+                    asked -> { });
             ca.connect(5, q, null, 5000 * MS, System.nanoTime());
             until(() -> !requests.isEmpty(), active, passive);
             passive.reject(requests.get(0));
@@ -138,7 +140,8 @@ class RdmControlPlaneTest {
     void nobodyListeningIsNonPeerRejectedBeforeTheConnectTimeout() {
         try (RdmControlPlane active = plane()) {
             Ep a = new Ep();
-            RdmAssociation ca = active.associate(1, RdmTags.epTarget(1), new byte[0], 4, a::event, () -> a.flushes++);
+            RdmAssociation ca = active.associate(1, RdmTags.epTarget(1), new byte[0], 4, a::event, () -> a.flushes++,
+                    asked -> { });
             ca.connect(5, qualifier(), null, 5000 * MS, System.nanoTime());
             until(() -> !a.events.isEmpty(), active);
             assertEquals(List.of(DatEventType.CONNECTION_EVENT_NON_PEER_REJECTED), a.events);
@@ -165,9 +168,10 @@ class RdmControlPlaneTest {
             passive.listen(q, requests::add);
             Ep a = new Ep();
             Ep p = new Ep();
-            RdmAssociation ca = active.associate(1, RdmTags.epTarget(1), new byte[0], 4, a::event, () -> a.flushes++);
+            RdmAssociation ca = active.associate(1, RdmTags.epTarget(1), new byte[0], 4, a::event, () -> a.flushes++,
+                    asked -> { });
             RdmAssociation cp = passive.associate(2, RdmTags.epTarget(2), new byte[0], 4, p::event,
-                    () -> p.flushes++);
+                    () -> p.flushes++, asked -> { });
             ca.connect(3, q, null, 5000 * MS, System.nanoTime());
             until(() -> !requests.isEmpty(), active, passive);
             cp.accept(requests.get(0), 4, q, null, System.nanoTime());

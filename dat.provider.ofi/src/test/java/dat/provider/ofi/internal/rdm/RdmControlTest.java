@@ -56,7 +56,7 @@ class RdmControlTest {
                                       new byte[] {9});
         ByteBuffer b = ByteBuffer.wrap(bytes(m));
         assertEquals((short) 0xDA7A, b.getShort(0));
-        assertEquals(2, b.get(2));
+        assertEquals(3, b.get(2));
         assertEquals(2, b.get(3));
         assertEquals(0x01020304, b.getInt(4));
         assertEquals(0x05060708, b.getInt(8));
@@ -81,11 +81,13 @@ class RdmControlTest {
         byte[] good = bytes(new RdmControl(RdmControl.Type.REQUEST, 1, 2, 0, 0, 3, 4, IA, 0, new byte[4], new byte[2],
                                            new byte[8]));
         assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 0, 0))), "magic");
-        // Version 1 (sends completed at transmit, no delivery header) does not interoperate: dropped too.
+        // Version 1 (sends completed at transmit, no delivery header) and 2 (sends without the receiver's credit,
+        // the serial in the adverts' low half) do not interoperate: dropped too.
         assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 2, 1))), "version 1");
-        assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 2, 3))), "version 3");
+        assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 2, 2))), "version 2");
+        assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 2, 4))), "version 4");
         assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 3, 0))), "type 0");
-        assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 3, 9))), "type 9");
+        assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 3, 11))), "type 11");
         assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 53, 5))), "address length beyond the message");
         assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 57, 7))), "private length short of the message");
         assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 59, 1))), "reserved bits set");
