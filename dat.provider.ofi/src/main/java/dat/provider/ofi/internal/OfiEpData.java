@@ -25,6 +25,7 @@ import dat.provider.ofi.internal.ffm.FiRmaIov;
 import dat.provider.ofi.internal.ffm.FidCq;
 import dat.provider.ofi.internal.ffm.Iovec;
 import dat.provider.ofi.internal.ffm.LibFabric;
+import dat.provider.ofi.internal.rdm.RdmProbe;
 import dat.spi.DtoArgs;
 import dat.spi.IbWcStatus;
 import dat.spi.LmrTriplet;
@@ -548,6 +549,46 @@ final class OfiEpData {
             }
         }
         return rc == 0;
+    }
+
+    /** {@return the slot of the oldest RDMA write or read in the fabric and not completed, or -1} */
+    int oldestOpenRma() {
+        if (requestsOutstanding == 0) {
+            return -1;
+        }
+        int best = -1;
+        for (int s = 0; s < requests.capacity; s++) {
+            if (requests.state[s] == POSTED && requests.op[s] != SEND
+                    && (best < 0 || requests.order[s] - requests.order[best] < 0)) {
+                best = s;
+            }
+        }
+        return best;
+    }
+
+    /** {@return the order number of the request in {@code slot}} */
+    long requestOrder(int slot) {
+        return requests.order[slot];
+    }
+
+    /** {@return the remote part of the RDMA operation in {@code slot}, as a {@code CHECK} asks it} */
+    RdmProbe probe(int slot) {
+        return new RdmProbe(requests.order[slot], Integer.toUnsignedLong(requests.rkey[slot]), requests.remote[slot],
+                requests.remoteLength[slot], requests.op[slot] == READ, RdmProbe.ASKED);
+    }
+
+    /**
+     * The peer's zone refuses the RDMA operation numbered {@code order} (its fabric dropped it without a word): it
+     * completes {@code DAT_DTO_ERR_REMOTE_ACCESS} and the connection breaks, as on an RC queue pair. Under the IA's
+     * lock.
+     */
+    void refuse(long order) {
+        for (int s = 0; s < requests.capacity; s++) {
+            if (requests.state[s] == POSTED && requests.op[s] != SEND && requests.order[s] == order) {
+                completed(context(false, s), -LibFabric.FI_EACCES, 0, 0, 0, 0);
+                return;
+            }
+        }
     }
 
     /** {@return the order number of the last request posted: what a peer's fence waits for (OfiRdmLink)} */

@@ -8,6 +8,7 @@ import dat.api.Dat;
 import dat.api.DatEpState;
 import dat.api.DatEventType;
 import dat.api.DatException;
+import dat.api.DatMemPriv;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.provider.ofi.internal.ffm.Fi;
@@ -20,6 +21,7 @@ import dat.provider.ofi.internal.ffm.LibFabric;
 import dat.provider.ofi.internal.rdm.RdmAssociation;
 import dat.provider.ofi.internal.rdm.RdmControl;
 import dat.provider.ofi.internal.rdm.RdmEndpoint;
+import dat.provider.ofi.internal.rdm.RdmProbe;
 import dat.provider.ofi.internal.rdm.RdmTags;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -56,6 +58,12 @@ final class OfiRdmLink {
     /** Progress rounds before an endpoint whose peer is in this process closes (see settleLocalPeer). */
     private static final int LOCAL_SETTLE_ROUNDS = 8;
     private static final long NO_FENCE = Long.MIN_VALUE;
+    private static final long NO_PROBE = Long.MIN_VALUE;
+    /**
+     * How long an RDMA operation may stay open before its peer is asked whether its zone takes it: the target's IA
+     * steps at least every 3 ms, and a write the target took is copied in that step (in segments, over a few).
+     */
+    static final long PROBE_NANOS = 100_000_000L;
 
     private final OfiEp ep;
     private final OfiIa ia;
@@ -68,6 +76,10 @@ final class OfiRdmLink {
     private Long peerIncarnation;
     /** A fence the peer asked: the order of this EP's last request then; {@link #NO_FENCE} for none. */
     private long fenceMark = NO_FENCE;
+    /** The oldest open RDMA operation's order when last looked at ({@link #probe}), since when, and whether asked. */
+    private long probeOrder = NO_PROBE;
+    private long probeSince;
+    private boolean probed;
     private long peer = LibFabric.FI_ADDR_UNSPEC;
     private long sendTag;
     private long recvTag;
@@ -109,9 +121,10 @@ final class OfiRdmLink {
      * @return whether a link changed
      */
     static boolean progress(OfiIa ia) {
+        long now = System.nanoTime();
         IN_CONTROL.set(Boolean.TRUE);
         try {
-            ia.rdm.progress(System.nanoTime());
+            ia.rdm.progress(now);
         } finally {
             IN_CONTROL.set(Boolean.FALSE);
         }
@@ -124,6 +137,7 @@ final class OfiRdmLink {
                 found = true;
             }
             found |= l.answerFence();
+            found |= l.probe(now);
         }
         return found;
     }
@@ -235,8 +249,9 @@ final class OfiRdmLink {
         silent = false;
         endAs = null;
         fenceMark = NO_FENCE;
+        probeOrder = NO_PROBE;
         association = ia.rdm.associate(ep.key, target(), name, ep.data.attr().maxRdmaReadIn(), this::event,
-                this::flush, this::fence);
+                this::flush, this::exchange);
         ia.rdmLinks.add(this);
     }
 
@@ -404,20 +419,74 @@ final class OfiRdmLink {
     }
 
     /**
-     * The peer's {@code FENCE} ({@code asked}: it frees a region this EP may write into) or its {@code FENCE_ACK}.
-     * shm copies an RDMA write into its target in the target's progress, after checking the key, and one sent in
+     * A {@code FENCE} of the peer (it frees a region this EP may write into), a {@code CHECK} (an RDMA operation of
+     * the peer toward this EP has not completed), or the answer to this side's.
+     *
+     * <p>shm copies an RDMA write into its target in the target's progress, after checking the key, and one sent in
      * segments (SAR, which a write asking delivery takes) over several steps: the target's {@code fi_close} stops the
-     * writes it has not checked, and the ones under way finish. This side answers once every write it had posted when
-     * the fence came completed, which asks delivery: then nothing of it is left to land (docs/ofi-rdm-protocol.md,
-     * "dat_lmr_free").
+     * writes it has not checked, and the ones under way finish. This side answers a {@code FENCE} once every write it
+     * had posted when the fence came completed, which asks delivery: then nothing of it is left to land
+     * (docs/ofi-rdm-protocol.md, "dat_lmr_free"). A write or read that fails that check is dropped by shm without a
+     * word to its sender; the sender's {@code CHECK} learns it from this side's zone ("Remote protection").
      */
-    private void fence(boolean asked) {
-        if (!asked) {
-            ep.data.credit.fenced(0);
-            return;
+    private void exchange(RdmControl m) {
+        switch (m.type()) {
+            case FENCE -> {
+                fenceMark = ep.data.lastOrder();
+                answerFence();
+            }
+            case FENCE_ACK -> ep.data.credit.fenced(0);
+            case CHECK -> {
+                RdmProbe p = RdmProbe.decode(m.privateData());
+                if (p != null && p.verdict() == RdmProbe.ASKED) {
+                    association.exchange(RdmControl.Type.CHECK_ACK, p.answer(takes(p)).encode());
+                }
+            }
+            case CHECK_ACK -> {
+                RdmProbe p = RdmProbe.decode(m.privateData());
+                if (p != null && p.verdict() == RdmProbe.REFUSED && p.order() == probeOrder) {
+                    // The operation can never complete: it fails as an RC one with a remote access error does.
+                    ep.data.refuse(p.order());
+                }
+            }
+            default -> {
+            }
         }
-        fenceMark = ep.data.lastOrder();
-        answerFence();
+    }
+
+    /**
+     * {@return whether this EP's zone takes the probe's operation as shm checks it (ofi_mr_map_verify): a
+     * registration of the key with the remote access, covering the range} The zone's keys are its domain's.
+     */
+    private boolean takes(RdmProbe p) {
+        OfiLmr lmr = ep.pz.keys.get(p.key());
+        int access = p.read() ? DatMemPriv.REMOTE_READ : DatMemPriv.REMOTE_WRITE;
+        return lmr != null && (lmr.privileges() & access) != 0 && lmr.contains(p.address(), p.length());
+    }
+
+    /**
+     * The oldest RDMA operation of this EP open for {@link #PROBE_NANOS}: asks the peer whether its zone takes it,
+     * once (an operation the zone takes completes with the target's progress).
+     *
+     * @return whether a {@code CHECK} went
+     */
+    private boolean probe(long now) {
+        if (association == null || association.state() != RdmAssociation.State.CONNECTED) {
+            return false;
+        }
+        int slot = ep.data.oldestOpenRma();
+        long order = slot < 0 ? NO_PROBE : ep.data.requestOrder(slot);
+        if (order != probeOrder) {
+            probeOrder = order;
+            probeSince = now;
+            probed = false;
+            return false;
+        }
+        if (slot < 0 || probed || now - probeSince < PROBE_NANOS) {
+            return false;
+        }
+        probed = true;
+        return association.exchange(RdmControl.Type.CHECK, ep.data.probe(slot).encode());
     }
 
     /** {@return whether a pending fence of the peer was answered now, its writes done} */
@@ -426,7 +495,7 @@ final class OfiRdmLink {
             return false;
         }
         fenceMark = NO_FENCE;
-        association.fenceDone();
+        association.exchange(RdmControl.Type.FENCE_ACK, null);
         return true;
     }
 
@@ -437,7 +506,7 @@ final class OfiRdmLink {
      * @return whether it went
      */
     boolean startFence() {
-        if (association == null || !association.fence()) {
+        if (association == null || !association.exchange(RdmControl.Type.FENCE, null)) {
             return false;
         }
         ep.data.credit.fenceSent();

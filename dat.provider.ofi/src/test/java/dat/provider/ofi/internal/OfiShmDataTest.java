@@ -284,6 +284,49 @@ class OfiShmDataTest {
     }
 
     /**
+     * RDMA writes shm's target refuses without a word to the writer (a region without remote write, a range past the
+     * region, a key the zone does not have): the writer's probe learns it from the target's zone, and the write
+     * completes DAT_DTO_ERR_REMOTE_ACCESS and breaks the connection, as on an RC queue pair; nothing lands. Before, the
+     * write never completed.
+     */
+    @Test
+    void aWriteTheTargetsZoneRefusesFailsWithARemoteAccessError() {
+        DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = ia.createPz();
+            MemorySegment src = arena.allocate(4096, 64).fill((byte) 0x77);
+            MemorySegment dst = arena.allocate(4096, 64);
+            DatLmr from = ia.createLmr(pz, src, DatMemPriv.ALL);
+            DatLmr readOnly = ia.createLmr(pz, dst.asSlice(0, 2048), DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE
+                    | DatMemPriv.REMOTE_READ);
+            DatLmr writable = ia.createLmr(pz, dst.asSlice(2048, 2048), DatMemPriv.ALL);
+            long[][] refused = {
+                {readOnly.rmrContext(), dst.address(), 64},
+                {writable.rmrContext(), dst.address() + 4096 - 32, 64},
+                {writable.rmrContext() ^ 0x5a5a5a5a, dst.address() + 2048, 64},
+            };
+            DatEvent e = new DatEvent();
+            for (int i = 0; i < refused.length; i++) {
+                OfiPzTest.Pair p = OfiPzTest.connect(ia, pz, 7466 + i);
+                Iov iov = Iov.allocate(arena, 1).set(0, from, 0, refused[i][2]);
+                assertEquals(DatReturn.DAT_SUCCESS, p.active().postRdmaWrite(1, iov, 30 + i, (int) refused[i][0],
+                        refused[i][1], refused[i][2], 0), "write " + i);
+                assertEquals(DatReturn.DAT_SUCCESS, p.requests().await(TIMEOUT, 1, e), "write " + i);
+                assertEquals(30 + i, e.userCookie());
+                assertSame(DatDtoStatus.REMOTE_ACCESS_ERR, e.dtoStatus(), "write " + i);
+                assertEquals(DatReturn.DAT_SUCCESS, p.activeConn().await(TIMEOUT, 1, e), "write " + i);
+                assertSame(DatEventType.CONNECTION_EVENT_BROKEN, e.type(), "write " + i);
+                assertEquals(DatReturn.DAT_SUCCESS, p.passiveConn().await(TIMEOUT, 1, e), "write " + i);
+                for (long b = 0; b < 4096; b++) {
+                    assertEquals((byte) 0, dst.get(ValueLayout.JAVA_BYTE, b), "write " + i + ", byte " + b);
+                }
+            }
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /**
      * The credit word's halves each name the connection they are for: a late write of an earlier connection into a
      * pooled word (or one half of it beside a half of this connection's) raises nothing.
      */

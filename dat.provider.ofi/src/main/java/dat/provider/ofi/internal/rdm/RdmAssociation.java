@@ -60,12 +60,12 @@ public final class RdmAssociation {
         void flush();
 
         /**
-         * A fence of the peer ({@code FENCE}, {@code asked}): answer with {@link RdmAssociation#fenceDone} once the
-         * RDMA writes posted so far completed. Or the peer's answer to this side's fence ({@code FENCE_ACK}).
+         * A {@code FENCE}, {@code FENCE_ACK}, {@code CHECK} or {@code CHECK_ACK} of the peer, for the EP to act on
+         * and answer ({@link RdmAssociation#exchange}).
          *
-         * @param asked whether the peer asks (else it answers)
+         * @param message the message
          */
-        void fence(boolean asked);
+        void exchange(RdmControl message);
     }
 
     /**
@@ -222,8 +222,8 @@ public final class RdmAssociation {
                 yield true;
             }
             case PONG -> true;
-            case FENCE, FENCE_ACK -> {
-                port.fence(m.type() == RdmControl.Type.FENCE);
+            case FENCE, FENCE_ACK, CHECK, CHECK_ACK -> {
+                port.exchange(m);
                 yield true;
             }
             default -> false;
@@ -231,24 +231,20 @@ public final class RdmAssociation {
     }
 
     /**
-     * {@code dat_lmr_free} of a region the peer may write: sends {@code FENCE} ({@link Port#fence} brings the
-     * answer).
+     * Sends a {@code FENCE} ({@code dat_lmr_free} of a region the peer may write), a {@code CHECK} (an RDMA operation
+     * that did not complete), or the answer to the peer's ({@link Port#exchange} brings the peer's).
      *
+     * @param type {@code FENCE}, {@code FENCE_ACK}, {@code CHECK} or {@code CHECK_ACK}
+     * @param payload the message's private data, or {@code null}
      * @return whether it went: the peer is known (accepting, connected or disconnecting), so it may write
      */
-    public boolean fence() {
+    public boolean exchange(RdmControl.Type type, byte[] payload) {
         if (state != State.ACCEPTING && state != State.CONNECTED && state != State.DISCONNECTING) {
             return false;
         }
-        port.send(reply(RdmControl.Type.FENCE));
+        port.send(new RdmControl(type, localEp, serial, peerEp, peerSerial, localTarget, qualifier, localIa, 0, null,
+                                 null, payload));
         return true;
-    }
-
-    /** The writes a {@code FENCE} of the peer waited for completed: answers {@code FENCE_ACK}. */
-    public void fenceDone() {
-        if (state == State.ACCEPTING || state == State.CONNECTED || state == State.DISCONNECTING) {
-            port.send(reply(RdmControl.Type.FENCE_ACK));
-        }
     }
 
     private boolean onAnswer(RdmControl m, long now) {

@@ -76,7 +76,14 @@ public record RdmControl(Type type, int senderEp, int senderSerial, int receiver
          */
         FENCE(9),
         /** Either side: the answer to {@link #FENCE}. */
-        FENCE_ACK(10);
+        FENCE_ACK(10),
+        /**
+         * Either side: an RDMA operation of the sender has not completed for a while; is its remote part (the
+         * private data: {@link RdmProbe}) one the receiver's zone takes?
+         */
+        CHECK(11),
+        /** Either side: the answer to {@link #CHECK}, the probe with its verdict. */
+        CHECK_ACK(12);
 
         private static final Type[] BY_CODE = values();
         final byte code;

@@ -177,12 +177,11 @@ public final class RdmControlPlane implements AutoCloseable {
      * @param readDepth the EP's incoming RDMA read depth
      * @param events the EP's connection events
      * @param flush the EP's flush
-     * @param fences the peer's fence ({@code true}) and its answer to the EP's ({@code false}), see
-     *     {@link RdmAssociation.Port#fence}
+     * @param exchanges the peer's fences, checks and answers ({@link RdmAssociation.Port#exchange})
      * @return the association
      */
     public RdmAssociation associate(int epId, int target, byte[] dataAddress, int readDepth,
-            BiConsumer<DatEventType, byte[]> events, Runnable flush, Consumer<Boolean> fences) {
+            BiConsumer<DatEventType, byte[]> events, Runnable flush, Consumer<RdmControl> exchanges) {
         RdmAssociation[] self = new RdmAssociation[1];
         RdmAssociation.Port port = new RdmAssociation.Port() {
             @Override
@@ -209,8 +208,8 @@ public final class RdmControlPlane implements AutoCloseable {
             }
 
             @Override
-            public void fence(boolean asked) {
-                fences.accept(asked);
+            public void exchange(RdmControl message) {
+                exchanges.accept(message);
             }
         };
         self[0] = new RdmAssociation(port, timeouts, epId, target, iaAddress, control.name(), dataAddress,

@@ -81,8 +81,9 @@ class RdmAssociationTest {
         }
 
         @Override
-        public void fence(boolean asked) {
-            reported.add(asked ? "fence asked" : "fence answered");
+        public void exchange(RdmControl message) {
+            reported.add(message.type() + (message.privateData().length > 0 ? " with " + message.privateData().length
+                    + " bytes" : ""));
         }
 
         List<Object> events() {
@@ -144,22 +145,27 @@ class RdmAssociationTest {
     }
 
     /**
-     * dat_lmr_free's fence: FENCE reaches the peer's EP, whose answer, once its writes are done, reaches this one;
-     * neither changes the connection, and an association that is not connected sends no fence.
+     * dat_lmr_free's fence and an RDMA operation's check: FENCE and CHECK reach the peer's EP, whose answers reach
+     * this one, with their private data; none changes the connection, and an association that is not connected sends
+     * none of them.
      */
     @Test
-    void aFenceIsAskedOfThePeerAndAnswered() {
+    void fencesAndChecksAreExchangedWithThePeer() {
         Side idle = new Side("y", 3);
-        assertFalse(idle.association.fence(), "no connection, no fence");
+        assertFalse(idle.association.exchange(RdmControl.Type.FENCE, null), "no connection, no fence");
         assertEquals(0, idle.outbox.size());
         connect();
-        assertTrue(a.association.fence());
+        assertTrue(a.association.exchange(RdmControl.Type.FENCE, null));
         deliver(a, b);
-        assertEquals(List.of(CONNECTION_EVENT_ESTABLISHED, "fence asked"), b.reported);
+        assertEquals(List.of(CONNECTION_EVENT_ESTABLISHED, "FENCE"), b.reported);
         assertEquals(0, b.outbox.size(), "the answer waits for the EP's writes");
-        b.association.fenceDone();
+        assertTrue(b.association.exchange(RdmControl.Type.FENCE_ACK, null));
         deliver(b, a);
-        assertEquals(List.of(CONNECTION_EVENT_ESTABLISHED, "fence answered"), a.reported);
+        assertEquals(List.of(CONNECTION_EVENT_ESTABLISHED, "FENCE_ACK"), a.reported);
+        byte[] probe = new RdmProbe(5, 6, 7, 8, false, RdmProbe.ASKED).encode();
+        assertTrue(a.association.exchange(RdmControl.Type.CHECK, probe));
+        deliver(a, b);
+        assertEquals("CHECK with " + RdmProbe.SIZE + " bytes", b.reported.getLast());
         assertEquals(State.CONNECTED, a.association.state());
         assertEquals(State.CONNECTED, b.association.state());
     }

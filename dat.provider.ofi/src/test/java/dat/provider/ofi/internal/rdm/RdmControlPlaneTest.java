@@ -92,9 +92,9 @@ class RdmControlPlaneTest {
             Ep a = new Ep();
             Ep p = new Ep();
             RdmAssociation ca = active.associate(1, RdmTags.epTarget(1), new byte[0], 4, a::event, () -> a.flushes++,
-                    asked -> { });
+                    message -> { });
             RdmAssociation cp = passive.associate(7, RdmTags.epTarget(7), new byte[0], 4, p::event,
-                    () -> p.flushes++, asked -> { });
+                    () -> p.flushes++, message -> { });
             ca.connect(11, q, new byte[] {1, 2, 3}, 5000 * MS, System.nanoTime());
             until(() -> !requests.isEmpty(), active, passive);
             RdmControl r = requests.get(0);
@@ -127,7 +127,7 @@ class RdmControlPlaneTest {
             passive.listen(q, requests::add);
             Ep a = new Ep();
             RdmAssociation ca = active.associate(1, RdmTags.epTarget(1), new byte[0], 4, a::event, () -> a.flushes++,
-                    asked -> { });
+                    message -> { });
             ca.connect(5, q, null, 5000 * MS, System.nanoTime());
             until(() -> !requests.isEmpty(), active, passive);
             passive.reject(requests.get(0));
@@ -141,7 +141,7 @@ class RdmControlPlaneTest {
         try (RdmControlPlane active = plane()) {
             Ep a = new Ep();
             RdmAssociation ca = active.associate(1, RdmTags.epTarget(1), new byte[0], 4, a::event, () -> a.flushes++,
-                    asked -> { });
+                    message -> { });
             ca.connect(5, qualifier(), null, 5000 * MS, System.nanoTime());
             until(() -> !a.events.isEmpty(), active);
             assertEquals(List.of(DatEventType.CONNECTION_EVENT_NON_PEER_REJECTED), a.events);
@@ -169,9 +169,9 @@ class RdmControlPlaneTest {
             Ep a = new Ep();
             Ep p = new Ep();
             RdmAssociation ca = active.associate(1, RdmTags.epTarget(1), new byte[0], 4, a::event, () -> a.flushes++,
-                    asked -> { });
+                    message -> { });
             RdmAssociation cp = passive.associate(2, RdmTags.epTarget(2), new byte[0], 4, p::event,
-                    () -> p.flushes++, asked -> { });
+                    () -> p.flushes++, message -> { });
             ca.connect(3, q, null, 5000 * MS, System.nanoTime());
             until(() -> !requests.isEmpty(), active, passive);
             cp.accept(requests.get(0), 4, q, null, System.nanoTime());

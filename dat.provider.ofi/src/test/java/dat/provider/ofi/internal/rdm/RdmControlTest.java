@@ -76,6 +76,22 @@ class RdmControlTest {
         assertEquals(66, b.capacity());
     }
 
+    /** A CHECK's probe: its fields round-trip in network order, and bytes that are not one decode to nothing. */
+    @Test
+    void aProbeRoundTripsAndAMalformedOneIsDropped() {
+        RdmProbe p = new RdmProbe(-2, 0x7fff_fffeL, 0x7f00_1234_5678L, 4096, true, RdmProbe.ASKED);
+        byte[] bytes = p.encode();
+        assertEquals(RdmProbe.SIZE, bytes.length);
+        assertEquals(p, RdmProbe.decode(bytes));
+        assertEquals(0x7fff_fffeL, ByteBuffer.wrap(bytes).getLong(8));
+        assertEquals(RdmProbe.REFUSED, RdmProbe.decode(p.answer(false).encode()).verdict());
+        assertEquals(RdmProbe.TAKEN, RdmProbe.decode(p.answer(true).encode()).verdict());
+        assertNull(RdmProbe.decode(null), "none");
+        assertNull(RdmProbe.decode(Arrays.copyOf(bytes, RdmProbe.SIZE - 1)), "short");
+        assertNull(RdmProbe.decode(patch(bytes, 32, 2)), "direction 2");
+        assertNull(RdmProbe.decode(patch(bytes, 33, 3)), "verdict 3");
+    }
+
     @Test
     void aMessageOfTheWrongMagicVersionTypeOrLengthIsDropped() {
         byte[] good = bytes(new RdmControl(RdmControl.Type.REQUEST, 1, 2, 0, 0, 3, 4, IA, 0, new byte[4], new byte[2],
@@ -87,7 +103,7 @@ class RdmControlTest {
         assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 2, 2))), "version 2");
         assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 2, 4))), "version 4");
         assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 3, 0))), "type 0");
-        assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 3, 11))), "type 11");
+        assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 3, 13))), "type 13");
         assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 53, 5))), "address length beyond the message");
         assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 57, 7))), "private length short of the message");
         assertNull(RdmControl.decode(ByteBuffer.wrap(patch(good, 59, 1))), "reserved bits set");

@@ -59,7 +59,7 @@ class RdmPeerGoneTest {
             RdmAssociation a = plane.associate(1, RdmTags.epTarget(1), new byte[0], 4, (t, pd) -> {
                 events.add(t);
                 data.add(pd);
-            }, () -> flushes[0]++, asked -> { });
+            }, () -> flushes[0]++, message -> { });
             a.connect(5, q, new byte[] {7}, 10_000 * MS, System.nanoTime());
             run(plane, () -> !events.isEmpty(), 10_000 * MS);
             assertEquals(List.of(DatEventType.CONNECTION_EVENT_ESTABLISHED), events);

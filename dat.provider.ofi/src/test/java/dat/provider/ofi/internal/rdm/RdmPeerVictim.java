@@ -33,7 +33,7 @@ public final class RdmPeerVictim {
             System.out.println("listening");
             System.out.flush();
             RdmAssociation a = plane.associate(9, RdmTags.epTarget(9), new byte[0], 4, (t, pd) -> events.add(t),
-                    () -> { }, asked -> { });
+                    () -> { }, message -> { });
             boolean accepted = false;
             boolean told = false;
             while (true) {
