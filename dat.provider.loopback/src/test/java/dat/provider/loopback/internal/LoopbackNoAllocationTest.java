@@ -9,14 +9,15 @@ import dat.api.DatLmr;
 import dat.api.DatReturn;
 import dat.api.Iov;
 import java.lang.reflect.Method;
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /**
  * The data path allocates nothing (the 0 B/op the benchmarks report, checked here without timing anything): after a
  * warm-up, a thread that posts receives, sends, RDMA writes and dequeues their completions, one connection in this
- * one thread, allocates not one byte, as the thread's own allocation counter says. The counter is reached by reflection
- * (the module reads no management module; the surefire run adds jdk.management): the reflective calls' own boxing is
- * measured once over zero rounds and must be all the window holds.
+ * one thread, allocates not one byte in a window of 20,000 rounds (the best of three), as the thread's own allocation
+ * counter says. The counter is reached by reflection (the module reads no management module; the surefire run adds
+ * jdk.management): the reflective calls' own boxing is measured once over zero rounds and must be all the window holds.
  */
 class LoopbackNoAllocationTest {
 
@@ -43,14 +44,20 @@ class LoopbackNoAllocationTest {
             long target = dst.address() + 1024;
             DatEvent event = new DatEvent();
             rounds(ea, eb, a, b, send, recv, write, context, target, event, WARMUP);
-            long[] windows = new long[2];
-            for (int w = 0; w < 2; w++) {
+            // Window 0 measures the counter's own cost; windows 1 to 3 the rounds. A path that allocates does so in
+            // every window (20,000 rounds, at least 16 bytes each); the best of three forgives the JVM's one-off
+            // allocation in this thread (once in a whole-module run under load: 768 bytes in one window).
+            long[] windows = new long[4];
+            long best = Long.MAX_VALUE;
+            for (int w = 0; w < windows.length; w++) {
                 long before = (long) allocatedBytes.invoke(threads, thread);
                 rounds(ea, eb, a, b, send, recv, write, context, target, event, w == 0 ? 0 : MEASURED);
                 windows[w] = (long) allocatedBytes.invoke(threads, thread) - before;
+                best = w == 0 ? best : Math.min(best, windows[w]);
             }
-            assertEquals(windows[0], windows[1], "bytes allocated by " + MEASURED + " rounds of post_recv, "
-                    + "post_send, post_rdma_write and three dequeues, beyond the counter's own " + windows[0]);
+            assertEquals(windows[0], best, "bytes allocated by " + MEASURED + " rounds of post_recv, post_send, "
+                    + "post_rdma_write and three dequeues, the least of three windows " + Arrays.toString(windows)
+                    + ", beyond the counter's own " + windows[0]);
         }
     }
 

@@ -98,13 +98,7 @@ class OfiShmEarlyCloseTest {
                 StringBuilder output = new StringBuilder();
                 Process child = listener(output);
                 try {
-                    DatEp ep = ia.createEp(pz, null, null, conn, DatEpAttr.builder().build());
-                    ep.connect(InetAddress.getLoopbackAddress(), PORT, TIMEOUT, null, DatQos.BEST_EFFORT, 0);
-                    DatEvent e = new DatEvent();
-                    assertEquals(DatReturn.DAT_SUCCESS, conn.await(TIMEOUT, 1, e), "listener " + life);
-                    // The child rejects every request: its answer shows the request reached this listener.
-                    assertEquals(DatEventType.CONNECTION_EVENT_PEER_REJECTED, e.type(), "listener " + life);
-                    ep.close();
+                    reachTheChild(ia, pz, conn, "listener " + life);
                 } finally {
                     end(child, output);
                 }
@@ -132,13 +126,7 @@ class OfiShmEarlyCloseTest {
             StringBuilder output = new StringBuilder();
             Process child = listener(output);
             try {
-                DatEp ep = ia.createEp(pz, null, null, conn, DatEpAttr.builder().build());
-                ep.connect(InetAddress.getLoopbackAddress(), PORT, TIMEOUT, null, DatQos.BEST_EFFORT, 0);
-                DatEvent e = new DatEvent();
-                assertEquals(DatReturn.DAT_SUCCESS, conn.await(TIMEOUT, 1, e));
-                // The child rejects every request: its answer shows the request reached it.
-                assertEquals(DatEventType.CONNECTION_EVENT_PEER_REJECTED, e.type());
-                ep.close();
+                reachTheChild(ia, pz, conn, "the other process's listener");
             } finally {
                 end(child, output);
             }
@@ -146,6 +134,19 @@ class OfiShmEarlyCloseTest {
         } finally {
             ia.close(DatCloseFlags.ABRUPT);
         }
+    }
+
+    /**
+     * A request of a new EP to {@link #PORT}: the child listening there rejects every request, so its answer shows the
+     * request reached it.
+     */
+    private static void reachTheChild(DatIa ia, DatPz pz, DatEvd conn, String what) {
+        DatEp ep = ia.createEp(pz, null, null, conn, DatEpAttr.builder().build());
+        ep.connect(InetAddress.getLoopbackAddress(), PORT, TIMEOUT, null, DatQos.BEST_EFFORT, 0);
+        DatEvent e = new DatEvent();
+        assertEquals(DatReturn.DAT_SUCCESS, conn.await(TIMEOUT, 1, e), what);
+        assertEquals(DatEventType.CONNECTION_EVENT_PEER_REJECTED, e.type(), what);
+        ep.close();
     }
 
     /**
