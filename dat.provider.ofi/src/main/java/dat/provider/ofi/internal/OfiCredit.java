@@ -22,11 +22,11 @@ import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 
 /**
- * Receiver credits of one {@link OfiEp}'s {@code FI_EP_MSG} connection on a fabric without hardware RNR (every entry
- * but libfabric's verbs): a send goes into the connection only while the peer has a receive posted for it
- * (docs/ofi.md, "Receiver credits"). libfabric's tcp 1.17 leaves a message no receive waits for in the socket and
- * reads nothing more of that connection until a receive comes, the peer's FIN and the acknowledgements of the other
- * direction's RDMA writes included; an RC queue pair answers it with RNR NAKs and keeps acknowledging.
+ * Receiver credits of one {@link OfiEp}'s connection on a fabric without hardware RNR (every {@code FI_EP_MSG} entry
+ * but libfabric's verbs, and the RDM associations): a send goes into the connection only while the peer has a receive
+ * posted for it (docs/ofi.md, "Receiver credits"). libfabric's tcp 1.17 leaves a message no receive waits for in the
+ * socket and reads nothing more of that connection until a receive comes, the peer's FIN and the acknowledgements of
+ * the other direction's RDMA writes included; an RC queue pair answers it with RNR NAKs and keeps acknowledging.
  *
  * <p>The credit is the count of receives the peer has posted on this connection, cumulative, so a late or reordered
  * advert never lowers it. It travels in the {@code cm_data} of the connect and accept ({@link #CM_BYTES} before the
@@ -184,7 +184,7 @@ final class OfiCredit {
         if (arena == null) {
             arena = Arena.ofShared();
             // MSG: the word, then the 8 bytes a fence read of the peer's word lands in, one registration for both.
-            // RDM: the word's two halves (rdmWord).
+            // RDM: the word's two halves (rdmHalf).
             word = rdm ? spareWord() : arena.allocate(16, 8);
             value = arena.allocate(16, 8);
             iov = arena.allocate(Iovec.LAYOUT);
