@@ -120,6 +120,9 @@ final class OfiCredit {
     long delivered;
     /** The last {@link #delivered} the peer was told. */
     long deliveredTold;
+    /** The counts the last {@link #carry} packed into a send's CQ data. */
+    private long carriedPosted;
+    private long carriedDelivered;
     /** The peer's {@link #delivered} as last told: this side's sends that landed. */
     long peerDelivered;
     private long peerAddr;
@@ -173,6 +176,8 @@ final class OfiCredit {
         consumed = 0;
         delivered = 0;
         deliveredTold = 0;
+        carriedPosted = 0;
+        carriedDelivered = 0;
         peerDelivered = 0;
         peerKnown = false;
         peerAddr = 0;
@@ -400,13 +405,25 @@ final class OfiCredit {
         }
     }
 
-    /** A send (carrying {@link #posted} when it advertises) went into the connection. */
+    /**
+     * {@return {@link #pack} for a send to carry as its CQ data} The counts are kept for {@link #carried}: the send
+     * tells the peer what they were here, whatever progress steps its {@code -FI_EAGAIN} retries run before it goes.
+     */
+    long carry() {
+        carriedPosted = posted;
+        carriedDelivered = delivered;
+        return pack();
+    }
+
+    /** A send (carrying {@link #carry}'s counts when it advertises) went into the connection. */
     void carried() {
         sent++;
         if (piggyback && advertise) {
-            advertised = posted;
-            deliveredTold = delivered;
+            advertised = carriedPosted;
+            deliveredTold = carriedDelivered;
             due = false;
+            // Receives posted or completed by the steps the send waited through are not in its data: due still.
+            receivesChanged();
         }
     }
 

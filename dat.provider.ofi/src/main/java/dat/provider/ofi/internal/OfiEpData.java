@@ -769,7 +769,7 @@ final class OfiEpData {
             FiMsgTagged.ignore(taggedMsg, 0);
             taggedMsg.set(JAVA_LONG, FiMsgTagged.CONTEXT, context(recv, slot));
             boolean carry = !recv && credit.advertise && credit.piggyback;
-            FiMsgTagged.data(taggedMsg, carry ? credit.pack() : 0);
+            FiMsgTagged.data(taggedMsg, carry ? credit.carry() : 0);
             OfiEpConnection c = ep.connection;
             long flags = recv ? LibFabric.FI_COMPLETION : RDM_SEND_FLAGS;
             long rc = retry(recv ? c.fnRecvmsg : c.fnSendmsg, taggedMsg,
@@ -786,7 +786,7 @@ final class OfiEpData {
         msg.set(JAVA_LONG, FiMsg.CONTEXT, context(recv, slot));
         // A send carries this side's advert to the peer's completion (OfiCredit).
         boolean carry = !recv && credit.advertise && credit.piggyback;
-        FiMsg.data(msg, carry ? credit.pack() : 0);
+        FiMsg.data(msg, carry ? credit.carry() : 0);
         OfiEpConnection c = ep.connection;
         boolean acks = !recv && credit.acks();
         long flags = recv ? LibFabric.FI_COMPLETION : acks ? LibFabric.FI_COMPLETION : SEND_FLAGS;

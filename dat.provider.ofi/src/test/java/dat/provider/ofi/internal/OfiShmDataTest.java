@@ -3,6 +3,7 @@ package dat.provider.ofi.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dat.api.DatCloseFlags;
 import dat.api.DatDtoStatus;
@@ -18,6 +19,8 @@ import dat.api.Iov;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -323,6 +326,77 @@ class OfiShmDataTest {
             }
         } finally {
             ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /**
+     * A send that waited out shm's EAGAIN (its EP's RDMA write to the peer still under way) through progress steps
+     * that completed a receive of the peer's message tells the peer of that receive: in its CQ data, or in an advert
+     * after it. Campaign seed 0x10a4b on ofi-shm-shm-rdm: the send carried the counts packed before those steps and
+     * was taken to have told the receive, so no advert went and the peer's send never completed.
+     */
+    @Test
+    void aSendThatWaitedThroughAReceiveStillTellsThePeerOfIt() {
+        DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
+        OfiIa ofi = (OfiIa) ia;
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = ia.createPz();
+            OfiPzTest.Pair p = OfiPzTest.connect(ia, pz, 7499);
+            MemorySegment buf = arena.allocate(8192, 64);
+            DatLmr lmr = ia.createLmr(pz, buf, DatMemPriv.ALL);
+            assertEquals(DatReturn.DAT_SUCCESS, p.active().postRecv(1, Iov.allocate(arena, 1).set(0, lmr, 1024, 64),
+                    1, 0));
+            assertEquals(DatReturn.DAT_SUCCESS, p.passive().postRecv(1, Iov.allocate(arena, 1).set(0, lmr, 2048, 64),
+                    2, 0));
+            awaitCredit(ofi, (OfiEp) p.active());
+            awaitCredit(ofi, (OfiEp) p.passive());
+            ofi.lock.lock();
+            try {
+                // No other thread steps the IA now: the passive side's message waits in the active side's queue
+                // until the EAGAIN of the active side's send runs the steps that complete its receive.
+                assertEquals(DatReturn.DAT_SUCCESS, p.passive().postSend(1, Iov.allocate(arena, 1).set(0, lmr, 0,
+                        32), 3, 0));
+                assertEquals(DatReturn.DAT_SUCCESS, p.active().postRdmaWrite(1, Iov.allocate(arena, 1).set(0, lmr,
+                        0, 1024), 4, lmr.rmrContext(), buf.address() + 4096, 1024, 0));
+                assertEquals(DatReturn.DAT_SUCCESS, p.active().postSend(1, Iov.allocate(arena, 1).set(0, lmr, 0,
+                        16), 5, 0));
+            } finally {
+                ofi.lock.unlock();
+            }
+            DatEvd recvs = p.active().query().recvEvd();
+            Map<Long, DatDtoStatus> done = new HashMap<>();
+            DatEvent e = new DatEvent();
+            for (int i = 0; i < 3; i++) {
+                assertEquals(DatReturn.DAT_SUCCESS, p.requests().await(TIMEOUT, 1, e), "request " + i + " of 3, "
+                        + "done so far " + done);
+                done.put(e.userCookie(), e.dtoStatus());
+            }
+            for (int i = 0; i < 2; i++) {
+                assertEquals(DatReturn.DAT_SUCCESS, recvs.await(TIMEOUT, 1, e), "receive " + i);
+                done.put(e.userCookie(), e.dtoStatus());
+            }
+            for (long cookie = 1; cookie <= 5; cookie++) {
+                assertSame(DatDtoStatus.SUCCESS, done.get(cookie), "cookie " + cookie + " of " + done);
+            }
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /** Waits until the EP's sends have the peer's credit for one message. */
+    private static void awaitCredit(OfiIa ofi, OfiEp ep) {
+        long until = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(TIMEOUT);
+        while (true) {
+            ofi.lock.lock();
+            try {
+                if (ep.data.credit.maySend()) {
+                    return;
+                }
+            } finally {
+                ofi.lock.unlock();
+            }
+            assertTrue(System.nanoTime() - until < 0, "the peer's credit never came");
+            Thread.onSpinWait();
         }
     }
 
