@@ -56,6 +56,8 @@ public final class RdmEndpoint implements AutoCloseable {
     // name of this process whose endpoint closed (or was opened again since the insert) never reaches libfabric.
     private static final Map<String, Long> LIVE = new ConcurrentHashMap<>();
     private static final Set<String> LOCAL = ConcurrentHashMap.newKeySet();
+    /** Names of this process's endpoints that closed at least once (see {@link #closedHere}). */
+    private static final Set<String> CLOSED = ConcurrentHashMap.newKeySet();
     private static final AtomicLong INCARNATIONS = new AtomicLong();
 
     private final Map<Long, Inserted> inserted = new HashMap<>();
@@ -177,7 +179,9 @@ public final class RdmEndpoint implements AutoCloseable {
      * @param address its {@code fi_getname}
      */
     public static void closing(byte[] address) {
-        LIVE.remove(key(address));
+        String k = key(address);
+        CLOSED.add(k);
+        LIVE.remove(k);
     }
 
     /**
@@ -345,17 +349,16 @@ public final class RdmEndpoint implements AutoCloseable {
     }
 
     /**
-     * {@return whether {@code address} names an endpoint this process had and closed} shm 1.17 keeps the process's
-     * endpoint names with their regions after the close (its {@code smr_free} leaves the entry in the list
-     * {@code smr_map_to_region} searches first), so that spelling of the name resolves to unmapped memory for the
-     * life of the process, whoever holds the name now; only a spelling through the file reaches it
-     * (RdmControlPlane#listenPeer).
+     * {@return whether {@code address} names an endpoint this process had and closed, open again or not} shm 1.17
+     * keeps the process's endpoint names with their regions after the close (its {@code smr_free} leaves the entry in
+     * the list {@code smr_map_to_region} searches first, from the oldest), so that spelling of the name resolves to
+     * unmapped memory for the life of the process, even while an endpoint of this process holds the name again; only
+     * a spelling through the file reaches it (RdmControlPlane#listenPeer).
      *
      * @param address an endpoint's address
      */
     public static boolean closedHere(byte[] address) {
-        String k = key(address);
-        return LOCAL.contains(k) && !LIVE.containsKey(k);
+        return CLOSED.contains(key(address));
     }
 
     // Whether shm resolves the address through the region's file rather than the process's list of its endpoints:
@@ -431,6 +434,7 @@ public final class RdmEndpoint implements AutoCloseable {
         }
         closed = true;
         if (key != null) {
+            CLOSED.add(key);
             LIVE.remove(key);
         }
         closeQuietly(ep);

@@ -119,6 +119,33 @@ class RdmControlPlaneTest {
         }
     }
 
+    /**
+     * A qualifier this process listened at, closed and listens at again, reached by a plane that never inserted its
+     * name: the request arrives. shm's plain spelling of the name reaches the closed listener's unmapped region
+     * (RdmEndpoint#closedHere): the request's send spun in {@code pthread_spin_lock} (campaign seed 0x10a13).
+     */
+    @Test
+    void aQualifierListenedAtAgainIsReachedByAPlaneThatNeverSawIt() {
+        long q = qualifier();
+        try (RdmControlPlane passive = plane()) {
+            assertTrue(passive.listen(q, r -> { }));
+            passive.unlisten(q);
+            // A plane opened between takes the closed region's address, so the stale entry does not meet the new
+            // listener's region there by chance: it names this plane's.
+            try (RdmControlPlane between = plane(); RdmControlPlane active = plane()) {
+                List<RdmControl> requests = new ArrayList<>();
+                assertTrue(passive.listen(q, requests::add), "listens again");
+                Ep a = new Ep();
+                RdmAssociation ca = active.associate(1, RdmTags.epTarget(1), new byte[0], 4, a::event,
+                        () -> a.flushes++, message -> { });
+                ca.connect(5, q, new byte[] {4}, 5000 * MS, System.nanoTime());
+                until(() -> !requests.isEmpty() || !a.events.isEmpty(), active, passive, between);
+                assertEquals(List.of(), a.events, "the connect ended without the request arriving");
+                assertArrayEquals(new byte[] {4}, requests.get(0).privateData());
+            }
+        }
+    }
+
     @Test
     void aRejectedRequestIsPeerRejected() {
         long q = qualifier();

@@ -3,6 +3,7 @@ package dat.provider.ofi.internal.rdm;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -213,6 +214,26 @@ class RdmEndpointTest {
         assertThrows(IllegalStateException.class, a::poll);
         assertThrows(IllegalStateException.class, () -> a.send(self, RdmTags.CONTROL, new byte[1], 0));
         assertThrows(IllegalStateException.class, () -> a.insert(new byte[8]));
+    }
+
+    /**
+     * A name this process closed stays closed here once an endpoint holds it again: shm's list of the process's names
+     * keeps the closed endpoint's entry ahead of the new one, so the plain spelling still reaches unmapped memory (a
+     * control send spun in {@code pthread_spin_lock} there: campaign seed 0x10a13 on ofi-shm-shm-rdm).
+     */
+    @Test
+    void aNameClosedAndOpenedAgainIsStillClosedHere() {
+        byte[] name = shmName("again");
+        byte[] address;
+        try (RdmEndpoint a = new RdmEndpoint(fi, domain, info, name)) {
+            address = a.name();
+            assertFalse(RdmEndpoint.closedHere(address), "open, never closed");
+        }
+        assertTrue(RdmEndpoint.closedHere(address), "closed");
+        try (RdmEndpoint again = new RdmEndpoint(fi, domain, info, name)) {
+            assertArrayEquals(address, again.name());
+            assertTrue(RdmEndpoint.closedHere(address), "open again: its plain spelling still finds the closed one");
+        }
     }
 
     @Test
