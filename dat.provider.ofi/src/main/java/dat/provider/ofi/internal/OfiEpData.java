@@ -79,6 +79,13 @@ final class OfiEpData {
      */
     private static final long RDM_SEND_FLAGS = LibFabric.FI_COMPLETION;
 
+    /**
+     * A read over RDM asks delivery completion too: shm 1.17 then takes it through the target's progress, which checks
+     * the key and its remote read access ({@code ofi_mr_map_verify}); its own path reads the target's memory with no
+     * check at all (cross-memory attach). A read the target refuses is answered by the probe (OfiRdmLink#probe).
+     */
+    private static final long RDM_READ_FLAGS = LibFabric.FI_COMPLETION | LibFabric.FI_DELIVERY_COMPLETE;
+
     /** {@code EPIPE}: tcp reports a socket's errno as it is, and libfabric 1.17 has no {@code FI_EPIPE}. */
     private static final int EPIPE = 32;
 
@@ -823,7 +830,8 @@ final class OfiEpData {
         rmaMsg.set(JAVA_LONG, FiMsgRma.CONTEXT, context(false, slot));
         FiMsgRma.data(rmaMsg, 0);
         OfiEpConnection c = ep.connection;
-        long rc = retry(write ? c.fnWritemsg : c.fnReadmsg, rmaMsg, write ? SEND_FLAGS : LibFabric.FI_COMPLETION);
+        long rc = retry(write ? c.fnWritemsg : c.fnReadmsg, rmaMsg,
+                write ? SEND_FLAGS : ep.connection.rdm != null ? RDM_READ_FLAGS : LibFabric.FI_COMPLETION);
         if (rc == 0) {
             requests.posted(slot);
         }
