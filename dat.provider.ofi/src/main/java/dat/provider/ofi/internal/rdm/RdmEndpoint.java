@@ -56,7 +56,10 @@ public final class RdmEndpoint implements AutoCloseable {
     // name of this process whose endpoint closed (or was opened again since the insert) never reaches libfabric.
     private static final Map<String, Long> LIVE = new ConcurrentHashMap<>();
     private static final Set<String> LOCAL = ConcurrentHashMap.newKeySet();
-    /** Names of this process's endpoints that closed at least once (see {@link #closedHere}). */
+    /**
+     * Names given to this process's endpoints ({@code fi_setname}: listen names) that closed at least once (see
+     * {@link #closedHere}); the names the fabric picks are never given twice, so they need no entry.
+     */
     private static final Set<String> CLOSED = ConcurrentHashMap.newKeySet();
     private static final AtomicLong INCARNATIONS = new AtomicLong();
 
@@ -87,6 +90,8 @@ public final class RdmEndpoint implements AutoCloseable {
     private final MemorySegment recvBufs;
     private final MemorySegment fiAddr;
     private final byte[] name;
+    /** Whether the endpoint was given its name ({@code fi_setname}) rather than the fabric picking one. */
+    private final boolean named;
     private boolean closed;
 
     /**
@@ -102,6 +107,7 @@ public final class RdmEndpoint implements AutoCloseable {
     @SuppressWarnings("MustBeClosedChecker") // the arena belongs to the endpoint: close() closes it
     public RdmEndpoint(LibFabric fi, MemorySegment domain, MemorySegment info, byte[] name) {
         this.fi = fi;
+        this.named = name != null;
         MemorySegment a = MemorySegment.NULL;
         MemorySegment c = MemorySegment.NULL;
         MemorySegment e = MemorySegment.NULL;
@@ -179,9 +185,7 @@ public final class RdmEndpoint implements AutoCloseable {
      * @param address its {@code fi_getname}
      */
     public static void closing(byte[] address) {
-        String k = key(address);
-        CLOSED.add(k);
-        LIVE.remove(k);
+        LIVE.remove(key(address));
     }
 
     /**
@@ -349,7 +353,7 @@ public final class RdmEndpoint implements AutoCloseable {
     }
 
     /**
-     * {@return whether {@code address} names an endpoint this process had and closed, open again or not} shm 1.17
+     * {@return whether {@code address} is a name this process gave an endpoint it closed, open again or not} shm 1.17
      * keeps the process's endpoint names with their regions after the close (its {@code smr_free} leaves the entry in
      * the list {@code smr_map_to_region} searches first, from the oldest), so that spelling of the name resolves to
      * unmapped memory for the life of the process, even while an endpoint of this process holds the name again; only
@@ -434,7 +438,9 @@ public final class RdmEndpoint implements AutoCloseable {
         }
         closed = true;
         if (key != null) {
-            CLOSED.add(key);
+            if (named) {
+                CLOSED.add(key);
+            }
             LIVE.remove(key);
         }
         closeQuietly(ep);
