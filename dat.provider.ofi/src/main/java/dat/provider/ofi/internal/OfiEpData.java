@@ -86,6 +86,14 @@ final class OfiEpData {
      */
     private static final long RDM_READ_FLAGS = LibFabric.FI_COMPLETION | LibFabric.FI_DELIVERY_COMPLETE;
 
+    /**
+     * An RDM write of no bytes asks no delivery: it has nothing to deliver (nor, as on an RC queue pair, a key to
+     * check), and shm 1.17 sends a write asking delivery in its segmented protocol, which for no bytes marks the
+     * response as holding data the target never copies out: it never completes, and every later post to that peer is
+     * answered EAGAIN (OfiShmDataTest#aWriteOfNoBytesLeavesTheNextSendToThePeerFree).
+     */
+    private static final long RDM_EMPTY_WRITE_FLAGS = LibFabric.FI_COMPLETION;
+
     /** {@code EPIPE}: tcp reports a socket's errno as it is, and libfabric 1.17 has no {@code FI_EPIPE}. */
     private static final int EPIPE = 32;
 
@@ -830,8 +838,10 @@ final class OfiEpData {
         rmaMsg.set(JAVA_LONG, FiMsgRma.CONTEXT, context(false, slot));
         FiMsgRma.data(rmaMsg, 0);
         OfiEpConnection c = ep.connection;
-        long rc = retry(write ? c.fnWritemsg : c.fnReadmsg, rmaMsg,
-                write ? SEND_FLAGS : ep.connection.rdm != null ? RDM_READ_FLAGS : LibFabric.FI_COMPLETION);
+        boolean rdm = c.rdm != null;
+        long flags = !write ? (rdm ? RDM_READ_FLAGS : LibFabric.FI_COMPLETION)
+                : rdm && requests.remoteLength[slot] == 0 ? RDM_EMPTY_WRITE_FLAGS : SEND_FLAGS;
+        long rc = retry(write ? c.fnWritemsg : c.fnReadmsg, rmaMsg, flags);
         if (rc == 0) {
             requests.posted(slot);
         }

@@ -383,6 +383,54 @@ class OfiShmDataTest {
         }
     }
 
+    /**
+     * RDMA writes of no bytes (no segment, one empty segment, a key of no region), each followed by a send: every
+     * request completes and the send lands. Campaign seed 0xda723eb4c02d3135 on ofi-shm-shm-rdm: a write of no bytes
+     * asking delivery went as shm's segmented protocol with no segment, whose response stays marked as holding data
+     * the target never copies out, so every later post to that peer was answered EAGAIN until the retry gave up and
+     * the connection broke.
+     */
+    @Test
+    void aWriteOfNoBytesLeavesTheNextSendToThePeerFree() {
+        DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = ia.createPz();
+            OfiPzTest.Pair p = OfiPzTest.connect(ia, pz, 7500);
+            MemorySegment buf = arena.allocate(8192, 64);
+            DatLmr lmr = ia.createLmr(pz, buf, DatMemPriv.ALL);
+            DatEvd recvs = p.passive().query().recvEvd();
+            DatEvent e = new DatEvent();
+            Iov none = Iov.allocate(arena, 1);
+            Iov empty = Iov.allocate(arena, 1).set(0, lmr, 0, 0);
+            // The third round's key names no region: an HCA checks no key for zero bytes (InfiniBand C9-88).
+            int[] keys = {lmr.rmrContext(), lmr.rmrContext(), lmr.rmrContext() ^ 0x5a5a5a5a};
+            for (int round = 0; round < keys.length; round++) {
+                Iov write = round == 0 ? none : empty;
+                int segments = round == 0 ? 0 : 1;
+                buf.asSlice(0, 32).fill((byte) (0x40 + round));
+                assertEquals(DatReturn.DAT_SUCCESS, p.passive().postRecv(1, Iov.allocate(arena, 1).set(0, lmr,
+                        4096, 64), 100 + round, 0));
+                assertEquals(DatReturn.DAT_SUCCESS, p.active().postRdmaWrite(segments, write, 10 + round,
+                        keys[round], buf.address() + 2048, 0, 0), "write of round " + round);
+                assertEquals(DatReturn.DAT_SUCCESS, p.active().postSend(1, Iov.allocate(arena, 1).set(0, lmr, 0,
+                        32), 20 + round, 0), "send of round " + round);
+                for (long cookie : new long[] {10 + round, 20 + round}) {
+                    assertEquals(DatReturn.DAT_SUCCESS, p.requests().await(TIMEOUT, 1, e), "request " + cookie);
+                    assertEquals(cookie, e.userCookie());
+                    assertSame(DatDtoStatus.SUCCESS, e.dtoStatus(), "request " + cookie);
+                }
+                assertEquals(DatReturn.DAT_SUCCESS, recvs.await(TIMEOUT, 1, e), "receive of round " + round);
+                assertEquals(100 + round, e.userCookie());
+                assertSame(DatDtoStatus.SUCCESS, e.dtoStatus());
+                assertEquals(32, e.transferredLength());
+                assertEquals((byte) (0x40 + round), buf.get(ValueLayout.JAVA_BYTE, 4096 + 31));
+            }
+            assertEquals(DatReturn.DAT_QUEUE_EMPTY, p.activeConn().dequeue(e), "the connection held");
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
     /** Waits until the EP's sends have the peer's credit for one message. */
     private static void awaitCredit(OfiIa ofi, OfiEp ep) {
         long until = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(TIMEOUT);
