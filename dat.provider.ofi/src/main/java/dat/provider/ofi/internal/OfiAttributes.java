@@ -23,10 +23,10 @@ import java.util.Map;
  * it), {@code mr_cnt} to {@code max_lmrs} ({@link #MAX_LMRS} when the domain reports 0, no limit), the
  * passive endpoint's {@code FI_OPT_CM_DATA_SIZE} to {@code max_private_data_size} less the one byte a reject spends
  * (see {@link OfiCr}). A protection zone is the provider's own (libfabric's domain is the protection domain), so
- * {@code max_pzs} is the provider's bound, {@link #MAX_PZS}. SRQs where the entry has shared receive contexts
- * ({@link #srq}): {@code max_srqs} and {@code max_ep_per_srq} from {@code ep_cnt} and {@code max_ep_srx_ctx},
- * {@code max_recv_per_srq} the receive queue size {@code rx_attr->size}, the low watermark (the provider's: libfabric
- * has none) and the outstanding count ({@link OfiSrq} says why not the available one). Receive counts
+ * {@code max_pzs} is the provider's bound, {@link #MAX_PZS}. SRQs where the provider keeps receiver credits
+ * ({@link #srq}): {@code max_srqs} and {@code max_ep_per_srq} from {@code ep_cnt}, {@code max_recv_per_srq} the
+ * receive queue size {@code rx_attr->size}, the low watermark (the provider's: libfabric has none) and the
+ * outstanding count. Receive counts
  * ({@code dat_ep_recv_query}): both, for an EP with its own queue; an SRQ EP answers DAT_VALUE_UNKNOWN
  * ({@link OfiEpControl#recvQuery}). No memory windows (RMRs) yet: denied, so the kit skips them. Completion flags:
  * SUPPRESS (the provider drops a successful suppressed completion) and the default. {@code inject_size},
@@ -46,14 +46,14 @@ final class OfiAttributes {
     }
 
     /**
-     * {@return whether DAT SRQs run on the entry}: an {@code FI_EP_MSG} entry of libfabric's tcp provider, whose
-     * domain shares receive contexts ({@code max_ep_srx_ctx} above 0). tcp reports a shared buffer's completion on the
-     * receive CQ of the endpoint that took it, which is what {@link OfiSrq} is built on; another provider's shared
-     * contexts are not known to behave so, and are not claimed.
+     * {@return whether DAT SRQs run on the entry}: wherever the provider keeps receiver credits (OfiCredit: every
+     * {@code FI_EP_MSG} entry but libfabric's verbs, and the RDM associations), whose pool lends its buffers to the
+     * connections whose peers hold messages for them ({@link OfiSrq}). No fabric's shared receive context is used.
+     * On verbs the queue pair's RNR would take a message with no buffer; an SRQ there would be the fabric's, and is
+     * not built yet.
      */
     static boolean srq(OfiEntry e) {
-        OfiEntry.Limits l = e.limits();
-        return "tcp".equals(e.provider()) && l.epType() == LibFabric.FI_EP_MSG && l.maxEpSrxCtx() > 0;
+        return OfiCredit.framed(e) || e.limits().epType() == LibFabric.FI_EP_RDM;
     }
 
     static int clamp(long v) {
@@ -151,7 +151,7 @@ final class OfiAttributes {
                 .maxRmrs(0)
                 .maxRmrTargetAddress(0)
                 .maxSrqs(srq(e) ? clamp(l.epCnt()) : 0)
-                .maxEpPerSrq(srq(e) ? clamp(Math.min(l.epCnt(), l.maxEpSrxCtx())) : 0)
+                .maxEpPerSrq(srq(e) ? clamp(l.epCnt()) : 0)
                 .maxRecvPerSrq(srq(e) ? clamp(l.rxSize()) : 0)
                 .maxIovSegmentsPerRdmaRead(clamp(l.txIovLimit()))
                 .maxIovSegmentsPerRdmaWrite(clamp(l.txIovLimit()))

@@ -50,6 +50,13 @@ import java.util.ArrayDeque;
  * of the process and is never freed, so it stays memory of the word's whatever writes late. A fabric that buffers
  * unexpected messages still needs the credit: a message it took without a receive may fill a receive posted after
  * the sender's abrupt end flushed its send, where an RC sender's message waits in RNR and goes with the connection.
+ *
+ * <p><b>An EP on an SRQ</b> counts too: its receives are the SRQ's buffers it was lent ({@link OfiSrq}), one per
+ * message its peer wants to send. Its header says so ({@link #LENDS}); a sender held for credit toward it writes how
+ * many sends it wants in all (cumulative, like the counts) into the third 8 bytes of the word ({@link #WANT_OFFSET}),
+ * and the lender's progress reads {@link #peerWanted} and lends that many buffers as they are there. So no message
+ * goes to a connection without a buffer waiting for it, as on every other connection, and a buffer goes only to a
+ * connection whose peer has a message for it: an SRQ buffer is taken by a message, as on an RC queue pair's SRQ.
  */
 // Restricted methods on purpose: reached only after OfiProvider checked Module.isNativeAccessEnabled().
 @SuppressWarnings("restricted")
@@ -81,8 +88,15 @@ final class OfiCredit {
     private final OfiIa ia;
     /** Whether the connection carries the header: MSG, not verbs. */
     private final boolean framed;
-    /** Whether the EP counts its receives for the peer: not on an SRQ, whose receives are shared. */
-    private final boolean counts;
+    /** The header's mark of an EP on an SRQ: its receives are lent on demand (bit 62 of the receives posted). */
+    static final long LENDS = 1L << 62;
+    /** Where in the word the peer's count of sends it wants goes (see the class comment). */
+    static final int WANT_OFFSET = 16;
+    /** The word's bytes: the counts (MSG; the two RDM halves), the fence bytes (MSG), the wanted sends. */
+    static final int WORD_BYTES = 24;
+
+    /** Whether the EP lends its receives from an SRQ. */
+    private final boolean lends;
     /** Whether a send carries the count as remote CQ data. */
     final boolean piggyback;
     /** Whether the connection is an RDM association: adverts carry the serial, not the receives. */
@@ -131,6 +145,12 @@ final class OfiCredit {
     /** Whether an advert waits for {@link #dueAt}. */
     boolean due;
     private long dueAt;
+    /** Whether the peer lends its receives from an SRQ: this side says how many sends it wants. */
+    boolean peerLends;
+    /** Sends the peer wants in all, as it last wrote: what an EP on an SRQ lends toward. */
+    long peerWanted;
+    /** The wanted count this side last wrote to the peer. */
+    long wantTold;
     /** Credit writes made, for the tests. */
     long writes;
     /** Where this connection's fence read stands ({@link #FENCE_NONE} ...). */
@@ -142,7 +162,7 @@ final class OfiCredit {
         this.ep = ep;
         this.ia = ep.owner();
         this.framed = framed(ia);
-        this.counts = ep.srq == null;
+        this.lends = ep.srq != null;
         MemorySegment dom = FiInfo.domainAttr(ia.info).reinterpret(FiDomainAttr.SIZEOF);
         this.piggyback = FiDomainAttr.cqDataSize(dom) >= 8;
         this.rdm = ia.entry.limits().epType() == LibFabric.FI_EP_RDM;
@@ -180,6 +200,9 @@ final class OfiCredit {
         carriedDelivered = 0;
         peerDelivered = 0;
         peerKnown = false;
+        peerLends = false;
+        peerWanted = 0;
+        wantTold = 0;
         peerAddr = 0;
         peerKey = 0;
         due = false;
@@ -189,15 +212,16 @@ final class OfiCredit {
         if (arena == null) {
             arena = Arena.ofShared();
             // MSG: the word, then the 8 bytes a fence read of the peer's word lands in, one registration for both.
-            // RDM: the word's two halves (rdmHalf).
-            word = rdm ? spareWord() : arena.allocate(16, 8);
-            value = arena.allocate(16, 8);
+            // RDM: the word's two halves (rdmHalf). Then the wanted sends (WANT_OFFSET).
+            word = rdm ? spareWord() : arena.allocate(WORD_BYTES, 8);
+            value = arena.allocate(WORD_BYTES, 8);
             iov = arena.allocate(Iovec.LAYOUT);
             rmaIov = arena.allocate(FiRmaIov.LAYOUT);
             msg = arena.allocate(FiMsgRma.LAYOUT);
         }
         word.set(JAVA_LONG, 0, 0);
         word.set(JAVA_LONG, 8, 0);
+        word.set(JAVA_LONG, WANT_OFFSET, 0);
         fenceState = FENCE_NONE;
         boolean provKey = (ia.entry.limits().mrMode() & LibFabric.FI_MR_PROV_KEY) != 0;
         long requested = 0;
@@ -209,7 +233,7 @@ final class OfiCredit {
         try (Arena local = Arena.ofConfined()) {
             MemorySegment out = local.allocate(ADDRESS);
             // Remote read for the peer's fence reads, local read for this side's (dat_lmr_free, OfiLmr).
-            ia.fi.check("fi_mr_reg(credit)", Fi.fi_mr_reg(ep.pz.domain, word.address(), 16,
+            ia.fi.check("fi_mr_reg(credit)", Fi.fi_mr_reg(ep.pz.domain, word.address(), WORD_BYTES,
                     LibFabric.FI_REMOTE_WRITE | LibFabric.FI_REMOTE_READ | LibFabric.FI_READ, requested, out));
             mr = out.get(ADDRESS, 0).reinterpret(FidMr.SIZEOF);
         } catch (FiException e) {
@@ -225,7 +249,7 @@ final class OfiCredit {
     private static MemorySegment spareWord() {
         synchronized (SPARE_WORDS) {
             MemorySegment w = SPARE_WORDS.poll();
-            return w != null ? w : Arena.global().allocate(16, 8);
+            return w != null ? w : Arena.global().allocate(WORD_BYTES, 8);
         }
     }
 
@@ -270,13 +294,13 @@ final class OfiCredit {
 
     /**
      * {@return the connection data of a connect or accept: the credit header (the word's address and key, the
-     * receives posted, -1 for an EP on an SRQ), then the consumer's bytes}
+     * receives posted, with {@link #LENDS} for an EP on an SRQ), then the consumer's bytes}
      */
     byte[] frame(byte[] privateData) {
         int n = privateData == null ? 0 : privateData.length;
         boolean word = mr.address() != 0;
         ByteBuffer b = ByteBuffer.allocate(CM_BYTES + n).order(ByteOrder.LITTLE_ENDIAN);
-        b.putLong(word ? this.word.address() : 0).putLong(word ? key : 0).putLong(counts ? posted : -1);
+        b.putLong(word ? this.word.address() : 0).putLong(word ? key : 0).putLong(posted | (lends ? LENDS : 0));
         if (n > 0) {
             b.put(privateData);
         }
@@ -310,8 +334,9 @@ final class OfiCredit {
         long initial = b.getLong();
         gate = initial >= 0;
         acking = gate;
-        raise(gate ? initial : 0);
-        advertise = counts && peerAddr != 0;
+        peerLends = gate && (initial & LENDS) != 0;
+        raise(gate ? initial & ~LENDS : 0);
+        advertise = peerAddr != 0;
         peerKnown = advertise;
         // Receives posted since the header went out, or consumed already, may want telling now.
         receivesChanged();
@@ -377,6 +402,9 @@ final class OfiCredit {
         }
         if (!rdm) {
             raise((long) WORD.getVolatile(word, 0L));
+            if (lends) {
+                peerWanted = advance(peerWanted, (long) WORD.getVolatile(word, (long) WANT_OFFSET));
+            }
             return;
         }
         // The halves of an advert for another connection (a late write into a pooled word) are ignored.
@@ -387,6 +415,12 @@ final class OfiCredit {
         }
         if (ownSerial != 0 && (int) posts == ownSerial) {
             credit = advance(credit, posts >>> 32);
+        }
+        if (lends) {
+            long wants = (long) WORD.getVolatile(word, (long) WANT_OFFSET);
+            if (ownSerial != 0 && (int) wants == ownSerial) {
+                peerWanted = advance(peerWanted, wants >>> 32);
+            }
         }
     }
 
@@ -446,7 +480,7 @@ final class OfiCredit {
         } else {
             value.set(JAVA_LONG, 0, pack());
         }
-        peerWordMsg(value.address(), 0, rdm ? 16 : 8, dest, context);
+        peerWordMsg(value.address(), 0, 0, rdm ? 16 : 8, dest, context);
         long rc = Fi.post(fnWritemsg, fid.address(), msg.address(), LibFabric.FI_INJECT);
         if (rc == 0) {
             advertised = posted;
@@ -458,14 +492,51 @@ final class OfiCredit {
     }
 
     /**
+     * {@return whether the peer lends on demand and has not been told of {@code wanted} sends yet} {@code wanted} is
+     * this side's sends handed to the fabric and held for credit, cumulative.
+     */
+    boolean wantUntold(long wanted) {
+        return peerLends && peerKnown && wanted - wantTold > 0;
+    }
+
+    /**
+     * Writes {@code wanted} into the peer's word at {@link #WANT_OFFSET} (inject), as {@link #write} does the counts.
+     *
+     * @return libfabric's answer: 0, -FI_EAGAIN (it is written at a later step), or a failure
+     */
+    long writeWant(long wanted, MemorySegment fnWritemsg, MemorySegment fid, long dest, long context) {
+        value.set(JAVA_LONG, WANT_OFFSET, rdm ? rdmHalf(wanted, peerSerial) : wanted & 0xffff_ffffL);
+        peerWordMsg(value.address() + WANT_OFFSET, 0, WANT_OFFSET, 8, dest, context);
+        long rc = Fi.post(fnWritemsg, fid.address(), msg.address(), LibFabric.FI_INJECT);
+        if (rc == 0) {
+            wantTold = wanted;
+            writes++;
+        }
+        return rc;
+    }
+
+    /** {@return the buffers an EP on an SRQ may lend now: what its peer wants beyond what it was lent} */
+    long lendWanted() {
+        return lends && peerKnown ? peerWanted - posted : 0;
+    }
+
+    /** Buffers were lent: the peer, held for them, is told at once. */
+    void lent() {
+        if (advertise) {
+            due = true;
+            dueAt = System.nanoTime();
+        }
+    }
+
+    /**
      * Fills the whole RMA message toward the peer's word ({@code dest}: its {@code fi_addr} over RDM), {@code length}
      * bytes from or to {@code local}: a write and a fence read share the scratch, so neither may trust what the other
      * left.
      */
-    private void peerWordMsg(long local, long descs, int length, long dest, long context) {
+    private void peerWordMsg(long local, long descs, int offset, int length, long dest, long context) {
         iov.set(JAVA_LONG, Iovec.IOV_BASE, local);
         Iovec.iovLen(iov, length);
-        FiRmaIov.addr(rmaIov, peerAddr);
+        FiRmaIov.addr(rmaIov, peerAddr + offset);
         FiRmaIov.len(rmaIov, length);
         FiRmaIov.key(rmaIov, peerKey);
         msg.set(JAVA_LONG, FiMsgRma.MSG_IOV, iov.address());
@@ -492,7 +563,7 @@ final class OfiCredit {
      */
     long fence(MemorySegment fnReadmsg, MemorySegment fid, long context) {
         value.set(JAVA_LONG, 0, FidMr.memDesc(mr).address());
-        peerWordMsg(word.address() + 8, value.address(), 8, 0, context);
+        peerWordMsg(word.address() + 8, value.address(), 0, 8, 0, context);
         long rc = Fi.post(fnReadmsg, fid.address(), msg.address(), LibFabric.FI_COMPLETION);
         if (rc == 0) {
             fenceState = FENCE_PENDING;

@@ -68,7 +68,6 @@ final class OfiEp extends AbstractEp<OfiIa> {
         owner().epsByKey.remove(key);
         if (srq != null) {
             srq.eps.remove(this);
-            owner().srqEps.remove(this);
         }
         data.close();
     }

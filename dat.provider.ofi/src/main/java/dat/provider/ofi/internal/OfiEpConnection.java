@@ -15,7 +15,6 @@ import dat.api.DatQos;
 import dat.api.DatReturn;
 import dat.api.DatReturnSubtype;
 import dat.provider.ofi.internal.ffm.Fi;
-import dat.provider.ofi.internal.ffm.FiEpAttr;
 import dat.provider.ofi.internal.ffm.FiException;
 import dat.provider.ofi.internal.ffm.FiInfo;
 import dat.provider.ofi.internal.ffm.FiOpsMsg;
@@ -44,6 +43,9 @@ import java.util.concurrent.TimeUnit;
 // Restricted methods on purpose: reached only after OfiProvider checked Module.isNativeAccessEnabled().
 @SuppressWarnings("restricted")
 final class OfiEpConnection {
+
+    /** How long a local disconnect or free waits for the EP's RDMA writes to land ({@link #settleWrites}). */
+    private static final long SETTLE_NANOS = 200_000_000L;
 
     private final OfiEp ep;
     private final OfiIa ia;
@@ -96,28 +98,12 @@ final class OfiEpConnection {
             OfiEvd tx = ep.requestEvd != null ? ep.requestEvd : ia.orphanCq;
             OfiEvd rx = ep.recvEvd != null ? ep.recvEvd : ia.orphanCq;
             MemorySegment txCq = tx.cqFor(call, domain);
-            boolean shared = ep.srq != null;
-            // An EP on an SRQ has a receive CQ of its own: tcp's completion of a shared buffer names no endpoint.
-            MemorySegment rxCq = shared ? ep.data.srqCq(call) : rx.cqFor(call, domain);
-            MemorySegment epAttr = FiInfo.epAttr(info).reinterpret(FiEpAttr.SIZEOF);
-            long rxCtxCnt = FiEpAttr.rxCtxCnt(epAttr);
-            if (shared) {
-                FiEpAttr.rxCtxCnt(epAttr, LibFabric.FI_SHARED_CONTEXT);
-            }
-            int made;
-            try {
-                made = Fi.fi_endpoint(domain, info, out);
-            } finally {
-                FiEpAttr.rxCtxCnt(epAttr, rxCtxCnt);
-            }
-            ia.fi.check("fi_endpoint", made);
+            MemorySegment rxCq = rx.cqFor(call, domain);
+            ia.fi.check("fi_endpoint", Fi.fi_endpoint(domain, info, out));
             MemorySegment e = out.get(ADDRESS, 0).reinterpret(FidEp.SIZEOF);
             try {
                 ia.fi.check("fi_ep_bind(eq)", Fi.fi_ep_bind(e, ia.eq, 0));
-                if (shared) {
-                    ia.fi.check("fi_ep_bind(srx)", Fi.fi_ep_bind(e, ep.srq.srx, 0));
-                }
-                if (tx == rx && !shared) {
+                if (tx == rx) {
                     ia.fi.check("fi_ep_bind(cq)", Fi.fi_ep_bind(e, txCq, LibFabric.FI_SEND | LibFabric.FI_RECV));
                 } else {
                     ia.fi.check("fi_ep_bind(tx cq)", Fi.fi_ep_bind(e, txCq, LibFabric.FI_SEND));
@@ -182,8 +168,6 @@ final class OfiEpConnection {
                 Fi.fi_shutdown(fid);
             }
             Fi.fi_close(fid);
-            // What the endpoint had taken from an SRQ: completed, or flushed by the close (FI_ECANCELED).
-            ep.data.drainSrqCq(true);
             // The credit word only now: the endpoint's progress could write into it until the close.
             ep.data.credit.close();
             fid = MemorySegment.NULL;
@@ -371,9 +355,6 @@ final class OfiEpConnection {
         if (evds[1] != evds[0]) {
             evds[1].drainCq();
         }
-        if (ep.srq != null) {
-            ep.data.drainSrqCq(false);
-        }
     }
 
     /** FI_SHUTDOWN: the peer disconnected. */
@@ -434,6 +415,9 @@ final class OfiEpConnection {
 
     /** {@code dat_ep_free}: any connection ends without an event; the endpoint goes. */
     void free() {
+        if (rdm == null && ep.state == DatEpState.CONNECTED) {
+            settleWrites();
+        }
         breakConnection(false, null);
         if (reservedBy != null) {
             reservedBy = null;
@@ -457,6 +441,12 @@ final class OfiEpConnection {
             switch (ep.state) {
                 case CONNECTED, ACTIVE_CONNECTION_PENDING, COMPLETION_PENDING -> {
                     if (ep.state == DatEpState.CONNECTED) {
+                        int gen = generation;
+                        settleWrites();
+                        if (gen != generation) {
+                            // The steps ended the connection already (the peer's shutdown, a failed DTO).
+                            return;
+                        }
                         ep.data.lastAdvert();
                     }
                     end(DatEventType.CONNECTION_EVENT_DISCONNECTED, null, true);
@@ -466,6 +456,27 @@ final class OfiEpConnection {
             }
         } finally {
             ia.lock.unlock();
+        }
+    }
+
+    /**
+     * Before this side closes a connected endpoint ({@code dat_ep_disconnect}, {@code dat_ep_free}): the IA's progress
+     * steps run, for at most {@link #SETTLE_NANOS}, until the RDMA writes the EP posted have completed. A write tcp
+     * has put into the socket lands when the peer's progress reads it, whatever this side closes meanwhile: closed
+     * at once, the endpoint left a write of a peer in this process to land after its FLUSHED completion, in memory the
+     * consumer had back (the campaign's MEMORY invariant). A write asks delivery completion, so once it completed it
+     * has landed; one still in the provider's queue when the time is up goes with the endpoint and lands nowhere.
+     * Only from the consumer's calls: the steps read CQs, which a completion's own handling must not do again.
+     */
+    private void settleWrites() {
+        if (fid.address() == 0) {
+            return;
+        }
+        long mark = ep.data.lastOrder();
+        int gen = generation;
+        long until = System.nanoTime() + SETTLE_NANOS;
+        while (gen == generation && ep.data.writesOpen(mark) && System.nanoTime() - until < 0) {
+            ia.progressLocked();
         }
     }
 

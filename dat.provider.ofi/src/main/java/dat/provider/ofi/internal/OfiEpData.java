@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.provider.ofi.internal;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dat.api.DatCompletionFlags;
@@ -13,16 +12,10 @@ import dat.api.DatMemPriv;
 import dat.api.DatReturn;
 import dat.api.Iov;
 import dat.provider.ofi.internal.ffm.Fi;
-import dat.provider.ofi.internal.ffm.FiCqAttr;
-import dat.provider.ofi.internal.ffm.FiCqDataEntry;
-import dat.provider.ofi.internal.ffm.FiCqErrEntry;
-import dat.provider.ofi.internal.ffm.FiException;
 import dat.provider.ofi.internal.ffm.FiMsg;
 import dat.provider.ofi.internal.ffm.FiMsgRma;
 import dat.provider.ofi.internal.ffm.FiMsgTagged;
-import dat.provider.ofi.internal.ffm.FiOpsCq;
 import dat.provider.ofi.internal.ffm.FiRmaIov;
-import dat.provider.ofi.internal.ffm.FidCq;
 import dat.provider.ofi.internal.ffm.Iovec;
 import dat.provider.ofi.internal.ffm.LibFabric;
 import dat.provider.ofi.internal.rdm.RdmProbe;
@@ -31,6 +24,7 @@ import dat.spi.IbWcStatus;
 import dat.spi.LmrTriplet;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 
 /**
  * The data path of one {@link OfiEp}: {@code dat_ep_post_send} ({@code fi_sendmsg}), {@code dat_ep_post_recv}
@@ -97,10 +91,8 @@ final class OfiEpData {
     /** {@code EPIPE}: tcp reports a socket's errno as it is, and libfabric 1.17 has no {@code FI_EPIPE}. */
     private static final int EPIPE = 32;
 
-    /** Entries read from an SRQ EP's CQ at a time. */
-    private static final int CQ_BATCH = 16;
-    /** The most entries an SRQ EP's CQ has (libfabric's util CQ keeps an overflow list beyond). */
-    private static final int SRQ_CQ = 1024;
+    /** The most SRQ buffers one EP holds lent at a time (its endpoint's receive queue bounds it too). */
+    private static final int LEND_MAX = 1024;
 
     /** EAGAIN retries of one post, each after a progress step. */
     private static final int AGAIN_TRIES = 64;
@@ -113,12 +105,10 @@ final class OfiEpData {
     private final OfiIa ia;
     /** The SRQ the EP receives from, or {@code null}. */
     private final OfiSrq srq;
-    /** An SRQ EP's own receive CQ (see {@link OfiSrq}), opened with its first endpoint; NULL until then. */
-    private MemorySegment srqCq = MemorySegment.NULL;
-    private MemorySegment srqCqRead = MemorySegment.NULL;
     /** SRQ buffers this EP completed whose completions are not dequeued yet. */
     private int srqUnreaped;
-    private final boolean[] found = new boolean[1];
+    /** The SRQ slot of each receive slot holding a lent buffer ({@link #lend}), -1 for none. */
+    private int[] lentSlot;
     private DatEpAttr attr;
     private Queue requests;
     private Queue recvs;
@@ -148,8 +138,6 @@ final class OfiEpData {
     private MemorySegment msg;
     private MemorySegment rmaMsg;
     private MemorySegment rmaIov;
-    private MemorySegment entries;
-    private MemorySegment err;
     private MemorySegment taggedMsg;
 
     OfiEpData(OfiEp ep, DatEpAttr attr) {
@@ -166,18 +154,20 @@ final class OfiEpData {
         this.attr = value;
         int requestIov = Math.max(value.maxRequestIov(), Math.max(value.maxRdmaReadIov(), value.maxRdmaWriteIov()));
         this.requests = new Queue(value.maxRequestDtos(), requestIov);
-        this.recvs = new Queue(value.maxRecvDtos(), value.maxRecvIov());
+        // An EP on an SRQ receives into the buffers it is lent: its receive slots hold those.
+        this.recvs = srq != null ? new Queue(lendCapacity(), srq.maxIov())
+                : new Queue(value.maxRecvDtos(), value.maxRecvIov());
+        this.lentSlot = new int[recvs.capacity];
+        Arrays.fill(lentSlot, -1);
         this.held = new int[value.maxRequestDtos()];
         heldHead = 0;
         heldCount = 0;
-        int maxIov = Math.max(1, Math.max(requestIov, value.maxRecvIov()));
+        int maxIov = Math.max(1, Math.max(requestIov, recvs.maxIov));
         if (arena != null) {
             arena.close();
         }
         arena = Arena.ofShared();
         iov = arena.allocate(Iovec.LAYOUT.byteSize() * maxIov, 8);
-        entries = arena.allocate(FiCqDataEntry.LAYOUT.byteSize() * CQ_BATCH, 8);
-        err = arena.allocate(FiCqErrEntry.LAYOUT);
         desc = arena.allocate(8L * maxIov, 8);
         msg = arena.allocate(FiMsg.LAYOUT);
         rmaMsg = arena.allocate(FiMsgRma.LAYOUT);
@@ -187,11 +177,6 @@ final class OfiEpData {
 
     void close() {
         credit.free();
-        if (srqCq.address() != 0) {
-            drainSrqCq(true);
-            Fi.fi_close(srqCq);
-            srqCq = MemorySegment.NULL;
-        }
         if (arena != null) {
             arena.close();
             arena = null;
@@ -213,6 +198,12 @@ final class OfiEpData {
     /** {@return the receives posted whose completions are not generated yet (dat_ep_recv_query)} */
     int recvsAllocated() {
         return recvs.capacity - recvs.freeCount;
+    }
+
+    /** {@return the receive slots of an EP on an SRQ: the most buffers it holds lent at once} */
+    private int lendCapacity() {
+        long rx = ia.entry.limits().rxSize();
+        return (int) Math.max(1, Math.min(LEND_MAX, rx <= 0 ? LEND_MAX : rx));
     }
 
     /**
@@ -475,9 +466,7 @@ final class OfiEpData {
             // its request EVD alone would not read them. The read also progresses the endpoint, which over shm is
             // what applies the peer's write of the word.
             // Not twice in one step: on tcp each read is an epoll_wait.
-            if (srq != null) {
-                drainSrqCq(false);
-            } else if (ep.recvEvd != null && !ep.recvEvd.drainedThisStep()) {
+            if (ep.recvEvd != null && !ep.recvEvd.drainedThisStep()) {
                 ep.recvEvd.drainCq();
             }
         }
@@ -489,7 +478,21 @@ final class OfiEpData {
         if (heldCount > 0 && (requests.op[held[heldHead]] != SEND || credit.maySend())) {
             any = releaseHeld();
         }
+        any |= lend();
         OfiEpConnection c = ep.connection;
+        if (heldCount > 0 && ep.state == DatEpState.CONNECTED && c.fid().address() != 0 && c.peerReachable()) {
+            // Held for credit toward an EP on an SRQ: it lends when told how many sends wait (OfiSrq).
+            long wanted = credit.sent + heldSends();
+            if (credit.wantUntold(wanted)) {
+                long rc = credit.writeWant(wanted, c.fnWritemsg, c.fid(), dest(), context(false,
+                        OfiCredit.WRITE_SLOT));
+                if (rc < 0 && rc != -LibFabric.FI_EAGAIN) {
+                    c.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
+                    return true;
+                }
+                any |= rc == 0;
+            }
+        }
         if (credit.advertise && ep.state == DatEpState.CONNECTED && credit.advertDue(now)
                 && c.fid().address() != 0 && c.peerReachable()) {
             long rc = credit.write(c.fnWritemsg, c.fid(), dest(), context(false, OfiCredit.WRITE_SLOT));
@@ -499,6 +502,84 @@ final class OfiEpData {
             any |= rc == 0;
         }
         return any;
+    }
+
+    /** {@return the sends among the requests held for credit} */
+    private int heldSends() {
+        int n = 0;
+        for (int i = 0; i < heldCount; i++) {
+            int slot = held[(heldHead + i) % held.length];
+            if (requests.op[slot] == SEND && requests.state[slot] == QUEUED) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * An EP on an SRQ takes buffers from it for the sends its peer wants ({@link OfiCredit#lendWanted}), each posted
+     * as a receive of its own, and tells the peer at once. Under the IA's lock.
+     *
+     * @return whether it lent any
+     */
+    boolean lend() {
+        if (srq == null || busy || ep.state != DatEpState.CONNECTED || ep.connection.fid().address() == 0) {
+            return false;
+        }
+        boolean any = false;
+        busy = true;
+        try {
+            // A post's EAGAIN retries run progress steps, which may end the connection (its flush gives back what
+            // was lent): the loop looks again each time.
+            while (credit.lendWanted() > 0 && recvs.freeCount > 0 && ep.state == DatEpState.CONNECTED
+                    && ep.connection.fid().address() != 0) {
+                int buffer = srq.lend(ep);
+                if (buffer < 0) {
+                    break;
+                }
+                int slot = recvs.free[--recvs.freeCount];
+                int n = srq.segments(buffer);
+                recvs.segments[slot] = n;
+                for (int s = 0; s < n; s++) {
+                    int from = srq.segmentIndex(buffer, s);
+                    int to = slot * recvs.maxIov + s;
+                    recvs.address[to] = srq.address(from);
+                    recvs.length[to] = srq.length(from);
+                    recvs.lmr[to] = srq.lmr(from);
+                }
+                recvs.op[slot] = RECV;
+                // The SRQ's buffers take no completion flags: they always complete signalled.
+                recvs.flags[slot] = 0;
+                recvs.cookie[slot] = srq.cookie(buffer);
+                recvs.order[slot] = ++seq;
+                recvs.state[slot] = QUEUED;
+                lentSlot[slot] = buffer;
+                if (postMsg(true, slot) < 0) {
+                    unlend(slot);
+                    ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
+                    return any;
+                }
+                any = true;
+            }
+        } finally {
+            busy = false;
+        }
+        if (any) {
+            credit.lent();
+        }
+        return any;
+    }
+
+    /** A lent buffer goes back to the SRQ unfilled; its receive slot is free. */
+    private void unlend(int slot) {
+        int buffer = lentSlot[slot];
+        if (buffer < 0) {
+            // Given back already, by a flush the failed post's retries ran into.
+            return;
+        }
+        lentSlot[slot] = -1;
+        recvs.release(slot);
+        srq.returned(buffer);
     }
 
     /**
@@ -987,6 +1068,17 @@ final class OfiEpData {
 
     private void finish(Queue q, int slot, DatDtoStatus status, long length) {
         boolean recv = q == recvs;
+        if (recv && lentSlot[slot] >= 0) {
+            if (status == DatDtoStatus.FLUSHED) {
+                // No message came for it: the buffer is the SRQ's again, for another EP (or this one's next peer).
+                unlend(slot);
+                return;
+            }
+            int buffer = lentSlot[slot];
+            lentSlot[slot] = -1;
+            srq.completed(buffer);
+            srqUnreaped++;
+        }
         byte kind = recv ? OfiEvd.RECV : OfiEvd.REQUEST;
         OfiEvd evd = recv ? ep.recvEvd : ep.requestEvd;
         long cookie = q.cookie[slot];
@@ -1009,99 +1101,15 @@ final class OfiEpData {
         }
     }
 
-    // ---- receives from an SRQ ----
-
-    /** {@return the EP's own receive CQ on its PZ's domain, opened on first use} Under the IA's lock. */
-    MemorySegment srqCq(String call) {
-        if (srqCq.address() == 0) {
-            try (Arena local = Arena.ofConfined()) {
-                MemorySegment cqAttr = local.allocate(FiCqAttr.LAYOUT);
-                FiCqAttr.size(cqAttr, Math.max(OfiIa.MIN_CQ, Math.min(SRQ_CQ, ia.iaAttr().maxRecvPerSrq())));
-                FiCqAttr.format(cqAttr, LibFabric.FI_CQ_FORMAT_DATA);
-                FiCqAttr.waitObj(cqAttr, LibFabric.FI_WAIT_NONE);
-                MemorySegment out = local.allocate(ADDRESS);
-                ia.fi.check("fi_cq_open", Fi.fi_cq_open(ep.pz.domain, cqAttr, out));
-                srqCq = out.get(ADDRESS, 0).reinterpret(FidCq.SIZEOF);
-                srqCqRead = Fi.slot(srqCq, FidCq.OPS, FiOpsCq.READ);
-            } catch (FiException e) {
-                throw OfiIa.resources(call, e);
-            }
-        }
-        return srqCq;
-    }
-
-    /**
-     * Reads the EP's own receive CQ: each entry is a buffer of the SRQ this EP took, completed to its recv EVD.
-     * Under the IA's lock.
-     *
-     * @param closed whether the endpoint was just closed: a cancelled buffer is then the close's flush, and the
-     *     connection is ending already
-     * @return whether it read any
-     */
-    boolean drainSrqCq(boolean closed) {
-        if (srqCq.address() == 0) {
-            return false;
-        }
-        boolean any = false;
-        while (true) {
-            long n = Fi.cqRead(srqCqRead, srqCq.address(), entries.address(), CQ_BATCH);
-            if (n > 0) {
-                any = true;
-                for (int i = 0; i < n; i++) {
-                    MemorySegment e = entries.asSlice(i * FiCqDataEntry.LAYOUT.byteSize(),
-                            FiCqDataEntry.LAYOUT.byteSize());
-                    if (!closed && (FiCqDataEntry.flags(e) & LibFabric.FI_REMOTE_CQ_DATA) != 0) {
-                        // The peer's advert, carried by its send into this EP's SRQ buffer.
-                        credit.raise(FiCqDataEntry.data(e));
-                        acknowledge();
-                    }
-                    srqCompleted(FiCqDataEntry.opContext(e).address(), 0, FiCqDataEntry.len(e), closed);
-                }
-                continue;
-            }
-            if (n == -LibFabric.FI_EAVAIL) {
-                err.fill((byte) 0);
-                if (Fi.fi_cq_readerr(srqCq, err) > 0) {
-                    any = true;
-                    srqCompleted(FiCqErrEntry.opContext(err).address(), FiCqErrEntry.err(err), FiCqErrEntry.len(err),
-                            closed);
-                    continue;
-                }
-            }
-            return any;
-        }
-    }
-
-    private void srqCompleted(long context, int error, long length, boolean closed) {
-        long cookie = srq.completed(context, found);
-        if (!found[0]) {
-            return;
-        }
-        DatDtoStatus status = status(RECV, error);
-        if (!closed && status == DatDtoStatus.SUCCESS && ep.state == DatEpState.COMPLETION_PENDING) {
-            // A message on the accepted connection: it is established, whatever the EQ has not said yet.
-            ep.connection.onConnected(null);
-        }
-        OfiEvd evd = ep.recvEvd;
-        // An SRQ EP's receives always complete signalled: the SRQ's posts take no completion flags.
-        if (evd != null && evd.dto(ep, cookie, status, status == DatDtoStatus.SUCCESS ? length : 0, OfiEvd.RECV)) {
-            srqUnreaped++;
-        } else {
-            srq.reaped();
-        }
-        if (!closed && status == DatDtoStatus.FLUSHED) {
-            peerLeft();
-            ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_DISCONNECTED);
-        } else if (!closed && status != DatDtoStatus.SUCCESS) {
-            ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
-        }
-    }
-
     /** Completes every queued or posted slot FLUSHED, receives first, each queue in posting order. */
     void flush() {
         heldHead = 0;
         heldCount = 0;
         for (int slot = oldest(recvs, (byte) -1); slot >= 0; slot = oldest(recvs, (byte) -1)) {
+            if (lentSlot[slot] >= 0) {
+                unlend(slot);
+                continue;
+            }
             recvs.posted(slot);
             finish(recvs, slot, DatDtoStatus.FLUSHED, 0);
         }

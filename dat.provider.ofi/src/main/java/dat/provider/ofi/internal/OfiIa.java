@@ -97,8 +97,6 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
     final Map<Integer, OfiEp> epsByKey = new HashMap<>();
     /** lmr_context to LMR. Guarded by {@link #lock}. */
     final Map<Integer, OfiLmr> lmrs = new HashMap<>();
-    /** The EPs created on an SRQ: each has a receive CQ of its own ({@link OfiSrq}). Guarded by {@link #lock}. */
-    final List<OfiEp> srqEps = new ArrayList<>();
     /** The open SRQs. Guarded by {@link #lock}. */
     final List<OfiSrq> srqs = new ArrayList<>();
     /** The control plane of an {@code FI_EP_RDM} entry's associations, {@code null} for {@code FI_EP_MSG}. */
@@ -413,9 +411,6 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
                 leftToConsumer = true;
             }
         }
-        for (int i = 0; i < srqEps.size(); i++) {
-            found |= srqEps.get(i).data.drainSrqCq(false);
-        }
         if (rdm != null) {
             found |= OfiRdmLink.progress(this);
         }
@@ -619,7 +614,6 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
         epsByKey.put(ep.key, ep);
         if (srq != null) {
             srq.eps.add(ep);
-            srqEps.add(ep);
         }
         return ep;
     }

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.provider.ofi.internal;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-
 import dat.api.Dat;
 import dat.api.DatAsyncReason;
 import dat.api.DatEventType;
@@ -12,88 +9,73 @@ import dat.api.DatReturn;
 import dat.api.DatSrqParam;
 import dat.api.DatSrqState;
 import dat.api.Iov;
-import dat.provider.ofi.internal.ffm.Fi;
-import dat.provider.ofi.internal.ffm.FiCqAttr;
-import dat.provider.ofi.internal.ffm.FiCqDataEntry;
-import dat.provider.ofi.internal.ffm.FiCqErrEntry;
-import dat.provider.ofi.internal.ffm.FiException;
-import dat.provider.ofi.internal.ffm.FiMsg;
-import dat.provider.ofi.internal.ffm.FiOpsCq;
-import dat.provider.ofi.internal.ffm.FiOpsEp;
-import dat.provider.ofi.internal.ffm.FiOpsMsg;
-import dat.provider.ofi.internal.ffm.FiRxAttr;
-import dat.provider.ofi.internal.ffm.FidCq;
-import dat.provider.ofi.internal.ffm.FidEp;
-import dat.provider.ofi.internal.ffm.Iovec;
-import dat.provider.ofi.internal.ffm.LibFabric;
 import dat.spi.AbstractSrq;
 import dat.spi.DtoArgs;
 import dat.spi.LmrTriplet;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A shared receive queue ({@code dat_srq_create}): a libfabric shared receive context ({@code fi_srx_context}) on
- * its PZ's domain, which the endpoints of the EPs created on it bind ({@code fi_ep_bind}) instead of having a receive
- * queue of their own. tcp takes the oldest buffer of the context when a message's header arrives on any of them.
+ * A shared receive queue ({@code dat_srq_create}) kept by the provider: a pool of the consumer's buffers, each lent
+ * to an EP on the SRQ when that EP's peer has a message for it, and posted then as one of that EP's own receives.
  *
- * <p><b>Which EP.</b> tcp reports a shared buffer's completion on the receive CQ of the endpoint that took it, with
- * the context the post gave and nothing naming the endpoint. So every EP on an SRQ binds its receives to a CQ of its
- * own ({@link OfiEpData#srqCq}), read by the progress step, and the EP that read it is the one that took the buffer.
+ * <p><b>Why lent, not shared in the fabric.</b> Every fabric the SRQ runs on here has no hardware RNR: a message with
+ * no receive waiting stops tcp's connection (its FIN and the acknowledgements of the other direction's RDMA writes
+ * wait behind it), and shm keeps it as unexpected, to fill a receive posted after its sender's abrupt end flushed it.
+ * So no message goes to any connection without a receive for it (OfiCredit), and an SRQ's buffers, counted by no
+ * connection, would stall or outlive their senders. A lent buffer is counted by its connection like any receive: the
+ * peer's sender, held for credit, writes how many sends it wants (OfiCredit#writeWant), the EP's progress lends that
+ * many buffers as the pool has ({@link OfiEpData#lend}), and the advert lets the sends go. A buffer goes to a
+ * connection only for a message its peer holds, as an RC queue pair's SRQ gives one to the message that arrives; a
+ * sender that ends before sending leaves its buffers to come back ({@link #returned}). shm 1.17 offers no shared
+ * receive context anyway ({@code max_ep_srx_ctx} 0), and tcp's left the SRQ stall of the campaign.
  *
- * <p><b>Counting.</b> A buffer is <em>outstanding</em> from its post until its completion is reaped from the EVD (or,
- * lost or without EVD, never queued). tcp takes a buffer when a message's header arrives and says so only in the
- * completion, so the buffers still on the context are not known while a message is under way: {@code
- * srq_info_supported} claims only the outstanding count, and {@link #available} (posted, not yet completed) is what
- * the low watermark compares, at each completion.
+ * <p><b>Counting.</b> A buffer is <em>available</em> from its post until a message fills it (pooled or lent), and
+ * <em>outstanding</em> until its completion is reaped from the EVD (or, without EVD, at once): {@code
+ * srq_info_supported} claims the outstanding count, and the low watermark compares the available count at each
+ * completion. The order the pool lends in is its posting order; DAT promises none across connections.
  *
- * <p><b>Low watermark and resize.</b> libfabric has neither: the provider keeps both. The event comes once per
- * setting when a completion takes the available count below the watermark, or at {@code dat_srq_set_lw} when it is
- * below already (after a progress step moved what the CQs hold). The context is created with room for
- * {@code max_recv_per_srq} buffers (its buffer pool grows on demand up to that), so a resize only changes the limit
- * posts are checked against and the slot arrays.
+ * <p><b>Low watermark and resize.</b> libfabric has neither: the event comes once per setting when a completion takes
+ * the available count below the watermark, or at {@code dat_srq_set_lw} when it is below already (after a progress
+ * step moved what the CQs hold). A resize changes the limit posts are checked against and the slot arrays.
  *
- * <p><b>Locks.</b> The IA's lock, then the SRQ's ({@link #srqLock()}): a post takes both (the LMR table is the IA's),
- * a completion arrives under the IA's lock and takes the SRQ's, the shell's resize and free take the SRQ's alone.
+ * <p><b>Locks.</b> The IA's lock, then the SRQ's ({@link #srqLock()}): a post and a lend take both (the LMR table and
+ * the EPs are the IA's), the shell's resize and free take the SRQ's alone.
  */
-// Restricted methods on purpose: reached only after OfiProvider checked Module.isNativeAccessEnabled().
-@SuppressWarnings("restricted")
 final class OfiSrq extends AbstractSrq<OfiIa, OfiPz> {
 
     private static final byte FREE = 0;
-    private static final byte POSTED = 1;
+    /** Posted, in the pool. */
+    private static final byte POOLED = 1;
+    /** Posted, lent to an EP. */
+    private static final byte LENT = 2;
 
     private final OfiIa ia;
     private final ReentrantLock lock = srqLock();
-    /** Names the SRQ in its operation contexts (high 32 bits; the slot is the low 32). */
+    /** Names the SRQ (the IA's count of SRQs made). */
     final int key;
-    /** The {@code fid_ep} of the shared receive context. */
-    final MemorySegment srx;
-    /** The CQ bound to the context: only {@code fi_cancel} reports to it (tcp reports a taken buffer elsewhere). */
-    private final MemorySegment cancelCq;
-    private final MemorySegment cancelRead;
-    private final MemorySegment fnRecvmsg;
-    private final MemorySegment fnCancel;
-    private final Arena arena = Arena.ofShared();
-    private final MemorySegment iov;
-    private final MemorySegment desc;
-    private final MemorySegment msg;
-    private final MemorySegment entries;
-    private final MemorySegment err;
     private final LmrTriplet triplet = new LmrTriplet();
     private final int maxIov;
 
     // Guarded by lock.
     private byte[] state;
+    /** A lent buffer whose region was freed: it is dropped, not pooled, when it comes back. */
+    private boolean[] doomed;
     private long[] cookie;
+    private int[] segments;
+    private long[] address;
+    private long[] length;
     private OfiLmr[] lmr;
+    private OfiEp[] holder;
     private int[] free;
     private int freeCount;
-    /** Posted and not yet completed (on the context, or taken by an endpoint for a message under way). */
+    /** The pooled slots, oldest first: a ring of {@link #pooledCount} from {@link #pooledHead}. */
+    private int[] pooled;
+    private int pooledHead;
+    private int pooledCount;
+    /** Posted and not yet filled by a message (pooled or lent). */
     private int available;
     /** Posted and not yet reaped. */
     private int outstanding;
@@ -107,42 +89,12 @@ final class OfiSrq extends AbstractSrq<OfiIa, OfiPz> {
         this.ia = pz.ia();
         this.key = key;
         this.maxIov = Math.max(1, maxRecvIov);
-        MemorySegment context = MemorySegment.NULL;
-        MemorySegment cq = MemorySegment.NULL;
-        try (Arena local = Arena.ofConfined()) {
-            MemorySegment out = local.allocate(ADDRESS);
-            MemorySegment attr = local.allocate(FiRxAttr.LAYOUT);
-            FiRxAttr.caps(attr, LibFabric.FI_MSG | LibFabric.FI_RECV);
-            FiRxAttr.opFlags(attr, LibFabric.FI_COMPLETION);
-            // The context's buffer pool is bounded by this size and grows on demand: room for every resize.
-            FiRxAttr.size(attr, ia.iaAttr().maxRecvPerSrq());
-            FiRxAttr.iovLimit(attr, maxIov);
-            ia.fi.check("fi_srx_context", Fi.fi_srx_context(pz.domain, attr, out));
-            context = out.get(ADDRESS, 0).reinterpret(FidEp.SIZEOF);
-            MemorySegment cqAttr = local.allocate(FiCqAttr.LAYOUT);
-            FiCqAttr.size(cqAttr, OfiIa.MIN_CQ);
-            FiCqAttr.format(cqAttr, LibFabric.FI_CQ_FORMAT_DATA);
-            FiCqAttr.waitObj(cqAttr, LibFabric.FI_WAIT_NONE);
-            ia.fi.check("fi_cq_open", Fi.fi_cq_open(pz.domain, cqAttr, out));
-            cq = out.get(ADDRESS, 0).reinterpret(FidCq.SIZEOF);
-            ia.fi.check("fi_srx_bind(cq)", Fi.fi_ep_bind(context, cq, LibFabric.FI_RECV));
-        } catch (FiException e) {
-            OfiIa.closeQuietly(context);
-            OfiIa.closeQuietly(cq);
-            arena.close();
-            throw OfiIa.resources("dat_srq_create", e);
-        }
-        this.srx = context;
-        this.cancelCq = cq;
-        this.cancelRead = Fi.slot(cq, FidCq.OPS, FiOpsCq.READ);
-        this.fnRecvmsg = Fi.slot(context, FidEp.MSG, FiOpsMsg.RECVMSG);
-        this.fnCancel = Fi.slot(context, FidEp.OPS, FiOpsEp.CANCEL);
-        this.iov = arena.allocate(Iovec.LAYOUT.byteSize() * maxIov, 8);
-        this.desc = arena.allocate(8L * maxIov, 8);
-        this.msg = arena.allocate(FiMsg.LAYOUT);
-        this.entries = arena.allocate(FiCqDataEntry.LAYOUT.byteSize() * 16, 8);
-        this.err = arena.allocate(FiCqErrEntry.LAYOUT);
         grow(maxRecvDtos);
+    }
+
+    /** {@return the most segments a buffer of this SRQ has} */
+    int maxIov() {
+        return maxIov;
     }
 
     private void grow(int capacity) {
@@ -151,7 +103,12 @@ final class OfiSrq extends AbstractSrq<OfiIa, OfiPz> {
             return;
         }
         state = state == null ? new byte[capacity] : Arrays.copyOf(state, capacity);
+        doomed = doomed == null ? new boolean[capacity] : Arrays.copyOf(doomed, capacity);
         cookie = cookie == null ? new long[capacity] : Arrays.copyOf(cookie, capacity);
+        segments = segments == null ? new int[capacity] : Arrays.copyOf(segments, capacity);
+        holder = holder == null ? new OfiEp[capacity] : Arrays.copyOf(holder, capacity);
+        address = address == null ? new long[capacity * maxIov] : Arrays.copyOf(address, capacity * maxIov);
+        length = length == null ? new long[capacity * maxIov] : Arrays.copyOf(length, capacity * maxIov);
         lmr = lmr == null ? new OfiLmr[capacity * maxIov] : Arrays.copyOf(lmr, capacity * maxIov);
         int[] f = new int[capacity];
         if (free != null) {
@@ -161,11 +118,12 @@ final class OfiSrq extends AbstractSrq<OfiIa, OfiPz> {
         for (int i = capacity - 1; i >= old; i--) {
             free[freeCount++] = i;
         }
-    }
-
-    /** {@return the operation context of a slot} */
-    private long context(int slot) {
-        return (long) key << 32 | slot;
+        int[] ring = new int[capacity];
+        for (int i = 0; i < pooledCount; i++) {
+            ring[i] = pooled[(pooledHead + i) % pooled.length];
+        }
+        pooled = ring;
+        pooledHead = 0;
     }
 
     @Override
@@ -181,51 +139,37 @@ final class OfiSrq extends AbstractSrq<OfiIa, OfiPz> {
                 if (isClosed()) {
                     return DatReturn.DAT_INVALID_HANDLE;
                 }
-                int rc = load(numSegments, localIov);
-                if (rc != DatReturn.DAT_SUCCESS) {
-                    return rc;
-                }
                 if (outstanding >= maxRecvDtos() || freeCount == 0) {
                     return DatReturn.DAT_INSUFFICIENT_RESOURCES;
                 }
                 int slot = free[freeCount - 1];
-                msg.set(JAVA_LONG, FiMsg.MSG_IOV, iov.address());
-                msg.set(JAVA_LONG, FiMsg.DESC, desc.address());
-                FiMsg.iovCount(msg, numSegments);
-                FiMsg.addr(msg, 0);
-                msg.set(JAVA_LONG, FiMsg.CONTEXT, context(slot));
-                FiMsg.data(msg, 0);
-                long posted = Fi.post(fnRecvmsg, srx.address(), msg.address(), LibFabric.FI_COMPLETION);
-                if (posted != 0) {
-                    // The context's pool holds max_recv_per_srq buffers, never fewer than the SRQ's size.
-                    return DatReturn.DAT_INSUFFICIENT_RESOURCES;
+                int rc = load(slot, numSegments, localIov);
+                if (rc != DatReturn.DAT_SUCCESS) {
+                    Arrays.fill(lmr, slot * maxIov, slot * maxIov + maxIov, null);
+                    return rc;
                 }
                 freeCount--;
-                state[slot] = POSTED;
                 cookie[slot] = userCookie;
-                for (int s = 0; s < maxIov; s++) {
-                    lmr[slot * maxIov + s] = s < numSegments ? lmrs[s] : null;
-                }
+                segments[slot] = numSegments;
+                doomed[slot] = false;
+                pool(slot);
                 available++;
                 outstanding++;
-                return DatReturn.DAT_SUCCESS;
             } finally {
-                Arrays.fill(lmrs, null);
                 lock.unlock();
             }
+            // A peer may be held for this buffer already.
+            for (int i = 0; i < eps.size(); i++) {
+                eps.get(i).data.lend();
+            }
+            return DatReturn.DAT_SUCCESS;
         } finally {
             ia.lock.unlock();
         }
     }
 
-    /** The LMRs of the post being loaded; under {@link #lock}. */
-    private OfiLmr[] lmrs = new OfiLmr[0];
-
-    /** Reads the consumer's triplets into the native iov and descriptors; checks each against the SRQ's PZ. */
-    private int load(int n, Iov localIov) {
-        if (lmrs.length < maxIov) {
-            lmrs = new OfiLmr[maxIov];
-        }
+    /** Reads the consumer's triplets into the slot; checks each against the SRQ's PZ. */
+    private int load(int slot, int n, Iov localIov) {
         for (int s = 0; s < n; s++) {
             int rc = triplet.read(localIov, s);
             if (rc != DatReturn.DAT_SUCCESS) {
@@ -236,33 +180,102 @@ final class OfiSrq extends AbstractSrq<OfiIa, OfiPz> {
             if (rc != DatReturn.DAT_SUCCESS) {
                 return rc;
             }
-            MemorySegment v = iov.asSlice(s * Iovec.LAYOUT.byteSize(), Iovec.LAYOUT.byteSize());
-            v.set(JAVA_LONG, Iovec.IOV_BASE, triplet.virtualAddress());
-            Iovec.iovLen(v, triplet.segmentLength());
-            desc.setAtIndex(JAVA_LONG, s, l.desc);
-            lmrs[s] = l;
+            int i = slot * maxIov + s;
+            address[i] = triplet.virtualAddress();
+            length[i] = triplet.segmentLength();
+            lmr[i] = l;
         }
         return DatReturn.DAT_SUCCESS;
     }
 
+    private void pool(int slot) {
+        state[slot] = POOLED;
+        holder[slot] = null;
+        pooled[(pooledHead + pooledCount) % pooled.length] = slot;
+        pooledCount++;
+    }
+
     /**
-     * An EP's CQ reported a buffer of this SRQ: the slot is free again and no longer available. Under the IA's lock.
+     * Lends the oldest pooled buffer to {@code ep}. Under the IA's lock.
      *
-     * @param context the completion's operation context
-     * @return the buffer's cookie, or {@code -1L} in {@code found[0] == false} when the context is none of ours
+     * @return its slot, or -1 when the pool is empty
      */
-    long completed(long context, boolean[] found) {
-        int slot = (int) context;
-        boolean fire;
-        long c;
+    int lend(OfiEp ep) {
         lock.lock();
         try {
-            if ((int) (context >>> 32) != key || slot < 0 || slot >= state.length || state[slot] != POSTED) {
-                found[0] = false;
-                return -1L;
+            if (pooledCount == 0) {
+                return -1;
             }
-            found[0] = true;
-            c = cookie[slot];
+            int slot = pooled[pooledHead];
+            pooledHead = (pooledHead + 1) % pooled.length;
+            pooledCount--;
+            state[slot] = LENT;
+            holder[slot] = ep;
+            return slot;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** {@return the segments of a buffer} */
+    int segments(int slot) {
+        return segments[slot];
+    }
+
+    /** {@return segment {@code s} of a buffer: its address, length and region through the arrays' index} */
+    int segmentIndex(int slot, int s) {
+        return slot * maxIov + s;
+    }
+
+    long address(int index) {
+        return address[index];
+    }
+
+    long length(int index) {
+        return length[index];
+    }
+
+    OfiLmr lmr(int index) {
+        return lmr[index];
+    }
+
+    long cookie(int slot) {
+        return cookie[slot];
+    }
+
+    /**
+     * A lent buffer comes back unfilled (its connection ended, or the post failed): to the pool, or dropped when its
+     * region was freed meanwhile. Under the IA's lock.
+     */
+    void returned(int slot) {
+        lock.lock();
+        try {
+            if (state[slot] != LENT) {
+                return;
+            }
+            if (doomed[slot] || isClosed()) {
+                release(slot);
+                available--;
+                outstanding--;
+            } else {
+                pool(slot);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * A message filled a lent buffer (or failed into it): the slot is free again and no longer available. Under the
+     * IA's lock.
+     */
+    void completed(int slot) {
+        boolean fire;
+        lock.lock();
+        try {
+            if (state[slot] != LENT) {
+                return;
+            }
             release(slot);
             available--;
             fire = lowWatermarkArmed && available < lowWatermark() && !isClosed();
@@ -275,11 +288,12 @@ final class OfiSrq extends AbstractSrq<OfiIa, OfiPz> {
         if (fire) {
             lowWatermarkEvent();
         }
-        return c;
     }
 
     private void release(int slot) {
         state[slot] = FREE;
+        holder[slot] = null;
+        doomed[slot] = false;
         Arrays.fill(lmr, slot * maxIov, slot * maxIov + maxIov, null);
         free[freeCount++] = slot;
     }
@@ -295,41 +309,49 @@ final class OfiSrq extends AbstractSrq<OfiIa, OfiPz> {
     }
 
     /**
-     * {@code dat_lmr_free} of {@code region}, under the IA's lock: buffers on it still on the context are cancelled
-     * (they are gone with the region, as is a posted receive whose MR is deregistered); when one was taken by an
-     * endpoint already, the copy into it may be under way, so every connection on the SRQ breaks (closing the
-     * endpoints stops it).
+     * {@code dat_lmr_free} of {@code region}, under the IA's lock: pooled buffers on it go with it (as a posted
+     * receive does whose MR is deregistered); an EP holding one lent may be copying a message into it, so its
+     * connection breaks (closing its endpoint stops that), and the buffer is dropped when it comes back.
      *
      * @return whether a buffer of the SRQ used the region
      */
     boolean lmrFreed(OfiLmr region) {
+        List<OfiEp> holders = new ArrayList<>();
         boolean used = false;
         lock.lock();
         try {
             for (int slot = 0; slot < state.length; slot++) {
-                if (state[slot] == POSTED && uses(slot, region)) {
-                    used = true;
-                    Fi.cancel(fnCancel, srx.address(), context(slot));
+                if (state[slot] == FREE || !uses(slot, region)) {
+                    continue;
+                }
+                used = true;
+                if (state[slot] == POOLED) {
+                    release(slot);
+                    available--;
+                    outstanding--;
+                } else {
+                    doomed[slot] = true;
+                    if (!holders.contains(holder[slot])) {
+                        holders.add(holder[slot]);
+                    }
                 }
             }
-            if (!used) {
-                return false;
+            // The pool's ring keeps the buffers still pooled, in their order.
+            int kept = 0;
+            for (int i = 0; i < pooledCount; i++) {
+                int slot = pooled[(pooledHead + i) % pooled.length];
+                if (state[slot] == POOLED) {
+                    pooled[(pooledHead + kept++) % pooled.length] = slot;
+                }
             }
-            drainCancelled();
-            boolean taken = false;
-            for (int slot = 0; slot < state.length; slot++) {
-                taken |= state[slot] == POSTED && uses(slot, region);
-            }
-            if (!taken) {
-                return true;
-            }
+            pooledCount = kept;
         } finally {
             lock.unlock();
         }
-        for (OfiEp ep : List.copyOf(eps)) {
+        for (OfiEp ep : holders) {
             ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
         }
-        return true;
+        return used;
     }
 
     private boolean uses(int slot, OfiLmr region) {
@@ -341,44 +363,11 @@ final class OfiSrq extends AbstractSrq<OfiIa, OfiPz> {
         return false;
     }
 
-    /** Frees the slots {@code fi_cancel} took back (their completions go nowhere: the consumer freed the region). */
-    private void drainCancelled() {
-        while (true) {
-            long n = Fi.cqRead(cancelRead, cancelCq.address(), entries.address(), 16);
-            if (n > 0) {
-                for (int i = 0; i < n; i++) {
-                    MemorySegment e = entries.asSlice(i * FiCqDataEntry.LAYOUT.byteSize(),
-                            FiCqDataEntry.LAYOUT.byteSize());
-                    dropCancelled(FiCqDataEntry.opContext(e).address());
-                }
-                continue;
-            }
-            if (n == -LibFabric.FI_EAVAIL) {
-                err.fill((byte) 0);
-                if (Fi.fi_cq_readerr(cancelCq, err) > 0) {
-                    dropCancelled(FiCqErrEntry.opContext(err).address());
-                    continue;
-                }
-            }
-            return;
-        }
-    }
-
-    private void dropCancelled(long context) {
-        int slot = (int) context;
-        if ((int) (context >>> 32) == key && slot >= 0 && slot < state.length && state[slot] == POSTED) {
-            release(slot);
-            available--;
-            outstanding--;
-        }
-    }
-
     @Override
     protected int outstandingBuffers() {
         return outstanding;
     }
 
-    /** The context was sized for max_recv_per_srq: only the limit and the slot arrays change. */
     @Override
     protected void implResize(int srqMaxRecvDto) {
         grow(srqMaxRecvDto);
@@ -413,17 +402,12 @@ final class OfiSrq extends AbstractSrq<OfiIa, OfiPz> {
         }
     }
 
-    /**
-     * The shell marked it closed under the SRQ lock and no EP is on it (they depend on it): the context goes with
-     * whatever is still posted to it, then the CQ.
-     */
+    /** The shell marked it closed under the SRQ lock and no EP is on it (they depend on it): the pool goes. */
     @Override
     protected void implDestroy() {
         ia.srqs.remove(this);
-        Fi.fi_close(srx);
-        drainCancelled();
-        Fi.fi_close(cancelCq);
-        arena.close();
+        Arrays.fill(lmr, null);
+        Arrays.fill(holder, null);
     }
 
     @Override

@@ -38,10 +38,9 @@ class OfiCrossNodeTest {
 
     static Stream<Fabric> fabrics() {
         return Stream.of(
-                // Memory windows denied.
+                // Memory windows denied on both.
                 new Fabric(OfiTcpVerification.IA, OfiTcpVerification.class, 7473, 10),
-                // Memory windows and SRQs denied.
-                new Fabric(OfiRdmShmVerification.IA, OfiRdmShmVerification.class, 7475, 9));
+                new Fabric(OfiRdmShmVerification.IA, OfiRdmShmVerification.class, 7475, 10));
     }
 
     @ParameterizedTest

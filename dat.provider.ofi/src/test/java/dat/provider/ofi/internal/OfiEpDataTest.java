@@ -16,7 +16,11 @@ import dat.api.DatReturn;
 import dat.api.Iov;
 import dat.provider.ofi.internal.ffm.LibFabric;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Completions of one EP's queues: posting order holds when the provider fails a later operation first. */
 class OfiEpDataTest {
@@ -112,4 +116,47 @@ class OfiEpDataTest {
             ia.close(DatCloseFlags.ABRUPT);
         }
     }
+
+    /**
+     * An RDMA write posted just before the EP is freed, or disconnected abruptly, lands before that call returns or
+     * not at all: the target's memory does not change afterwards, however long its IA progresses. The campaign on tcp
+     * (seed 0xda721aed1ccce573, shrunk to 11 steps) saw the write land at a peer EP of the same IA after dat_ep_free
+     * returned: tcp had put it into the socket, and the peer's progress read it later.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void aWritePostedBeforeTheConnectionEndsNeverLandsAfter(boolean free) throws InterruptedException {
+        DatIa ia = new OfiProvider().open(OfiTcpVerification.IA, "", 16);
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = ia.createPz();
+            OfiPzTest.Pair p = OfiPzTest.connect(ia, pz, free ? 7503 : 7504);
+            // As large as the EP takes in one write: the more of it the socket holds, the later it lands.
+            int size = (int) Math.min(1 << 20, p.active().query().epAttr().maxRdmaSize());
+            MemorySegment src = arena.allocate(size, 64).fill((byte) 0x77);
+            MemorySegment dst = arena.allocate(size, 64);
+            DatLmr from = ia.createLmr(pz, src, DatMemPriv.ALL);
+            DatLmr to = ia.createLmr(pz, dst, DatMemPriv.ALL);
+            assertEquals(DatReturn.DAT_SUCCESS, p.active().postRdmaWrite(1, Iov.allocate(arena, 1).set(0, from, 0,
+                    size), 1, to.rmrContext(), dst.address(), size, 0));
+            if (free) {
+                p.active().close();
+            } else {
+                p.active().disconnect(DatCloseFlags.ABRUPT);
+            }
+            byte[] after = dst.toArray(ValueLayout.JAVA_BYTE);
+            DatEvent e = new DatEvent();
+            long until = System.nanoTime() + 300_000_000L;
+            while (System.nanoTime() - until < 0) {
+                // The passive EP's CQs, read by the consumer, and the progress thread meanwhile.
+                p.passive().query().recvEvd().dequeue(e);
+                p.passiveConn().dequeue(e);
+                Thread.sleep(1);
+            }
+            assertEquals(-1L, dst.mismatch(MemorySegment.ofArray(after)), "the target changed after the "
+                    + (free ? "dat_ep_free" : "abrupt dat_ep_disconnect") + " returned");
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
 }
+

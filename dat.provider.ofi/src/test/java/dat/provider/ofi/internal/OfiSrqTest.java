@@ -33,13 +33,16 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * SRQs over tcp's shared receive contexts, and {@code dat_ep_recv_query}: the DAT codes of bad arguments, an SRQ
- * freed while an EP uses it, a buffer's completion naming the EP that took it, an LMR freed under posted buffers,
- * and posts racing a free. One IA on {@code ofi-tcp-lo} connected to itself.
+ * SRQs (the provider's, lending buffers to connections: OfiSrq), and {@code dat_ep_recv_query}: the DAT codes of bad
+ * arguments, an SRQ freed while an EP uses it, a buffer's completion naming the EP that took it, an LMR freed under
+ * posted buffers, posts racing a free, a buffer lent to a connection that ended. One IA connected to itself, on
+ * {@code ofi-tcp-lo} and on {@code ofi-shm-shm-rdm}.
  */
 class OfiSrqTest {
 
@@ -72,11 +75,12 @@ class OfiSrqTest {
         return assertThrows(DatException.class, call::run).type();
     }
 
-    @Test
-    void badArgumentsGetTheCodesTheManPagesName() {
-        DatIa ia = new OfiProvider().open(OfiTcpVerification.IA, "", 16);
+    @ParameterizedTest
+    @ValueSource(strings = {OfiTcpVerification.IA, OfiRdmShmVerification.IA})
+    void badArgumentsGetTheCodesTheManPagesName(String iaName) {
+        DatIa ia = new OfiProvider().open(iaName, "", 16);
         try (Arena arena = Arena.ofShared()) {
-            assertTrue(ia.providerAttr().srqSupported(), "tcp has shared receive contexts");
+            assertTrue(ia.providerAttr().srqSupported(), "the provider lends its SRQs' buffers");
             DatPz pz = ia.createPz();
             DatSrq srq = ia.createSrq(pz, DatSrqAttr.of(4, 1));
             DatLmr lmr = ia.createLmr(pz, arena.allocate(4096, 64), DatMemPriv.ALL);
@@ -128,9 +132,10 @@ class OfiSrqTest {
         }
     }
 
-    @Test
-    void anSrqInUseIsNotFreed() {
-        DatIa ia = new OfiProvider().open(OfiTcpVerification.IA, "", 16);
+    @ParameterizedTest
+    @ValueSource(strings = {OfiTcpVerification.IA, OfiRdmShmVerification.IA})
+    void anSrqInUseIsNotFreed(String iaName) {
+        DatIa ia = new OfiProvider().open(iaName, "", 16);
         try (Arena arena = Arena.ofShared()) {
             DatPz pz = ia.createPz();
             DatSrq srq = ia.createSrq(pz, DatSrqAttr.of(8, 1));
@@ -156,10 +161,11 @@ class OfiSrqTest {
         }
     }
 
-    /** tcp's completion of a shared buffer names no endpoint: each of two EPs on one SRQ must get its own. */
-    @Test
-    void aSharedBufferCompletesOnTheEpThatTookIt() {
-        DatIa ia = new OfiProvider().open(OfiTcpVerification.IA, "", 16);
+    /** Two EPs on one SRQ: each message completes on the EP it came to, in the SRQ's oldest buffer. */
+    @ParameterizedTest
+    @ValueSource(strings = {OfiTcpVerification.IA, OfiRdmShmVerification.IA})
+    void aSharedBufferCompletesOnTheEpThatTookIt(String iaName) {
+        DatIa ia = new OfiProvider().open(iaName, "", 16);
         try (Arena arena = Arena.ofShared()) {
             DatPz pz = ia.createPz();
             DatSrq srq = ia.createSrq(pz, DatSrqAttr.of(16, 1));
@@ -203,9 +209,10 @@ class OfiSrqTest {
     }
 
     /** A freed LMR takes its buffers off the SRQ: nothing lands in it afterwards, the count drops, the SRQ works. */
-    @Test
-    void anLmrFreedUnderPostedBuffersLeavesTheSrqUsable() {
-        DatIa ia = new OfiProvider().open(OfiTcpVerification.IA, "", 16);
+    @ParameterizedTest
+    @ValueSource(strings = {OfiTcpVerification.IA, OfiRdmShmVerification.IA})
+    void anLmrFreedUnderPostedBuffersLeavesTheSrqUsable(String iaName) {
+        DatIa ia = new OfiProvider().open(iaName, "", 16);
         try (Arena arena = Arena.ofShared()) {
             DatPz pz = ia.createPz();
             DatSrq srq = ia.createSrq(pz, DatSrqAttr.of(8, 1));
@@ -234,9 +241,10 @@ class OfiSrqTest {
     }
 
     /** Posts racing dat_srq_free: each answers SUCCESS or DAT_INVALID_HANDLE, and nothing crashes. */
-    @Test
-    void postsRacingAFreeAnswerSuccessOrInvalidHandle() throws InterruptedException {
-        DatIa ia = new OfiProvider().open(OfiTcpVerification.IA, "", 16);
+    @ParameterizedTest
+    @ValueSource(strings = {OfiTcpVerification.IA, OfiRdmShmVerification.IA})
+    void postsRacingAFreeAnswerSuccessOrInvalidHandle(String iaName) throws InterruptedException {
+        DatIa ia = new OfiProvider().open(iaName, "", 16);
         try (Arena arena = Arena.ofShared()) {
             DatPz pz = ia.createPz();
             DatLmr lmr = ia.createLmr(pz, arena.allocate(4096, 64), DatMemPriv.ALL);
@@ -272,10 +280,84 @@ class OfiSrqTest {
         }
     }
 
+    /**
+     * A buffer is lent to a connection only for a message its peer holds, and comes back to the SRQ when that
+     * connection ends before the message came: the peer's send, held for want of a buffer, says so; the buffer posted
+     * then is lent to it (under the IA's lock, so no step lets the send go); the peer breaks off, its send flushed;
+     * the buffer then takes the message of another connection, and no completion names the first EP.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {OfiTcpVerification.IA, OfiRdmShmVerification.IA})
+    void aBufferLentToAConnectionThatEndedServesTheNext(String iaName) {
+        OfiIa ia = (OfiIa) new OfiProvider().open(iaName, "", 16);
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = ia.createPz();
+            DatSrq srq = ia.createSrq(pz, DatSrqAttr.of(4, 1));
+            MemorySegment dst = arena.allocate(4096, 64);
+            DatLmr lmr = ia.createLmr(pz, dst, DatMemPriv.ALL);
+            DatEvd recvs = ia.createEvd(16, null, DatEvdFlags.DTO);
+            DatEvd requests = ia.createEvd(16, null, DatEvdFlags.DTO);
+            DatEvd[] conns = {ia.createEvd(8, null, DatEvdFlags.CONNECTION), ia.createEvd(8, null,
+                DatEvdFlags.CONNECTION)};
+            DatEp[] passive = new DatEp[2];
+            DatEp[] active = new DatEp[2];
+            for (int i = 0; i < 2; i++) {
+                passive[i] = ia.createEpWithSrq(pz, recvs, requests, conns[i], srq, DatEpAttr.builder().build());
+                active[i] = connect(ia, pz, passive[i], conns[i], 7501 + i, requests);
+            }
+            Iov iov = Iov.allocate(arena, 1);
+            dst.asSlice(2048, 16).fill((byte) 0x5e);
+            assertEquals(DatReturn.DAT_SUCCESS, active[0].postSend(1, iov.set(0, lmr, 2048, 16), 1, 0));
+            OfiEpData lender = ((OfiEp) passive[0]).data;
+            long until = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(TIMEOUT);
+            while (true) {
+                ia.lock.lock();
+                try {
+                    if (lender.credit.peerWanted > 0) {
+                        break;
+                    }
+                } finally {
+                    ia.lock.unlock();
+                }
+                assertTrue(System.nanoTime() - until < 0, "the held send never said it wants a buffer");
+                Thread.onSpinWait();
+            }
+            ia.lock.lock();
+            try {
+                assertEquals(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, lmr, 0, 64), 100));
+                assertEquals(1, lender.credit.posted, "the buffer is lent to the connection that wants it");
+                active[0].disconnect(DatCloseFlags.ABRUPT);
+            } finally {
+                ia.lock.unlock();
+            }
+            DatEvent e = new DatEvent();
+            assertEquals(DatReturn.DAT_SUCCESS, requests.await(TIMEOUT, 1, e));
+            assertEquals(1, e.userCookie());
+            assertSame(DatDtoStatus.FLUSHED, e.dtoStatus(), "the send of the peer that broke off");
+            assertEquals(DatReturn.DAT_SUCCESS, conns[0].await(TIMEOUT, 1, e));
+            assertSame(DatEventType.CONNECTION_EVENT_DISCONNECTED, e.type());
+            assertEquals(1, srq.query().outstandingDtoCount(), "the buffer is still the SRQ's");
+            dst.asSlice(3072, 16).fill((byte) 0x6f);
+            assertEquals(DatReturn.DAT_SUCCESS, active[1].postSend(1, iov.set(0, lmr, 3072, 16), 2, 0));
+            assertEquals(DatReturn.DAT_SUCCESS, recvs.await(TIMEOUT, 1, e));
+            assertSame(passive[1], e.ep(), "the message of the live connection");
+            assertEquals(100, e.userCookie());
+            assertSame(DatDtoStatus.SUCCESS, e.dtoStatus());
+            assertEquals((byte) 0x6f, dst.get(ValueLayout.JAVA_BYTE, 15));
+            assertEquals(DatReturn.DAT_SUCCESS, requests.await(TIMEOUT, 1, e));
+            assertEquals(2, e.userCookie());
+            assertSame(DatDtoStatus.SUCCESS, e.dtoStatus());
+            assertEquals(DatReturn.DAT_QUEUE_EMPTY, recvs.dequeue(e), "no completion of the first EP");
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
     /** An EP with its own queue counts a receive from its post until its completion is generated. */
-    @Test
-    void recvQueryCountsPostedReceivesUntilTheyComplete() {
-        DatIa ia = new OfiProvider().open(OfiTcpVerification.IA, "", 16);
+    @ParameterizedTest
+    @ValueSource(strings = {OfiTcpVerification.IA, OfiRdmShmVerification.IA})
+    void recvQueryCountsPostedReceivesUntilTheyComplete(String iaName) {
+        DatIa ia = new OfiProvider().open(iaName, "", 16);
         try (Arena arena = Arena.ofShared()) {
             DatPz pz = ia.createPz();
             DatLmr lmr = ia.createLmr(pz, arena.allocate(4096, 64), DatMemPriv.ALL);

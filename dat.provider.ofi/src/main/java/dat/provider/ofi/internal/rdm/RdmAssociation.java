@@ -118,7 +118,7 @@ public final class RdmAssociation {
      * @param port where its messages, events and flushes go
      * @param timeouts the protocol's timeouts
      * @param localEp the EP's id
-     * @param localTarget where the peer sends the EP's messages ({@link RdmTags#epTarget}/{@link RdmTags#srqTarget})
+     * @param localTarget where the peer sends the EP's messages ({@link RdmTags#epTarget})
      * @param localIa the IA's address, 16 bytes
      * @param localControl the IA's control-endpoint address
      * @param localData the EP's data-endpoint address

@@ -17,7 +17,7 @@ import java.util.Arrays;
  * @param receiverEp the receiver's EP id, 0 in a {@link Type#REQUEST}
  * @param receiverSerial the receiver's connection serial, 0 in a {@link Type#REQUEST}
  * @param senderTarget the tag target the receiver must send the sender's messages to
- *     ({@link RdmTags#epTarget}, {@link RdmTags#srqTarget})
+ *     ({@link RdmTags#epTarget})
  * @param qualifier a request's destination qualifier, else the sender's local qualifier
  * @param iaAddress the sender's IA address, 16 bytes (IPv6 or IPv4-mapped)
  * @param readDepth the sender's incoming RDMA read depth for the connection

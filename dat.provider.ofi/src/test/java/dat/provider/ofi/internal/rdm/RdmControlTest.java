@@ -153,16 +153,13 @@ class RdmControlTest {
         long ep = RdmTags.data(RdmTags.epTarget(5), -2);
         assertEquals(5, RdmTags.id(ep));
         assertEquals(-2, RdmTags.serial(ep));
-        assertEquals(false, RdmTags.isSrq(ep));
         assertEquals(false, RdmTags.isControl(ep));
-        long srq = RdmTags.data(RdmTags.srqTarget(RdmTags.MAX_ID), 1);
-        assertEquals(true, RdmTags.isSrq(srq));
-        assertEquals(RdmTags.MAX_ID, RdmTags.id(srq));
-        assertEquals(RdmTags.data(RdmTags.srqTarget(RdmTags.MAX_ID), 77) & ~RdmTags.IGNORE_SERIAL,
-                     srq & ~RdmTags.IGNORE_SERIAL, "an SRQ receive ignoring the serial matches every connection");
+        long last = RdmTags.data(RdmTags.epTarget(RdmTags.MAX_ID), 1);
+        assertEquals(RdmTags.MAX_ID, RdmTags.id(last));
+        assertEquals(false, RdmTags.isControl(last), "the largest id stays out of the kind bits");
         assertEquals(true, RdmTags.isControl(RdmTags.CONTROL));
         assertThrows(IllegalArgumentException.class, () -> RdmTags.epTarget(0));
-        assertThrows(IllegalArgumentException.class, () -> RdmTags.srqTarget(RdmTags.MAX_ID + 1));
+        assertThrows(IllegalArgumentException.class, () -> RdmTags.epTarget(RdmTags.MAX_ID + 1));
     }
 
     @Test
