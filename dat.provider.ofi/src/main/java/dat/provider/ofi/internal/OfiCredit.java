@@ -480,13 +480,11 @@ final class OfiCredit {
         } else {
             value.set(JAVA_LONG, 0, pack());
         }
-        peerWordMsg(value.address(), 0, 0, rdm ? 16 : 8, dest, context);
-        long rc = Fi.post(fnWritemsg, fid.address(), msg.address(), LibFabric.FI_INJECT);
+        long rc = inject(0, rdm ? 16 : 8, fnWritemsg, fid, dest, context);
         if (rc == 0) {
             advertised = posted;
             deliveredTold = delivered;
             due = false;
-            writes++;
         }
         return rc;
     }
@@ -506,10 +504,18 @@ final class OfiCredit {
      */
     long writeWant(long wanted, MemorySegment fnWritemsg, MemorySegment fid, long dest, long context) {
         value.set(JAVA_LONG, WANT_OFFSET, rdm ? rdmHalf(wanted, peerSerial) : wanted & 0xffff_ffffL);
-        peerWordMsg(value.address() + WANT_OFFSET, 0, WANT_OFFSET, 8, dest, context);
-        long rc = Fi.post(fnWritemsg, fid.address(), msg.address(), LibFabric.FI_INJECT);
+        long rc = inject(WANT_OFFSET, 8, fnWritemsg, fid, dest, context);
         if (rc == 0) {
             wantTold = wanted;
+        }
+        return rc;
+    }
+
+    /** Writes {@code length} bytes of {@link #value} at {@code offset} to the same offset of the peer's word. */
+    private long inject(int offset, int length, MemorySegment fnWritemsg, MemorySegment fid, long dest, long context) {
+        peerWordMsg(value.address() + offset, 0, offset, length, dest, context);
+        long rc = Fi.post(fnWritemsg, fid.address(), msg.address(), LibFabric.FI_INJECT);
+        if (rc == 0) {
             writes++;
         }
         return rc;

@@ -480,28 +480,37 @@ final class OfiEpData {
         }
         any |= lend();
         OfiEpConnection c = ep.connection;
-        if (heldCount > 0 && ep.state == DatEpState.CONNECTED && c.fid().address() != 0 && c.peerReachable()) {
+        if (ep.state != DatEpState.CONNECTED || c.fid().address() == 0 || !c.peerReachable()) {
+            return any;
+        }
+        if (heldCount > 0 && credit.peerLends) {
             // Held for credit toward an EP on an SRQ: it lends when told how many sends wait (OfiSrq).
             long wanted = credit.sent + heldSends();
             if (credit.wantUntold(wanted)) {
                 long rc = credit.writeWant(wanted, c.fnWritemsg, c.fid(), dest(), context(false,
                         OfiCredit.WRITE_SLOT));
-                if (rc < 0 && rc != -LibFabric.FI_EAGAIN) {
-                    c.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
+                if (wordFailed(rc)) {
                     return true;
                 }
                 any |= rc == 0;
             }
         }
-        if (credit.advertise && ep.state == DatEpState.CONNECTED && credit.advertDue(now)
-                && c.fid().address() != 0 && c.peerReachable()) {
+        if (credit.advertise && credit.advertDue(now)) {
             long rc = credit.write(c.fnWritemsg, c.fid(), dest(), context(false, OfiCredit.WRITE_SLOT));
-            if (rc < 0 && rc != -LibFabric.FI_EAGAIN) {
-                c.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
-            }
+            wordFailed(rc);
             any |= rc == 0;
         }
         return any;
+    }
+
+    /** {@return whether a write into the peer's credit word failed (not EAGAIN, which a later step retries)} */
+    private boolean wordFailed(long rc) {
+        if (rc < 0 && rc != -LibFabric.FI_EAGAIN) {
+            // Whatever failed leaves the endpoint unusable, as a failed post does.
+            ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
+            return true;
+        }
+        return false;
     }
 
     /** {@return the sends among the requests held for credit} */
