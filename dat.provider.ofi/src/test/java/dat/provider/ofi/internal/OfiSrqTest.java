@@ -309,19 +309,7 @@ class OfiSrqTest {
             dst.asSlice(2048, 16).fill((byte) 0x5e);
             assertEquals(DatReturn.DAT_SUCCESS, active[0].postSend(1, iov.set(0, lmr, 2048, 16), 1, 0));
             OfiEpData lender = ((OfiEp) passive[0]).data;
-            long until = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(TIMEOUT);
-            while (true) {
-                ia.lock.lock();
-                try {
-                    if (lender.credit.peerWanted > 0) {
-                        break;
-                    }
-                } finally {
-                    ia.lock.unlock();
-                }
-                assertTrue(System.nanoTime() - until < 0, "the held send never said it wants a buffer");
-                Thread.onSpinWait();
-            }
+            awaitWant(ia, lender);
             ia.lock.lock();
             try {
                 assertEquals(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, lmr, 0, 64), 100));
@@ -350,6 +338,76 @@ class OfiSrqTest {
             assertEquals(DatReturn.DAT_QUEUE_EMPTY, recvs.dequeue(e), "no completion of the first EP");
         } finally {
             ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /**
+     * A peer that breaks off while its send waits for a buffer ends the connection on both sides: the SRQ's only
+     * buffer is lent to another connection, the first peer's send (completion suppressed) is held, its EP disconnects
+     * abruptly; the EP on the SRQ gets its DISCONNECTED though nothing of it is posted (random campaign, seed
+     * 0x50e01, step 8,012), and the other connection's message still lands.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {OfiTcpVerification.IA, OfiRdmShmVerification.IA})
+    void aPeerBreakingOffWhileItsSendWaitsForABufferEndsTheConnection(String iaName) {
+        OfiIa ia = (OfiIa) new OfiProvider().open(iaName, "", 16);
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = ia.createPz();
+            DatSrq srq = ia.createSrq(pz, DatSrqAttr.of(4, 1));
+            MemorySegment dst = arena.allocate(4096, 64);
+            DatLmr lmr = ia.createLmr(pz, dst, DatMemPriv.ALL);
+            DatEvd recvs = ia.createEvd(16, null, DatEvdFlags.DTO);
+            DatEvd requests = ia.createEvd(16, null, DatEvdFlags.DTO);
+            DatEvd[] conns = {ia.createEvd(8, null, DatEvdFlags.CONNECTION), ia.createEvd(8, null,
+                DatEvdFlags.CONNECTION)};
+            DatEp[] passive = new DatEp[2];
+            DatEp[] active = new DatEp[2];
+            for (int i = 0; i < 2; i++) {
+                passive[i] = ia.createEpWithSrq(pz, recvs, requests, conns[i], srq, DatEpAttr.builder().build());
+                active[i] = connect(ia, pz, passive[i], conns[i], 7505 + i, requests);
+            }
+            Iov iov = Iov.allocate(arena, 1);
+            dst.asSlice(3072, 16).fill((byte) 0x6f);
+            assertEquals(DatReturn.DAT_SUCCESS, active[1].postSend(1, iov.set(0, lmr, 3072, 16), 2, 0));
+            awaitWant(ia, ((OfiEp) passive[1]).data);
+            assertEquals(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, lmr, 0, 64), 100));
+            assertEquals(DatReturn.DAT_SUCCESS, active[0].postSend(1, iov.set(0, lmr, 2048, 16), 1,
+                    DatCompletionFlags.SUPPRESS));
+            awaitWant(ia, ((OfiEp) passive[0]).data);
+            active[0].disconnect(DatCloseFlags.ABRUPT);
+            DatEvent e = new DatEvent();
+            assertEquals(DatReturn.DAT_SUCCESS, conns[0].await(TIMEOUT, 1, e), "the EP on the SRQ is told");
+            assertSame(DatEventType.CONNECTION_EVENT_DISCONNECTED, e.type());
+            assertEquals(DatReturn.DAT_SUCCESS, recvs.await(TIMEOUT, 1, e));
+            assertSame(passive[1], e.ep(), "the message of the live connection");
+            assertEquals(100, e.userCookie());
+            assertSame(DatDtoStatus.SUCCESS, e.dtoStatus());
+            assertEquals((byte) 0x6f, dst.get(ValueLayout.JAVA_BYTE, 15));
+            while (requests.await(TIMEOUT, 1, e) == DatReturn.DAT_SUCCESS && e.userCookie() != 2) {
+                assertEquals(1, e.userCookie(), "only the sends posted");
+                assertSame(DatDtoStatus.FLUSHED, e.dtoStatus(), "the send of the peer that broke off");
+            }
+            assertEquals(2, e.userCookie());
+            assertSame(DatDtoStatus.SUCCESS, e.dtoStatus());
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /** Waits until the peer of {@code lender}'s connection has said it holds a send for want of a buffer. */
+    private static void awaitWant(OfiIa ia, OfiEpData lender) {
+        long until = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(TIMEOUT);
+        while (true) {
+            ia.lock.lock();
+            try {
+                if (lender.credit.peerWanted > lender.credit.posted) {
+                    return;
+                }
+            } finally {
+                ia.lock.unlock();
+            }
+            assertTrue(System.nanoTime() - until < 0, "the held send never said it wants a buffer");
+            Thread.onSpinWait();
         }
     }
 
