@@ -77,15 +77,18 @@ final class PerfClient implements Runnable {
         int warmup = plan.warmups()[s];
         long start;
         long end;
-        samples.reset();
+        // The warm-up records too, and its samples are dropped: the timed loop then runs the very code the warm-up
+        // compiled. A branch first taken when the clock started deoptimized the loop, and the first tens of
+        // milliseconds of the timed part ran in slower code (seen with -XX:+PrintCompilation).
         switch (plan.op()) {
             case SEND -> {
                 side.txIov.set(0, side.txLmr, 0, size);
-                if (!sendRoundTrips(size, warmup, false)) {
+                if (!sendRoundTrips(size, warmup)) {
                     return null;
                 }
+                samples.reset();
                 start = System.nanoTime();
-                if (!sendRoundTrips(size, iters, true)) {
+                if (!sendRoundTrips(size, iters)) {
                     return null;
                 }
                 end = System.nanoTime();
@@ -93,11 +96,12 @@ final class PerfClient implements Runnable {
             case WRITE -> {
                 side.txIov.set(0, side.txLmr, 0, size);
                 lastTag = 0;
-                if (!writeRoundTrips(size, warmup, false)) {
+                if (!writeRoundTrips(size, warmup)) {
                     return null;
                 }
+                samples.reset();
                 start = System.nanoTime();
-                if (!writeRoundTrips(size, iters, true)) {
+                if (!writeRoundTrips(size, iters)) {
                     return null;
                 }
                 end = System.nanoTime();
@@ -108,11 +112,12 @@ final class PerfClient implements Runnable {
             }
             case READ -> {
                 side.rxIov.set(0, side.rxLmr, 0, size);
-                if (!reads(size, warmup, false)) {
+                if (!reads(size, warmup)) {
                     return null;
                 }
+                samples.reset();
                 start = System.nanoTime();
-                if (!reads(size, iters, true)) {
+                if (!reads(size, iters)) {
                     return null;
                 }
                 end = System.nanoTime();
@@ -130,7 +135,7 @@ final class PerfClient implements Runnable {
      * Send pingpong: post the message, spin for the echo on the receive EVD, stop the clock, re-post the receive
      * and reap the send's completion. One receive is posted before the first iteration, so it is always waiting.
      */
-    private boolean sendRoundTrips(long size, int count, boolean record) {
+    private boolean sendRoundTrips(long size, int count) {
         DatEp ep = side.ep;
         DatEvd recvEvd = side.recvEvd;
         DatEvd requestEvd = side.requestEvd;
@@ -143,9 +148,7 @@ final class PerfClient implements Runnable {
                 return false;
             }
             long t1 = System.nanoTime();
-            if (record) {
-                samples.record(t1 - t0);
-            }
+            samples.record(t1 - t0);
             if (poller.event.transferredLength() != size) {
                 poller.fail("echo of a " + size + "-byte message was " + poller.event.transferredLength() + " bytes");
                 return false;
@@ -173,7 +176,7 @@ final class PerfClient implements Runnable {
      * it echoes the last ping); the transmit buffers are zero but for the flag of the size in flight, and every write
      * moves exactly one message of that size, so it leaves 0 wherever another size's flag is.
      */
-    private boolean writeRoundTrips(long size, int count, boolean record) {
+    private boolean writeRoundTrips(long size, int count) {
         DatEp ep = side.ep;
         DatEvd requestEvd = side.requestEvd;
         Iov txIov = side.txIov;
@@ -200,9 +203,7 @@ final class PerfClient implements Runnable {
             if (answer == previous) {
                 return false;
             }
-            if (record) {
-                samples.record(t1 - t0);
-            }
+            samples.record(t1 - t0);
             if (answer != tag) {
                 poller.fail("the answer to tag " + tag + " carried tag " + answer);
                 return false;
@@ -215,7 +216,7 @@ final class PerfClient implements Runnable {
     }
 
     /** Read latency: post an RDMA read of the server's buffer and spin for its completion. */
-    private boolean reads(long size, int count, boolean record) {
+    private boolean reads(long size, int count) {
         DatEp ep = side.ep;
         DatEvd requestEvd = side.requestEvd;
         Iov rxIov = side.rxIov;
@@ -228,9 +229,7 @@ final class PerfClient implements Runnable {
                 return false;
             }
             long t1 = System.nanoTime();
-            if (record) {
-                samples.record(t1 - t0);
-            }
+            samples.record(t1 - t0);
             if (lmrSync && !poller.posted(ia.lmrSyncRdmaRead(rxIov, 1), "dat_lmr_sync_rdma_read")) {
                 return false;
             }

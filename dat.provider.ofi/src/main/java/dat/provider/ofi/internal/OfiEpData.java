@@ -842,9 +842,9 @@ final class OfiEpData {
         for (int s = 0; s < q.segments[slot] && left > 0; s++) {
             int i = slot * q.maxIov + s;
             long length = Math.min(q.length[i], left);
-            MemorySegment v = iov.asSlice(n * Iovec.LAYOUT.byteSize(), Iovec.LAYOUT.byteSize());
-            v.set(JAVA_LONG, Iovec.IOV_BASE, q.address[i]);
-            Iovec.iovLen(v, length);
+            long at = n * Iovec.SIZEOF;
+            iov.set(JAVA_LONG, at + Iovec.IOV_BASE, q.address[i]);
+            iov.set(JAVA_LONG, at + Iovec.IOV_LEN, length);
             desc.setAtIndex(JAVA_LONG, n, q.lmr[i].desc);
             left -= length;
             n++;
@@ -940,23 +940,30 @@ final class OfiEpData {
 
     /** Posts, running a progress step between tries while the endpoint's queue is full ({@code -FI_EAGAIN}). */
     private long retry(MemorySegment fn, MemorySegment message, long flags) {
-        long rc = -LibFabric.FI_EAGAIN;
         // shm answers the first sends to a peer EAGAIN until the peer's own progress took this endpoint in: an RDM
-        // post retries for a while rather than a number of times.
+        // post retries for a while rather than a number of times. The clock only once refused: a post that goes
+        // reads none.
         boolean rdm = ep.connection.rdm != null;
-        long until = System.nanoTime() + RDM_AGAIN_NANOS;
-        for (int i = 0; rc == -LibFabric.FI_EAGAIN && (i < AGAIN_TRIES || (rdm && System.nanoTime() - until < 0));
-                i++) {
+        boolean timed = false;
+        long until = 0;
+        for (int tries = 1; ; tries++) {
             MemorySegment fid = ep.connection.fid();
             if (fid.address() == 0 || fn.address() == 0) {
                 return -LibFabric.FI_ENOTCONN;
             }
-            rc = Fi.post(fn, fid.address(), message.address(), flags);
-            if (rc == -LibFabric.FI_EAGAIN) {
-                ia.progressLocked();
+            long rc = Fi.post(fn, fid.address(), message.address(), flags);
+            if (rc != -LibFabric.FI_EAGAIN) {
+                return rc;
+            }
+            ia.progressLocked();
+            if (rdm && !timed) {
+                timed = true;
+                until = System.nanoTime() + RDM_AGAIN_NANOS;
+            }
+            if (tries >= AGAIN_TRIES && !(rdm && System.nanoTime() - until < 0)) {
+                return rc;
             }
         }
-        return rc;
     }
 
     // ---- completions ----

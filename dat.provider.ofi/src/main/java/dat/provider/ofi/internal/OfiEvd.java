@@ -3,6 +3,7 @@ package dat.provider.ofi.internal;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dat.api.Dat;
 import dat.api.DatCr;
@@ -300,10 +301,13 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
             if (n > 0) {
                 found = true;
                 for (int i = 0; i < n; i++) {
-                    MemorySegment e = entries.asSlice(i * FiCqDataEntry.LAYOUT.byteSize(),
-                            FiCqDataEntry.LAYOUT.byteSize());
-                    completed(FiCqDataEntry.opContext(e).address(), 0, 0, FiCqDataEntry.len(e),
-                            FiCqDataEntry.flags(e), FiCqDataEntry.data(e));
+                    // Offsets into the batch, not a slice and an address segment per entry: whether the JIT
+                    // removes those allocations varied from one compilation to the next (OfiNoAllocationTest).
+                    long at = i * FiCqDataEntry.SIZEOF;
+                    completed(entries.get(JAVA_LONG, at + FiCqDataEntry.OP_CONTEXT), 0, 0,
+                            entries.get(JAVA_LONG, at + FiCqDataEntry.LEN),
+                            entries.get(JAVA_LONG, at + FiCqDataEntry.FLAGS),
+                            entries.get(JAVA_LONG, at + FiCqDataEntry.DATA));
                 }
                 if (n < BATCH && !untilEmpty) {
                     return true;

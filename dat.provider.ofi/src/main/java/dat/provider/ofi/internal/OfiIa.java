@@ -29,6 +29,7 @@ import dat.provider.ofi.internal.rdm.RdmSerials;
 import dat.spi.AbstractCno;
 import dat.spi.AbstractIa;
 import dat.spi.DatArgs;
+import dat.spi.IntTable;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
@@ -94,9 +95,9 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
     /** Every EVD with a CQ. Guarded by {@link #lock}. */
     final List<OfiEvd> cqEvds = new ArrayList<>();
     /** EP key (in every operation context) to EP. Guarded by {@link #lock}. */
-    final Map<Integer, OfiEp> epsByKey = new HashMap<>();
+    final IntTable<OfiEp> epsByKey = new IntTable<>();
     /** lmr_context to LMR. Guarded by {@link #lock}. */
-    final Map<Integer, OfiLmr> lmrs = new HashMap<>();
+    final IntTable<OfiLmr> lmrs = new IntTable<>();
     /** The open SRQs. Guarded by {@link #lock}. */
     final List<OfiSrq> srqs = new ArrayList<>();
     /** The control plane of an {@code FI_EP_RDM} entry's associations, {@code null} for {@code FI_EP_MSG}. */
@@ -105,6 +106,8 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
     final RdmSerials serials = new RdmSerials();
     /** EPs whose RDM connection has work to look at in every progress step. Guarded by {@link #lock}. */
     final List<OfiRdmLink> rdmLinks = new ArrayList<>();
+    /** OfiRdmLink#progress's copy of {@link #rdmLinks}, empty between steps. Guarded by {@link #lock}. */
+    final List<OfiRdmLink> rdmLinksStepped = new ArrayList<>();
     /** The data paths of connections that count receiver credits (OfiCredit). Guarded by {@link #lock}. */
     final List<OfiEpData> creditEps = new ArrayList<>();
     private int nextEpKey;
@@ -242,7 +245,7 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
     int newEpKey() {
         do {
             nextEpKey = (nextEpKey + 1) & 0x7fffffff;
-        } while (nextEpKey == 0 || epsByKey.containsKey(nextEpKey));
+        } while (nextEpKey == 0 || epsByKey.get(nextEpKey) != null);
         return nextEpKey;
     }
 
@@ -657,11 +660,11 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
     }
 
     /** {@return a random context no live object of {@code used} holds, never 0} */
-    static int randomContext(Map<Integer, ?> used) {
+    static int randomContext(IntTable<?> used) {
         int c;
         do {
             c = RANDOM.nextInt();
-        } while (c == 0 || used.containsKey(c));
+        } while (c == 0 || used.get(c) != null);
         return c;
     }
 

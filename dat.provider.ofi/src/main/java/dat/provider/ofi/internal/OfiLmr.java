@@ -112,13 +112,13 @@ final class OfiLmr extends AbstractLmr<OfiIa, OfiPz> {
     protected void destroy() {
         markClosed();
         List<OfiEp> zoneEps = new ArrayList<>();
-        for (OfiEp ep : ia.epsByKey.values()) {
+        ia.epsByKey.forEach(ep -> {
             if (ep.data.inFlightOn(this)) {
                 ep.connection.breakConnection(true, DatEventType.CONNECTION_EVENT_BROKEN);
             } else if (remoteWrite && !ia.entry.ibVerbs() && ep.pz == zone && up(ep)) {
                 zoneEps.add(ep);
             }
-        }
+        });
         for (OfiSrq srq : ia.srqs) {
             srq.lmrFreed(this);
         }

@@ -20,6 +20,7 @@ import dat.provider.ofi.internal.ffm.FidEp;
 import dat.provider.ofi.internal.ffm.LibFabric;
 import dat.provider.ofi.internal.rdm.RdmAssociation;
 import dat.provider.ofi.internal.rdm.RdmControl;
+import dat.provider.ofi.internal.rdm.RdmControlPlane;
 import dat.provider.ofi.internal.rdm.RdmEndpoint;
 import dat.provider.ofi.internal.rdm.RdmProbe;
 import dat.provider.ofi.internal.rdm.RdmTags;
@@ -29,7 +30,7 @@ import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
-import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -73,7 +74,8 @@ final class OfiRdmLink {
     private MemorySegment av = MemorySegment.NULL;
     private byte[] name;
     private byte[] peerName;
-    private Long peerIncarnation;
+    /** Whether {@link #peerName} is still reachable; under the IA's lock. */
+    private RdmEndpoint.Reach peerReach;
     /** A fence the peer asked: the order of this EP's last request then; {@link #NO_FENCE} for none. */
     private long fenceMark = NO_FENCE;
     /** The oldest open RDMA operation's order when last looked at ({@link #probe}), since when, and whether asked. */
@@ -129,15 +131,26 @@ final class OfiRdmLink {
             IN_CONTROL.set(Boolean.FALSE);
         }
         boolean found = false;
-        for (OfiRdmLink l : new ArrayList<>(ia.rdmLinks)) {
-            if (l.association != null && l.association.state() == RdmAssociation.State.DISCONNECTING
-                    && !l.ep.data.requestsPosted()) {
-                l.ep.data.lastAdvert();
-                l.association.sendsDrained();
-                found = true;
+        // A copy, as a step may end a link; the IA's, so a step allocates no list (RdmControlPlane#progress).
+        List<OfiRdmLink> links = ia.rdmLinksStepped;
+        int from = links.size();
+        for (int i = 0; i < ia.rdmLinks.size(); i++) {
+            links.add(ia.rdmLinks.get(i));
+        }
+        try {
+            for (int i = from; i < links.size(); i++) {
+                OfiRdmLink l = links.get(i);
+                if (l.association != null && l.association.state() == RdmAssociation.State.DISCONNECTING
+                        && !l.ep.data.requestsPosted()) {
+                    l.ep.data.lastAdvert();
+                    l.association.sendsDrained();
+                    found = true;
+                }
+                found |= l.answerFence();
+                found |= l.probe(now);
             }
-            found |= l.answerFence();
-            found |= l.probe(now);
+        } finally {
+            RdmControlPlane.truncate(links, from);
         }
         return found;
     }
@@ -192,9 +205,9 @@ final class OfiRdmLink {
         return recvTag;
     }
 
-    /** {@return whether a send to the peer may be handed to libfabric (see RdmEndpoint#gone)} */
+    /** {@return whether a send to the peer may be handed to libfabric (see RdmEndpoint.Reach)} */
     boolean peerReachable() {
-        return peerName != null && !RdmEndpoint.gone(peerName, peerIncarnation);
+        return peerReach != null && !peerReach.gone();
     }
 
     private static boolean isLocal(InetAddress address) {
@@ -333,7 +346,7 @@ final class OfiRdmLink {
             ia.fi.check("fi_av_insert", rc == 1 ? 0 : rc < 0 ? rc : -LibFabric.FI_EINVAL);
             peer = out.get(JAVA_LONG, 0);
             peerName = address.clone();
-            peerIncarnation = RdmEndpoint.incarnation(address);
+            peerReach = new RdmEndpoint.Reach(address);
         }
     }
 
@@ -382,7 +395,7 @@ final class OfiRdmLink {
         connection.fnWritemsg = MemorySegment.NULL;
         peer = LibFabric.FI_ADDR_UNSPEC;
         peerName = null;
-        peerIncarnation = null;
+        peerReach = null;
         connection.nextGeneration();
     }
 

@@ -28,6 +28,7 @@ import dat.provider.verbs.internal.ffm.SockaddrIn6;
 import dat.spi.AbstractCno;
 import dat.spi.AbstractIa;
 import dat.spi.DatArgs;
+import dat.spi.IntTable;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;

@@ -14,6 +14,7 @@ import dat.api.Iov;
 import dat.provider.verbs.internal.ffm.IbvSge;
 import dat.provider.verbs.internal.ffm.LibIbverbs;
 import dat.spi.IbWcStatus;
+import dat.spi.IntTable;
 import dat.spi.LmrTriplet;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -52,6 +52,9 @@ public final class RdmControlPlane implements AutoCloseable {
     private final RdmEndpoint control;
     private final Map<Long, Listen> listens = new HashMap<>();
     private final Map<Integer, RdmAssociation> associations = new HashMap<>();
+    /** The values of {@link #listens} and {@link #associations}, which a step walks by index (no iterator). */
+    private final List<Listen> listenList = new ArrayList<>();
+    private final List<RdmAssociation> associationList = new ArrayList<>();
     private final Map<String, Long> peers = new HashMap<>();
     private final Map<Long, ListenPeer> listenPeers = new HashMap<>();
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
@@ -148,7 +151,9 @@ public final class RdmControlPlane implements AutoCloseable {
         }
         byte[] name = listenName(qualifier);
         RdmEndpoint ep = new RdmEndpoint(fi, domain, info, Arrays.copyOf(name, name.length - 1));
-        listens.put(qualifier, new Listen(qualifier, ep, onRequest));
+        Listen added = new Listen(qualifier, ep, onRequest);
+        listens.put(qualifier, added);
+        listenList.add(added);
         return true;
     }
 
@@ -159,6 +164,7 @@ public final class RdmControlPlane implements AutoCloseable {
      */
     public void unlisten(long qualifier) {
         Listen l = listens.remove(qualifier);
+        listenList.remove(l);
         if (l != null) {
             // The control endpoint reaps the answers to what it sent the listener first: shm 1.17 releases a
             // message's buffer in the receiver's region then, and an endpoint of this process reaches the listener
@@ -214,7 +220,8 @@ public final class RdmControlPlane implements AutoCloseable {
         };
         self[0] = new RdmAssociation(port, timeouts, epId, target, iaAddress, control.name(), dataAddress,
                 readDepth);
-        associations.put(epId, self[0]);
+        associationList.remove(associations.put(epId, self[0]));
+        associationList.add(self[0]);
         return self[0];
     }
 
@@ -224,7 +231,7 @@ public final class RdmControlPlane implements AutoCloseable {
      * @param epId the EP's id
      */
     public void forget(int epId) {
-        associations.remove(epId);
+        associationList.remove(associations.remove(epId));
     }
 
     /**
@@ -350,17 +357,52 @@ public final class RdmControlPlane implements AutoCloseable {
         for (RdmEndpoint.Completion c = control.poll(); c != null; c = control.poll()) {
             completed(c, null, now);
         }
-        for (Listen l : new ArrayList<>(listens.values())) {
-            for (RdmEndpoint.Completion c = l.endpoint().poll(); c != null; c = l.endpoint().poll()) {
-                completed(c, l, now);
+        // Copies, as a message may add or end a listen or an association, and kept, so a step allocates no list;
+        // each step appends its own and takes them off again, as a step a retry runs inside this one may come.
+        int from = listening.size();
+        for (int i = 0; i < listenList.size(); i++) {
+            listening.add(listenList.get(i));
+        }
+        try {
+            for (int i = from; i < listening.size(); i++) {
+                Listen l = listening.get(i);
+                for (RdmEndpoint.Completion c = l.endpoint().poll(); c != null; c = l.endpoint().poll()) {
+                    completed(c, l, now);
+                }
             }
+        } finally {
+            truncate(listening, from);
         }
         drain(now);
-        List<RdmAssociation> all = new ArrayList<>(associations.values());
-        for (RdmAssociation a : all) {
-            a.tick(now);
+        from = ticking.size();
+        for (int i = 0; i < associationList.size(); i++) {
+            ticking.add(associationList.get(i));
+        }
+        try {
+            for (int i = from; i < ticking.size(); i++) {
+                ticking.get(i).tick(now);
+            }
+        } finally {
+            truncate(ticking, from);
         }
     }
+
+    /**
+     * Takes a list back to its first {@code size} elements without allocating (a step's copies, see
+     * {@link #progress}).
+     *
+     * @param list the list
+     * @param size the size to keep
+     */
+    public static void truncate(List<?> list, int size) {
+        for (int i = list.size() - 1; i >= size; i--) {
+            list.remove(i);
+        }
+    }
+
+    /** {@link #progress}'s copies of the listens and associations, empty between steps. */
+    private final List<Listen> listening = new ArrayList<>();
+    private final List<RdmAssociation> ticking = new ArrayList<>();
 
     private void completed(RdmEndpoint.Completion c, Listen on, long now) {
         if (c.received() == null) {

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-package dat.provider.verbs.internal;
+package dat.spi;
+
+import java.util.function.Consumer;
 
 /**
- * An int-keyed map read on the data path without a lock or an allocation: {@code lkey} to LMR, {@code qp_num} to
- * EP. A {@code Map<Integer, ?>} would box every lookup.
+ * An int-keyed map read on the data path without a lock or an allocation: an {@code lmr_context} to its LMR, a
+ * {@code qp_num} to its EP. A {@code Map<Integer, ?>} boxes every lookup of a key past the small-integer cache (the
+ * ofi provider's LMR lookup allocated so on every post until it used this table).
  *
  * <p>Open addressing over an {@code int[]}; key 0 marks an empty cell, so 0 is never stored (no lkey or QP
  * number the provider uses is 0; {@link #put} refuses it). Writers are rare (a registration, an EP create or
@@ -12,7 +15,7 @@ package dat.provider.verbs.internal;
  *
  * @param <T> the value type
  */
-final class IntTable<T> {
+public final class IntTable<T> {
 
     private record Table(int[] keys, Object[] values, int mask, int size) {
     }
@@ -26,7 +29,7 @@ final class IntTable<T> {
      * @param key a key
      */
     @SuppressWarnings("unchecked")
-    T get(int key) {
+    public T get(int key) {
         if (key == 0) {
             return null;
         }
@@ -49,7 +52,7 @@ final class IntTable<T> {
      * @param key a non-zero key
      * @param value the value
      */
-    void put(int key, T value) {
+    public void put(int key, T value) {
         if (key == 0) {
             throw new IllegalArgumentException("key 0 marks an empty cell");
         }
@@ -66,9 +69,25 @@ final class IntTable<T> {
      *
      * @param key the key
      */
-    void remove(int key) {
+    public void remove(int key) {
         Table t = table;
         table = rebuild(t, t.keys.length, 0, null, key);
+    }
+
+    /**
+     * Hands every value to {@code action}, from the table as it was when the call began: writers, the action's own
+     * included, change only later calls.
+     *
+     * @param action what to do with each value
+     */
+    @SuppressWarnings("unchecked")
+    public void forEach(Consumer<? super T> action) {
+        Table t = table;
+        for (int i = 0; i < t.keys.length; i++) {
+            if (t.keys[i] != 0) {
+                action.accept((T) t.values[i]);
+            }
+        }
     }
 
     private static Table rebuild(Table from, int capacity, int addKey, Object addValue, int dropKey) {
