@@ -7,6 +7,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import dat.provider.ofi.internal.ffm.Fi;
 import dat.provider.ofi.internal.ffm.FiEqCmEntry;
 import dat.provider.ofi.internal.ffm.FiEqErrEntry;
+import dat.provider.ofi.internal.ffm.FiOpsEq;
+import dat.provider.ofi.internal.ffm.FidEq;
 import dat.provider.ofi.internal.ffm.LibFabric;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -31,9 +33,12 @@ final class OfiEq {
     private final MemorySegment buf = arena.allocate(BUFFER, 8);
     private final MemorySegment err = arena.allocate(FiEqErrEntry.LAYOUT);
 
+    private final MemorySegment read;
+
     OfiEq(OfiIa ia, MemorySegment eq) {
         this.ia = ia;
         this.eq = eq;
+        this.read = Fi.slot(eq, FidEq.OPS, FiOpsEq.READ);
     }
 
     void close() {
@@ -48,7 +53,7 @@ final class OfiEq {
     boolean drain() {
         boolean found = false;
         while (true) {
-            long rc = Fi.fi_eq_read(eq, event, buf, BUFFER);
+            long rc = Fi.eqRead(read, eq, event, buf, BUFFER);
             if (rc > 0) {
                 found = true;
                 dispatch(event.get(JAVA_INT, 0), rc);

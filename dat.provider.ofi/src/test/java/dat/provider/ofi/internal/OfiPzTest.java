@@ -40,7 +40,7 @@ class OfiPzTest {
     private static final long TIMEOUT = 10_000_000;
 
     /** Two connected EPs of one IA, the active one and the passive one, both in {@code pz}. */
-    record Pair(DatEp active, DatEp passive, DatEvd requests, DatEvd activeConn, DatEvd passiveConn) { }
+    record Pair(DatEp active, DatEp passive, DatEvd requests, DatEvd activeConn, DatEvd passiveConn, DatEvd recvs) { }
 
     static Pair connect(DatIa ia, DatPz pz, long qual) {
         DatEvd requests = ia.createEvd(64, null, DatEvdFlags.DTO);
@@ -63,7 +63,7 @@ class OfiPzTest {
         } finally {
             psp.close();
         }
-        return new Pair(active, passive, requests, activeConn, passiveConn);
+        return new Pair(active, passive, requests, activeConn, passiveConn, recvs);
     }
 
     @Test

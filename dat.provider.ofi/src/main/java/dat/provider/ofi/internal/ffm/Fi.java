@@ -513,7 +513,21 @@ public final class Fi {
      * @return the bytes read, -FI_EAGAIN when empty, -FI_EAVAIL when an error entry waits
      */
     public static long fi_eq_read(MemorySegment eq, MemorySegment event, MemorySegment buf, long len) {
-        MemorySegment fn = slot(eq, FidEq.OPS, FiOpsEq.READ);
+        return eqRead(slot(eq, FidEq.OPS, FiOpsEq.READ), eq, event, buf, len);
+    }
+
+    /**
+     * {@link #fi_eq_read} through the op's {@link #slot}, looked up once by a caller that reads the EQ every
+     * progress step (the lookup's segments are allocations the JIT does not always remove).
+     *
+     * @param fn the EQ's {@code read} op, or NULL
+     * @param eq the EQ
+     * @param event receives the event type
+     * @param buf receives the entry
+     * @param len the buffer's length
+     * @return as {@link #fi_eq_read}
+     */
+    public static long eqRead(MemorySegment fn, MemorySegment eq, MemorySegment event, MemorySegment buf, long len) {
         try {
             return fn.address() == 0 ? noOp() : (long) EqRead.H.invokeExact(fn, eq, event, buf, len, 0L);
         } catch (Throwable t) {
