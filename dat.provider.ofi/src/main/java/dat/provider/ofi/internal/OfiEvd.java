@@ -502,6 +502,7 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
                     // Asleep, the progress thread reads this EVD's CQs (polledAt) and wakes it when it queues an
                     // event here; where the CQs have wait descriptors the fabric wakes it itself (OfiFdWait).
                     sleeping = true;
+                    ia.waiterSleeps();
                     try {
                         int blocked = fdWait != null && fdWait.watching() && ia.lock.getHoldCount() == 1
                                 ? fdWait.block(ia, left) : OfiFdWait.CANNOT;

@@ -327,10 +327,15 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
     @SuppressWarnings("unused") // through CONSUMER_AT
     private long consumerAt = System.nanoTime() - 2 * OfiProgress.POLLED_NANOS;
     private static final VarHandle CONSUMER_AT;
+    /** {@code dat_evd_dequeue} calls: written under {@link #lock}, read by the progress thread (its back-off). */
+    @SuppressWarnings("unused") // through DEQUEUES
+    private long dequeues;
+    private static final VarHandle DEQUEUES;
 
     static {
         try {
             CONSUMER_AT = MethodHandles.lookup().findVarHandle(OfiIa.class, "consumerAt", long.class);
+            DEQUEUES = MethodHandles.lookup().findVarHandle(OfiIa.class, "dequeues", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -339,6 +344,19 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
     /** A consumer is in {@code dat_evd_dequeue}. Under {@link #lock}; a release store, no fence on the data path. */
     void consumerPolled(long now) {
         CONSUMER_AT.setRelease(this, now);
+        DEQUEUES.setOpaque(this, dequeues + 1);
+    }
+
+    /** {@return how many {@code dat_evd_dequeue} calls the IA has seen} Any thread; an opaque read. */
+    long dequeues() {
+        return (long) DEQUEUES.getOpaque(this);
+    }
+
+    /** A {@code dat_evd_wait} goes to sleep: the progress thread looks now, whatever its back-off. */
+    void waiterSleeps() {
+        if (progress != null) {
+            progress.wake();
+        }
     }
 
     /** {@return whether a consumer dequeued in the last {@link OfiProgress#POLLED_NANOS}} Any thread. */

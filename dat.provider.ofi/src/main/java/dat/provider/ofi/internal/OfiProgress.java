@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.provider.ofi.internal;
 
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -27,6 +28,14 @@ import java.util.concurrent.locks.LockSupport;
  * 37 to 47 us. Why was not isolated. The thread still looks every 2 ms: a consumer that stops dequeuing to spin on
  * memory (an RDMA write landing, which on tcp needs a CQ read to move) is progressed again 1 to 3 ms after its last
  * dequeue; a thread that slept 20 ms while a consumer polled made a 64 B write ping-pong on ofi-tcp-lo take 10 ms.
+ *
+ * <p><b>It backs off from a consumer dequeuing back to back.</b> Each look is a wake-up on the consumer's CPU when they
+ * share one (a JVM pinned to one CPU, as bench/compare.sh runs both sides of a ping-pong), and costs the round trip
+ * under way tens of microseconds: on a 64 B ofi-shm-shm-rdm ping-pong the looks every 2 ms were the p99.9 of 20 us
+ * (5 us when they came every 20 ms). So while the consumer made {@link #TIGHT_DEQUEUES} dequeues or more since each
+ * look, the sleep doubles up to {@link #MAX_POLLED_SLEEP_NANOS}; a consumer that dequeued fewer times, such as one
+ * spinning on memory for a write to land between its dequeues, brings it back to 2 ms, and a {@code dat_evd_wait}
+ * going to sleep wakes the thread ({@link #wake}).
  */
 final class OfiProgress implements Runnable {
 
@@ -36,6 +45,13 @@ final class OfiProgress implements Runnable {
     static final long POLLED_NANOS = 1_000_000;
     /** How often a polling consumer takes the IA's whole step (the connection events, CQs nobody polls). */
     static final long STEP_NANOS = 1_000_000;
+    /**
+     * Dequeues between two looks that mark a consumer dequeuing back to back: it makes hundreds of thousands in a
+     * 2 ms sleep, one spinning on memory between its dequeues a handful.
+     */
+    static final long TIGHT_DEQUEUES = 64;
+    /** The longest sleep while a consumer dequeues back to back. */
+    static final long MAX_POLLED_SLEEP_NANOS = 16_000_000;
     /** Tries in a row that found the lock held and the last step request unserved, before the thread waits for it. */
     static final int MAX_UNSERVED = 8;
 
@@ -52,7 +68,15 @@ final class OfiProgress implements Runnable {
         thread.start();
     }
 
-    /** Ends the thread's sleep now (a CNO to trigger). */
+    /** How often the thread looked and found a consumer dequeuing or the lock held (OfiProgressTest). */
+    private final AtomicLong looks = new AtomicLong();
+
+    /** {@return how often the thread looked and left the step to a consumer} */
+    long looks() {
+        return looks.get();
+    }
+
+    /** Ends the thread's sleep now (a CNO to trigger, a {@code dat_evd_wait} going to sleep). */
     void wake() {
         LockSupport.unpark(thread);
     }
@@ -80,6 +104,8 @@ final class OfiProgress implements Runnable {
     @Override
     public void run() {
         long sleep = MIN_SLEEP_NANOS;
+        long polledSleep = MAX_SLEEP_NANOS;
+        long dequeuesSeen = 0;
         int unserved = 0;
         while (!stopped) {
             boolean found;
@@ -88,12 +114,18 @@ final class OfiProgress implements Runnable {
                 // A consumer dequeuing now takes the step itself: the thread does not even try the lock, which a
                 // consumer finding it held parks on (a futex call and a context switch, a millisecond or more when
                 // its CPU is busy).
-                boolean polled = ia.consumerActive(System.nanoTime());
+                long now = System.nanoTime();
+                boolean polled = ia.consumerActive(now);
                 ia.delegate(polled);
+                long dequeues = ia.dequeues();
+                polledSleep = polled && dequeues - dequeuesSeen >= TIGHT_DEQUEUES
+                        ? Math.min(MAX_POLLED_SLEEP_NANOS, polledSleep * 2) : MAX_SLEEP_NANOS;
+                dequeuesSeen = dequeues;
                 if (polled || !ia.lock.tryLock()) {
                     unserved = ia.wantStep() ? unserved + 1 : 0;
                     sleep = Math.min(MAX_SLEEP_NANOS, sleep * 2);
-                    LockSupport.parkNanos(polled ? MAX_SLEEP_NANOS : sleep);
+                    LockSupport.parkNanos(polled ? polledSleep : sleep);
+                    looks.incrementAndGet();
                     continue;
                 }
             } else {

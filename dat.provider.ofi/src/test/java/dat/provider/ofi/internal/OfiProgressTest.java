@@ -238,4 +238,37 @@ class OfiProgressTest {
         assertEquals(DatReturn.DAT_SUCCESS, requests.await(TIMEOUT, 1, got));
         assertEquals(12, got.userCookie());
     }
+
+    /**
+     * The thread backs off from a consumer dequeuing back to back (each look is a wake-up on the consumer's CPU when
+     * they share one), and comes back to its 2 ms looks once the consumer dequeues further apart. At 2 ms the
+     * 400 ms of tight polling here would take some 200 looks.
+     */
+    @Test
+    void theThreadBacksOffFromAConsumerDequeuingBackToBack() {
+        OfiIa ia = (OfiIa) new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
+        try {
+            DatEvd evd = ia.createEvd(8, null, DatEvdFlags.DTO);
+            DatEvent e = new DatEvent();
+            OfiProgress thread = ia.progressThread();
+            long before = thread.looks();
+            long until = System.nanoTime() + 400_000_000L;
+            while (System.nanoTime() - until < 0) {
+                assertEquals(DatReturn.DAT_QUEUE_EMPTY, evd.dequeue(e));
+            }
+            long tight = thread.looks() - before;
+            assertTrue(tight <= 60, "looks while the consumer dequeued back to back: " + tight);
+            before = thread.looks();
+            until = System.nanoTime() + 400_000_000L;
+            while (System.nanoTime() - until < 0) {
+                assertEquals(DatReturn.DAT_QUEUE_EMPTY, evd.dequeue(e));
+                LockSupport.parkNanos(200_000);
+            }
+            long apart = thread.looks() - before;
+            assertTrue(apart >= 2 * tight && apart >= 60, "looks while the consumer dequeued every 0.2 ms: " + apart
+                    + " (back to back: " + tight + ")");
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
 }
