@@ -71,6 +71,28 @@ class OfiSrqTest {
         return active;
     }
 
+    /** An SRQ of 4 buffers under two EPs, each connected to an active EP of the same IA; one EVD each for all. */
+    private record TwoOnSrq(DatSrq srq, MemorySegment dst, DatLmr lmr, DatEvd recvs, DatEvd requests, DatEvd[] conns,
+                            DatEp[] passive, DatEp[] active) { }
+
+    private static TwoOnSrq twoOnSrq(DatIa ia, Arena arena, long qual) {
+        DatPz pz = ia.createPz();
+        DatSrq srq = ia.createSrq(pz, DatSrqAttr.of(4, 1));
+        MemorySegment dst = arena.allocate(4096, 64);
+        DatLmr lmr = ia.createLmr(pz, dst, DatMemPriv.ALL);
+        DatEvd recvs = ia.createEvd(16, null, DatEvdFlags.DTO);
+        DatEvd requests = ia.createEvd(16, null, DatEvdFlags.DTO);
+        DatEvd[] conns = {ia.createEvd(8, null, DatEvdFlags.CONNECTION), ia.createEvd(8, null,
+            DatEvdFlags.CONNECTION)};
+        DatEp[] passive = new DatEp[2];
+        DatEp[] active = new DatEp[2];
+        for (int i = 0; i < 2; i++) {
+            passive[i] = ia.createEpWithSrq(pz, recvs, requests, conns[i], srq, DatEpAttr.builder().build());
+            active[i] = connect(ia, pz, passive[i], conns[i], qual + i, requests);
+        }
+        return new TwoOnSrq(srq, dst, lmr, recvs, requests, conns, passive, active);
+    }
+
     private static DatReturn type(Runnable call) {
         return assertThrows(DatException.class, call::run).type();
     }
@@ -291,20 +313,15 @@ class OfiSrqTest {
     void aBufferLentToAConnectionThatEndedServesTheNext(String iaName) {
         OfiIa ia = (OfiIa) new OfiProvider().open(iaName, "", 16);
         try (Arena arena = Arena.ofShared()) {
-            DatPz pz = ia.createPz();
-            DatSrq srq = ia.createSrq(pz, DatSrqAttr.of(4, 1));
-            MemorySegment dst = arena.allocate(4096, 64);
-            DatLmr lmr = ia.createLmr(pz, dst, DatMemPriv.ALL);
-            DatEvd recvs = ia.createEvd(16, null, DatEvdFlags.DTO);
-            DatEvd requests = ia.createEvd(16, null, DatEvdFlags.DTO);
-            DatEvd[] conns = {ia.createEvd(8, null, DatEvdFlags.CONNECTION), ia.createEvd(8, null,
-                DatEvdFlags.CONNECTION)};
-            DatEp[] passive = new DatEp[2];
-            DatEp[] active = new DatEp[2];
-            for (int i = 0; i < 2; i++) {
-                passive[i] = ia.createEpWithSrq(pz, recvs, requests, conns[i], srq, DatEpAttr.builder().build());
-                active[i] = connect(ia, pz, passive[i], conns[i], 7501 + i, requests);
-            }
+            TwoOnSrq t = twoOnSrq(ia, arena, 7501);
+            DatSrq srq = t.srq();
+            MemorySegment dst = t.dst();
+            DatLmr lmr = t.lmr();
+            DatEvd recvs = t.recvs();
+            DatEvd requests = t.requests();
+            DatEvd[] conns = t.conns();
+            DatEp[] passive = t.passive();
+            DatEp[] active = t.active();
             Iov iov = Iov.allocate(arena, 1);
             dst.asSlice(2048, 16).fill((byte) 0x5e);
             assertEquals(DatReturn.DAT_SUCCESS, active[0].postSend(1, iov.set(0, lmr, 2048, 16), 1, 0));
@@ -352,20 +369,15 @@ class OfiSrqTest {
     void aPeerBreakingOffWhileItsSendWaitsForABufferEndsTheConnection(String iaName) {
         OfiIa ia = (OfiIa) new OfiProvider().open(iaName, "", 16);
         try (Arena arena = Arena.ofShared()) {
-            DatPz pz = ia.createPz();
-            DatSrq srq = ia.createSrq(pz, DatSrqAttr.of(4, 1));
-            MemorySegment dst = arena.allocate(4096, 64);
-            DatLmr lmr = ia.createLmr(pz, dst, DatMemPriv.ALL);
-            DatEvd recvs = ia.createEvd(16, null, DatEvdFlags.DTO);
-            DatEvd requests = ia.createEvd(16, null, DatEvdFlags.DTO);
-            DatEvd[] conns = {ia.createEvd(8, null, DatEvdFlags.CONNECTION), ia.createEvd(8, null,
-                DatEvdFlags.CONNECTION)};
-            DatEp[] passive = new DatEp[2];
-            DatEp[] active = new DatEp[2];
-            for (int i = 0; i < 2; i++) {
-                passive[i] = ia.createEpWithSrq(pz, recvs, requests, conns[i], srq, DatEpAttr.builder().build());
-                active[i] = connect(ia, pz, passive[i], conns[i], 7505 + i, requests);
-            }
+            TwoOnSrq t = twoOnSrq(ia, arena, 7505);
+            DatSrq srq = t.srq();
+            MemorySegment dst = t.dst();
+            DatLmr lmr = t.lmr();
+            DatEvd recvs = t.recvs();
+            DatEvd requests = t.requests();
+            DatEvd[] conns = t.conns();
+            DatEp[] passive = t.passive();
+            DatEp[] active = t.active();
             Iov iov = Iov.allocate(arena, 1);
             dst.asSlice(3072, 16).fill((byte) 0x6f);
             assertEquals(DatReturn.DAT_SUCCESS, active[1].postSend(1, iov.set(0, lmr, 3072, 16), 2, 0));
