@@ -20,6 +20,10 @@ public final class IntTable<T> {
     private record Table(int[] keys, Object[] values, int mask, int size) {
     }
 
+    /** An empty table. */
+    public IntTable() {
+    }
+
     /** Volatile publication: a reader sees the arrays fully written before the reference. */
     private volatile Table table = new Table(new int[16], new Object[16], 15, 0);
 
