@@ -473,6 +473,7 @@ public final class RdmControlPlane implements AutoCloseable {
             i.next().endpoint().close();
             i.remove();
         }
+        listenList.clear();
         control.close();
     }
 }
