@@ -327,8 +327,10 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
     @SuppressWarnings("unused") // through CONSUMER_AT
     private long consumerAt = System.nanoTime() - 2 * OfiProgress.POLLED_NANOS;
     private static final VarHandle CONSUMER_AT;
-    /** {@code dat_evd_dequeue} calls: written under {@link #lock}, read by the progress thread (its back-off). */
-    @SuppressWarnings("unused") // through DEQUEUES
+    /**
+     * {@code dat_evd_dequeue} calls: counted under {@link #lock} (an opaque store through DEQUEUES), read by the
+     * progress thread for its back-off.
+     */
     private long dequeues;
     private static final VarHandle DEQUEUES;
 

@@ -314,45 +314,37 @@ class OfiSrqTest {
         OfiIa ia = (OfiIa) new OfiProvider().open(iaName, "", 16);
         try (Arena arena = Arena.ofShared()) {
             TwoOnSrq t = twoOnSrq(ia, arena, 7501);
-            DatSrq srq = t.srq();
-            MemorySegment dst = t.dst();
-            DatLmr lmr = t.lmr();
-            DatEvd recvs = t.recvs();
-            DatEvd requests = t.requests();
-            DatEvd[] conns = t.conns();
-            DatEp[] passive = t.passive();
-            DatEp[] active = t.active();
             Iov iov = Iov.allocate(arena, 1);
-            dst.asSlice(2048, 16).fill((byte) 0x5e);
-            assertEquals(DatReturn.DAT_SUCCESS, active[0].postSend(1, iov.set(0, lmr, 2048, 16), 1, 0));
-            OfiEpData lender = ((OfiEp) passive[0]).data;
+            t.dst().asSlice(2048, 16).fill((byte) 0x5e);
+            assertEquals(DatReturn.DAT_SUCCESS, t.active()[0].postSend(1, iov.set(0, t.lmr(), 2048, 16), 1, 0));
+            OfiEpData lender = ((OfiEp) t.passive()[0]).data;
             awaitWant(ia, lender);
             ia.lock.lock();
             try {
-                assertEquals(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, lmr, 0, 64), 100));
+                assertEquals(DatReturn.DAT_SUCCESS, t.srq().postRecv(1, iov.set(0, t.lmr(), 0, 64), 100));
                 assertEquals(1, lender.credit.posted, "the buffer is lent to the connection that wants it");
-                active[0].disconnect(DatCloseFlags.ABRUPT);
+                t.active()[0].disconnect(DatCloseFlags.ABRUPT);
             } finally {
                 ia.lock.unlock();
             }
             DatEvent e = new DatEvent();
-            assertEquals(DatReturn.DAT_SUCCESS, requests.await(TIMEOUT, 1, e));
+            assertEquals(DatReturn.DAT_SUCCESS, t.requests().await(TIMEOUT, 1, e));
             assertEquals(1, e.userCookie());
             assertSame(DatDtoStatus.FLUSHED, e.dtoStatus(), "the send of the peer that broke off");
-            assertEquals(DatReturn.DAT_SUCCESS, conns[0].await(TIMEOUT, 1, e));
+            assertEquals(DatReturn.DAT_SUCCESS, t.conns()[0].await(TIMEOUT, 1, e));
             assertSame(DatEventType.CONNECTION_EVENT_DISCONNECTED, e.type());
-            assertEquals(1, srq.query().outstandingDtoCount(), "the buffer is still the SRQ's");
-            dst.asSlice(3072, 16).fill((byte) 0x6f);
-            assertEquals(DatReturn.DAT_SUCCESS, active[1].postSend(1, iov.set(0, lmr, 3072, 16), 2, 0));
-            assertEquals(DatReturn.DAT_SUCCESS, recvs.await(TIMEOUT, 1, e));
-            assertSame(passive[1], e.ep(), "the message of the live connection");
+            assertEquals(1, t.srq().query().outstandingDtoCount(), "the buffer is still the SRQ's");
+            t.dst().asSlice(3072, 16).fill((byte) 0x6f);
+            assertEquals(DatReturn.DAT_SUCCESS, t.active()[1].postSend(1, iov.set(0, t.lmr(), 3072, 16), 2, 0));
+            assertEquals(DatReturn.DAT_SUCCESS, t.recvs().await(TIMEOUT, 1, e));
+            assertSame(t.passive()[1], e.ep(), "the message of the live connection");
             assertEquals(100, e.userCookie());
             assertSame(DatDtoStatus.SUCCESS, e.dtoStatus());
-            assertEquals((byte) 0x6f, dst.get(ValueLayout.JAVA_BYTE, 15));
-            assertEquals(DatReturn.DAT_SUCCESS, requests.await(TIMEOUT, 1, e));
+            assertEquals((byte) 0x6f, t.dst().get(ValueLayout.JAVA_BYTE, 15));
+            assertEquals(DatReturn.DAT_SUCCESS, t.requests().await(TIMEOUT, 1, e));
             assertEquals(2, e.userCookie());
             assertSame(DatDtoStatus.SUCCESS, e.dtoStatus());
-            assertEquals(DatReturn.DAT_QUEUE_EMPTY, recvs.dequeue(e), "no completion of the first EP");
+            assertEquals(DatReturn.DAT_QUEUE_EMPTY, t.recvs().dequeue(e), "no completion of the first EP");
         } finally {
             ia.close(DatCloseFlags.ABRUPT);
         }
@@ -370,32 +362,24 @@ class OfiSrqTest {
         OfiIa ia = (OfiIa) new OfiProvider().open(iaName, "", 16);
         try (Arena arena = Arena.ofShared()) {
             TwoOnSrq t = twoOnSrq(ia, arena, 7505);
-            DatSrq srq = t.srq();
-            MemorySegment dst = t.dst();
-            DatLmr lmr = t.lmr();
-            DatEvd recvs = t.recvs();
-            DatEvd requests = t.requests();
-            DatEvd[] conns = t.conns();
-            DatEp[] passive = t.passive();
-            DatEp[] active = t.active();
             Iov iov = Iov.allocate(arena, 1);
-            dst.asSlice(3072, 16).fill((byte) 0x6f);
-            assertEquals(DatReturn.DAT_SUCCESS, active[1].postSend(1, iov.set(0, lmr, 3072, 16), 2, 0));
-            awaitWant(ia, ((OfiEp) passive[1]).data);
-            assertEquals(DatReturn.DAT_SUCCESS, srq.postRecv(1, iov.set(0, lmr, 0, 64), 100));
-            assertEquals(DatReturn.DAT_SUCCESS, active[0].postSend(1, iov.set(0, lmr, 2048, 16), 1,
+            t.dst().asSlice(3072, 16).fill((byte) 0x6f);
+            assertEquals(DatReturn.DAT_SUCCESS, t.active()[1].postSend(1, iov.set(0, t.lmr(), 3072, 16), 2, 0));
+            awaitWant(ia, ((OfiEp) t.passive()[1]).data);
+            assertEquals(DatReturn.DAT_SUCCESS, t.srq().postRecv(1, iov.set(0, t.lmr(), 0, 64), 100));
+            assertEquals(DatReturn.DAT_SUCCESS, t.active()[0].postSend(1, iov.set(0, t.lmr(), 2048, 16), 1,
                     DatCompletionFlags.SUPPRESS));
-            awaitWant(ia, ((OfiEp) passive[0]).data);
-            active[0].disconnect(DatCloseFlags.ABRUPT);
+            awaitWant(ia, ((OfiEp) t.passive()[0]).data);
+            t.active()[0].disconnect(DatCloseFlags.ABRUPT);
             DatEvent e = new DatEvent();
-            assertEquals(DatReturn.DAT_SUCCESS, conns[0].await(TIMEOUT, 1, e), "the EP on the SRQ is told");
+            assertEquals(DatReturn.DAT_SUCCESS, t.conns()[0].await(TIMEOUT, 1, e), "the EP on the SRQ is told");
             assertSame(DatEventType.CONNECTION_EVENT_DISCONNECTED, e.type());
-            assertEquals(DatReturn.DAT_SUCCESS, recvs.await(TIMEOUT, 1, e));
-            assertSame(passive[1], e.ep(), "the message of the live connection");
+            assertEquals(DatReturn.DAT_SUCCESS, t.recvs().await(TIMEOUT, 1, e));
+            assertSame(t.passive()[1], e.ep(), "the message of the live connection");
             assertEquals(100, e.userCookie());
             assertSame(DatDtoStatus.SUCCESS, e.dtoStatus());
-            assertEquals((byte) 0x6f, dst.get(ValueLayout.JAVA_BYTE, 15));
-            while (requests.await(TIMEOUT, 1, e) == DatReturn.DAT_SUCCESS && e.userCookie() != 2) {
+            assertEquals((byte) 0x6f, t.dst().get(ValueLayout.JAVA_BYTE, 15));
+            while (t.requests().await(TIMEOUT, 1, e) == DatReturn.DAT_SUCCESS && e.userCookie() != 2) {
                 assertEquals(1, e.userCookie(), "only the sends posted");
                 assertSame(DatDtoStatus.FLUSHED, e.dtoStatus(), "the send of the peer that broke off");
             }
