@@ -13,6 +13,7 @@ import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 /**
@@ -21,7 +22,12 @@ import java.util.function.Consumer;
  * <p>Threads: the measuring client runs on its own platform thread ({@code dat-perf-client}), the responder
  * (echo, or receive-and-count) on another ({@code dat-perf-responder}) when the test needs one; the calling
  * thread is the watchdog. It hands finished rows to the caller as they come, and aborts the run when one size
- * (warm-up and timed part) takes longer than the plan's timeout. Both workers busy-poll with
+ * (warm-up and timed part) takes longer than the plan's timeout. It sleeps until one of those is due: a finished
+ * size, a failure and a worker's end wake it, the size's deadline ends its sleep, and it looks on its own only every
+ * {@link #WATCH_MAX}. A watchdog that looked every 10 ms was a wake-up a hundred times a second on a CPU a measuring
+ * worker spins on, each one a preempted round trip (with the ofi provider's progress thread, the Watchdog's polls and
+ * the JIT, about 230 preemptions a second of each side of a pinned ofi-shm-shm-rdm ping-pong, in
+ * {@code /proc/<pid>/task/<tid>/schedstat}). Both workers busy-poll with
  * {@code dat_evd_dequeue} and {@link Thread#onSpinWait()} (yielding after {@link #SPINS_BEFORE_YIELD} empty polls),
  * and check {@link #state} on every empty poll, so an abort reaches them within one spin. A worker stuck inside a
  * provider call is left to the caller, which then
@@ -35,8 +41,8 @@ final class PerfEngine {
     static final int STOP = 1;
     /** {@link #state}: a failure or the watchdog ended the run; both workers stop at their next empty poll. */
     static final int ABORT = 2;
-    /** How often the watchdog looks at the clock and forwards finished rows. */
-    private static final Duration WATCH_INTERVAL = Duration.ofMillis(10);
+    /** The longest sleep of the watchdog between the wake-ups it is given. */
+    static final long WATCH_MAX = TimeUnit.SECONDS.toNanos(1);
     /**
      * Empty polls spent in {@link Thread#onSpinWait()} before a waiting worker starts to {@link Thread#yield()}
      * between polls: some tens of microseconds, far above a healthy round trip, so a dedicated core never yields,
@@ -72,6 +78,10 @@ final class PerfEngine {
     private final PerfSession session;
     private Thread client;
     private Thread responder;
+    /** The thread in {@link #run}: woken by a finished size, a failure and a worker's end. */
+    private volatile Thread watcher;
+    /** The watched worker returned from its loop (set before it wakes the watcher). */
+    private volatile boolean watchedEnded;
     private boolean preposted;
 
     PerfEngine(PerfPlan plan, PerfSession session) {
@@ -97,47 +107,77 @@ final class PerfEngine {
      */
     boolean run(Consumer<PerfResult> onRow) {
         prepost();
-        if (session.client != null) {
+        watcher = Thread.currentThread();
+        boolean clientWatched = session.client != null;
+        if (clientWatched) {
             client = Thread.ofPlatform().name("dat-perf-client").daemon(true)
-                    .unstarted(new PerfClient(plan, this, session));
+                    .unstarted(watched(new PerfClient(plan, this, session), true));
         }
         if (needsResponder() && session.server != null) {
             responder = Thread.ofPlatform().name("dat-perf-responder").daemon(true)
-                    .unstarted(new PerfResponder(plan, this, session));
+                    .unstarted(watched(new PerfResponder(plan, this, session), !clientWatched));
             responder.start();
         }
-        Thread watched = client != null ? client : responder;
-        if (watched == null) {
+        if (client == null && responder == null) {
             return true;
         }
         if (client != null) {
             client.start();
         }
         int reported = 0;
-        try {
-            while (watched.isAlive()) {
-                watched.join(WATCH_INTERVAL);
-                reported = forward(reported, onRow);
-                int index = sizeIndex;
-                if (state == RUNNING && index >= 0 && System.nanoTime() - sizeStartNanos > plan.timeoutNanos()) {
-                    fail("size " + PerfPlan.sizeName(plan.sizes()[index]) + " (" + plan.warmups()[index]
-                            + " warm-up + " + plan.iters()[index] + " iterations) did not finish within "
-                            + TimeUnit.NANOSECONDS.toSeconds(plan.timeoutNanos())
-                            + " s; aborted by the watchdog (--timeout sets the limit per size)");
-                }
-                if (state == ABORT) {
-                    break;
-                }
+        while (!watchedEnded) {
+            LockSupport.parkNanos(this, untilDeadline());
+            reported = forward(reported, onRow);
+            int index = sizeIndex;
+            if (state == RUNNING && index >= 0 && System.nanoTime() - sizeStartNanos > plan.timeoutNanos()) {
+                fail("size " + PerfPlan.sizeName(plan.sizes()[index]) + " (" + plan.warmups()[index]
+                        + " warm-up + " + plan.iters()[index] + " iterations) did not finish within "
+                        + TimeUnit.NANOSECONDS.toSeconds(plan.timeoutNanos())
+                        + " s; aborted by the watchdog (--timeout sets the limit per size)");
             }
-        } catch (InterruptedException e) {
-            fail("interrupted");
-            Thread.currentThread().interrupt();
+            if (Thread.currentThread().isInterrupted()) {
+                fail("interrupted");
+            }
+            if (state == ABORT) {
+                break;
+            }
         }
         forward(reported, onRow);
         if (state == RUNNING) {
             state = STOP;
         }
         return joinWorkers();
+    }
+
+    /** {@return {@code work}, which when {@code watched} marks its end and wakes the watchdog} */
+    private Runnable watched(Runnable work, boolean watched) {
+        if (!watched) {
+            return work;
+        }
+        return () -> {
+            try {
+                work.run();
+            } finally {
+                watchedEnded = true;
+                LockSupport.unpark(watcher);
+            }
+        };
+    }
+
+    /** {@return how long the watchdog sleeps: until the current size's deadline, at most {@link #WATCH_MAX}} */
+    private long untilDeadline() {
+        if (state != RUNNING || sizeIndex < 0) {
+            return WATCH_MAX;
+        }
+        return Math.min(WATCH_MAX, Math.max(0, sizeStartNanos + plan.timeoutNanos() - System.nanoTime()));
+    }
+
+    /** Wakes the watchdog, when it runs. */
+    private void wakeWatcher() {
+        Thread w = watcher;
+        if (w != null) {
+            LockSupport.unpark(w);
+        }
     }
 
     /** {@return whether both workers have ended, waiting up to {@link #STOP_GRACE} for each} */
@@ -208,6 +248,7 @@ final class PerfEngine {
     void complete(int index, PerfResult result) {
         results[index] = result;
         completed = index + 1;
+        wakeWatcher();
     }
 
     /**
@@ -218,6 +259,7 @@ final class PerfEngine {
     void fail(String message) {
         failure.compareAndSet(null, message);
         state = ABORT;
+        wakeWatcher();
     }
 
     /** {@return the first failure, or {@code null}} */

@@ -4,7 +4,7 @@ package dat.cli;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.ToIntFunction;
 
 /**
@@ -13,6 +13,10 @@ import java.util.function.ToIntFunction;
  * when a step outlives its limit it gives up with one line saying what was being done ("opening IA x0 of provider
  * hang did not return within 5 s"), interrupts the worker and returns. A provider call that never returns keeps
  * only that daemon thread, which {@link DatCommand#main} ends with the JVM.
+ *
+ * <p>The watching thread sleeps until the current step's bound runs out, and is woken by the next step and by the
+ * command's end; with no bound (the measuring run) it looks only every {@link #LOOK_MAX_NANOS}. It used to look
+ * every 20 ms, a wake-up fifty times a second on whatever CPU a benchmark pins the command to.
  *
  * <p>A step whose own code already waits with a bound (a connect with a deadline, the measuring run with its
  * per-size watchdog) is given that bound plus {@link #GRACE_NANOS}, so its own, more precise message wins; only a
@@ -24,14 +28,16 @@ final class Watchdog {
     static final String THREAD_NAME = "dat-command";
     /** Added to a step's own bound, so the step's own timeout message comes first. */
     static final long GRACE_NANOS = TimeUnit.SECONDS.toNanos(5);
-    /** How often the watching thread looks at the clock. */
-    private static final long POLL_MILLIS = 20;
+    /** The longest sleep of the watching thread between the wake-ups it is given. */
+    static final long LOOK_MAX_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final long limitNanos;
     private volatile String doing = "starting";
     private volatile long stepStart = System.nanoTime();
     /** The current step's limit; 0 while no limit applies. */
     private volatile long stepLimit;
+    /** The thread that watches: woken by each step's beginning and by the command's end. */
+    private final Thread watcher = Thread.currentThread();
 
     private Watchdog(long limitNanos) {
         this.limitNanos = limitNanos;
@@ -56,25 +62,31 @@ final class Watchdog {
             } catch (Throwable e) {
                 // Any Throwable: a provider's StackOverflowError or OutOfMemoryError ends this command, not the JVM.
                 result.completeExceptionally(e);
+            } finally {
+                LockSupport.unpark(watchdog.watcher);
             }
         });
         worker.start();
-        while (true) {
-            try {
-                return result.get(POLL_MILLIS, TimeUnit.MILLISECONDS);
-            } catch (TimeoutException e) {
-                String overdue = watchdog.overdue();
-                if (overdue != null) {
-                    worker.interrupt();
-                    throw new CommandFailure(overdue);
-                }
-            } catch (ExecutionException e) {
-                throw watchdog.failed(e.getCause());
-            } catch (InterruptedException e) {
+        while (!result.isDone()) {
+            String overdue = watchdog.overdue();
+            if (overdue != null) {
                 worker.interrupt();
-                Thread.currentThread().interrupt();
+                throw new CommandFailure(overdue);
+            }
+            if (Thread.currentThread().isInterrupted()) {
+                worker.interrupt();
                 throw new CommandFailure(watchdog.doing + " was interrupted");
             }
+            LockSupport.parkNanos(watchdog, watchdog.untilOverdue());
+        }
+        try {
+            return result.get();
+        } catch (ExecutionException e) {
+            throw watchdog.failed(e.getCause());
+        } catch (InterruptedException e) {
+            // Not reached: get() of a completed future does not wait.
+            Thread.currentThread().interrupt();
+            throw new CommandFailure(watchdog.doing + " was interrupted");
         }
     }
 
@@ -103,6 +115,17 @@ final class Watchdog {
         doing = what;
         stepStart = System.nanoTime();
         stepLimit = bound;
+        LockSupport.unpark(watcher);
+    }
+
+    /** {@return how long the watching thread may sleep: until the current step is overdue, at most a second} */
+    private long untilOverdue() {
+        long bound = stepLimit;
+        if (bound <= 0) {
+            return LOOK_MAX_NANOS;
+        }
+        // One nanosecond past the bound, so the look after the sleep finds the step overdue.
+        return Math.max(0, Math.min(LOOK_MAX_NANOS, stepStart + bound - System.nanoTime() + 1));
     }
 
     /** {@return the message for a step past its bound, or {@code null}} */
