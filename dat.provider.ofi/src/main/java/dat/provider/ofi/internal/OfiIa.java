@@ -346,7 +346,17 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
     /** A consumer is in {@code dat_evd_dequeue}. Under {@link #lock}; a release store, no fence on the data path. */
     void consumerPolled(long now) {
         CONSUMER_AT.setRelease(this, now);
+        dequeued();
+    }
+
+    /** A {@code dat_evd_dequeue} returned an event already queued, without the clock. Under {@link #lock}. */
+    void dequeued() {
         DEQUEUES.setOpaque(this, dequeues + 1);
+    }
+
+    /** {@return whether the progress thread asked for a step ({@link #wantStep})} */
+    boolean stepWanted() {
+        return stepWanted;
     }
 
     /** {@return how many {@code dat_evd_dequeue} calls the IA has seen} Any thread; an opaque read. */
