@@ -2,7 +2,7 @@
 package dat.cli;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.ToIntFunction;
@@ -79,15 +79,10 @@ final class Watchdog {
             }
             LockSupport.parkNanos(watchdog, watchdog.untilOverdue());
         }
-        try {
-            return result.get();
-        } catch (ExecutionException e) {
-            throw watchdog.failed(e.getCause());
-        } catch (InterruptedException e) {
-            // Not reached: get() of a completed future does not wait.
-            Thread.currentThread().interrupt();
-            throw new CommandFailure(watchdog.doing + " was interrupted");
+        if (result.state() == Future.State.FAILED) {
+            throw watchdog.failed(result.exceptionNow());
         }
+        return result.resultNow();
     }
 
     /**

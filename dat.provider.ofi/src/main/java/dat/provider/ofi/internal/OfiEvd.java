@@ -440,16 +440,15 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
                 // consumer's time went to System.nanoTime on ofi-shm-shm-rdm). The consumer's polls that find
                 // nothing keep its time for the progress thread.
                 ia.dequeued();
-                take(event);
-                return DatReturn.DAT_SUCCESS;
-            }
-            long now = System.nanoTime();
-            ia.consumerPolled(now);
-            ia.stepIfDue(now);
-            if (count == 0) {
-                consumerStep(now);
+            } else {
+                long now = System.nanoTime();
+                ia.consumerPolled(now);
+                ia.stepIfDue(now);
                 if (count == 0) {
-                    return DatReturn.DAT_QUEUE_EMPTY;
+                    consumerStep(now);
+                    if (count == 0) {
+                        return DatReturn.DAT_QUEUE_EMPTY;
+                    }
                 }
             }
             take(event);
