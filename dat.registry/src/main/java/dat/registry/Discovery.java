@@ -31,7 +31,9 @@ import java.util.regex.Pattern;
  * one-line log record (the stack trace, when there is one, goes to DEBUG); nothing a provider does escapes from
  * here: every call into provider code goes through {@link ProviderCalls}, bounded in time, and what it throws,
  * errors included, becomes a reason. Each call is announced at DEBUG before it is made, so the last record names
- * the provider when one ends the JVM.
+ * the provider when one ends the JVM; the providers' {@code info()} calls run at once (the libraries behind them load
+ * side by side), so when several were announced the crash report's thread, {@code dat-registry info() of <name>},
+ * says which.
  */
 final class Discovery {
 
@@ -164,6 +166,7 @@ final class Discovery {
             register(provider, className, onProviderPath.test(provider.getClass()) ? DiscoverySource.PROVIDER_PATH
                     : source);
         }
+        finishInfos();
         orderByFilter();
     }
 
@@ -181,60 +184,98 @@ final class Discovery {
     }
 
     /**
-     * Asks a provider its name and, when the filter selects it, its info; records the outcome.
+     * A provider whose {@code info()} is under way, and the place its entry takes in {@link #providers}.
      *
-     * @return the provider's entry, available or not
+     * @param slot the entry's index in {@link #providers}, which holds a placeholder until {@link #finishInfos}
      */
-    private ProviderEntry register(DatProvider provider, String className, DiscoverySource source) {
+    private record PendingInfo(int slot, DatProvider provider, String name, String className,
+                               DiscoverySource source, ProviderCalls.Pending<DatProviderInfo> call) {
+    }
+
+    /** The {@code info()} calls started and not yet waited for, in provider order. */
+    private final List<PendingInfo> pendingInfos = new ArrayList<>();
+
+    /**
+     * Asks a provider its name and, when the filter selects it, starts its {@code info()}, which
+     * {@link #finishInfos} waits for: every provider's info runs at once, so the native libraries behind them
+     * (libfabric, libdat2, libibverbs) load side by side. The entry takes its place in {@link #providers} now.
+     *
+     * @return the index of the provider's entry in {@link #providers}
+     */
+    private int register(DatProvider provider, String className, DiscoverySource source) {
+        // Every way out below lists exactly one entry, this one.
+        int slot = providers.size();
         String name;
         try {
             announce("asking DAT provider class " + className + " for name()");
             name = calls.call("name()", provider::name, null);
         } catch (ProviderCalls.Failure e) {
-            return fail(className, className, source, e.getMessage(), e.thrown());
+            fail(className, className, source, e.getMessage(), e.thrown());
+            return slot;
         }
         if (name == null || name.isBlank()) {
-            return fail(className, className, source, "name() returned " + (name == null ? "null" : "a blank name"),
-                    null);
+            fail(className, className, source, "name() returned " + (name == null ? "null" : "a blank name"), null);
+            return slot;
         }
         String nameProblem = SafeText.nameProblem(name);
         if (nameProblem != null) {
-            return fail(className, className, source, "name() returned an unusable name: " + nameProblem, null);
+            fail(className, className, source, "name() returned an unusable name: " + nameProblem, null);
+            return slot;
         }
         ProviderEntry first = byName.get(name);
         if (first != null) {
             String reason = "duplicate provider name " + name + ": already provided by class " + first.className();
             logger.log(Level.WARNING, "DAT provider " + className + " ignored: " + reason);
-            return add(new ProviderEntry(name, className, source, null, reason));
+            add(new ProviderEntry(name, className, source, null, reason));
+            return slot;
         }
         DiscoverySource actual = filter.includes().contains(name) ? DiscoverySource.PROPERTY : source;
         if (!filter.selects(name)) {
             // The user asked for this, so it is no news worth a warning; info() is not called, which is the
             // point of excluding a provider that misbehaves.
             logger.log(Level.DEBUG, "DAT provider " + name + " " + filter.reasonLeftOut(name));
-            return named(new ProviderEntry(name, className, actual, null, filter.reasonLeftOut(name)));
+            named(new ProviderEntry(name, className, actual, null, filter.reasonLeftOut(name)));
+            return slot;
         }
+        announce("asking DAT provider " + name + " (" + className + ") for info()");
+        ProviderCalls.Pending<DatProviderInfo> call = calls.start("info()", name, provider::info, null);
+        // Holds the name (a later provider of the same name is a duplicate) and the place until finishInfos.
+        named(new ProviderEntry(name, className, actual, null, "info() under way"));
+        pendingInfos.add(new PendingInfo(slot, provider, name, className, actual, call));
+        return slot;
+    }
+
+    /** Waits for the {@code info()} calls under way, each within its own limit, and records their outcomes. */
+    private void finishInfos() {
+        for (PendingInfo p : pendingInfos) {
+            ProviderEntry entry = rememberName(infoOutcome(p));
+            providers.set(p.slot(), entry);
+        }
+        pendingInfos.clear();
+    }
+
+    private ProviderEntry infoOutcome(PendingInfo p) {
+        String name = p.name();
         DatProviderInfo info;
         try {
-            announce("asking DAT provider " + name + " (" + className + ") for info()");
-            info = calls.call("info()", provider::info, null);
+            info = p.call().await();
         } catch (ProviderCalls.Failure e) {
-            return rememberName(fail(name, className, actual, e.getMessage(), e.thrown()));
+            return failure(name, p.className(), p.source(), e.getMessage(), e.thrown());
         }
         if (info == null) {
-            return rememberName(fail(name, className, actual, "info() returned null", null));
+            return failure(name, p.className(), p.source(), "info() returned null", null);
         }
         String infoProblem = infoProblem(info);
         if (infoProblem != null) {
-            return rememberName(fail(name, className, actual, infoProblem, null));
+            return failure(name, p.className(), p.source(), infoProblem, null);
         }
         if (!info.available()) {
             String reason = SafeText.escape(info.unavailableReason(), REASON_MAX_LENGTH);
             logger.log(Level.INFO, "DAT provider " + name + " is unavailable: " + reason);
-            return named(new ProviderEntry(name, className, actual, info, reason));
+            return new ProviderEntry(name, p.className(), p.source(), info, reason);
         }
-        instances.put(name, provider);
-        return named(new ProviderEntry(name, className, actual, info, null));
+        instances.put(name, p.provider());
+        return new ProviderEntry(name, p.className(), p.source(), info, null);
     }
 
     /** {@return why the names in a provider's info cannot be listed, or {@code null} when they can} */
@@ -274,6 +315,12 @@ final class Discovery {
     }
 
     private ProviderEntry fail(String name, String className, DiscoverySource source, String reason, Throwable e) {
+        return add(failure(name, className, source, reason, e));
+    }
+
+    /** {@return an unavailable provider's entry, not yet listed} The reason is logged once, as a warning. */
+    private ProviderEntry failure(String name, String className, DiscoverySource source, String reason,
+                                  Throwable e) {
         String safeName = SafeText.escape(name);
         String safeReason = SafeText.escape(reason, REASON_MAX_LENGTH);
         String message = "DAT provider " + safeName + (className != null && !className.equals(name)
@@ -283,7 +330,7 @@ final class Discovery {
             // One line for the user; the trace for whoever turns DEBUG on.
             logger.log(Level.DEBUG, message, e);
         }
-        return add(new ProviderEntry(safeName, className, source, null, safeReason));
+        return new ProviderEntry(safeName, className, source, null, safeReason);
     }
 
     /** Puts the providers {@code dat.providers} lists first, in its order, and adds the listed but missing. */
@@ -492,7 +539,9 @@ final class Discovery {
             return fail(className, className, DiscoverySource.DAT_CONF, "could not be instantiated: "
                     + (thrown != null ? describe(thrown) : e.getMessage()), thrown);
         }
-        return register(provider, className, DiscoverySource.DAT_CONF);
+        int slot = register(provider, className, DiscoverySource.DAT_CONF);
+        finishInfos();
+        return providers.get(slot);
     }
 
     /** {@return whether the text is a Java binary class name with a package, as opposed to a provider name} */

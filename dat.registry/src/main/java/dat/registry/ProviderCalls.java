@@ -52,6 +52,23 @@ record ProviderCalls(Duration limit, String limitSource) {
      *     ({@code what did not return within N ms (limit)})
      */
     <T> T call(String what, Callable<T> body, Consumer<? super T> late) throws Failure {
+        return start(what, null, body, late).await();
+    }
+
+    /**
+     * Starts {@code body} on a daemon thread; {@link Pending#await} waits for it at most {@link #limit} from now.
+     * Calls started together run together: discovery asks every provider for its {@code info()} at once, so their
+     * libraries load side by side and hung providers cost the limit once, not once each.
+     *
+     * @param what the call as a reason names it: {@code info()}
+     * @param whose the provider the call is into, for the thread's name (a crash report names the thread), or
+     *     {@code null} when {@code what} says it
+     * @param body the call
+     * @param late receives a value that arrives after the caller gave up (to close it), or {@code null}
+     * @param <T> the value's type
+     * @return the call under way
+     */
+    <T> Pending<T> start(String what, String whose, Callable<T> body, Consumer<? super T> late) {
         CompletableFuture<T> result = new CompletableFuture<>();
         Thread worker = new Thread(() -> {
             T value;
@@ -64,32 +81,59 @@ record ProviderCalls(Duration limit, String limitSource) {
             if (!result.complete(value) && late != null && value != null) {
                 late.accept(value);
             }
-        }, "dat-registry " + what);
+        }, "dat-registry " + (whose == null ? what : what + " of " + whose));
         worker.setDaemon(true);
         worker.setContextClassLoader(Thread.currentThread().getContextClassLoader());
         worker.start();
-        boolean interrupted = false;
-        long deadline = System.nanoTime() + limit.toNanos();
-        try {
-            while (true) {
-                try {
-                    return result.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    Throwable cause = e.getCause();
-                    throw new Failure(what + " threw " + Discovery.describe(cause), cause);
-                } catch (TimeoutException e) {
-                    // Claims the result, so a value arriving from now on goes to late; one already there wins.
-                    if (result.completeExceptionally(e)) {
-                        throw new Failure(what + " did not return within " + limit.toMillis() + " ms ("
-                                + limitSource + ")", null);
+        return new Pending<>(what, result, System.nanoTime() + limit.toNanos());
+    }
+
+    /**
+     * A provider call under way.
+     *
+     * @param <T> the value's type
+     */
+    final class Pending<T> {
+        private final String what;
+        private final CompletableFuture<T> result;
+        private final long deadline;
+
+        private Pending(String what, CompletableFuture<T> result, long deadline) {
+            this.what = what;
+            this.result = result;
+            this.deadline = deadline;
+        }
+
+        /**
+         * Waits for the call until {@link #limit} after it started.
+         *
+         * @return what the call returned
+         * @throws Failure when the call threw ({@code what threw <exception>}) or did not return in time
+         *     ({@code what did not return within N ms (limit)})
+         */
+        T await() throws Failure {
+            boolean interrupted = false;
+            try {
+                while (true) {
+                    try {
+                        return result.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    } catch (ExecutionException e) {
+                        Throwable cause = e.getCause();
+                        throw new Failure(what + " threw " + Discovery.describe(cause), cause);
+                    } catch (TimeoutException e) {
+                        // Claims the result, so a value arriving from now on goes to late; one already there wins.
+                        if (result.completeExceptionally(e)) {
+                            throw new Failure(what + " did not return within " + limit.toMillis() + " ms ("
+                                    + limitSource + ")", null);
+                        }
                     }
                 }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
             }
         }
     }
