@@ -104,9 +104,11 @@ final class OfiEpConnection {
             try {
                 ia.fi.check("fi_ep_bind(eq)", Fi.fi_ep_bind(e, ia.eq, 0));
                 if (tx == rx) {
-                    ia.fi.check("fi_ep_bind(cq)", Fi.fi_ep_bind(e, txCq, LibFabric.FI_SEND | LibFabric.FI_RECV));
+                    ia.fi.check("fi_ep_bind(cq)", Fi.fi_ep_bind(e, txCq,
+                            LibFabric.FI_SEND | LibFabric.FI_RECV | ia.txBindFlags()));
                 } else {
-                    ia.fi.check("fi_ep_bind(tx cq)", Fi.fi_ep_bind(e, txCq, LibFabric.FI_SEND));
+                    ia.fi.check("fi_ep_bind(tx cq)", Fi.fi_ep_bind(e, txCq,
+                            LibFabric.FI_SEND | ia.txBindFlags()));
                     ia.fi.check("fi_ep_bind(rx cq)", Fi.fi_ep_bind(e, rxCq, LibFabric.FI_RECV));
                 }
                 ia.fi.check("fi_enable", Fi.fi_enable(e));

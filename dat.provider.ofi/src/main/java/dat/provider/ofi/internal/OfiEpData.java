@@ -63,7 +63,8 @@ final class OfiEpData {
      * A send or RDMA write completes when it has landed at the target ({@code FI_DELIVERY_COMPLETE}), as on an RC
      * queue pair: a completion at transmit (libfabric's default) would report a send no receive took, or a write the
      * target's key check refused, as a success. A send toward a peer that counts its receives completes at transmit
-     * in libfabric instead and waits for the peer's advert of what landed ({@link #TRANSMITTED}, OfiCredit).
+     * in libfabric instead, or goes as an inject ({@link #injects}), and waits for the peer's advert of what landed
+     * ({@link #TRANSMITTED}, OfiCredit).
      */
     private static final long SEND_FLAGS = LibFabric.FI_COMPLETION | LibFabric.FI_DELIVERY_COMPLETE;
     /**
@@ -720,6 +721,11 @@ final class OfiEpData {
         return heldCount;
     }
 
+    /** {@return the requests transmitted or done and waiting to be reported in order (tests)} */
+    int waiting() {
+        return waiting;
+    }
+
     int postRecv(int n, Iov localIov, long cookie, int flags) {
         ia.lock.lock();
         try {
@@ -876,11 +882,12 @@ final class OfiEpData {
             boolean carry = !recv && credit.advertise && credit.piggyback;
             FiMsgTagged.data(taggedMsg, carry ? credit.carry() : 0);
             OfiEpConnection c = ep.connection;
-            long flags = recv ? LibFabric.FI_COMPLETION : RDM_SEND_FLAGS;
+            boolean inject = !recv && credit.acks() && injects(slot);
+            long flags = recv ? LibFabric.FI_COMPLETION : inject ? LibFabric.FI_INJECT : RDM_SEND_FLAGS;
             long rc = retry(recv ? c.fnRecvmsg : c.fnSendmsg, taggedMsg,
                     carry ? flags | LibFabric.FI_REMOTE_CQ_DATA : flags);
             if (rc == 0) {
-                posted(q, recv, slot);
+                posted(q, recv, slot, inject);
             }
             return rc;
         }
@@ -894,16 +901,31 @@ final class OfiEpData {
         FiMsg.data(msg, carry ? credit.carry() : 0);
         OfiEpConnection c = ep.connection;
         boolean acks = !recv && credit.acks();
-        long flags = recv ? LibFabric.FI_COMPLETION : acks ? LibFabric.FI_COMPLETION : SEND_FLAGS;
+        boolean inject = acks && injects(slot);
+        long flags = recv ? LibFabric.FI_COMPLETION : inject ? LibFabric.FI_INJECT : acks ? LibFabric.FI_COMPLETION
+                : SEND_FLAGS;
         long rc = retry(recv ? c.fnRecvmsg : c.fnSendmsg, msg, carry ? flags | LibFabric.FI_REMOTE_CQ_DATA : flags);
         if (rc == 0) {
-            posted(q, recv, slot);
+            posted(q, recv, slot, inject);
         }
         return rc;
     }
 
-    /** A message post libfabric took: the counts move, and a send waits for the advert when the peer counts. */
-    private void posted(Queue q, boolean recv, int slot) {
+    /**
+     * {@return whether the send in {@code slot} goes as an inject: its DAT completion waits for the peer's advert
+     * anyway, and the message fits the entry's {@code inject_size}} libfabric then copies it before the post returns
+     * and writes no completion (the transmit CQ is bound {@code FI_SELECTIVE_COMPLETION}, OfiEpConnection), so the
+     * send costs neither side a CQ entry, as {@code fi_pingpong}'s small messages do not; a failure is still written.
+     */
+    private boolean injects(int slot) {
+        return requests.total(slot) <= ia.entry.limits().injectSize();
+    }
+
+    /**
+     * A message post libfabric took: the counts move, and a send waits for the advert when the peer counts; an
+     * injected one is transmitted already, as if its completion had been read.
+     */
+    private void posted(Queue q, boolean recv, int slot, boolean injected) {
         q.posted(slot);
         if (recv) {
             credit.posted++;
@@ -911,6 +933,11 @@ final class OfiEpData {
         } else {
             credit.carried();
             q.ackAt[slot] = credit.acks() ? credit.sent : 0;
+            if (injected) {
+                q.state[slot] = TRANSMITTED;
+                waiting++;
+                acknowledge();
+            }
         }
     }
 
@@ -991,7 +1018,15 @@ final class OfiEpData {
             return;
         }
         Queue q = recv ? recvs : requests;
-        if (slot >= q.capacity || q.state[slot] != POSTED) {
+        if (slot >= q.capacity) {
+            return;
+        }
+        if (q.state[slot] == TRANSMITTED && !recv && error != 0) {
+            // An injected send that failed after its post returned (transmitted): it fails as a posted one would.
+            q.state[slot] = POSTED;
+            waiting--;
+        }
+        if (q.state[slot] != POSTED) {
             return;
         }
         if (recv) {

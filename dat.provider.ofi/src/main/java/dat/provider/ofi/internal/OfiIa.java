@@ -289,6 +289,16 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
     }
 
     /**
+     * {@return the flags an endpoint's transmit CQ is bound with besides {@code FI_SEND}}
+     * {@code FI_SELECTIVE_COMPLETION} where connections count receiver credits (all but libfabric's verbs): the sends
+     * injected there and the credit writes write no completion (OfiEpData#injects); every other operation asks for
+     * one.
+     */
+    long txBindFlags() {
+        return entry.ibVerbs() ? 0 : LibFabric.FI_SELECTIVE_COMPLETION;
+    }
+
+    /**
      * {@return whether a {@code dat_evd_wait} blocks on the CQs' wait descriptors ({@link OfiFdWait})} On tcp, whose
      * {@code FI_WAIT_FD} is an epoll descriptor over its endpoints' sockets. shm 1.17 has no CQ wait object; the
      * other fabrics keep the progress thread's wake-up until they are tried.

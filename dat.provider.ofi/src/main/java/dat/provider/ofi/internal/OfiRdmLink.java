@@ -293,9 +293,10 @@ final class OfiRdmLink {
             MemorySegment txCq = tx.cqFor(call, domain);
             MemorySegment rxCq = rx.cqFor(call, domain);
             if (txCq.address() == rxCq.address()) {
-                ia.fi.check("fi_ep_bind(cq)", Fi.fi_ep_bind(e, txCq, LibFabric.FI_SEND | LibFabric.FI_RECV));
+                ia.fi.check("fi_ep_bind(cq)", Fi.fi_ep_bind(e, txCq,
+                        LibFabric.FI_SEND | LibFabric.FI_RECV | ia.txBindFlags()));
             } else {
-                ia.fi.check("fi_ep_bind(tx cq)", Fi.fi_ep_bind(e, txCq, LibFabric.FI_SEND));
+                ia.fi.check("fi_ep_bind(tx cq)", Fi.fi_ep_bind(e, txCq, LibFabric.FI_SEND | ia.txBindFlags()));
                 ia.fi.check("fi_ep_bind(rx cq)", Fi.fi_ep_bind(e, rxCq, LibFabric.FI_RECV));
             }
             ia.fi.check("fi_enable", Fi.fi_enable(e));

@@ -403,6 +403,65 @@ class OfiCreditTest {
     }
 
     /**
+     * A send within the entry's inject size goes as an inject: transmitted when its post returns, with no completion
+     * of libfabric's to read, and reported when the peer's advert says it landed, in posting order with the sends
+     * that do write a completion.
+     */
+    @Test
+    void aSendWithinTheInjectSizeIsTransmittedWhenItsPostReturns() {
+        OfiIa ia = (OfiIa) open();
+        try (Arena arena = Arena.ofShared()) {
+            ia.progressThread().stop();
+            DatPz pz = ia.createPz();
+            Conn c = connect(ia, pz, 7509, DatEpAttr.builder().build());
+            int inject = (int) ia.entry.limits().injectSize();
+            assertTrue(inject > 0 && inject < 2048, "tcp's inject size: " + inject);
+            DatLmr lmr = ia.createLmr(pz, arena.allocate(8192, 64), DatMemPriv.ALL);
+            Iov small = Iov.allocate(arena, 1).set(0, lmr, 0, inject);
+            Iov large = Iov.allocate(arena, 1).set(0, lmr, 0, inject + 1);
+            Iov rx = Iov.allocate(arena, 1).set(0, lmr, 4096, 2048);
+            DatEvent e = new DatEvent();
+            int[] sizes = {inject, inject + 1, inject, inject, inject + 1};
+            for (int i = 0; i < sizes.length; i++) {
+                assertEquals(DatReturn.DAT_SUCCESS, c.passive().ep().postRecv(1, rx, 100 + i, 0));
+            }
+            long until = System.nanoTime() + TIMEOUT * 1000;
+            while (c.active().ofi().data.credit.credit - c.active().ofi().data.credit.sent < sizes.length
+                    && System.nanoTime() < until) {
+                c.passive().recvs().dequeue(e);
+                c.active().requests().dequeue(e);
+            }
+            int transmitted = 0;
+            for (int i = 0; i < sizes.length; i++) {
+                assertEquals(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, sizes[i] == inject ? small : large, i,
+                        0));
+                ia.lock.lock();
+                try {
+                    if (sizes[i] == inject) {
+                        transmitted++;
+                    }
+                    // No CQ was read since the post: only the injects are transmitted.
+                    assertEquals(transmitted, c.active().ofi().data.waiting(), "after the send of " + sizes[i]
+                            + " bytes");
+                } finally {
+                    ia.lock.unlock();
+                }
+            }
+            for (int i = 0; i < sizes.length; i++) {
+                assertEquals(DatReturn.DAT_SUCCESS, c.passive().recvs().await(TIMEOUT, 1, e), "receive " + i);
+                assertEquals(100 + i, e.userCookie());
+                assertEquals(sizes[i], e.transferredLength(), "receive " + i);
+            }
+            for (int i = 0; i < sizes.length; i++) {
+                expectDto(c.active().requests(), i, DatDtoStatus.SUCCESS, "send " + i);
+            }
+            expectNothing(c.active().requests(), "no completion beyond the five sends");
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /**
      * The side that received disconnects before any advert went: its last advert, written ahead of the shutdown,
      * completes the peer's sends that landed, which would otherwise be flushed with the connection.
      */

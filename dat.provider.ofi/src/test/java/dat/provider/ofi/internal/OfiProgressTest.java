@@ -42,11 +42,14 @@ class OfiProgressTest {
 
             ia.progressThread().stop();
             DatLmr lmr = ia.createLmr(pz, arena.allocate(4096, 64), DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE);
-            assertEquals(DatReturn.DAT_SUCCESS, passive.postRecv(1, Iov.allocate(arena, 1).set(0, lmr, 0, 64), 7, 0));
+            // Larger than tcp's inject size: the send writes a completion into the request CQ (OfiEpData#injects).
+            int size = 1024;
+            assertEquals(DatReturn.DAT_SUCCESS, passive.postRecv(1, Iov.allocate(arena, 1).set(0, lmr, 0, size), 7,
+                    0));
             // The consumer polls the request EVD: from now on its CQ is the consumer's.
             long polled = System.nanoTime();
             assertEquals(DatReturn.DAT_QUEUE_EMPTY, requests.dequeue(e));
-            assertEquals(DatReturn.DAT_SUCCESS, active.postSend(1, Iov.allocate(arena, 1).set(0, lmr, 2048, 64), 8,
+            assertEquals(DatReturn.DAT_SUCCESS, active.postSend(1, Iov.allocate(arena, 1).set(0, lmr, 2048, size), 8,
                     0));
             OfiEvd ofiRequests = (OfiEvd) requests;
             OfiEvd ofiRecvs = (OfiEvd) recvs;

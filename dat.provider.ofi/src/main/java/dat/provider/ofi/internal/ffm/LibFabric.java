@@ -90,6 +90,11 @@ public final class LibFabric {
     public static final long FI_INJECT = 1L << 25;
     /** {@code FI_COMPLETION}. */
     public static final long FI_COMPLETION = 1L << 24;
+    /**
+     * {@code FI_SELECTIVE_COMPLETION}, a CQ binding's flag: only the operations posted with {@link #FI_COMPLETION}
+     * write a successful completion (a failure is written whatever the flags).
+     */
+    public static final long FI_SELECTIVE_COMPLETION = 1L << 59;
     /** {@code FI_DIRECTED_RECV}. */
     public static final long FI_DIRECTED_RECV = 1L << 59;
     /** {@code FI_SOURCE}. */
