@@ -726,6 +726,12 @@ final class OfiEpData {
         return waiting;
     }
 
+    /** {@return the operation context of the oldest request not reported, or -1 when there is none (tests)} */
+    long oldestRequestContext() {
+        int slot = requests.oldestOpen();
+        return slot < 0 ? -1 : context(false, slot);
+    }
+
     int postRecv(int n, Iov localIov, long cookie, int flags) {
         ia.lock.lock();
         try {

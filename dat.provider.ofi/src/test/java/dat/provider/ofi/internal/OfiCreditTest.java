@@ -2,6 +2,7 @@
 package dat.provider.ofi.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -456,6 +457,48 @@ class OfiCreditTest {
                 expectDto(c.active().requests(), i, DatDtoStatus.SUCCESS, "send " + i);
             }
             expectNothing(c.active().requests(), "no completion beyond the five sends");
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /**
+     * A failure libfabric reports for an injected send after its post returned fails the send, as it would a posted
+     * one: the send completes in error, never SUCCESS, and the connection breaks.
+     */
+    @Test
+    void aFailureReportedForAnInjectedSendFailsItAndBreaksTheConnection() {
+        OfiIa ia = (OfiIa) open();
+        try (Arena arena = Arena.ofShared()) {
+            ia.progressThread().stop();
+            DatPz pz = ia.createPz();
+            Conn c = connect(ia, pz, 7510, DatEpAttr.builder().build());
+            DatLmr lmr = ia.createLmr(pz, arena.allocate(4096, 64), DatMemPriv.ALL);
+            DatEvent e = new DatEvent();
+            assertEquals(DatReturn.DAT_SUCCESS, c.passive().ep().postRecv(1, Iov.allocate(arena, 1).set(0, lmr, 1024,
+                    64), 7, 0));
+            long until = System.nanoTime() + TIMEOUT * 1000;
+            while (!c.active().ofi().data.credit.maySend() && System.nanoTime() < until) {
+                c.passive().recvs().dequeue(e);
+                c.active().requests().dequeue(e);
+            }
+            assertEquals(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, Iov.allocate(arena, 1).set(0, lmr, 0, 8),
+                    1, 0));
+            OfiEpData data = c.active().ofi().data;
+            ia.lock.lock();
+            try {
+                assertEquals(1, data.waiting(), "the inject is transmitted");
+                // What libfabric writes for a transmit that failed: an error entry with the send's context.
+                data.completed(data.oldestRequestContext(), LibFabric.FI_EIO, 0, 0, 0, 0);
+                assertEquals(0, data.waiting(), "the failed send waits for no advert");
+            } finally {
+                ia.lock.unlock();
+            }
+            assertEquals(DatReturn.DAT_SUCCESS, c.active().requests().await(TIMEOUT, 1, e));
+            assertEquals(1, e.userCookie());
+            assertNotSame(DatDtoStatus.SUCCESS, e.dtoStatus(), "the failed inject");
+            assertEquals(DatReturn.DAT_SUCCESS, c.active().conn().await(TIMEOUT, 1, e));
+            assertSame(DatEventType.CONNECTION_EVENT_BROKEN, e.type());
         } finally {
             ia.close(DatCloseFlags.ABRUPT);
         }
