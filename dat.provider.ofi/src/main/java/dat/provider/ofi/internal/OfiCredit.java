@@ -467,8 +467,8 @@ final class OfiCredit {
     }
 
     /**
-     * Writes {@link #pack} into the peer's word (inject, so the value may change at once). The completion, whatever
-     * it is, names {@link #WRITE_SLOT} and is dropped.
+     * Writes {@link #pack} into the peer's word (inject, so the value may change at once). It asks no completion (the
+     * transmit CQ is bound {@code FI_SELECTIVE_COMPLETION}); a failure's names {@link #WRITE_SLOT} and is dropped.
      *
      * @param dest the peer's address: 0 on a connected endpoint, its AV entry over RDM
      * @return libfabric's answer: 0, -FI_EAGAIN (the advert stays due), or a failure
