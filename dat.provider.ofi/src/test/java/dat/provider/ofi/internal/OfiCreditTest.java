@@ -101,6 +101,20 @@ class OfiCreditTest {
         assertEquals(DatReturn.DAT_TIMEOUT_EXPIRED, evd.await(QUIET, 1, e), what);
     }
 
+    /**
+     * Dequeues on both sides, the progress thread stopped, until the active side may send {@code sends} messages: the
+     * passive side's receives are advertised (by write, after the grace) once its consumer steps.
+     */
+    private static void awaitCredit(Conn c, long sends) {
+        DatEvent e = new DatEvent();
+        OfiCredit credit = c.active().ofi().data.credit;
+        long until = System.nanoTime() + TIMEOUT * 1000;
+        while (credit.credit - credit.sent < sends && System.nanoTime() < until) {
+            c.passive().recvs().dequeue(e);
+            c.active().requests().dequeue(e);
+        }
+    }
+
     private static int held(Side s, DatIa ia) {
         OfiIa ofi = (OfiIa) ia;
         ofi.lock.lock();
@@ -386,11 +400,7 @@ class OfiCreditTest {
             // The receive's advert reaches the active side by write once the passive side's consumer steps.
             DatEvent e = new DatEvent();
             assertEquals(DatReturn.DAT_QUEUE_EMPTY, c.passive().recvs().dequeue(e));
-            long until = System.nanoTime() + TIMEOUT * 1000;
-            while (!c.active().ofi().data.credit.maySend() && System.nanoTime() < until) {
-                c.passive().recvs().dequeue(e);
-                c.active().requests().dequeue(e);
-            }
+            awaitCredit(c, 1);
             assertEquals(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, a, 1, 0));
             for (int i = 0; i < 2000; i++) {
                 assertEquals(DatReturn.DAT_QUEUE_EMPTY, c.active().requests().dequeue(e),
@@ -426,12 +436,7 @@ class OfiCreditTest {
             for (int i = 0; i < sizes.length; i++) {
                 assertEquals(DatReturn.DAT_SUCCESS, c.passive().ep().postRecv(1, rx, 100 + i, 0));
             }
-            long until = System.nanoTime() + TIMEOUT * 1000;
-            while (c.active().ofi().data.credit.credit - c.active().ofi().data.credit.sent < sizes.length
-                    && System.nanoTime() < until) {
-                c.passive().recvs().dequeue(e);
-                c.active().requests().dequeue(e);
-            }
+            awaitCredit(c, sizes.length);
             int transmitted = 0;
             for (int i = 0; i < sizes.length; i++) {
                 assertEquals(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, sizes[i] == inject ? small : large, i,
@@ -477,11 +482,7 @@ class OfiCreditTest {
             DatEvent e = new DatEvent();
             assertEquals(DatReturn.DAT_SUCCESS, c.passive().ep().postRecv(1, Iov.allocate(arena, 1).set(0, lmr, 1024,
                     64), 7, 0));
-            long until = System.nanoTime() + TIMEOUT * 1000;
-            while (!c.active().ofi().data.credit.maySend() && System.nanoTime() < until) {
-                c.passive().recvs().dequeue(e);
-                c.active().requests().dequeue(e);
-            }
+            awaitCredit(c, 1);
             assertEquals(DatReturn.DAT_SUCCESS, c.active().ep().postSend(1, Iov.allocate(arena, 1).set(0, lmr, 0, 8),
                     1, 0));
             OfiEpData data = c.active().ofi().data;
