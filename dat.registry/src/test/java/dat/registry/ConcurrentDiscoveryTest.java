@@ -46,7 +46,7 @@ class ConcurrentDiscoveryTest {
                 .properties(Map.of(DatRegistry.CALL_TIMEOUT_PROPERTY, String.valueOf(2 * MEET_SECONDS * 1000)));
     }
 
-    /** A provider whose info() returns only once {@code parties} info() calls are inside info() together. */
+    /** A provider whose info() returns only once as many info() calls as the barrier has parties are inside it. */
     private static DatProvider meeting(String name, CyclicBarrier barrier) {
         DatProvider provider = mock(DatProvider.class);
         when(provider.name()).thenReturn(name);

@@ -103,14 +103,7 @@ final class OfiEpConnection {
             MemorySegment e = out.get(ADDRESS, 0).reinterpret(FidEp.SIZEOF);
             try {
                 ia.fi.check("fi_ep_bind(eq)", Fi.fi_ep_bind(e, ia.eq, 0));
-                if (tx == rx) {
-                    ia.fi.check("fi_ep_bind(cq)", Fi.fi_ep_bind(e, txCq,
-                            LibFabric.FI_SEND | LibFabric.FI_RECV | ia.txBindFlags()));
-                } else {
-                    ia.fi.check("fi_ep_bind(tx cq)", Fi.fi_ep_bind(e, txCq,
-                            LibFabric.FI_SEND | ia.txBindFlags()));
-                    ia.fi.check("fi_ep_bind(rx cq)", Fi.fi_ep_bind(e, rxCq, LibFabric.FI_RECV));
-                }
+                ia.bindCqs(e, txCq, rxCq);
                 ia.fi.check("fi_enable", Fi.fi_enable(e));
             } catch (FiException ex) {
                 Fi.fi_close(e);

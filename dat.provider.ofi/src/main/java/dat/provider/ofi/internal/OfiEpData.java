@@ -875,7 +875,11 @@ final class OfiEpData {
     private long postMsg(boolean recv, int slot) {
         Queue q = recv ? recvs : requests;
         MemorySegment d = fillIov(q, slot, !recv, Long.MAX_VALUE);
-        OfiRdmLink rdm = ep.connection.rdm;
+        boolean inject = !recv && credit.acks() && injects(slot);
+        // A send carries this side's advert to the peer's completion (OfiCredit).
+        boolean carry = !recv && credit.advertise && credit.piggyback;
+        OfiEpConnection c = ep.connection;
+        OfiRdmLink rdm = c.rdm;
         if (rdm != null) {
             // Over RDM every DAT message is tagged with the receiving EP's target and serial (ofi-rdm-protocol.md).
             taggedMsg.set(JAVA_LONG, FiMsgTagged.MSG_IOV, iov.address());
@@ -885,10 +889,7 @@ final class OfiEpData {
             FiMsgTagged.tag(taggedMsg, recv ? rdm.recvTag() : rdm.sendTag());
             FiMsgTagged.ignore(taggedMsg, 0);
             taggedMsg.set(JAVA_LONG, FiMsgTagged.CONTEXT, context(recv, slot));
-            boolean carry = !recv && credit.advertise && credit.piggyback;
             FiMsgTagged.data(taggedMsg, carry ? credit.carry() : 0);
-            OfiEpConnection c = ep.connection;
-            boolean inject = !recv && credit.acks() && injects(slot);
             long flags = recv ? LibFabric.FI_COMPLETION : inject ? LibFabric.FI_INJECT : RDM_SEND_FLAGS;
             long rc = retry(recv ? c.fnRecvmsg : c.fnSendmsg, taggedMsg,
                     carry ? flags | LibFabric.FI_REMOTE_CQ_DATA : flags);
@@ -902,14 +903,9 @@ final class OfiEpData {
         FiMsg.iovCount(msg, iovCount);
         FiMsg.addr(msg, 0);
         msg.set(JAVA_LONG, FiMsg.CONTEXT, context(recv, slot));
-        // A send carries this side's advert to the peer's completion (OfiCredit).
-        boolean carry = !recv && credit.advertise && credit.piggyback;
         FiMsg.data(msg, carry ? credit.carry() : 0);
-        OfiEpConnection c = ep.connection;
-        boolean acks = !recv && credit.acks();
-        boolean inject = acks && injects(slot);
-        long flags = recv ? LibFabric.FI_COMPLETION : inject ? LibFabric.FI_INJECT : acks ? LibFabric.FI_COMPLETION
-                : SEND_FLAGS;
+        long flags = recv ? LibFabric.FI_COMPLETION : inject ? LibFabric.FI_INJECT : credit.acks()
+                ? LibFabric.FI_COMPLETION : SEND_FLAGS;
         long rc = retry(recv ? c.fnRecvmsg : c.fnSendmsg, msg, carry ? flags | LibFabric.FI_REMOTE_CQ_DATA : flags);
         if (rc == 0) {
             posted(q, recv, slot, inject);

@@ -289,13 +289,24 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
     }
 
     /**
-     * {@return the flags an endpoint's transmit CQ is bound with besides {@code FI_SEND}}
+     * Binds an endpoint's CQs (one binding when both are the same). The transmit side is bound
      * {@code FI_SELECTIVE_COMPLETION} where connections count receiver credits (all but libfabric's verbs): the sends
      * injected there and the credit writes write no completion (OfiEpData#injects); every other operation asks for
      * one.
+     *
+     * @param ep the endpoint, not yet enabled
+     * @param txCq its transmit CQ
+     * @param rxCq its receive CQ
+     * @throws FiException when libfabric refuses a binding
      */
-    long txBindFlags() {
-        return entry.ibVerbs() ? 0 : LibFabric.FI_SELECTIVE_COMPLETION;
+    void bindCqs(MemorySegment ep, MemorySegment txCq, MemorySegment rxCq) {
+        long selective = entry.ibVerbs() ? 0 : LibFabric.FI_SELECTIVE_COMPLETION;
+        if (txCq.address() == rxCq.address()) {
+            fi.check("fi_ep_bind(cq)", Fi.fi_ep_bind(ep, txCq, LibFabric.FI_SEND | LibFabric.FI_RECV | selective));
+        } else {
+            fi.check("fi_ep_bind(tx cq)", Fi.fi_ep_bind(ep, txCq, LibFabric.FI_SEND | selective));
+            fi.check("fi_ep_bind(rx cq)", Fi.fi_ep_bind(ep, rxCq, LibFabric.FI_RECV));
+        }
     }
 
     /**

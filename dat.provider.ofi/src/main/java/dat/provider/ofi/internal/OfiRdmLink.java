@@ -292,13 +292,7 @@ final class OfiRdmLink {
             ia.fi.check("fi_ep_bind(av)", Fi.fi_ep_bind(e, av, 0));
             MemorySegment txCq = tx.cqFor(call, domain);
             MemorySegment rxCq = rx.cqFor(call, domain);
-            if (txCq.address() == rxCq.address()) {
-                ia.fi.check("fi_ep_bind(cq)", Fi.fi_ep_bind(e, txCq,
-                        LibFabric.FI_SEND | LibFabric.FI_RECV | ia.txBindFlags()));
-            } else {
-                ia.fi.check("fi_ep_bind(tx cq)", Fi.fi_ep_bind(e, txCq, LibFabric.FI_SEND | ia.txBindFlags()));
-                ia.fi.check("fi_ep_bind(rx cq)", Fi.fi_ep_bind(e, rxCq, LibFabric.FI_RECV));
-            }
+            ia.bindCqs(e, txCq, rxCq);
             ia.fi.check("fi_enable", Fi.fi_enable(e));
             MemorySegment buf = arena.allocate(RdmControl.MAX_ADDRESS);
             MemorySegment len = arena.allocate(JAVA_LONG);
