@@ -39,6 +39,13 @@ final class BenchSession implements AutoCloseable {
     static final String IA_PROPERTY = "dat.bench.ia";
     /** Default of {@link #IA_PROPERTY}: the loopback provider's first IA. */
     static final String IA_DEFAULT = "loopback0";
+    /**
+     * System property: the provider of that IA, the only one the registry asks for IAs, so that a benchmark on
+     * loopback never loads a fabric's native library (the ofi provider is on the benchmarks' class path too).
+     */
+    static final String PROVIDER_PROPERTY = "dat.bench.provider";
+    /** Default of {@link #PROVIDER_PROPERTY}. */
+    static final String PROVIDER_DEFAULT = "loopback";
     /** The alignment of every buffer: a page, see {@link #buffer}. */
     static final long PAGE = 4096;
 
@@ -77,7 +84,9 @@ final class BenchSession implements AutoCloseable {
 
     /** {@return a session on the IA named by {@link #IA_PROPERTY}} */
     static BenchSession open() {
-        return new BenchSession(DatRegistry.load().open(System.getProperty(IA_PROPERTY, IA_DEFAULT)));
+        DatRegistry registry = DatRegistry.builder().systemConfiguration()
+                .onlyProvider(System.getProperty(PROVIDER_PROPERTY, PROVIDER_DEFAULT)).build();
+        return new BenchSession(registry.open(System.getProperty(IA_PROPERTY, IA_DEFAULT)));
     }
 
     /**

@@ -16,13 +16,17 @@ import java.lang.foreign.ValueLayout;
  * <p>Every timed loop works on objects made before it starts (the IOVs, one {@link dat.api.DatEvent}, the
  * registered buffers, the {@link LatencyHistogram} of fixed size, whatever the iteration count): a post, a
  * {@code dat_evd_dequeue} busy-poll with {@link Thread#onSpinWait()} (see {@link PerfEngine#SPINS_BEFORE_YIELD}), two
- * {@link System#nanoTime()} reads and a histogram count per iteration, and nothing that allocates. Reading the
- * percentiles and building the result happen after the clock stops.
+ * {@link System#nanoTime()} reads and a histogram count per sampled iteration, and nothing that allocates. Reading
+ * the percentiles and building the result happen after the clock stops.
  *
- * <p>Latency: each pingpong iteration is timed on its own, from just before the post to the moment the answer is
+ * <p>Latency: a sampled pingpong iteration is timed on its own, from just before the post to the moment the answer is
  * seen (the echo's receive completion, the flag byte of the peer's RDMA write, the RDMA read's completion). For
  * send and write the sample is a round trip, reported halved as the one-way latency, as fi_pingpong does; an RDMA
- * read is one transfer and reported whole. The mean comes from the wall time of the whole timed loop.
+ * read is one transfer and reported whole. The mean comes from the wall time of the whole timed loop, which
+ * fi_pingpong times alone: so only one iteration in {@link #sampleEvery} is sampled, enough for {@link #SAMPLES}
+ * samples. A clock read took 32 ns on this project's machine (2026-11-28): two per round trip are about a seventh of
+ * a loopback round trip and a twentieth of one on ofi/shm, which a mean with them in every iteration carried and
+ * fi_pingpong's does not.
  */
 final class PerfClient implements Runnable {
 
@@ -41,6 +45,13 @@ final class PerfClient implements Runnable {
     private final int peerRmrContext;
     private final long peerAddress;
     private final LatencyHistogram samples = new LatencyHistogram();
+    /**
+     * The fewest iterations of a size sampled, unless it has fewer: every one up to this many, then one in {@link
+     * #sampleEvery}.
+     */
+    static final int SAMPLES = 10_000;
+    /** One iteration in this many is sampled, for the size in flight (its warm-up too, so it runs the same code). */
+    private int sampleEvery = 1;
     /** The write pingpong's last tag of the size in flight, 0 when the size starts. */
     private byte lastTag;
 
@@ -77,6 +88,7 @@ final class PerfClient implements Runnable {
         int warmup = plan.warmups()[s];
         long start;
         long end;
+        sampleEvery = sampleEvery(iters);
         // The warm-up records too, and its samples are dropped: the timed loop then runs the very code the warm-up
         // compiled. A branch first taken when the clock started deoptimized the loop, and the first tens of
         // milliseconds of the timed part ran in slower code (seen with -XX:+PrintCompilation).
@@ -131,6 +143,11 @@ final class PerfClient implements Runnable {
                 p50, p99);
     }
 
+    /** {@return one iteration in how many is sampled when a size has {@code iters} timed ones} */
+    static int sampleEvery(int iters) {
+        return Math.max(1, iters / SAMPLES);
+    }
+
     /**
      * Send pingpong: post the message, spin for the echo on the receive EVD, stop the clock, re-post the receive
      * and reap the send's completion. One receive is posted before the first iteration, so it is always waiting.
@@ -141,14 +158,18 @@ final class PerfClient implements Runnable {
         DatEvd requestEvd = side.requestEvd;
         Iov txIov = side.txIov;
         Iov rxIov = side.rxIov;
-        for (int i = 0; i < count; i++) {
-            long t0 = System.nanoTime();
+        int every = sampleEvery;
+        for (int i = 0, untilSample = 0; i < count; i++, untilSample--) {
+            boolean sampled = untilSample == 0;
+            long t0 = sampled ? System.nanoTime() : 0;
             if (!poller.posted(ep.postSend(1, txIov, i, DatCompletionFlags.DEFAULT), SEND)
                     || !poller.await(recvEvd, RECV)) {
                 return false;
             }
-            long t1 = System.nanoTime();
-            samples.record(t1 - t0);
+            if (sampled) {
+                samples.record(System.nanoTime() - t0);
+                untilSample = every;
+            }
             if (poller.event.transferredLength() != size) {
                 poller.fail("echo of a " + size + "-byte message was " + poller.event.transferredLength() + " bytes");
                 return false;
@@ -185,7 +206,9 @@ final class PerfClient implements Runnable {
         long flagAt = size - 1;
         int rmrContext = peerRmrContext;
         long target = peerAddress;
-        for (int i = 0; i < count; i++) {
+        int every = sampleEvery;
+        for (int i = 0, untilSample = 0; i < count; i++, untilSample--) {
+            boolean sampled = untilSample == 0;
             byte previous = lastTag;
             byte tag = PerfEngine.nextTag(previous);
             lastTag = tag;
@@ -193,17 +216,20 @@ final class PerfClient implements Runnable {
             if (lmrSync && !poller.posted(ia.lmrSyncRdmaWrite(txIov, 1), "dat_lmr_sync_rdma_write")) {
                 return false;
             }
-            long t0 = System.nanoTime();
+            long t0 = sampled ? System.nanoTime() : 0;
             if (!poller.posted(ep.postRdmaWrite(1, txIov, i, rmrContext, target, size, DatCompletionFlags.DEFAULT),
                     WRITE)) {
                 return false;
             }
             byte answer = poller.awaitChange(rx, flagAt, previous);
-            long t1 = System.nanoTime();
+            long t1 = sampled ? System.nanoTime() : 0;
             if (answer == previous) {
                 return false;
             }
-            samples.record(t1 - t0);
+            if (sampled) {
+                samples.record(t1 - t0);
+                untilSample = every;
+            }
             if (answer != tag) {
                 poller.fail("the answer to tag " + tag + " carried tag " + answer);
                 return false;
@@ -222,14 +248,18 @@ final class PerfClient implements Runnable {
         Iov rxIov = side.rxIov;
         int rmrContext = peerRmrContext;
         long target = peerAddress;
-        for (int i = 0; i < count; i++) {
-            long t0 = System.nanoTime();
+        int every = sampleEvery;
+        for (int i = 0, untilSample = 0; i < count; i++, untilSample--) {
+            boolean sampled = untilSample == 0;
+            long t0 = sampled ? System.nanoTime() : 0;
             if (!poller.posted(ep.postRdmaRead(1, rxIov, i, rmrContext, target, size, DatCompletionFlags.DEFAULT),
                     READ) || !poller.await(requestEvd, READ)) {
                 return false;
             }
-            long t1 = System.nanoTime();
-            samples.record(t1 - t0);
+            if (sampled) {
+                samples.record(System.nanoTime() - t0);
+                untilSample = every;
+            }
             if (lmrSync && !poller.posted(ia.lmrSyncRdmaRead(rxIov, 1), "dat_lmr_sync_rdma_read")) {
                 return false;
             }

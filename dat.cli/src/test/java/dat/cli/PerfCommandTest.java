@@ -156,6 +156,29 @@ class PerfCommandTest {
     }
 
     @Test
+    void aLongPingpongSamplesOneIterationInSeveral() {
+        assertEquals(1, PerfClient.sampleEvery(10_000));
+        assertEquals(1, PerfClient.sampleEvery(2 * PerfClient.SAMPLES - 1));
+        assertEquals(2, PerfClient.sampleEvery(20_000));
+        assertEquals(100, PerfClient.sampleEvery(1_000_000));
+        assertEquals(1, PerfClient.sampleEvery(0));
+    }
+
+    /** Every pingpong loop still records its samples when it samples one iteration in two (and one in three). */
+    @ParameterizedTest
+    @CsvSource({"send, 20000", "write, 20000", "read, 30000"})
+    void aSampledPingpongStillReportsItsPercentiles(String op, String iters) {
+        Run r = dat("perf", "pingpong", "--op", op, "--sizes", "8", "--iters", iters, "--warmup", "0", "--json");
+        assertEquals(0, r.exit(), r.both());
+        Map<?, ?> root = assertInstanceOf(Map.class, new MiniJson(r.out()).parse(), r.out());
+        Map<?, ?> row = assertInstanceOf(Map.class, assertInstanceOf(List.class, root.get("results")).get(0));
+        double p50 = assertInstanceOf(Double.class, row.get("p50_usec"));
+        double p99 = assertInstanceOf(Double.class, row.get("p99_usec"));
+        assertTrue(p50 > 0 && p50 <= p99, r.out());
+        assertEquals(Double.parseDouble(iters), row.get("iters"), r.out());
+    }
+
+    @Test
     void streamJsonHasNoPercentiles() {
         Run r = dat("perf", "bw", "--op", "write", "--sizes", "64k", "--iters", "50", "--json");
         assertEquals(0, r.exit(), r.both());

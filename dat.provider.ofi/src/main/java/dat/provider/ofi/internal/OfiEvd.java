@@ -349,7 +349,12 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
             }
             return null;
         }
-        int slot = (head + count) % ring.length;
+        // A compare rather than %: the length is the consumer's qlen, not a power of two, and a division per event
+        // is avoidable.
+        int slot = head + count;
+        if (slot >= ring.length) {
+            slot -= ring.length;
+        }
         kinds[slot] = kind;
         return ring[slot];
     }
@@ -416,7 +421,7 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
         DatEvent e = ring[head];
         byte kind = kinds[head];
         into.copyFrom(e);
-        head = (head + 1) % ring.length;
+        head = head + 1 == ring.length ? 0 : head + 1;
         count--;
         into.nmore(count);
         if (kind != PLAIN) {
