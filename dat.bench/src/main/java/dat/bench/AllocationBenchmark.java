@@ -104,51 +104,47 @@ public class AllocationBenchmark {
     /** Opens the IA and connects four pairs, each in the state its benchmarks keep. */
     @Setup(Level.Trial)
     public void setUp() {
-        session = BenchSession.open();
-        try {
-            var attr = session.epAttr(MESSAGE, 4, 4);
-            BenchSession.Side a = session.side(attr, 8);
-            BenchSession.Side a2 = session.side(attr, 8);
-            session.connect(a, a2);
+        session = BenchSession.open(opened -> {
+            var attr = opened.epAttr(MESSAGE, 4, 4);
+            BenchSession.Side a = opened.side(attr, 8);
+            BenchSession.Side a2 = opened.side(attr, 8);
+            opened.connect(a, a2);
             sendA = a.ep();
             recvA = a2.ep();
             requestEvdA = a.requestEvd();
 
-            BenchSession.Side b = session.side(attr, 8);
-            BenchSession.Side b2 = session.side(attr, 8);
-            session.connect(b, b2);
+            BenchSession.Side b = opened.side(attr, 8);
+            BenchSession.Side b2 = opened.side(attr, 8);
+            opened.connect(b, b2);
             sendB = b.ep();
             recvB = b2.ep();
 
-            srq = session.ia.createSrq(session.pz, DatSrqAttr.of(4, 1));
-            BenchSession.Side s = session.side(attr, 8);
-            BenchSession.Side s2 = session.side(attr, null, null, srq);
-            session.connect(s, s2);
+            srq = opened.ia.createSrq(opened.pz, DatSrqAttr.of(4, 1));
+            BenchSession.Side s = opened.side(attr, 8);
+            BenchSession.Side s2 = opened.side(attr, null, null, srq);
+            opened.connect(s, s2);
             sendS = s.ep();
 
-            BenchSession.Side c = session.side(attr, 8);
-            BenchSession.Side c2 = session.side(attr, 8);
-            session.connect(c, c2);
+            BenchSession.Side c = opened.side(attr, 8);
+            BenchSession.Side c2 = opened.side(attr, 8);
+            opened.connect(c, c2);
             sendC = c.ep();
             recvC = c2.ep();
             requestEvdC = c.requestEvd();
             recvEvdC = c2.recvEvd();
 
-            emptyEvd = session.evd(8, DatEvdFlags.DTO);
+            emptyEvd = opened.evd(8, DatEvdFlags.DTO);
 
-            txIov = session.iov(session.buffer(MESSAGE, DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE), MESSAGE);
-            BenchSession.Buffer rx = session.buffer(MESSAGE, DatMemPriv.ALL);
-            rxIov = session.iov(rx, MESSAGE);
+            txIov = opened.iov(opened.buffer(MESSAGE, DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE), MESSAGE);
+            BenchSession.Buffer rx = opened.buffer(MESSAGE, DatMemPriv.ALL);
+            rxIov = opened.iov(rx, MESSAGE);
             remoteRmrContext = rx.lmr().rmrContext();
             remoteAddress = rx.lmr().address();
 
             Spin.check(recvA.postRecv(1, rxIov, 0, SUPPRESS), RECV);
             Spin.check(srq.postRecv(1, rxIov, 0), SRQ_RECV);
             Spin.check(recvC.postRecv(1, rxIov, 0, DatCompletionFlags.DEFAULT), RECV);
-        } catch (RuntimeException | Error e) {
-            session.close();
-            throw e;
-        }
+        });
     }
 
     /** Closes the IA abruptly, then frees the memory. */

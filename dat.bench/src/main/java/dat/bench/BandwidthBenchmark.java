@@ -66,26 +66,22 @@ public class BandwidthBenchmark {
     /** Opens the IA, connects the pair, registers a local and a remote buffer of {@code size} bytes. */
     @Setup(Level.Trial)
     public void setUp() {
-        session = BenchSession.open();
-        try {
-            var attr = session.epAttr(size, 4, 4);
-            BenchSession.Side a = session.side(attr, 8);
-            BenchSession.Side b = session.side(attr, 8);
-            session.connect(a, b);
+        session = BenchSession.open(opened -> {
+            var attr = opened.epAttr(size, 4, 4);
+            BenchSession.Side a = opened.side(attr, 8);
+            BenchSession.Side b = opened.side(attr, 8);
+            opened.connect(a, b);
             ep = a.ep();
             requestEvd = a.requestEvd();
-            BenchSession.Buffer l = session.buffer(size, DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE);
-            BenchSession.Buffer r = session.buffer(size, DatMemPriv.ALL);
+            BenchSession.Buffer l = opened.buffer(size, DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE);
+            BenchSession.Buffer r = opened.buffer(size, DatMemPriv.ALL);
             local = l.memory();
             remote = r.memory();
             local.fill((byte) 0x5a);
-            localIov = session.iov(l, size);
+            localIov = opened.iov(l, size);
             remoteRmrContext = r.lmr().rmrContext();
             remoteAddress = r.lmr().address();
-        } catch (RuntimeException | Error e) {
-            session.close();
-            throw e;
-        }
+        });
     }
 
     /** Closes the IA abruptly, then frees the memory. */

@@ -24,6 +24,7 @@ import dat.registry.DatRegistry;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * The DAT objects of one benchmark trial, all on one IA opened through {@link DatRegistry}: a PZ, endpoints
@@ -87,6 +88,23 @@ final class BenchSession implements AutoCloseable {
         DatRegistry registry = DatRegistry.builder().systemConfiguration()
                 .onlyProvider(System.getProperty(PROVIDER_PROPERTY, PROVIDER_DEFAULT)).build();
         return new BenchSession(registry.open(System.getProperty(IA_PROPERTY, IA_DEFAULT)));
+    }
+
+    /**
+     * {@return a session on the IA named by {@link #IA_PROPERTY}, after {@code setUp} made the trial's objects on it}
+     * A set-up that throws closes the session first, so a failed trial leaves no IA open.
+     *
+     * @param setUp what the benchmark's {@code @Setup} makes on the session
+     */
+    static BenchSession open(Consumer<BenchSession> setUp) {
+        BenchSession session = open();
+        try {
+            setUp.accept(session);
+            return session;
+        } catch (RuntimeException | Error e) {
+            session.close();
+            throw e;
+        }
     }
 
     /**

@@ -76,26 +76,22 @@ public class MessageRateBenchmark {
         /** Opens the IA, connects the pair, posts the receives. */
         @Setup(Level.Trial)
         public void setUp() {
-            session = BenchSession.open();
-            try {
-                var attr = session.epAttr(MESSAGE, 2 * BATCH, RECEIVES);
-                BenchSession.Side a = session.side(attr, 4 * BATCH);
-                BenchSession.Side b = session.side(attr, 4 * BATCH);
-                session.connect(a, b);
+            session = BenchSession.open(opened -> {
+                var attr = opened.epAttr(MESSAGE, 2 * BATCH, RECEIVES);
+                BenchSession.Side a = opened.side(attr, 4 * BATCH);
+                BenchSession.Side b = opened.side(attr, 4 * BATCH);
+                opened.connect(a, b);
                 sender = a.ep();
                 receiver = b.ep();
                 requestEvd = a.requestEvd();
                 recvEvd = b.recvEvd();
-                txIov = session.iov(session.buffer(MESSAGE, DatMemPriv.LOCAL_READ), MESSAGE);
-                rx = session.buffer((long) MESSAGE * RECEIVES, DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE);
-                rxIov = Iov.allocate(session.arena, 1);
+                txIov = opened.iov(opened.buffer(MESSAGE, DatMemPriv.LOCAL_READ), MESSAGE);
+                rx = opened.buffer((long) MESSAGE * RECEIVES, DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE);
+                rxIov = Iov.allocate(opened.arena, 1);
                 for (int i = 0; i < RECEIVES; i++) {
                     postRecv();
                 }
-            } catch (RuntimeException | Error e) {
-                session.close();
-                throw e;
-            }
+            });
         }
 
         /** Posts the next of the {@link #RECEIVES} buffers, in ring order (completions come back in order). */
@@ -135,32 +131,28 @@ public class MessageRateBenchmark {
         /** Opens the IA, creates the SRQ, connects the pairs, posts the receives. */
         @Setup(Level.Trial)
         public void setUp() {
-            session = BenchSession.open();
-            try {
-                if (!session.provider.srqSupported()) {
-                    throw new IllegalStateException("IA " + session.ia.name() + " has no SRQ (srq_supported false)");
+            session = BenchSession.open(opened -> {
+                if (!opened.provider.srqSupported()) {
+                    throw new IllegalStateException("IA " + opened.ia.name() + " has no SRQ (srq_supported false)");
                 }
-                var attr = session.epAttr(MESSAGE, 2 * BATCH, 1);
-                srq = session.ia.createSrq(session.pz, DatSrqAttr.of(RECEIVES, 1));
-                requestEvd = session.evd(4 * BATCH, DatEvdFlags.DTO);
-                recvEvd = session.evd(4 * BATCH, DatEvdFlags.DTO);
+                var attr = opened.epAttr(MESSAGE, 2 * BATCH, 1);
+                srq = opened.ia.createSrq(opened.pz, DatSrqAttr.of(RECEIVES, 1));
+                requestEvd = opened.evd(4 * BATCH, DatEvdFlags.DTO);
+                recvEvd = opened.evd(4 * BATCH, DatEvdFlags.DTO);
                 senders = new DatEp[eps];
                 for (int i = 0; i < eps; i++) {
-                    BenchSession.Side a = session.side(attr, requestEvd, null, null);
-                    BenchSession.Side b = session.side(attr, null, recvEvd, srq);
-                    session.connect(a, b);
+                    BenchSession.Side a = opened.side(attr, requestEvd, null, null);
+                    BenchSession.Side b = opened.side(attr, null, recvEvd, srq);
+                    opened.connect(a, b);
                     senders[i] = a.ep();
                 }
-                txIov = session.iov(session.buffer(MESSAGE, DatMemPriv.LOCAL_READ), MESSAGE);
-                rx = session.buffer((long) MESSAGE * RECEIVES, DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE);
-                rxIov = Iov.allocate(session.arena, 1);
+                txIov = opened.iov(opened.buffer(MESSAGE, DatMemPriv.LOCAL_READ), MESSAGE);
+                rx = opened.buffer((long) MESSAGE * RECEIVES, DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE);
+                rxIov = Iov.allocate(opened.arena, 1);
                 for (int i = 0; i < RECEIVES; i++) {
                     postRecv();
                 }
-            } catch (RuntimeException | Error e) {
-                session.close();
-                throw e;
-            }
+            });
         }
 
         void postRecv() {

@@ -60,23 +60,19 @@ public class OneThreadRoundTripBenchmark {
     /** Opens the IA, connects the pair, registers the buffers and posts each side's first receive. */
     @Setup(Level.Trial)
     public void setUp() {
-        session = BenchSession.open();
-        try {
-            var attr = session.epAttr(size, 4, 4);
-            ping = session.side(attr, 8);
-            pong = session.side(attr, 8);
-            session.connect(ping, pong);
+        session = BenchSession.open(opened -> {
+            var attr = opened.epAttr(size, 4, 4);
+            ping = opened.side(attr, 8);
+            pong = opened.side(attr, 8);
+            opened.connect(ping, pong);
             int local = DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE;
-            pingTx = session.iov(session.buffer(size, local), size);
-            pingRx = session.iov(session.buffer(size, local), size);
-            pongTx = session.iov(session.buffer(size, local), size);
-            pongRx = session.iov(session.buffer(size, local), size);
+            pingTx = opened.iov(opened.buffer(size, local), size);
+            pingRx = opened.iov(opened.buffer(size, local), size);
+            pongTx = opened.iov(opened.buffer(size, local), size);
+            pongRx = opened.iov(opened.buffer(size, local), size);
             Spin.check(ping.ep().postRecv(1, pingRx, 0, DatCompletionFlags.DEFAULT), RECV);
             Spin.check(pong.ep().postRecv(1, pongRx, 0, DatCompletionFlags.DEFAULT), RECV);
-        } catch (RuntimeException | Error e) {
-            session.close();
-            throw e;
-        }
+        });
     }
 
     /** Closes the IA abruptly, then frees the memory. */

@@ -55,24 +55,20 @@ public class SingleThreadLatencyBenchmark {
     /** Opens the IA, connects the pair, registers the buffers and posts the first receive. */
     @Setup(Level.Trial)
     public void setUp() {
-        session = BenchSession.open();
-        try {
-            var attr = session.epAttr(size, 4, 4);
-            client = session.side(attr, 8);
-            server = session.side(attr, 8);
-            session.connect(client, server);
-            BenchSession.Buffer tx = session.buffer(size, DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE);
-            BenchSession.Buffer rx = session.buffer(size,
+        session = BenchSession.open(opened -> {
+            var attr = opened.epAttr(size, 4, 4);
+            client = opened.side(attr, 8);
+            server = opened.side(attr, 8);
+            opened.connect(client, server);
+            BenchSession.Buffer tx = opened.buffer(size, DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE);
+            BenchSession.Buffer rx = opened.buffer(size,
                     DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE | DatMemPriv.REMOTE_WRITE);
-            txIov = session.iov(tx, size);
-            rxIov = session.iov(rx, size);
+            txIov = opened.iov(tx, size);
+            rxIov = opened.iov(rx, size);
             peerRmrContext = rx.lmr().rmrContext();
             peerAddress = rx.lmr().address();
             Spin.check(server.ep().postRecv(1, rxIov, 0, DatCompletionFlags.DEFAULT), RECV);
-        } catch (RuntimeException | Error e) {
-            session.close();
-            throw e;
-        }
+        });
     }
 
     /** Closes the IA abruptly, then frees the memory. */
