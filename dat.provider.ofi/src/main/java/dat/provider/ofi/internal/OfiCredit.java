@@ -435,7 +435,7 @@ final class OfiCredit {
         long left = posted - consumed;
         if ((posted > advertised && (advertised - consumed) * 2 < left) || delivered != deliveredTold) {
             due = true;
-            dueAt = System.nanoTime() + (piggyback ? GRACE_NANOS : 0);
+            dueAt = ia.stepClock() + (piggyback ? GRACE_NANOS : 0);
         }
     }
 

@@ -289,8 +289,13 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
         } else {
             polledAt = now;
             ia.steps++;
-            drainCq(false);
-            ia.creditProgress(now);
+            ia.consumerStepBegins(now);
+            try {
+                drainCq(false);
+                ia.creditProgress(now);
+            } finally {
+                ia.consumerStepEnds();
+            }
         }
     }
 

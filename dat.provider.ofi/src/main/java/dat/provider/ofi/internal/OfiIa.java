@@ -440,6 +440,34 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
         return false;
     }
 
+    /**
+     * The clock reading of the consumer step under way ({@link OfiEvd}'s dequeue), valid while {@link
+     * #inConsumerStep}: an advert falling due in the step stamps its grace from it ({@link OfiCredit#receivesChanged})
+     * rather than read the clock again, which took 32 ns here, once per message received. Guarded by {@link #lock}.
+     */
+    private long consumerStepClock;
+    /** Whether a consumer step is under way. Guarded by {@link #lock}. */
+    private boolean inConsumerStep;
+
+    /** A consumer step begins, its clock read at {@code now}. Under {@link #lock}. */
+    void consumerStepBegins(long now) {
+        consumerStepClock = now;
+        inConsumerStep = true;
+    }
+
+    /** The consumer step ended. Under {@link #lock}. */
+    void consumerStepEnds() {
+        inConsumerStep = false;
+    }
+
+    /**
+     * {@return the clock reading of the consumer step under way, or {@link System#nanoTime()} outside one} Under
+     * {@link #lock}. A step's reading is at most the step's own length old.
+     */
+    long stepClock() {
+        return inConsumerStep ? consumerStepClock : System.nanoTime();
+    }
+
     /** The last step left a CQ to its consumer. Guarded by {@link #lock}. */
     private boolean leftToConsumer;
 
