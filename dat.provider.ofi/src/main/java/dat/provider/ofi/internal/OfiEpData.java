@@ -920,7 +920,8 @@ final class OfiEpData {
      * send costs neither side a CQ entry, as {@code fi_pingpong}'s small messages do not; a failure is still written.
      */
     private boolean injects(int slot) {
-        return requests.total(slot) <= ia.entry.limits().injectSize();
+        // A send's remote length is its total, summed at its post.
+        return requests.remoteLength[slot] <= ia.entry.limits().injectSize();
     }
 
     /**
@@ -1051,7 +1052,7 @@ final class OfiEpData {
         }
         // shm 1.17 writes a truncated receive's error negated (-FI_ETRUNC, OfiShmDataTest): the code is its size.
         int code = Math.abs(error);
-        DatDtoStatus status = ia.entry.ibVerbs() && code != 0 && code != LibFabric.FI_ECANCELED
+        DatDtoStatus status = code != 0 && code != LibFabric.FI_ECANCELED && ia.entry.ibVerbs()
                 ? IbWcStatus.toDat(provErrno, recv) : status(q.op[slot], code);
         long len = status != DatDtoStatus.SUCCESS ? 0 : recv ? length : q.remoteLength[slot];
         if (status == DatDtoStatus.FLUSHED) {
