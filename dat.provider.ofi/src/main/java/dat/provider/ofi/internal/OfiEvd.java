@@ -34,7 +34,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 
 /**
- * An event dispatcher ({@code dat_evd_create}): a ring of preallocated {@link DatEvent}s, and, for an EVD that takes
+ * An event dispatcher ({@code dat_evd_create}): a ring of preallocated {@link DatEvent}s (a DTO completion as its
+ * fields, in arrays beside it), and, for an EVD that takes
  * DTO completions, an {@code fi_cq} (format {@code FI_CQ_FORMAT_DATA}) on each PZ's domain its EPs bind their queues
  * to. The CQ is read
  * under the IA's lock by the progress step ({@link #drainCq}); each entry's operation context names the EP, the
@@ -59,6 +60,14 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
     private final OfiIa ia;
     private DatEvent[] ring;
     private byte[] kinds;
+    /**
+     * A DTO completion's fields, by slot (its {@link #kinds} entry {@link #REQUEST} or {@link #RECV}): it is written
+     * into the consumer's event once, when taken, rather than into the ring's and then copied from there.
+     */
+    private OfiEp[] dtoEp;
+    private long[] dtoCookie;
+    private DatDtoStatus[] dtoStatus;
+    private long[] dtoLength;
     private int head;
     private int count;
     private boolean waitable = true;
@@ -192,6 +201,10 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
     private void allocate(int qlen) {
         ring = new DatEvent[qlen];
         kinds = new byte[qlen];
+        dtoEp = new OfiEp[qlen];
+        dtoCookie = new long[qlen];
+        dtoStatus = new DatDtoStatus[qlen];
+        dtoLength = new long[qlen];
         for (int i = 0; i < qlen; i++) {
             ring[i] = new DatEvent();
         }
@@ -343,16 +356,23 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
         }
     }
 
-    private DatEvent reserve(byte kind) {
+    /** {@return the ring's event to write a non-DTO event into, or {@code null} (see {@link #reserveSlot})} */
+    private DatEvent reserve() {
+        int slot = reserveSlot(PLAIN);
+        return slot < 0 ? null : ring[slot];
+    }
+
+    /** {@return the slot of the next event, its kind set, or -1 when the EVD is freed or full (overflow reported)} */
+    private int reserveSlot(byte kind) {
         if (isClosed()) {
-            return null;
+            return -1;
         }
         if (count == ring.length) {
             OfiEvd async = ia.asyncEvd();
             if (async != this && async != null) {
                 async.async(DatEventType.ASYNC_ERROR_EVD_OVERFLOW, this);
             }
-            return null;
+            return -1;
         }
         // A compare rather than %: the length is the consumer's qlen, not a power of two, and a division per event
         // is avoidable.
@@ -361,7 +381,7 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
             slot -= ring.length;
         }
         kinds[slot] = kind;
-        return ring[slot];
+        return slot;
     }
 
     private void commit() {
@@ -380,17 +400,20 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
 
     /** Queues a DTO completion; @return false when it is lost (the EVD full or freed) */
     boolean dto(OfiEp ep, long cookie, DatDtoStatus status, long length, byte kind) {
-        DatEvent e = reserve(kind);
-        if (e == null) {
+        int slot = reserveSlot(kind);
+        if (slot < 0) {
             return false;
         }
-        e.setDtoCompletion(this, ep, cookie, status, length);
+        dtoEp[slot] = ep;
+        dtoCookie[slot] = cookie;
+        dtoStatus[slot] = status;
+        dtoLength[slot] = length;
         commit();
         return true;
     }
 
     boolean connection(DatEventType type, OfiEp ep, byte[] privateData) {
-        DatEvent e = reserve(PLAIN);
+        DatEvent e = reserve();
         if (e == null) {
             return false;
         }
@@ -400,7 +423,7 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
     }
 
     boolean request(DatHandle servicePoint, long connQual, DatCr cr) {
-        DatEvent e = reserve(PLAIN);
+        DatEvent e = reserve();
         if (e == null) {
             return false;
         }
@@ -415,7 +438,7 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
 
     /** Queues an asynchronous event with its {@code DatAsyncReason}. */
     void async(DatEventType type, DatHandle handle, int reason) {
-        DatEvent e = reserve(PLAIN);
+        DatEvent e = reserve();
         if (e != null) {
             e.setAsyncEvent(type, this, handle, reason);
             commit();
@@ -423,14 +446,17 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
     }
 
     private void take(DatEvent into) {
-        DatEvent e = ring[head];
-        byte kind = kinds[head];
-        into.copyFrom(e);
-        head = head + 1 == ring.length ? 0 : head + 1;
+        int slot = head;
+        byte kind = kinds[slot];
+        head = slot + 1 == ring.length ? 0 : slot + 1;
         count--;
-        into.nmore(count);
-        if (kind != PLAIN) {
-            ((OfiEp) e.ep()).data.release(kind);
+        if (kind == PLAIN) {
+            into.copyFrom(ring[slot]);
+            into.nmore(count);
+        } else {
+            OfiEp ep = dtoEp[slot];
+            into.setDtoCompletion(this, ep, dtoCookie[slot], dtoStatus[slot], dtoLength[slot]).nmore(count);
+            ep.data.release(kind);
         }
     }
 
@@ -564,7 +590,7 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
             if (count == ring.length) {
                 return DatReturn.DAT_QUEUE_FULL;
             }
-            DatEvent e = reserve(PLAIN);
+            DatEvent e = reserve();
             e.setSoftwareEvent(this, pointer);
             commit();
             return DatReturn.DAT_SUCCESS;
@@ -598,12 +624,20 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
             DatArgs.evdResizeState(evdMinQlen, count);
             DatEvent[] oldRing = ring;
             byte[] oldKinds = kinds;
+            OfiEp[] oldEp = dtoEp;
+            long[] oldCookie = dtoCookie;
+            DatDtoStatus[] oldStatus = dtoStatus;
+            long[] oldLength = dtoLength;
             int oldHead = head;
             allocate(evdMinQlen);
             for (int i = 0; i < count; i++) {
                 int from = (oldHead + i) % oldRing.length;
                 ring[i].copyFrom(oldRing[from]);
                 kinds[i] = oldKinds[from];
+                dtoEp[i] = oldEp[from];
+                dtoCookie[i] = oldCookie[from];
+                dtoStatus[i] = oldStatus[from];
+                dtoLength[i] = oldLength[from];
             }
             head = 0;
         } finally {
