@@ -35,10 +35,9 @@ import java.util.concurrent.locks.Condition;
 
 /**
  * An event dispatcher ({@code dat_evd_create}): a ring of preallocated {@link DatEvent}s (a DTO completion as its
- * fields, in arrays beside it), and, for an EVD that takes
- * DTO completions, an {@code fi_cq} (format {@code FI_CQ_FORMAT_DATA}) on each PZ's domain its EPs bind their queues
- * to. The CQ is read
- * under the IA's lock by the progress step ({@link #drainCq}); each entry's operation context names the EP, the
+ * fields, in arrays beside it), and, for an EVD that takes DTO completions, an {@code fi_cq} (format {@code
+ * FI_CQ_FORMAT_DATA}) on each PZ's domain its EPs bind their queues to. The CQ is read under the IA's lock by the
+ * progress step ({@link #drainCq}); each entry's operation context names the EP, the
  * connection generation, the queue and the slot ({@link OfiEpData#context}); the EP turns it into a DAT completion
  * queued here. A DTO completion holds its EP's slot until it is dequeued, as DAT counts it outstanding till then.
  * {@code dat_evd_wait} sleeps on this EVD's own condition of the IA's lock, signalled only when an event is queued here
