@@ -98,6 +98,32 @@ class DatImageIT {
         assertFalse(modules.contains("jdk.compiler"), run.describe("jdk.compiler in the image (bind-services?)"));
     }
 
+    /**
+     * No provider adds a C environment variable once another's library runs: glibc's {@code setenv} frees the
+     * {@code environ} a concurrent {@code getenv} walks, and {@code dat perf serve} died so in discovery (libdat2
+     * loading while the ofi provider set its variable). Each provider loads first in turn; every variable is set by
+     * then, and the others load under a thread reading the environment without pause.
+     */
+    @Test
+    void providers_setTheirWholeEnvironmentBeforeAnyLibraryRuns() throws Exception {
+        List<String> providers = List.of("udapl", "ofi", "verbs");
+        for (String first : providers) {
+            List<String> order = new ArrayList<>(List.of(first));
+            providers.stream().filter(p -> !p.equals(first)).forEach(order::add);
+            List<String> args = new ArrayList<>(List.of(
+                    "--enable-native-access=ALL-UNNAMED,dat.provider.udapl,dat.provider.ofi,dat.provider.verbs",
+                    "-cp", Image.location(NativeEnvironmentProbe.class).toString(),
+                    NativeEnvironmentProbe.class.getName()));
+            args.addAll(order);
+            Image.Run run = Image.run(QUICK, work, "bin/java", args.toArray(String[]::new));
+            run.assertSuccess();
+            List<String> lines = run.out().lines().toList();
+            assertTrue(lines.contains("FI_MR_CACHE_MAX_COUNT=0"), run.describe(first + " loaded first"));
+            assertTrue(lines.contains("DAPL_DBG_TYPE=0"), run.describe(first + " loaded first"));
+            assertEquals("done", lines.getLast(), run.describe(first + " loaded first"));
+        }
+    }
+
     @Test
     void infoJson_listsLoopback0WithItsAttributes() throws Exception {
         Image.Run run = Image.run(QUICK, work, "bin/dat", "info", "--json");

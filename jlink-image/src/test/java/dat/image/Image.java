@@ -70,8 +70,8 @@ final class Image {
 
     /**
      * Runs an image executable ({@code bin/...}, relative to the image, or an absolute path) in {@code dir}, with
-     * the JVM option variables and the registry's variables cleared so the image is tested as built, then
-     * {@code environment} added. Output goes to files (no pipe can fill up); a process that outlives
+     * the JVM option variables, the registry's and those jDAT sets for C libraries cleared so the image is tested as
+     * built, then {@code environment} added. Output goes to files (no pipe can fill up); a process that outlives
      * {@code timeout} is killed and the test fails with what it printed so far.
      */
     static Run run(Duration timeout, Path dir, Map<String, String> environment, String executable, String... args)
@@ -87,7 +87,7 @@ final class Image {
                 .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
         Map<String, String> env = pb.environment();
         for (String v : List.of("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "DAT_PROVIDERS",
-                "DAT_OVERRIDE", "DAT_PROVIDER_PATH")) {
+                "DAT_OVERRIDE", "DAT_PROVIDER_PATH", "FI_MR_CACHE_MAX_COUNT", "DAPL_DBG_TYPE")) {
             env.remove(v);
         }
         env.putAll(environment);

@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dat.spi.NativeEnvironment;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -324,7 +325,10 @@ public final class LibFabric {
     public static LibFabric load(String library) throws LibraryUnavailableException {
         synchronized (LOCK) {
             if (loaded == null) {
-                noRegistrationCache();
+                // FI_MR_CACHE_MAX_COUNT=0 among them: libfabric's registration cache breaks DAT's access rules.
+                Linker linker = Linker.nativeLinker();
+                NativeEnvironment.prepare(linker.defaultLookup().find("setenv")
+                        .map(f -> linker.downcallHandle(f, NativeEnvironment.SETENV)).orElse(null));
                 // Loading runs the constructors of the libraries libfabric links (libpsm2's installs signal handlers).
                 SymbolLookup lookup = restoringSignals(() -> {
                     try {
@@ -339,33 +343,6 @@ public final class LibFabric {
                 loaded = new LibFabric(lookup, library);
             }
             return loaded;
-        }
-    }
-
-    /** The libfabric parameter that sizes its registration cache, read once when the library initialises. */
-    public static final String FI_MR_CACHE_MAX_COUNT = "FI_MR_CACHE_MAX_COUNT";
-
-    /**
-     * Sets {@value #FI_MR_CACHE_MAX_COUNT} to 0 in this process before libfabric initialises, which turns its
-     * registration cache off. With the cache (on by default in the verbs provider, 1.17 {@code verbs_mr.c}) a
-     * {@code fi_mr_reg} registers the region with every remote access whatever it asked for
-     * ({@code vrb_mr_cache_add_region}) and {@code fi_close} of the registration keeps it alive in the cache: a peer
-     * could then write where DAT's {@code dat_lmr_create} granted only reads, and reach an LMR after
-     * {@code dat_lmr_free} returned, which DAT forbids. Set whatever the user set: no value of it keeps DAT's rules.
-     */
-    private static void noRegistrationCache() {
-        Linker linker = Linker.nativeLinker();
-        MemorySegment setenv = linker.defaultLookup().find("setenv").orElse(null);
-        if (setenv == null) {
-            return;
-        }
-        MethodHandle mh = linker.downcallHandle(setenv, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
-        try (Arena arena = Arena.ofConfined()) {
-            int _ = (int) mh.invokeExact(arena.allocateFrom(FI_MR_CACHE_MAX_COUNT), arena.allocateFrom("0"), 1);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
         }
     }
 

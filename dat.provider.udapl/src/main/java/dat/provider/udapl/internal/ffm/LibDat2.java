@@ -5,6 +5,7 @@ import static dat.provider.udapl.internal.ffm.CStruct.C_INT;
 import static dat.provider.udapl.internal.ffm.CStruct.C_LONG;
 import static dat.provider.udapl.internal.ffm.CStruct.C_POINTER;
 
+import dat.spi.NativeEnvironment;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -201,7 +202,10 @@ public final class LibDat2 {
      * @throws LibraryUnavailableException when it does not load or lacks a function, with the fix
      */
     public static LibDat2 load(String soname) throws LibraryUnavailableException {
-        quietProviderLog();
+        // DAPL_DBG_TYPE=0 among them, unless the user set it: OFA's providers log to standard output by default.
+        Linker linker = Linker.nativeLinker();
+        NativeEnvironment.prepare(linker.defaultLookup().find("setenv")
+                .map(f -> linker.downcallHandle(f, NativeEnvironment.SETENV)).orElse(null));
         SymbolLookup lookup;
         try {
             lookup = SymbolLookup.libraryLookup(soname, Arena.global());
@@ -211,35 +215,6 @@ public final class LibDat2 {
         LibDat2 lib = new LibDat2(lookup);
         makeGlobal(soname);
         return lib;
-    }
-
-    /** The environment variable OFA's providers read their log mask from when they load. */
-    public static final String DAPL_DBG_TYPE = "DAPL_DBG_TYPE";
-
-    /**
-     * Unless the user set {@value #DAPL_DBG_TYPE}, sets it to 0 in this process before any C provider loads. OFA's
-     * providers log errors and warnings to standard output by default ("open_hca: ibv_get_device_list() failed" for
-     * every {@code dat.conf} entry without its device), which would interleave with what the Java program prints
-     * ({@code dat info --json} stops being JSON). Only the log changes: every status the C calls return reaches the
-     * caller as before, and {@code DAPL_DBG_TYPE=0xffff} (or any mask) set by the user is left alone.
-     */
-    private static void quietProviderLog() {
-        if (System.getenv(DAPL_DBG_TYPE) != null) {
-            return;
-        }
-        Linker linker = Linker.nativeLinker();
-        MemorySegment setenv = linker.defaultLookup().find("setenv").orElse(null);
-        if (setenv == null) {
-            return;
-        }
-        MethodHandle mh = linker.downcallHandle(setenv, FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_INT));
-        try (Arena arena = Arena.ofConfined()) {
-            int _ = (int) mh.invokeExact(arena.allocateFrom(DAPL_DBG_TYPE), arena.allocateFrom("0"), 0);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
     }
 
     /** {@code RTLD_NOW}. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.provider.verbs.internal.ffm;
 
+import dat.spi.NativeEnvironment;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -33,6 +34,10 @@ final class NativeLibrary {
      * @throws LibraryUnavailableException if the dynamic loader cannot find or load it
      */
     static NativeLibrary open(String soname) throws LibraryUnavailableException {
+        // libibverbs reads its environment as it starts; no other jDAT provider may add a variable after that.
+        Linker linker = Linker.nativeLinker();
+        NativeEnvironment.prepare(linker.defaultLookup().find("setenv")
+                .map(f -> linker.downcallHandle(f, NativeEnvironment.SETENV)).orElse(null));
         try {
             return new NativeLibrary(soname, SymbolLookup.libraryLookup(soname, Arena.global()));
         } catch (IllegalArgumentException | IllegalCallerException e) {
