@@ -9,6 +9,7 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.invoke.MethodHandle;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * The C environment jDAT's native providers give the libraries they load: every variable any of them sets, set in
@@ -81,24 +82,26 @@ public final class NativeEnvironment {
 
     /**
      * Sets every variable of {@link #VARIABLES} the first time it is called in this process and does nothing later;
-     * call it before loading a native library, from a module with native access (the handle is the caller's, so
-     * {@code dat.api} needs none).
+     * call it before loading a native library. The handle is asked for only on that first call (linking a downcall
+     * spins classes, which every later library load would pay for nothing), and is made by the caller, whose module
+     * has native access, so {@code dat.api} needs none.
      *
-     * @param setenv a handle of type {@code (MemorySegment, MemorySegment, int)int} on libc's {@code setenv}
+     * @param setenv gives a handle of type {@code (MemorySegment, MemorySegment, int)int} on libc's {@code setenv}
      *     ({@link #SETENV}), or {@code null} where the C library has none, which leaves the environment as it is
      */
-    public static void prepare(MethodHandle setenv) {
+    public static void prepare(Supplier<MethodHandle> setenv) {
         synchronized (LOCK) {
             if (prepared) {
                 return;
             }
+            MethodHandle handle = setenv.get();
             // The JVM's System.getenv copies environ the first time it is used; take that copy now, before the
             // array changes, so no Java thread reads environ while setenv below reallocates it.
             var _ = System.getenv();
-            if (setenv != null) {
+            if (handle != null) {
                 try (Arena arena = Arena.ofConfined()) {
                     for (Variable v : VARIABLES) {
-                        int _ = (int) setenv.invokeExact(arena.allocateFrom(v.name()), arena.allocateFrom(v.value()),
+                        int _ = (int) handle.invokeExact(arena.allocateFrom(v.name()), arena.allocateFrom(v.value()),
                                 v.overwrite() ? 1 : 0);
                     }
                 } catch (RuntimeException | Error e) {

@@ -326,9 +326,11 @@ public final class LibFabric {
         synchronized (LOCK) {
             if (loaded == null) {
                 // FI_MR_CACHE_MAX_COUNT=0 among them: libfabric's registration cache breaks DAT's access rules.
-                Linker linker = Linker.nativeLinker();
-                NativeEnvironment.prepare(linker.defaultLookup().find("setenv")
-                        .map(f -> linker.downcallHandle(f, NativeEnvironment.SETENV)).orElse(null));
+                NativeEnvironment.prepare(() -> {
+                    Linker linker = Linker.nativeLinker();
+                    return linker.defaultLookup().find("setenv")
+                            .map(f -> linker.downcallHandle(f, NativeEnvironment.SETENV)).orElse(null);
+                });
                 // Loading runs the constructors of the libraries libfabric links (libpsm2's installs signal handlers).
                 SymbolLookup lookup = restoringSignals(() -> {
                     try {

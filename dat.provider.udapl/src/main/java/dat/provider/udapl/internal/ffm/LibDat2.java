@@ -203,9 +203,11 @@ public final class LibDat2 {
      */
     public static LibDat2 load(String soname) throws LibraryUnavailableException {
         // DAPL_DBG_TYPE=0 among them, unless the user set it: OFA's providers log to standard output by default.
-        Linker linker = Linker.nativeLinker();
-        NativeEnvironment.prepare(linker.defaultLookup().find("setenv")
-                .map(f -> linker.downcallHandle(f, NativeEnvironment.SETENV)).orElse(null));
+        NativeEnvironment.prepare(() -> {
+            Linker linker = Linker.nativeLinker();
+            return linker.defaultLookup().find("setenv")
+                    .map(f -> linker.downcallHandle(f, NativeEnvironment.SETENV)).orElse(null);
+        });
         SymbolLookup lookup;
         try {
             lookup = SymbolLookup.libraryLookup(soname, Arena.global());

@@ -35,9 +35,11 @@ final class NativeLibrary {
      */
     static NativeLibrary open(String soname) throws LibraryUnavailableException {
         // libibverbs reads its environment as it starts; no other jDAT provider may add a variable after that.
-        Linker linker = Linker.nativeLinker();
-        NativeEnvironment.prepare(linker.defaultLookup().find("setenv")
-                .map(f -> linker.downcallHandle(f, NativeEnvironment.SETENV)).orElse(null));
+        NativeEnvironment.prepare(() -> {
+            Linker linker = Linker.nativeLinker();
+            return linker.defaultLookup().find("setenv")
+                    .map(f -> linker.downcallHandle(f, NativeEnvironment.SETENV)).orElse(null);
+        });
         try {
             return new NativeLibrary(soname, SymbolLookup.libraryLookup(soname, Arena.global()));
         } catch (IllegalArgumentException | IllegalCallerException e) {
