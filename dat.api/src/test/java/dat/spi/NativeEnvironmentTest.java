@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.spi;
 
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.ArrayList;
@@ -16,30 +16,75 @@ import org.junit.jupiter.api.Test;
 /**
  * {@link NativeEnvironment#prepare} sets every variable once, from whichever provider comes first, and never again:
  * the property that keeps glibc's {@code setenv} from reallocating {@code environ} under a library's {@code getenv}.
- * The handle here records instead of calling libc, so this JVM's environment is untouched; the image's
- * {@code DatImageIT} checks the real one with every provider loading side by side.
+ * {@link NativeEnvironment#keepingSignals} puts back exactly the handlers a call replaced. The C library here is a
+ * recorder and a table, so this JVM's environment and handlers are untouched; the image's {@code DatImageIT} checks
+ * the real ones with every provider loading side by side.
  */
 class NativeEnvironmentTest {
 
-    private static final List<String> CALLS = new ArrayList<>();
+    private static final List<String> SETENV_CALLS = new ArrayList<>();
+    /** The fake's handlers, by signal number: what {@code sa_handler} would hold. */
+    private static final long[] HANDLERS = new long[65];
+    private static final List<Integer> INSTALLS = new ArrayList<>();
+
+    /** The one C library every test prepares with: the first call in this JVM wins, whichever test makes it. */
+    private static final NativeEnvironment.Libc LIBC = (function, signature) -> {
+        try {
+            return switch (function) {
+                case "setenv" -> MethodHandles.lookup().findStatic(NativeEnvironmentTest.class, "setenv",
+                        MethodType.methodType(int.class, MemorySegment.class, MemorySegment.class, int.class));
+                case "sigaction" -> MethodHandles.lookup().findStatic(NativeEnvironmentTest.class, "sigaction",
+                        MethodType.methodType(int.class, int.class, MemorySegment.class, MemorySegment.class));
+                default -> null;
+            };
+        } catch (ReflectiveOperationException e) {
+            throw new LinkageError(e.getMessage(), e);
+        }
+    };
 
     @SuppressWarnings("unused") // called through the handle
-    private static int record(MemorySegment name, MemorySegment value, int overwrite) {
-        synchronized (CALLS) {
-            CALLS.add(name.getString(0) + "=" + value.getString(0) + " overwrite=" + overwrite);
+    private static int setenv(MemorySegment name, MemorySegment value, int overwrite) {
+        synchronized (SETENV_CALLS) {
+            SETENV_CALLS.add(name.getString(0) + "=" + value.getString(0) + " overwrite=" + overwrite);
         }
         return 0;
     }
 
-    private static MethodHandle recorder() throws ReflectiveOperationException {
-        return MethodHandles.lookup().findStatic(NativeEnvironmentTest.class, "record",
-                MethodType.methodType(int.class, MemorySegment.class, MemorySegment.class, int.class));
+    @SuppressWarnings("unused") // called through the handle
+    private static int sigaction(int signal, MemorySegment act, MemorySegment old) {
+        synchronized (HANDLERS) {
+            if (!old.equals(MemorySegment.NULL)) {
+                old.set(JAVA_LONG, 0, HANDLERS[signal]);
+            }
+            if (!act.equals(MemorySegment.NULL)) {
+                HANDLERS[signal] = act.get(JAVA_LONG, 0);
+                INSTALLS.add(signal);
+            }
+        }
+        return 0;
     }
 
-    /** The one test of the process-wide state: eight providers' threads race to prepare, then one comes late. */
+    /** A library's constructor: its own handler for each signal named. */
+    private static void install(int... signals) {
+        synchronized (HANDLERS) {
+            for (int s : signals) {
+                HANDLERS[s] = 0xbadL;
+            }
+        }
+    }
+
+    private static void resetHandlers() {
+        synchronized (HANDLERS) {
+            for (int s = 0; s < HANDLERS.length; s++) {
+                HANDLERS[s] = 0x7f00_0000_0000L + s;
+            }
+            INSTALLS.clear();
+        }
+    }
+
+    /** The one test of the variables: eight providers' threads race to prepare, then one comes late. */
     @Test
     void theFirstOfManyRacingCallsSetsEveryVariableOnceAndLaterCallsSetNothing() throws Exception {
-        MethodHandle setenv = recorder();
         CountDownLatch start = new CountDownLatch(1);
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
@@ -49,20 +94,63 @@ class NativeEnvironmentTest {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
-                NativeEnvironment.prepare(() -> setenv);
+                NativeEnvironment.prepare(LIBC);
             }));
         }
         start.countDown();
         for (Thread t : threads) {
             t.join();
         }
-        assertEquals(List.of("FI_MR_CACHE_MAX_COUNT=0 overwrite=1", "DAPL_DBG_TYPE=0 overwrite=0"), CALLS);
+        assertEquals(List.of("FI_MR_CACHE_MAX_COUNT=0 overwrite=1", "DAPL_DBG_TYPE=0 overwrite=0",
+                "IPATH_NO_BACKTRACE=1 overwrite=0"), SETENV_CALLS);
 
-        NativeEnvironment.prepare(() -> setenv);
-        NativeEnvironment.prepare(() -> {
-            throw new AssertionError("a later call asked for the handle");
+        NativeEnvironment.prepare(LIBC);
+        NativeEnvironment.prepare((function, signature) -> {
+            throw new AssertionError("a later call asked for " + function);
         });
-        assertEquals(2, CALLS.size(), CALLS::toString);
+        assertEquals(3, SETENV_CALLS.size(), SETENV_CALLS::toString);
+    }
+
+    /** libinfinipath's constructor replaces six handlers: those six are put back, no other is touched. */
+    @Test
+    void keepingSignals_putsBackWhatTheCallReplacedAndNothingElse() {
+        NativeEnvironment.prepare(LIBC);
+        resetHandlers();
+        String result = NativeEnvironment.keepingSignals("libtest", () -> {
+            install(11, 7, 4, 6, 2, 15);
+            return "loaded";
+        });
+        assertEquals("loaded", result);
+        synchronized (HANDLERS) {
+            for (int s = 1; s < HANDLERS.length; s++) {
+                assertEquals(0x7f00_0000_0000L + s, HANDLERS[s], "handler of signal " + s);
+            }
+            assertEquals(List.of(2, 4, 6, 7, 11, 15), INSTALLS);
+        }
+    }
+
+    @Test
+    void keepingSignals_putsBackWhatAFailedCallReplaced() {
+        NativeEnvironment.prepare(LIBC);
+        resetHandlers();
+        assertThrows(IllegalStateException.class, () -> NativeEnvironment.keepingSignals("libtest", () -> {
+            install(11);
+            throw new IllegalStateException("dlopen failed");
+        }));
+        synchronized (HANDLERS) {
+            assertEquals(0x7f00_0000_0000L + 11, HANDLERS[11]);
+            assertEquals(List.of(11), INSTALLS);
+        }
+    }
+
+    @Test
+    void keepingSignals_changesNothingWhenTheCallKeptTheHandlers() {
+        NativeEnvironment.prepare(LIBC);
+        resetHandlers();
+        assertEquals(42, NativeEnvironment.keepingSignals("libtest", () -> 42));
+        synchronized (HANDLERS) {
+            assertEquals(List.of(), INSTALLS);
+        }
     }
 
     @Test

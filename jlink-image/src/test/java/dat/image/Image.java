@@ -87,7 +87,7 @@ final class Image {
                 .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
         Map<String, String> env = pb.environment();
         for (String v : List.of("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "DAT_PROVIDERS",
-                "DAT_OVERRIDE", "DAT_PROVIDER_PATH", "FI_MR_CACHE_MAX_COUNT", "DAPL_DBG_TYPE")) {
+                "DAT_OVERRIDE", "DAT_PROVIDER_PATH", "FI_MR_CACHE_MAX_COUNT", "DAPL_DBG_TYPE", "IPATH_NO_BACKTRACE")) {
             env.remove(v);
         }
         env.putAll(environment);

@@ -14,6 +14,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -24,6 +27,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code getenv} sees it once the first has loaded, then {@code done}. A provider that adds a variable after another
  * library is running makes glibc free the {@code environ} the reader walks: this JVM then dies of SIGSEGV in
  * {@code getenv}, as {@code dat perf serve} once did on the thread loading libdat2.
+ *
+ * <p>All the while another thread reads the JVM's handlers of the signals a library's constructor may take
+ * ({@code sigaction}) and prints {@code signals kept} if it never saw one replaced, or which it saw; then the JVM
+ * runs safepoints under a compiled loop, which a foreign SIGSEGV handler turns into an exit. libinfinipath, which
+ * libfabric links, installed its handlers while libfabric loaded, and {@code dat info --json} died so.
  */
 public final class NativeEnvironmentProbe {
 
@@ -45,6 +53,8 @@ public final class NativeEnvironmentProbe {
         Linker linker = Linker.nativeLinker();
         MethodHandle getenv = linker.downcallHandle(linker.defaultLookup().find("getenv").orElseThrow(),
                 FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS));
+
+        SignalWatch watch = new SignalWatch(linker);
 
         System.out.println(args[0] + " available=" + byName.get(args[0]).info().available());
         try (Arena arena = Arena.ofConfined()) {
@@ -78,6 +88,101 @@ public final class NativeEnvironmentProbe {
         stop.set(true);
         reader.join();
         rest.forEach(System.out::println);
+        System.out.println(watch.stop());
+        System.out.println(watch.keptAgainstAReplacement());
+        safepointsUnderACompiledLoop();
         System.out.println("done");
+    }
+
+    /** Each safepoint makes the spinning thread's compiled poll fault on purpose, for the JVM's handler to take. */
+    private static void safepointsUnderACompiledLoop() throws InterruptedException {
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread spinner = Thread.ofPlatform().daemon().start(() -> {
+            long x = 0;
+            while (!stop.get()) {
+                x += System.identityHashCode(x) & 1;
+            }
+        });
+        for (int i = 0; i < 100; i++) {
+            System.gc();
+            Thread.sleep(5);
+        }
+        stop.set(true);
+        spinner.join();
+    }
+
+    /** Reads the handlers of the signals libraries take, without pause, from before the first load to the end. */
+    private static final class SignalWatch {
+
+        private static final int[] SIGNALS = {2, 4, 6, 7, 11, 15};
+        private static final String[] NAMES = {"SIGINT", "SIGILL", "SIGABRT", "SIGBUS", "SIGSEGV", "SIGTERM"};
+
+        private static final int SIGXFSZ = 25;
+
+        private final MethodHandle sigaction;
+        private final AtomicBoolean stop = new AtomicBoolean();
+        private final Set<String> replaced = ConcurrentHashMap.newKeySet();
+        private final Thread thread;
+
+        @SuppressWarnings("restricted")
+        SignalWatch(Linker linker) throws Throwable {
+            sigaction = linker.downcallHandle(linker.defaultLookup().find("sigaction").orElseThrow(),
+                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
+                            ValueLayout.ADDRESS));
+            long[] jvm = new long[SIGNALS.length];
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment act = arena.allocate(256, 16);
+                for (int i = 0; i < SIGNALS.length; i++) {
+                    int _ = (int) sigaction.invokeExact(SIGNALS[i], MemorySegment.NULL, act);
+                    jvm[i] = act.get(ValueLayout.JAVA_LONG, 0);
+                }
+            }
+            thread = Thread.ofPlatform().daemon().start(() -> {
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment act = arena.allocate(256, 16);
+                    while (!stop.get()) {
+                        for (int i = 0; i < SIGNALS.length; i++) {
+                            int _ = (int) sigaction.invokeExact(SIGNALS[i], MemorySegment.NULL, act);
+                            if (act.get(ValueLayout.JAVA_LONG, 0) != jvm[i]) {
+                                replaced.add(NAMES[i]);
+                            }
+                        }
+                    }
+                } catch (Throwable t) {
+                    throw new IllegalStateException(t);
+                }
+            });
+        }
+
+        /**
+         * {@return how {@link NativeEnvironment#keepingSignals} left SIGXFSZ after a call that made it ignored (as
+         * the JVM's own, harmless while it lasts): {@code guard restored SIGXFSZ} when its handler is back}
+         */
+        String keptAgainstAReplacement() throws Throwable {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment act = arena.allocate(256, 16);
+                int _ = (int) sigaction.invokeExact(SIGXFSZ, MemorySegment.NULL, act);
+                long jvm = act.get(ValueLayout.JAVA_LONG, 0);
+                MemorySegment ignore = arena.allocate(256, 16);
+                ignore.set(ValueLayout.JAVA_LONG, 0, 1L); // SIG_IGN
+                int rc = NativeEnvironment.keepingSignals("the probe", () -> {
+                    try {
+                        return (int) sigaction.invokeExact(SIGXFSZ, ignore, MemorySegment.NULL);
+                    } catch (Throwable t) {
+                        throw new IllegalStateException(t);
+                    }
+                });
+                int _ = (int) sigaction.invokeExact(SIGXFSZ, MemorySegment.NULL, act);
+                long after = act.get(ValueLayout.JAVA_LONG, 0);
+                return rc == 0 && after == jvm && jvm != 1L ? "guard restored SIGXFSZ"
+                        : "guard left SIGXFSZ at " + Long.toHexString(after) + ", was " + Long.toHexString(jvm);
+            }
+        }
+
+        String stop() throws InterruptedException {
+            stop.set(true);
+            thread.join();
+            return replaced.isEmpty() ? "signals kept" : "signals replaced: " + new TreeSet<>(replaced);
+        }
     }
 }

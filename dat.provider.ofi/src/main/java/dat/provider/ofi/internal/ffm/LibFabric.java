@@ -236,22 +236,6 @@ public final class LibFabric {
     private final MethodHandle fiFabric;
     private final MethodHandle fiStrerror;
     private final MethodHandle fiVersion;
-    private static final MethodHandle SIGACTION = Linker.nativeLinker().defaultLookup().find("sigaction")
-            .map(sa -> Linker.nativeLinker().downcallHandle(sa, FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS,
-                    ADDRESS)))
-            .orElse(null);
-
-    /**
-     * The signals the JVM handles itself (HotSpot uses SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGTRAP for implicit null
-     * checks, safepoints and deoptimization; SIGQUIT for thread dumps; SIGHUP, SIGINT, SIGTERM for shutdown hooks).
-     * libfabric's providers load libraries that install their own handlers for some of them when they initialize
-     * (libpsm2 installs a backtrace handler for SIGSEGV, which turns the JVM's first implicit null check into an
-     * exit): every call that may initialize a provider runs inside {@link #guarded}, which puts the JVM's handlers
-     * back.
-     */
-    private static final int[] JVM_SIGNALS = {1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 15, 25};
-    /** Larger than {@code struct sigaction} on every Linux ABI (152 bytes on x86_64 and aarch64). */
-    private static final long SIGACTION_BYTES = 512;
 
     private LibFabric(SymbolLookup lookup, String name) throws LibraryUnavailableException {
         Linker linker = Linker.nativeLinker();
@@ -266,45 +250,15 @@ public final class LibFabric {
     }
 
     /**
-     * Runs a libfabric call that may initialize providers, then restores the JVM's signal handlers as they were
-     * before it ({@link #JVM_SIGNALS}).
+     * Runs a libfabric call that may initialize providers (and load the libraries they link) with the JVM's signal
+     * handlers kept ({@link NativeEnvironment#keepingSignals}).
      *
      * @param <T> the call's result
      * @param call the call
      * @return its result
      */
     public <T> T guarded(Supplier<T> call) {
-        return restoringSignals(call);
-    }
-
-    private static <T> T restoringSignals(Supplier<T> call) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment saved = arena.allocate(SIGACTION_BYTES * JVM_SIGNALS.length, 16);
-            for (int i = 0; i < JVM_SIGNALS.length; i++) {
-                sigaction(JVM_SIGNALS[i], MemorySegment.NULL, saved.asSlice(i * SIGACTION_BYTES, SIGACTION_BYTES));
-            }
-            try {
-                return call.get();
-            } finally {
-                for (int i = 0; i < JVM_SIGNALS.length; i++) {
-                    sigaction(JVM_SIGNALS[i], saved.asSlice(i * SIGACTION_BYTES, SIGACTION_BYTES), MemorySegment.NULL);
-                }
-            }
-        }
-    }
-
-    private static void sigaction(int signal, MemorySegment act, MemorySegment old) {
-        if (SIGACTION == null) {
-            return;
-        }
-        try {
-            int rc = (int) SIGACTION.invokeExact(signal, act, old);
-            if (rc != 0) {
-                throw new IllegalStateException("sigaction(" + signal + ") failed");
-            }
-        } catch (Throwable t) {
-            throw unexpected(t);
-        }
+        return NativeEnvironment.keepingSignals("libfabric", call);
     }
 
     private static MethodHandle find(Linker linker, SymbolLookup lookup, String lib, String function,
@@ -326,13 +280,10 @@ public final class LibFabric {
         synchronized (LOCK) {
             if (loaded == null) {
                 // FI_MR_CACHE_MAX_COUNT=0 among them: libfabric's registration cache breaks DAT's access rules.
-                NativeEnvironment.prepare(() -> {
-                    Linker linker = Linker.nativeLinker();
-                    return linker.defaultLookup().find("setenv")
-                            .map(f -> linker.downcallHandle(f, NativeEnvironment.SETENV)).orElse(null);
-                });
-                // Loading runs the constructors of the libraries libfabric links (libpsm2's installs signal handlers).
-                SymbolLookup lookup = restoringSignals(() -> {
+                NativeEnvironment.prepare((function, signature) -> Linker.nativeLinker().defaultLookup().find(function)
+                        .map(f -> Linker.nativeLinker().downcallHandle(f, signature)).orElse(null));
+                // Loading runs the constructors of the libraries libfabric links (libinfinipath's installs handlers).
+                SymbolLookup lookup = NativeEnvironment.keepingSignals(library, () -> {
                     try {
                         return SymbolLookup.libraryLookup(library, Arena.global());
                     } catch (IllegalArgumentException | IllegalCallerException e) {

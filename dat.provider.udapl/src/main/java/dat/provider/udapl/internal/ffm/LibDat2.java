@@ -203,16 +203,17 @@ public final class LibDat2 {
      */
     public static LibDat2 load(String soname) throws LibraryUnavailableException {
         // DAPL_DBG_TYPE=0 among them, unless the user set it: OFA's providers log to standard output by default.
-        NativeEnvironment.prepare(() -> {
-            Linker linker = Linker.nativeLinker();
-            return linker.defaultLookup().find("setenv")
-                    .map(f -> linker.downcallHandle(f, NativeEnvironment.SETENV)).orElse(null);
+        NativeEnvironment.prepare((function, signature) -> Linker.nativeLinker().defaultLookup().find(function)
+                .map(f -> Linker.nativeLinker().downcallHandle(f, signature)).orElse(null));
+        SymbolLookup lookup = NativeEnvironment.keepingSignals(soname, () -> {
+            try {
+                return SymbolLookup.libraryLookup(soname, Arena.global());
+            } catch (IllegalArgumentException | IllegalCallerException e) {
+                return null;
+            }
         });
-        SymbolLookup lookup;
-        try {
-            lookup = SymbolLookup.libraryLookup(soname, Arena.global());
-        } catch (IllegalArgumentException | IllegalCallerException e) {
-            throw new LibraryUnavailableException(soname + " not found: " + INSTALL_HINT, e);
+        if (lookup == null) {
+            throw new LibraryUnavailableException(soname + " not found: " + INSTALL_HINT, null);
         }
         LibDat2 lib = new LibDat2(lookup);
         makeGlobal(soname);
@@ -328,12 +329,15 @@ public final class LibDat2 {
      */
     public int iaOpenv(MemorySegment name, int asyncEvdQlen, MemorySegment asyncEvdHandle, MemorySegment iaHandle,
                        int threadSafety) {
-        try {
-            return (int) iaOpenv.handle().invokeExact(name, asyncEvdQlen, asyncEvdHandle, iaHandle, DAT_VERSION_MAJOR,
-                    DAT_VERSION_MINOR, threadSafety);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        // An entry's first open dlopen()s its C provider, and with it whatever that library links.
+        return NativeEnvironment.keepingSignals("dat_ia_openv", () -> {
+            try {
+                return (int) iaOpenv.handle().invokeExact(name, asyncEvdQlen, asyncEvdHandle, iaHandle,
+                        DAT_VERSION_MAJOR, DAT_VERSION_MINOR, threadSafety);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        });
     }
 
     /**

@@ -6,6 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dat.spi.NativeEnvironment;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
@@ -472,11 +473,14 @@ public final class LibIbverbs {
      * @param numDevices an {@code int} segment that receives the number of devices
      */
     public MemorySegment ibv_get_device_list(MemorySegment numDevices) {
-        try {
-            return (MemorySegment) ibv_get_device_list.handle().invokeExact(Errno.state(), numDevices);
-        } catch (Throwable t) {
-            throw unexpected(t);
-        }
+        // The first call dlopen()s libibverbs' device providers, and with them whatever those link.
+        return NativeEnvironment.keepingSignals("ibv_get_device_list", () -> {
+            try {
+                return (MemorySegment) ibv_get_device_list.handle().invokeExact(Errno.state(), numDevices);
+            } catch (Throwable t) {
+                throw unexpected(t);
+            }
+        });
     }
 
     /**

@@ -35,16 +35,19 @@ final class NativeLibrary {
      */
     static NativeLibrary open(String soname) throws LibraryUnavailableException {
         // libibverbs reads its environment as it starts; no other jDAT provider may add a variable after that.
-        NativeEnvironment.prepare(() -> {
-            Linker linker = Linker.nativeLinker();
-            return linker.defaultLookup().find("setenv")
-                    .map(f -> linker.downcallHandle(f, NativeEnvironment.SETENV)).orElse(null);
+        NativeEnvironment.prepare((function, signature) -> Linker.nativeLinker().defaultLookup().find(function)
+                .map(f -> Linker.nativeLinker().downcallHandle(f, signature)).orElse(null));
+        SymbolLookup lookup = NativeEnvironment.keepingSignals(soname, () -> {
+            try {
+                return SymbolLookup.libraryLookup(soname, Arena.global());
+            } catch (IllegalArgumentException | IllegalCallerException e) {
+                return null;
+            }
         });
-        try {
-            return new NativeLibrary(soname, SymbolLookup.libraryLookup(soname, Arena.global()));
-        } catch (IllegalArgumentException | IllegalCallerException e) {
-            throw new LibraryUnavailableException(soname + " not found: " + INSTALL_HINT, e);
+        if (lookup == null) {
+            throw new LibraryUnavailableException(soname + " not found: " + INSTALL_HINT, null);
         }
+        return new NativeLibrary(soname, lookup);
     }
 
     /**
