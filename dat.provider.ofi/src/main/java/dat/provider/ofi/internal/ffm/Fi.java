@@ -107,14 +107,16 @@ public final class Fi {
         static final MethodHandle H = invoker("Cancel", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG));
     }
 
-    // Data path: addresses as longs, no errno, no allocation.
+    // Data path: addresses as longs, no errno, no allocation. Not Linker.Option.critical, whose thread stays in Java
+    // for the call: shm 1.17 can spin in these for ever (a dead peer's region lock) and no safepoint would then come
+    // for the whole JVM; six alternated pairs of one-way latency runs did not tell the two apart.
     private static final class Post {
-        static final MethodHandle H = critical("Post", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG,
+        static final MethodHandle H = invoker("Post", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG,
                 JAVA_LONG));
     }
 
     private static final class CqRead {
-        static final MethodHandle H = critical("CqRead", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG,
+        static final MethodHandle H = invoker("CqRead", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG,
                 JAVA_LONG));
     }
 
@@ -124,11 +126,6 @@ public final class Fi {
     private static MethodHandle invoker(String name, FunctionDescriptor d) {
         LINKED.add(name);
         return LINKER.downcallHandle(d);
-    }
-
-    private static MethodHandle critical(String name, FunctionDescriptor d) {
-        LINKED.add(name);
-        return LINKER.downcallHandle(d, Linker.Option.critical(false));
     }
 
     /** {@return the names of the signature holders linked so far in this JVM, for tests} */
