@@ -7,10 +7,12 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
 import java.util.List;
 import java.util.Objects;
 import java.util.StringJoiner;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -166,6 +168,21 @@ public final class NativeEnvironment {
             }
             prepared = true;
         }
+    }
+
+    /**
+     * Loads a native library as each of jDAT's providers must: {@link #prepare} first, then the load inside
+     * {@link #keepingSignals}, since loading runs the constructors of every library it links.
+     *
+     * @param library a soname or a path
+     * @param libc for {@link #prepare}
+     * @param loader the provider's {@code SymbolLookup.libraryLookup}, restricted and so called from its module
+     * @return the library's symbols
+     * @throws IllegalArgumentException when the dynamic loader cannot find or load it, as {@code loader} throws it
+     */
+    public static SymbolLookup load(String library, Libc libc, Function<String, SymbolLookup> loader) {
+        prepare(libc);
+        return keepingSignals(library, () -> loader.apply(library));
     }
 
     /**

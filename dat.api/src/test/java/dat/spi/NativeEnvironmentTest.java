@@ -3,13 +3,16 @@ package dat.spi;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 
@@ -151,6 +154,34 @@ class NativeEnvironmentTest {
         synchronized (HANDLERS) {
             assertEquals(List.of(), INSTALLS);
         }
+    }
+
+    /** A library load: the loader's result, or its exception, with what its constructors replaced put back. */
+    @Test
+    void load_runsTheLoaderKeepingSignalsAndPassesItsFailureOn() {
+        resetHandlers();
+        SymbolLookup symbols = name -> Optional.empty();
+        List<String> asked = new ArrayList<>();
+        assertSame(symbols, NativeEnvironment.load("libtest.so.1", LIBC, name -> {
+            asked.add(name);
+            install(11, 15);
+            return symbols;
+        }));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> NativeEnvironment.load("libnone.so.1", LIBC, name -> {
+                    asked.add(name);
+                    install(7);
+                    throw new IllegalArgumentException("Cannot open library: " + name);
+                }));
+        assertEquals("Cannot open library: libnone.so.1", e.getMessage());
+        assertEquals(List.of("libtest.so.1", "libnone.so.1"), asked);
+        synchronized (HANDLERS) {
+            for (int s : new int[] {7, 11, 15}) {
+                assertEquals(0x7f00_0000_0000L + s, HANDLERS[s], "handler of signal " + s);
+            }
+            assertEquals(List.of(11, 15, 7), INSTALLS);
+        }
+        assertEquals(3, SETENV_CALLS.size(), "load prepares, once per process");
     }
 
     @Test

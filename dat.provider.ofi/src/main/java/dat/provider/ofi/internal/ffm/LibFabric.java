@@ -279,19 +279,17 @@ public final class LibFabric {
     public static LibFabric load(String library) throws LibraryUnavailableException {
         synchronized (LOCK) {
             if (loaded == null) {
-                // FI_MR_CACHE_MAX_COUNT=0 among them: libfabric's registration cache breaks DAT's access rules.
-                NativeEnvironment.prepare((function, signature) -> Linker.nativeLinker().defaultLookup().find(function)
-                        .map(f -> Linker.nativeLinker().downcallHandle(f, signature)).orElse(null));
-                // Loading runs the constructors of the libraries libfabric links (libinfinipath's installs handlers).
-                SymbolLookup lookup = NativeEnvironment.keepingSignals(library, () -> {
-                    try {
-                        return SymbolLookup.libraryLookup(library, Arena.global());
-                    } catch (IllegalArgumentException | IllegalCallerException e) {
-                        return null;
-                    }
-                });
-                if (lookup == null) {
-                    throw new LibraryUnavailableException(library + " not found: " + INSTALL_HINT, null);
+                // FI_MR_CACHE_MAX_COUNT=0 among the variables set first: libfabric's registration cache breaks
+                // DAT's access rules. The libraries libfabric links run their constructors (libinfinipath's installs
+                // signal handlers).
+                SymbolLookup lookup;
+                try {
+                    lookup = NativeEnvironment.load(library, (function, signature) -> Linker.nativeLinker()
+                            .defaultLookup().find(function)
+                            .map(f -> Linker.nativeLinker().downcallHandle(f, signature)).orElse(null),
+                            name -> SymbolLookup.libraryLookup(name, Arena.global()));
+                } catch (IllegalArgumentException | IllegalCallerException e) {
+                    throw new LibraryUnavailableException(library + " not found: " + INSTALL_HINT, e);
                 }
                 loaded = new LibFabric(lookup, library);
             }

@@ -202,18 +202,14 @@ public final class LibDat2 {
      * @throws LibraryUnavailableException when it does not load or lacks a function, with the fix
      */
     public static LibDat2 load(String soname) throws LibraryUnavailableException {
-        // DAPL_DBG_TYPE=0 among them, unless the user set it: OFA's providers log to standard output by default.
-        NativeEnvironment.prepare((function, signature) -> Linker.nativeLinker().defaultLookup().find(function)
-                .map(f -> Linker.nativeLinker().downcallHandle(f, signature)).orElse(null));
-        SymbolLookup lookup = NativeEnvironment.keepingSignals(soname, () -> {
-            try {
-                return SymbolLookup.libraryLookup(soname, Arena.global());
-            } catch (IllegalArgumentException | IllegalCallerException e) {
-                return null;
-            }
-        });
-        if (lookup == null) {
-            throw new LibraryUnavailableException(soname + " not found: " + INSTALL_HINT, null);
+        // DAPL_DBG_TYPE=0 among the variables set first, unless the user set it: OFA's providers log to stdout.
+        SymbolLookup lookup;
+        try {
+            lookup = NativeEnvironment.load(soname, (function, signature) -> Linker.nativeLinker().defaultLookup()
+                    .find(function).map(f -> Linker.nativeLinker().downcallHandle(f, signature)).orElse(null),
+                    name -> SymbolLookup.libraryLookup(name, Arena.global()));
+        } catch (IllegalArgumentException | IllegalCallerException e) {
+            throw new LibraryUnavailableException(soname + " not found: " + INSTALL_HINT, e);
         }
         LibDat2 lib = new LibDat2(lookup);
         makeGlobal(soname);

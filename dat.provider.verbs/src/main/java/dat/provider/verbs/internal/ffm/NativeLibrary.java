@@ -35,17 +35,13 @@ final class NativeLibrary {
      */
     static NativeLibrary open(String soname) throws LibraryUnavailableException {
         // libibverbs reads its environment as it starts; no other jDAT provider may add a variable after that.
-        NativeEnvironment.prepare((function, signature) -> Linker.nativeLinker().defaultLookup().find(function)
-                .map(f -> Linker.nativeLinker().downcallHandle(f, signature)).orElse(null));
-        SymbolLookup lookup = NativeEnvironment.keepingSignals(soname, () -> {
-            try {
-                return SymbolLookup.libraryLookup(soname, Arena.global());
-            } catch (IllegalArgumentException | IllegalCallerException e) {
-                return null;
-            }
-        });
-        if (lookup == null) {
-            throw new LibraryUnavailableException(soname + " not found: " + INSTALL_HINT, null);
+        SymbolLookup lookup;
+        try {
+            lookup = NativeEnvironment.load(soname, (function, signature) -> Linker.nativeLinker().defaultLookup()
+                    .find(function).map(f -> Linker.nativeLinker().downcallHandle(f, signature)).orElse(null),
+                    name -> SymbolLookup.libraryLookup(name, Arena.global()));
+        } catch (IllegalArgumentException | IllegalCallerException e) {
+            throw new LibraryUnavailableException(soname + " not found: " + INSTALL_HINT, e);
         }
         return new NativeLibrary(soname, lookup);
     }
