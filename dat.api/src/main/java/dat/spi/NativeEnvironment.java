@@ -116,6 +116,11 @@ public final class NativeEnvironment {
     private static final Object LOCK = new Object();
     private static boolean prepared; // guarded by LOCK
     private static volatile MethodHandle sigaction;
+    /**
+     * The handlers as they were before the first jDAT library loaded, {@link #SIGNALS}' order; written once under
+     * {@link #LOCK} before {@link #sigaction} is published.
+     */
+    private static MemorySegment jvmHandlers;
 
     /**
      * Finds functions of the C library: implemented by the provider, whose module has native access, so
@@ -150,7 +155,14 @@ public final class NativeEnvironment {
                 return;
             }
             MethodHandle setenv = libc.find("setenv", SETENV);
-            sigaction = libc.find("sigaction", SIGACTION);
+            MethodHandle handle = libc.find("sigaction", SIGACTION);
+            if (handle != null) {
+                jvmHandlers = Arena.global().allocate(SIGACTION_BYTES * SIGNALS.length, 16);
+                for (int i = 0; i < SIGNALS.length; i++) {
+                    sigaction(handle, SIGNALS[i], MemorySegment.NULL, slot(jvmHandlers, i));
+                }
+                sigaction = handle;
+            }
             // The JVM's System.getenv copies environ the first time it is used; take that copy now, before the
             // array changes, so no Java thread reads environ while setenv below reallocates it.
             var _ = System.getenv();
@@ -211,8 +223,14 @@ public final class NativeEnvironment {
                 StringJoiner replaced = new StringJoiner(", ");
                 for (int i = 0; i < SIGNALS.length; i++) {
                     sigaction(handle, SIGNALS[i], MemorySegment.NULL, now);
-                    if (now.get(ADDRESS, 0).address() != slot(kept, i).get(ADDRESS, 0).address()) {
-                        sigaction(handle, SIGNALS[i], slot(kept, i), MemorySegment.NULL);
+                    long was = handler(slot(kept, i));
+                    long is = handler(now);
+                    // What this call found may be another call's replacement, made while both ran (discovery loads
+                    // libraries on several threads): that one puts the JVM's back, and this one never puts back a
+                    // handler that is not the JVM's.
+                    if (is != was && !(isJvms(is) && !isJvms(was))) {
+                        sigaction(handle, SIGNALS[i], isJvms(was) ? slot(kept, i) : slot(jvmHandlers, i),
+                                MemorySegment.NULL);
                         replaced.add(SIGNAL_NAMES[i]);
                     }
                 }
@@ -224,6 +242,26 @@ public final class NativeEnvironment {
                 }
             }
         }
+    }
+
+    private static long handler(MemorySegment action) {
+        return action.get(ADDRESS, 0).address();
+    }
+
+    /**
+     * {@return whether a handler is the default, ignore, or one the JVM had in place before any jDAT library loaded}
+     * Java code may move a signal among those ({@code jdk.internal.misc.Signal} installs the one user handler).
+     */
+    private static boolean isJvms(long handler) {
+        if (handler == 0 || handler == 1) { // SIG_DFL, SIG_IGN
+            return true;
+        }
+        for (int i = 0; i < SIGNALS.length; i++) {
+            if (handler(slot(jvmHandlers, i)) == handler) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static MemorySegment slot(MemorySegment kept, int i) {

@@ -29,6 +29,11 @@ class NativeEnvironmentTest {
     /** The fake's handlers, by signal number: what {@code sa_handler} would hold. */
     private static final long[] HANDLERS = new long[65];
     private static final List<Integer> INSTALLS = new ArrayList<>();
+    private static final long FOREIGN = 0xbadL;
+
+    static {
+        resetHandlers(); // the JVM's, as the first prepare finds them
+    }
 
     /** The one C library every test prepares with: the first call in this JVM wins, whichever test makes it. */
     private static final NativeEnvironment.Libc LIBC = (function, signature) -> {
@@ -71,7 +76,7 @@ class NativeEnvironmentTest {
     private static void install(int... signals) {
         synchronized (HANDLERS) {
             for (int s : signals) {
-                HANDLERS[s] = 0xbadL;
+                HANDLERS[s] = FOREIGN;
             }
         }
     }
@@ -143,6 +148,40 @@ class NativeEnvironmentTest {
         synchronized (HANDLERS) {
             assertEquals(0x7f00_0000_0000L + 11, HANDLERS[11]);
             assertEquals(List.of(11), INSTALLS);
+        }
+    }
+
+    /**
+     * Two loads overlap: the first's library installed its handler, this call began while it was in place, and the
+     * first put the JVM's back before this call ended. This call must not put the foreign one back.
+     */
+    @Test
+    void keepingSignals_neverPutsBackAHandlerItFoundThatIsNotTheJvms() {
+        NativeEnvironment.prepare(LIBC);
+        resetHandlers();
+        install(11, 7);
+        NativeEnvironment.keepingSignals("libsecond", () -> {
+            synchronized (HANDLERS) {
+                HANDLERS[11] = 0x7f00_0000_0000L + 11; // the first load's guard ends
+            }
+            install(15);
+            return null;
+        });
+        synchronized (HANDLERS) {
+            assertEquals(0x7f00_0000_0000L + 11, HANDLERS[11], "the first guard's restore stands");
+            assertEquals(FOREIGN, HANDLERS[7], "unchanged by this call: the first guard's to restore");
+            assertEquals(0x7f00_0000_0000L + 15, HANDLERS[15], "this call's own replacement");
+            assertEquals(List.of(15), INSTALLS);
+        }
+        // Found foreign, replaced by another foreign one during the call: the JVM's, from before any load.
+        NativeEnvironment.keepingSignals("libthird", () -> {
+            synchronized (HANDLERS) {
+                HANDLERS[7] = 0xcafeL;
+            }
+            return null;
+        });
+        synchronized (HANDLERS) {
+            assertEquals(0x7f00_0000_0000L + 7, HANDLERS[7]);
         }
     }
 
