@@ -32,8 +32,10 @@ import java.util.function.Supplier;
  *
  * <p>Why the signal handlers: HotSpot takes SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGTRAP as part of running Java
  * (a compiled loop's safepoint poll faults on purpose, so do implicit null checks), and SIGHUP, SIGINT, SIGTERM and
- * SIGQUIT for shutdown hooks and thread dumps. A C library whose constructor installs a handler of its own (a
- * crash backtrace, typically) makes the JVM's next safepoint the end of the process. {@link #keepingSignals} runs a
+ * SIGQUIT for shutdown hooks and thread dumps. A C library that installs a handler of its own when it loads or
+ * first runs (libinfinipath's crash backtrace; libfabric shm's first endpoint, whose handler unlinks every shm name
+ * of the process before it hands the signal on) turns the JVM's next safepoint into the end of the process, or into
+ * damage. {@link #keepingSignals} runs a
  * call that may load such a library and puts back what it replaced. It cannot close the window while that call runs,
  * so the variables that keep the known libraries' handlers out are among {@link #VARIABLES}.
  *
@@ -199,10 +201,10 @@ public final class NativeEnvironment {
 
     /**
      * Runs a call that may load a native library (a {@code dlopen}, or a first call that loads a library's plugins)
-     * and puts back every signal handler it replaced, with a warning naming them; call {@link #prepare} first.
+     * and puts back every signal handler it replaced, logging which at {@code DEBUG}; call {@link #prepare} first.
      *
      * @param <T> the call's result
-     * @param what the call, for the warning: the library or function
+     * @param what the call, for the log: the library or function
      * @param call the call
      * @return its result
      */
@@ -235,7 +237,8 @@ public final class NativeEnvironment {
                     }
                 }
                 if (replaced.length() > 0) {
-                    System.getLogger(NativeEnvironment.class.getName()).log(System.Logger.Level.WARNING,
+                    // Handled, with nothing left for the user to do: a vendor looking for it turns the level up.
+                    System.getLogger(NativeEnvironment.class.getName()).log(System.Logger.Level.DEBUG,
                             "{0} replaced the JVM''s handlers of {1}; jDAT put them back (the JVM takes these "
                                     + "signals to run Java: a library''s own handler ends it at its next safepoint)",
                             what, replaced);

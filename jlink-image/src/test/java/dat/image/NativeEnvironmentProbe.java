@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 package dat.image;
 
+import dat.api.DatIa;
 import dat.spi.DatProvider;
 import dat.spi.NativeEnvironment;
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,6 +23,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 
 /**
  * Run by {@code DatImageIT} in the image's JVM: the providers named on the command line load their libraries in that
@@ -28,10 +33,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * library is running makes glibc free the {@code environ} the reader walks: this JVM then dies of SIGSEGV in
  * {@code getenv}, as {@code dat perf serve} once did on the thread loading libdat2.
  *
- * <p>All the while another thread reads the JVM's handlers of the signals a library's constructor may take
- * ({@code sigaction}) and prints {@code signals kept} if it never saw one replaced, or which it saw; then the JVM
- * runs safepoints under a compiled loop, which a foreign SIGSEGV handler turns into an exit. libinfinipath, which
- * libfabric links, installed its handlers while libfabric loaded, and {@code dat info --json} died so.
+ * <p>All the while another thread reads the JVM's handlers of the signals a library may take ({@code sigaction}) and
+ * prints {@code signals kept} if it never saw one replaced, or which it saw. Then a shm IA opens, and must find the
+ * JVM's handlers in place and keep its names through safepoints under a compiled loop; then the JVM runs more of
+ * those, which a foreign SIGSEGV handler turns into an exit. libinfinipath, which libfabric links, installed its
+ * handlers while libfabric loaded, and {@code dat info --json} died so; shm's, installed with its first endpoint,
+ * unlinked the IA's names.
  */
 public final class NativeEnvironmentProbe {
 
@@ -89,9 +96,34 @@ public final class NativeEnvironmentProbe {
         reader.join();
         rest.forEach(System.out::println);
         System.out.println(watch.stop());
+        System.out.println(shmNamesAcrossSafepoints(byName.get("ofi"), watch));
         System.out.println(watch.keptAgainstAReplacement());
         safepointsUnderACompiledLoop();
         System.out.println("done");
+    }
+
+    /**
+     * {@return {@code shm names kept} when a shm IA opens with the JVM's handlers left in place and its names in
+     * {@code /dev/shm} outlive the JVM's safepoints} libfabric shm's first endpoint installed a SIGSEGV handler that
+     * unlinks every name of the process, and the first safepoint poll ran it: no new peer could then reach the IA.
+     */
+    private static String shmNamesAcrossSafepoints(DatProvider ofi, SignalWatch watch) throws Throwable {
+        try (DatIa ia = ofi.open("ofi-shm-shm-rdm", "", 8)) {
+            String replaced = watch.replacedNow();
+            List<String> before = shmNames();
+            safepointsUnderACompiledLoop();
+            List<String> after = shmNames();
+            return replaced.isEmpty() && !before.isEmpty() && before.equals(after) ? "shm names kept"
+                    : "shm names " + before + " became " + after + ", handlers replaced by " + ia.name() + ": "
+                            + replaced;
+        }
+    }
+
+    private static List<String> shmNames() throws IOException {
+        String prefix = ProcessHandle.current().pid() + ":";
+        try (Stream<Path> names = Files.list(Path.of("/dev/shm"))) {
+            return names.map(p -> p.getFileName().toString()).filter(n -> n.startsWith(prefix)).sorted().toList();
+        }
     }
 
     /** Each safepoint makes the spinning thread's compiled poll fault on purpose, for the JVM's handler to take. */
@@ -120,6 +152,7 @@ public final class NativeEnvironmentProbe {
         private static final int SIGXFSZ = 25;
 
         private final MethodHandle sigaction;
+        private final long[] jvm = new long[SIGNALS.length];
         private final AtomicBoolean stop = new AtomicBoolean();
         private final Set<String> replaced = ConcurrentHashMap.newKeySet();
         private final Thread thread;
@@ -129,7 +162,6 @@ public final class NativeEnvironmentProbe {
             sigaction = linker.downcallHandle(linker.defaultLookup().find("sigaction").orElseThrow(),
                     FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
                             ValueLayout.ADDRESS));
-            long[] jvm = new long[SIGNALS.length];
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment act = arena.allocate(256, 16);
                 for (int i = 0; i < SIGNALS.length; i++) {
@@ -177,6 +209,21 @@ public final class NativeEnvironmentProbe {
                 return rc == 0 && after == jvm && jvm != 1L ? "guard restored SIGXFSZ"
                         : "guard left SIGXFSZ at " + Long.toHexString(after) + ", was " + Long.toHexString(jvm);
             }
+        }
+
+        /** {@return the names of the watched signals whose handler is not the JVM's now, comma-separated} */
+        String replacedNow() throws Throwable {
+            List<String> now = new ArrayList<>();
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment act = arena.allocate(256, 16);
+                for (int i = 0; i < SIGNALS.length; i++) {
+                    int _ = (int) sigaction.invokeExact(SIGNALS[i], MemorySegment.NULL, act);
+                    if (act.get(ValueLayout.JAVA_LONG, 0) != jvm[i]) {
+                        now.add(NAMES[i]);
+                    }
+                }
+            }
+            return String.join(", ", now);
         }
 
         String stop() throws InterruptedException {

@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dat.spi.NativeEnvironment;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
@@ -323,8 +324,18 @@ public final class Fi {
      * @return 0 or -FI_E*
      */
     public static int fi_endpoint(MemorySegment domain, MemorySegment info, MemorySegment out) {
-        return call4(slot(domain, FidDomain.OPS, FiOpsDomain.ENDPOINT), domain, info, out, MemorySegment.NULL);
+        // shm 1.17's first endpoint installs handlers for SIGBUS, SIGSEGV, SIGTERM and SIGINT (smr_init_sig_handlers)
+        // that unlink every shm name of the process and then hand the signal on: the JVM's first safepoint poll
+        // after it removed the live endpoints' names, and no new peer could reach them. Put back at once, they are
+        // in place only while the first endpoint is made, when no shm endpoint has a name yet (a name comes with
+        // FI_ENABLE): one at a time, so no other endpoint is enabled meanwhile.
+        synchronized (ENDPOINT_LOCK) {
+            return NativeEnvironment.keepingSignals("fi_endpoint", () -> call4(slot(domain, FidDomain.OPS,
+                    FiOpsDomain.ENDPOINT), domain, info, out, MemorySegment.NULL));
+        }
     }
+
+    private static final Object ENDPOINT_LOCK = new Object();
 
     /**
      * {@code fi_srx_context(domain, attr, &rx_ep, context)}.
