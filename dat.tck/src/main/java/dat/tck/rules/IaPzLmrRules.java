@@ -317,9 +317,11 @@ public abstract class IaPzLmrRules extends RuleSupport {
                     }
                 }
             });
+            // The snapshot's buffer exists before the free, so the copy follows the free's return at once: a byte
+            // that lands later is in the region and not in the snapshot.
+            MemorySegment after = f.arena.allocate(size);
             LockSupport.parkNanos(random.nextLong(300_000));
             boolean freed = free(target);
-            MemorySegment after = f.arena.allocate(size);
             after.copyFrom(target.memory());
             f.join(poster, "the RDMA posts of round " + round);
             reapAll(now.active().requestEvd());
