@@ -14,6 +14,7 @@ import java.lang.invoke.MethodHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -165,25 +166,34 @@ public final class NativeEnvironmentProbe {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment act = arena.allocate(256, 16);
                 for (int i = 0; i < SIGNALS.length; i++) {
-                    int _ = (int) sigaction.invokeExact(SIGNALS[i], MemorySegment.NULL, act);
-                    jvm[i] = act.get(ValueLayout.JAVA_LONG, 0);
+                    jvm[i] = handler(SIGNALS[i], act);
                 }
             }
             thread = Thread.ofPlatform().daemon().start(() -> {
                 try (Arena arena = Arena.ofConfined()) {
                     MemorySegment act = arena.allocate(256, 16);
                     while (!stop.get()) {
-                        for (int i = 0; i < SIGNALS.length; i++) {
-                            int _ = (int) sigaction.invokeExact(SIGNALS[i], MemorySegment.NULL, act);
-                            if (act.get(ValueLayout.JAVA_LONG, 0) != jvm[i]) {
-                                replaced.add(NAMES[i]);
-                            }
-                        }
+                        addReplaced(act, replaced);
                     }
                 } catch (Throwable t) {
                     throw new IllegalStateException(t);
                 }
             });
+        }
+
+        /** {@return the handler of {@code signal}, read through {@code act}} */
+        private long handler(int signal, MemorySegment act) throws Throwable {
+            int _ = (int) sigaction.invokeExact(signal, MemorySegment.NULL, act);
+            return act.get(ValueLayout.JAVA_LONG, 0);
+        }
+
+        /** Adds the names of the watched signals whose handler is not the JVM's now. */
+        private void addReplaced(MemorySegment act, Collection<String> into) throws Throwable {
+            for (int i = 0; i < SIGNALS.length; i++) {
+                if (handler(SIGNALS[i], act) != jvm[i]) {
+                    into.add(NAMES[i]);
+                }
+            }
         }
 
         /**
@@ -193,8 +203,7 @@ public final class NativeEnvironmentProbe {
         String keptAgainstAReplacement() throws Throwable {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment act = arena.allocate(256, 16);
-                int _ = (int) sigaction.invokeExact(SIGXFSZ, MemorySegment.NULL, act);
-                long jvm = act.get(ValueLayout.JAVA_LONG, 0);
+                long jvm = handler(SIGXFSZ, act);
                 MemorySegment ignore = arena.allocate(256, 16);
                 ignore.set(ValueLayout.JAVA_LONG, 0, 1L); // SIG_IGN
                 int rc = NativeEnvironment.keepingSignals("the probe", () -> {
@@ -204,8 +213,7 @@ public final class NativeEnvironmentProbe {
                         throw new IllegalStateException(t);
                     }
                 });
-                int _ = (int) sigaction.invokeExact(SIGXFSZ, MemorySegment.NULL, act);
-                long after = act.get(ValueLayout.JAVA_LONG, 0);
+                long after = handler(SIGXFSZ, act);
                 return rc == 0 && after == jvm && jvm != 1L ? "guard restored SIGXFSZ"
                         : "guard left SIGXFSZ at " + Long.toHexString(after) + ", was " + Long.toHexString(jvm);
             }
@@ -215,13 +223,7 @@ public final class NativeEnvironmentProbe {
         String replacedNow() throws Throwable {
             List<String> now = new ArrayList<>();
             try (Arena arena = Arena.ofConfined()) {
-                MemorySegment act = arena.allocate(256, 16);
-                for (int i = 0; i < SIGNALS.length; i++) {
-                    int _ = (int) sigaction.invokeExact(SIGNALS[i], MemorySegment.NULL, act);
-                    if (act.get(ValueLayout.JAVA_LONG, 0) != jvm[i]) {
-                        now.add(NAMES[i]);
-                    }
-                }
+                addReplaced(arena.allocate(256, 16), now);
             }
             return String.join(", ", now);
         }
