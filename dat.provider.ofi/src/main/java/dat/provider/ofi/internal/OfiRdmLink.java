@@ -51,6 +51,8 @@ final class OfiRdmLink {
     static final String KEEPALIVE_PROPERTY = "dat.ofi.rdm.keepalive.ms";
     /** Peer-gone timeout property, milliseconds. */
     static final String PEER_TIMEOUT_PROPERTY = "dat.ofi.rdm.peer.timeout.ms";
+    /** How long a closing IA waits for a live peer to take its name in, milliseconds (RdmControlPlane#close). */
+    static final String LINGER_PROPERTY = "dat.ofi.rdm.linger.ms";
 
     /** Whether this thread runs the control plane's progress, where no CQ is being read. */
     private static final ThreadLocal<Boolean> IN_CONTROL = ThreadLocal.withInitial(() -> Boolean.FALSE);
@@ -101,7 +103,8 @@ final class OfiRdmLink {
     static RdmAssociation.Timeouts timeouts() {
         long keepAlive = TimeUnit.MILLISECONDS.toNanos(Long.getLong(KEEPALIVE_PROPERTY, 1000));
         long peerGone = TimeUnit.MILLISECONDS.toNanos(Long.getLong(PEER_TIMEOUT_PROPERTY, 5000));
-        return new RdmAssociation.Timeouts(keepAlive, peerGone, peerGone, peerGone);
+        long linger = TimeUnit.MILLISECONDS.toNanos(Long.getLong(LINGER_PROPERTY, 30_000));
+        return new RdmAssociation.Timeouts(keepAlive, peerGone, peerGone, peerGone, linger);
     }
 
     /** {@return an IA address as the protocol carries it: 16 bytes, IPv4 mapped} */

@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * Regression for a crash of shm 1.17 (docs/ofi.md, "Closing before the peer took us in"): shm queues a mapping request
+ * Regression for a crash of shm 1.17 (docs/ofi.md, "Open"): shm queues a mapping request
  * ahead of an endpoint's first message to another and answers EAGAIN until the receiver's process took the request
  * in. An IA closed with its connection request still refused closed its control endpoint with the mapping request
  * queued at the peer's listener; the peer's next progress mapped the region the close had removed, and
@@ -46,6 +46,10 @@ class OfiShmEarlyCloseTest {
     private static final int PORT = 7496;
     private static final long TIMEOUT = 10_000_000;
     private static final long STOP_MILLIS = 300;
+    /** The provider's default keep-alive interval ({@code dat.ofi.rdm.keepalive.ms}). */
+    private static final long KEEP_ALIVE_MILLIS = 1_000;
+    /** How long the close is watched waiting while the peer is stopped. */
+    private static final long STOPPED_MILLIS = 2_000;
 
     @Test
     void anIaClosedBeforeThePeerTookItsRequestInLeavesThePeerStanding() throws Exception {
@@ -81,6 +85,157 @@ class OfiShmEarlyCloseTest {
         }
         assertEquals(0, child.exitValue(), output.toString());
         assertTrue(output.toString().contains("done"), output.toString());
+    }
+
+    /**
+     * The same, the peer stopped past the keep-alive interval: the request is given up (no process took the name
+     * in, as far as a timeout can tell), but shm's mapping request stays queued at the stopped listener. The IA's
+     * close waits until the peer's process took the name in (ShmIntroductions), so the peer that resumes maps a region
+     * that is still there; before, the close went at once and the resumed peer crashed (a client stopped 8 s while it
+     * connected crashed so when the responder's process ended, note of 2026-11-28).
+     */
+    @Test
+    void anIaClosedWhileThePeerIsStoppedPastTheKeepAliveWaitsUntilThePeerTookItsNameIn() throws Exception {
+        StringBuilder output = new StringBuilder();
+        Process child = listener(output);
+        boolean waited;
+        boolean ended;
+        try {
+            DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
+            try {
+                requestWhileStopped(ia, child);
+                Thread.sleep(KEEP_ALIVE_MILLIS + 500);
+                Thread close = Thread.ofPlatform().start(() -> ia.close(DatCloseFlags.ABRUPT));
+                close.join(STOPPED_MILLIS);
+                waited = close.isAlive();
+                signal("CONT", child);
+                close.join(10_000);
+                ended = !close.isAlive();
+            } finally {
+                ia.close(DatCloseFlags.ABRUPT);
+            }
+        } finally {
+            signal("CONT", child);
+            end(child, output);
+        }
+        assertEquals(0, child.exitValue(), output.toString());
+        assertTrue(output.toString().contains("done"), output.toString());
+        assertTrue(waited, "the close waits while the peer lives and has not taken the name in");
+        assertTrue(ended, "the close ends once the peer took the name in");
+    }
+
+    /**
+     * A peer that is killed while the IA's close waits for it ends the wait: its process cannot take the name in,
+     * and its region is read by nobody.
+     */
+    @Test
+    void aCloseWaitingForAStoppedPeerEndsWhenThePeerIsKilled() throws Exception {
+        StringBuilder output = new StringBuilder();
+        Process child = listener(output);
+        try {
+            DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
+            try {
+                requestWhileStopped(ia, child);
+                Thread.sleep(KEEP_ALIVE_MILLIS + 500);
+                Thread close = Thread.ofPlatform().start(() -> ia.close(DatCloseFlags.ABRUPT));
+                close.join(STOPPED_MILLIS);
+                assertTrue(close.isAlive(), "the close waits while the peer lives and has not taken the name in");
+                child.destroyForcibly();
+                assertTrue(child.waitFor(10, TimeUnit.SECONDS));
+                long t0 = System.nanoTime();
+                close.join(10_000);
+                assertTrue(!close.isAlive(), "the close ends once the peer is gone");
+                long took = (System.nanoTime() - t0) / 1_000_000;
+                assertTrue(took < 2_000, "the close ended " + took + " ms after the peer died");
+            } finally {
+                ia.close(DatCloseFlags.ABRUPT);
+            }
+        } finally {
+            child.destroyForcibly();
+            child.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** The wait is bounded: a peer stopped past {@code dat.ofi.rdm.linger.ms} is closed on (and then killed here). */
+    @Test
+    void aCloseWaitsForAStoppedPeerNoLongerThanTheLingerTimeout() throws Exception {
+        StringBuilder output = new StringBuilder();
+        Process child = listener(output);
+        System.setProperty(OfiRdmLink.LINGER_PROPERTY, "1500");
+        try {
+            DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
+            System.clearProperty(OfiRdmLink.LINGER_PROPERTY);
+            try {
+                requestWhileStopped(ia, child);
+                Thread.sleep(KEEP_ALIVE_MILLIS + 500);
+                long t0 = System.nanoTime();
+                ia.close(DatCloseFlags.ABRUPT);
+                long took = (System.nanoTime() - t0) / 1_000_000;
+                assertTrue(took >= 1_500 && took < 6_000, "closed after " + took + " ms, linger 1500 ms");
+            } finally {
+                ia.close(DatCloseFlags.ABRUPT);
+            }
+        } finally {
+            System.clearProperty(OfiRdmLink.LINGER_PROPERTY);
+            child.destroyForcibly();
+            child.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * The same for an EP's data endpoint, which needs no wait: its first send toward a connected peer that was stopped
+     * right after the connection came up is refused (shm's mapping request queued ahead of it), and the EP is freed,
+     * which closes the data endpoint and removes its name. The peer survives because it inserted that name into its
+     * data endpoint's AV while making the connection, before any data could flow, and shm mapped the region then: the
+     * mapping request finds the name in the peer's map and its region still mapped. A connection that let data flow
+     * before both sides' inserts would crash the peer here (docs/ofi.md, "Open").
+     */
+    @Test
+    void anEpFreedWhileItsFirstSendWaitsForAStoppedPeerLeavesThePeerStanding() throws Exception {
+        StringBuilder output = new StringBuilder();
+        Process child = ChildJvm.start(AcceptChild.class);
+        BufferedReader lines = new BufferedReader(new InputStreamReader(child.getInputStream(),
+                StandardCharsets.UTF_8));
+        try {
+            assertTrue(awaitLine(lines, output, "listening"), output.toString());
+            DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
+            try (Arena arena = Arena.ofShared()) {
+                DatPz pz = ia.createPz();
+                DatEvd conn = ia.createEvd(8, null, DatEvdFlags.CONNECTION);
+                DatEvd requests = ia.createEvd(8, null, DatEvdFlags.DTO);
+                DatEvd recvs = ia.createEvd(8, null, DatEvdFlags.DTO);
+                DatEp ep = ia.createEp(pz, recvs, requests, conn, DatEpAttr.builder().build());
+                DatLmr lmr = ia.createLmr(pz, arena.allocate(64, 64), DatMemPriv.ALL);
+                Iov iov = Iov.allocate(arena, 1).set(0, lmr, 0, 64);
+                ep.connect(InetAddress.getLoopbackAddress(), PORT + 2, TIMEOUT, null, DatQos.BEST_EFFORT, 0);
+                DatEvent e = new DatEvent();
+                assertEquals(DatReturn.DAT_SUCCESS, conn.await(TIMEOUT, 1, e));
+                assertEquals(DatEventType.CONNECTION_EVENT_ESTABLISHED, e.type());
+                signal("STOP", child);
+                ep.postSend(1, iov, 1, 0);
+                Thread.sleep(KEEP_ALIVE_MILLIS);
+                ep.close();
+                Thread.sleep(500);
+                signal("CONT", child);
+                // The child's progress takes the name in, and the IA's close then has nothing to wait for.
+                Thread.sleep(500);
+            } finally {
+                ia.close(DatCloseFlags.ABRUPT);
+            }
+        } finally {
+            signal("CONT", child);
+            end(child, output);
+        }
+        assertEquals(0, child.exitValue(), output.toString());
+        assertTrue(output.toString().contains("done"), output.toString());
+    }
+
+    /** Stops {@code child} and sends it a connection request: the IA's first message to the child's listener. */
+    private static void requestWhileStopped(DatIa ia, Process child) throws IOException, InterruptedException {
+        DatEvd conn = ia.createEvd(8, null, DatEvdFlags.CONNECTION);
+        DatEp ep = ia.createEp(ia.createPz(), null, null, conn, DatEpAttr.builder().build());
+        signal("STOP", child);
+        ep.connect(InetAddress.getLoopbackAddress(), PORT, TIMEOUT, null, DatQos.BEST_EFFORT, 0);
     }
 
     /**
@@ -274,6 +429,40 @@ class OfiShmEarlyCloseTest {
             }
         }
         return false;
+    }
+
+    /** The peer of the data endpoint test: accepts one connection with receives posted, then waits for stdin. */
+    static final class AcceptChild {
+
+        private AcceptChild() {
+        }
+
+        public static void main(String[] args) throws IOException {
+            DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
+            try (Arena arena = Arena.ofShared()) {
+                DatPz pz = ia.createPz();
+                DatEvd crs = ia.createEvd(8, null, DatEvdFlags.CR);
+                DatEvd conn = ia.createEvd(8, null, DatEvdFlags.CONNECTION);
+                DatEvd requests = ia.createEvd(8, null, DatEvdFlags.DTO);
+                DatEvd recvs = ia.createEvd(8, null, DatEvdFlags.DTO);
+                DatPsp psp = ia.createPsp(PORT + 2, crs, DatPspFlags.CONSUMER);
+                DatEp server = ia.createEp(pz, recvs, requests, conn, DatEpAttr.builder().build());
+                DatLmr lmr = ia.createLmr(pz, arena.allocate(64, 64), DatMemPriv.ALL);
+                Iov iov = Iov.allocate(arena, 1).set(0, lmr, 0, 64);
+                for (int i = 0; i < 4; i++) {
+                    WriteChild.check(server.postRecv(1, iov, i, 0), "a receive");
+                }
+                System.out.println("listening");
+                DatEvent e = new DatEvent();
+                WriteChild.check(crs.await(TIMEOUT, 1, e), "the request");
+                e.cr().accept(server, null);
+                System.in.read();
+                psp.close();
+                System.out.println("done");
+            } finally {
+                ia.close(DatCloseFlags.ABRUPT);
+            }
+        }
     }
 
     /** The peer: a listener whose IA reads its requests (and rejects them) until a line comes on stdin. */

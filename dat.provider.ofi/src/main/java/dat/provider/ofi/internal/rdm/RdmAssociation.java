@@ -75,13 +75,15 @@ public final class RdmAssociation {
      * @param peerGone how long the peer may be silent before the connection is broken
      * @param disconnect how long a graceful disconnect waits for the EP's sends and the peer's acknowledgement
      * @param accept how long an accepted request waits for {@code READY}
+     * @param linger how long a closing IA waits for a live peer process to take in its control endpoint's name
+     *     ({@link ShmIntroductions})
      */
-    public record Timeouts(long keepAlive, long peerGone, long disconnect, long accept) {
+    public record Timeouts(long keepAlive, long peerGone, long disconnect, long accept, long linger) {
         /** Checks that every timeout is positive and the peer gets a probe before it is given up. */
         public Timeouts {
-            if (keepAlive <= 0 || peerGone <= keepAlive || disconnect <= 0 || accept <= 0) {
+            if (keepAlive <= 0 || peerGone <= keepAlive || disconnect <= 0 || accept <= 0 || linger <= 0) {
                 throw new IllegalArgumentException("timeouts must be positive and peerGone > keepAlive: " + keepAlive
-                    + ", " + peerGone + ", " + disconnect + ", " + accept);
+                    + ", " + peerGone + ", " + disconnect + ", " + accept + ", " + linger);
             }
         }
     }

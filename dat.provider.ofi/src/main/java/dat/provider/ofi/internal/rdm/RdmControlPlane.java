@@ -43,6 +43,10 @@ public final class RdmControlPlane implements AutoCloseable {
 
     /** How long a closing plane sleeps between tries of a message the fabric refused (see settle). */
     private static final long SETTLE_PAUSE_NANOS = 50_000;
+    /** How long a closing plane sleeps between reads of its region while a peer has not taken its name in. */
+    private static final long NAME_PAUSE_NANOS = 2_000_000;
+
+    private static final System.Logger LOG = System.getLogger(RdmControlPlane.class.getName());
 
     private final LibFabric fi;
     private final MemorySegment domain;
@@ -437,21 +441,46 @@ public final class RdmControlPlane implements AutoCloseable {
     }
 
     /**
-     * Waits, a bounded while, until the fabric took the messages it refused so far. shm 1.17 queues its mapping
-     * request ahead of the first message to an endpoint and answers EAGAIN until that endpoint's process took the
-     * request in; a close with one queued leaves the peer to map a region the close removed, and its
-     * {@code smr_progress_connreq} then reads through the missing mapping (SIGSEGV in the peer's process). A message
-     * waits no longer than {@link #drain} would give it (a keep-alive interval from its first try: on shm, no process
-     * holds the name then, so no request was queued). Received messages are dropped: the IA is closing. In-process
+     * Waits, a bounded while, until the fabric took the messages it refused so far and every live peer took the
+     * control endpoint's name in. shm 1.17 queues its mapping request ahead of the first message to an endpoint and
+     * answers EAGAIN until that endpoint's process took the request in; a close with one queued leaves the peer to map
+     * a region the close removed, and its {@code smr_progress_connreq} then reads through the missing mapping
+     * (SIGSEGV in the peer's process). A refused message is retried for a keep-alive interval from its first try, as
+     * {@link #drain} would; the name is waited for while its peer's process lives ({@link ShmIntroductions}), for at
+     * most the linger timeout, even when the message it preceded was given up long ago (a peer stopped, or not
+     * progressing, past the keep-alive interval). Received messages are dropped: the IA is closing. In-process
      * listeners of this plane are progressed here; another IA's progress thread takes care of its own.
      */
     private void settle() {
-        while (!pending.isEmpty()) {
-            Pending p = pending.peek();
-            long rc = control.send(p.peer, RdmTags.CONTROL, p.bytes, nextContext++);
-            if (rc != -LibFabric.FI_EAGAIN || System.nanoTime() - p.since >= timeouts.keepAlive()) {
+        long start = System.nanoTime();
+        boolean told = false;
+        while (true) {
+            long now = System.nanoTime();
+            while (!pending.isEmpty()) {
+                Pending p = pending.peek();
+                long rc = control.send(p.peer, RdmTags.CONTROL, p.bytes, nextContext++);
+                if (rc == -LibFabric.FI_EAGAIN && now - p.since < timeouts.keepAlive()) {
+                    break;
+                }
                 pending.poll();
-                continue;
+            }
+            long awaitedBy = pending.isEmpty() ? ShmIntroductions.awaitedBy(control.name()) : 0;
+            if (pending.isEmpty() && awaitedBy == 0) {
+                return;
+            }
+            if (now - start >= timeouts.linger()) {
+                if (awaitedBy != 0) {
+                    LOG.log(System.Logger.Level.WARNING, () -> "closing after " + millis(timeouts.linger())
+                            + " ms although process " + awaitedBy + " has not taken in this IA's shm name yet:"
+                            + " if it resumes, libfabric 1.17's shm may crash it (docs/ofi.md)");
+                }
+                return;
+            }
+            if (awaitedBy != 0 && !told) {
+                told = true;
+                LOG.log(System.Logger.Level.INFO, () -> "closing: waiting up to " + millis(timeouts.linger())
+                        + " ms for process " + awaitedBy + " to take in this IA's shm name (it is stopped, or not"
+                        + " progressing)");
             }
             while (control.poll() != null) {
                 // completions of a closing plane tell nobody
@@ -461,8 +490,12 @@ public final class RdmControlPlane implements AutoCloseable {
                     // requests to a closing IA's listeners
                 }
             }
-            LockSupport.parkNanos(SETTLE_PAUSE_NANOS);
+            LockSupport.parkNanos(pending.isEmpty() ? NAME_PAUSE_NANOS : SETTLE_PAUSE_NANOS);
         }
+    }
+
+    private static long millis(long nanos) {
+        return nanos / 1_000_000;
     }
 
     /** Closes the listen endpoints and the control endpoint; associations are the EPs' to end first. */

@@ -36,7 +36,8 @@ import org.junit.jupiter.api.Test;
  */
 class RdmAssociationTest {
 
-    private static final RdmAssociation.Timeouts TIMEOUTS = new RdmAssociation.Timeouts(1_000, 5_000, 3_000, 4_000);
+    private static final RdmAssociation.Timeouts TIMEOUTS =
+            new RdmAssociation.Timeouts(1_000, 5_000, 3_000, 4_000, 6_000);
     private static final long QUALIFIER = 4791;
     private static final Set<DatEventType> ALONE = EnumSet.of(CONNECTION_EVENT_PEER_REJECTED,
         CONNECTION_EVENT_NON_PEER_REJECTED, DatEventType.CONNECTION_EVENT_UNREACHABLE, CONNECTION_EVENT_TIMED_OUT,

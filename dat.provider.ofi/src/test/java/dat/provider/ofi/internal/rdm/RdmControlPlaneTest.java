@@ -26,7 +26,7 @@ class RdmControlPlaneTest {
 
     private static final long MS = 1_000_000L;
     private static final RdmAssociation.Timeouts FAST = new RdmAssociation.Timeouts(100 * MS, 1500 * MS, 2000 * MS,
-            2000 * MS);
+            2000 * MS, 5000 * MS);
     private static final RdmFixture SHM = new RdmFixture();
     private static byte[] ia;
 

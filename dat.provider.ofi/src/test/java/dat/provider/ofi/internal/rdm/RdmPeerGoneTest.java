@@ -28,7 +28,7 @@ class RdmPeerGoneTest {
 
     private static final long MS = 1_000_000L;
     static final RdmAssociation.Timeouts TIMEOUTS = new RdmAssociation.Timeouts(100 * MS, 2000 * MS, 2000 * MS,
-            5000 * MS);
+            5000 * MS, 5000 * MS);
     static final byte[] LOOPBACK = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 0xff, (byte) 0xff, 127, 0, 0, 1};
     private static final RdmFixture SHM = new RdmFixture();
 

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: Apache-2.0
+package dat.provider.ofi.internal.rdm;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+
+/**
+ * The introductions an shm 1.17 endpoint sent that a live process has not taken in yet. Ahead of an endpoint's first
+ * message to a peer, shm queues a mapping request carrying the endpoint's name in the peer's region ({@code
+ * smr_send_name}); the peer's progress then opens the region of that name ({@code smr_progress_connreq}) and, when the
+ * name is gone from {@code /dev/shm} (the endpoint closed, or its process ended), compares the pid of a NULL mapping:
+ * SIGSEGV in the peer (docs/ofi.md, "Open"). A peer stopped, or not progressing, past
+ * any timeout jDAT gives it still has the request queued, so a closing endpoint asks its own region instead: shm marks
+ * there, per peer, that the request went ({@code name_sent}) and the peer marks there that it took it in (the id it
+ * gave the endpoint, {@code addr.id}).
+ *
+ * <p>The region is read from its file as shm 1.17 lays it out on x86-64 ({@code include/ofi_shm.h}: {@code struct
+ * smr_region}, {@code struct smr_peer_data}); a file that differs in any field this reads (the layout's version, the
+ * owner's pid, the region's size, where the peer table lies) is not interpreted, and the endpoint is taken to await
+ * nobody, as before this check.
+ */
+public final class ShmIntroductions {
+
+    private static final String DIR = "/dev/shm";
+    /** {@code SMR_VERSION} of libfabric 1.17. */
+    private static final int VERSION = 4;
+    private static final int OFF_VERSION = 0;
+    private static final int OFF_PID = 4;
+    private static final int OFF_TOTAL_SIZE = 40;
+    private static final int OFF_PEER_DATA = 96;
+    private static final int HEADER = 104;
+    /** {@code SMR_MAX_PEERS}, {@code SMR_NAME_MAX}. */
+    private static final int MAX_PEERS = 256;
+    private static final int NAME_MAX = 256;
+    /** {@code struct smr_peer_data}: {@code addr} (its name, then its id), {@code sar_status}, {@code name_sent}. */
+    private static final int PEER_DATA = NAME_MAX + 8 + 4 + 4;
+    private static final int OFF_ID = NAME_MAX;
+    private static final int OFF_NAME_SENT = NAME_MAX + 12;
+
+    private ShmIntroductions() {
+    }
+
+    /**
+     * {@return the pid of a live process, not this one, that has not taken in an introduction of the endpoint named
+     * {@code address}, or 0 when there is none or the region cannot be read as shm 1.17's}
+     *
+     * @param address the endpoint's shm address as {@code fi_getname} gives it ({@code fi_shm://name}, NUL-terminated)
+     */
+    public static long awaitedBy(byte[] address) {
+        if (!isShm(address)) {
+            return 0;
+        }
+        Path file = fileOf(address);
+        ByteBuffer region = read(file, HEADER);
+        if (region == null || region.get(OFF_VERSION) != VERSION || region.getInt(OFF_PID) != self()) {
+            return 0;
+        }
+        long total = region.getLong(OFF_TOTAL_SIZE);
+        long table = region.getLong(OFF_PEER_DATA);
+        if (total <= 0 || total > Integer.MAX_VALUE || table < HEADER || table > total - MAX_PEERS * PEER_DATA) {
+            return 0;
+        }
+        region = read(file, (int) (table + (long) MAX_PEERS * PEER_DATA));
+        if (region == null) {
+            return 0;
+        }
+        for (int i = 0; i < MAX_PEERS; i++) {
+            int at = (int) table + i * PEER_DATA;
+            if (region.getInt(at + OFF_NAME_SENT) == 0 || region.getLong(at + OFF_ID) >= 0) {
+                continue;
+            }
+            long pid = owner(peerName(region, at));
+            if (pid != 0) {
+                return pid;
+            }
+        }
+        return 0;
+    }
+
+    private static boolean isShm(byte[] address) {
+        byte[] scheme = RdmEndpoint.SHM_SCHEME.getBytes(StandardCharsets.US_ASCII);
+        return address.length > scheme.length && Arrays.equals(address, 0, scheme.length, scheme, 0, scheme.length);
+    }
+
+    /**
+     * {@return the live process, not this one, whose region is named {@code name}, or 0} A name no longer in
+     * {@code /dev/shm} took its region's queue with it; a region whose process ended is read by nobody.
+     */
+    private static long owner(String name) {
+        if (name.isEmpty()) {
+            return 0;
+        }
+        ByteBuffer header = read(fileOf(name), OFF_PID + 4);
+        if (header == null || header.get(OFF_VERSION) != VERSION) {
+            return 0;
+        }
+        long pid = header.getInt(OFF_PID);
+        if (pid <= 0 || pid == self()) {
+            return 0;
+        }
+        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) ? pid : 0;
+    }
+
+    private static String peerName(ByteBuffer region, int at) {
+        int n = 0;
+        while (n < NAME_MAX && region.get(at + n) != 0) {
+            n++;
+        }
+        byte[] b = new byte[n];
+        region.get(at, b);
+        return new String(b, StandardCharsets.ISO_8859_1);
+    }
+
+    private static Path fileOf(byte[] address) {
+        int n = 0;
+        while (n < address.length && address[n] != 0) {
+            n++;
+        }
+        return fileOf(new String(address, 0, n, StandardCharsets.ISO_8859_1));
+    }
+
+    /** The file of an shm name: what follows the scheme ({@code smr_no_prefix}), without the leading {@code /}s. */
+    private static Path fileOf(String name) {
+        int scheme = name.indexOf("://");
+        String n = scheme < 0 ? name : name.substring(scheme + 3);
+        int i = 0;
+        while (i < n.length() && n.charAt(i) == '/') {
+            i++;
+        }
+        // shm_open takes no '/' inside a name: such a name (written into a region by whoever can) names no region.
+        return n.indexOf('/', i) >= 0 || i == n.length() ? null : Path.of(DIR, n.substring(i));
+    }
+
+    /** {@return the first {@code size} bytes of {@code file}, or {@code null} when it is missing or shorter} */
+    private static ByteBuffer read(Path file, int size) {
+        if (file == null) {
+            return null;
+        }
+        ByteBuffer b = ByteBuffer.allocate(size).order(ByteOrder.nativeOrder());
+        try (FileChannel c = FileChannel.open(file, StandardOpenOption.READ)) {
+            while (b.hasRemaining()) {
+                if (c.read(b, b.position()) < 0) {
+                    return null;
+                }
+            }
+        } catch (IOException e) { // missing (NoSuchFileException) or unreadable: nothing to interpret
+            return null;
+        }
+        return b.clear();
+    }
+
+    private static long self() {
+        return ProcessHandle.current().pid();
+    }
+}
