@@ -369,11 +369,12 @@ class OfiCreditTest {
             // The last pong has no ping to carry its delivery: the active side writes it.
             expectDtoQuick(c.passive().requests(), 199);
             // The receiver's first receive is posted after the connection, with nothing to send: that advert goes by
-            // write; the sends carry the other 400 (a few may go by write when the machine stalls a thread past the
-            // grace; without the piggyback every one would).
-            assertTrue(c.passive().ofi().data.credit.writes <= 20, "the receiver's writes: "
+            // write; the sends carry the other 400. Some go by write when the machine stalls a thread past the
+            // grace (30 us: 21 of one side's 200 in a whole-module run on 2 loaded cores); without the piggyback
+            // every one would.
+            assertTrue(c.passive().ofi().data.credit.writes <= 60, "the receiver's writes: "
                     + c.passive().ofi().data.credit.writes);
-            assertTrue(c.active().ofi().data.credit.writes <= 20, "the sender's writes: "
+            assertTrue(c.active().ofi().data.credit.writes <= 60, "the sender's writes: "
                     + c.active().ofi().data.credit.writes);
         } finally {
             ia.close(DatCloseFlags.ABRUPT);
