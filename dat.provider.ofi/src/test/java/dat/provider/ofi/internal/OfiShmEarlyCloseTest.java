@@ -125,6 +125,51 @@ class OfiShmEarlyCloseTest {
     }
 
     /**
+     * The other first message to an endpoint that has not inserted the sender: the answer to a request, from the
+     * listener's control endpoint to the client's. The client is stopped after its request arrived and before the
+     * accept; the accept's answer waits at the stopped client with shm's mapping request ahead of it, the accept is
+     * given up, and the listener's IA closes. The close waits until the client took the name in; before, the client
+     * crashed when it was resumed (a `dat perf pingpong` client stopped for 8 s while it connected, the responder's
+     * process gone by then).
+     */
+    @Test
+    void anIaClosedAfterAcceptingAStoppedClientWaitsUntilTheClientTookItsNameIn() throws Exception {
+        StringBuilder output = new StringBuilder();
+        DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
+        Process child = null;
+        boolean waited;
+        boolean ended;
+        try {
+            DatEvd crs = ia.createEvd(8, null, DatEvdFlags.CR);
+            DatEvd conn = ia.createEvd(8, null, DatEvdFlags.CONNECTION);
+            ia.createPsp(PORT + 3, crs, DatPspFlags.CONSUMER);
+            DatEp ep = ia.createEp(ia.createPz(), null, null, conn, DatEpAttr.builder().build());
+            child = ChildJvm.start(ConnectChild.class);
+            DatEvent e = new DatEvent();
+            assertEquals(DatReturn.DAT_SUCCESS, crs.await(60_000_000, 1, e), "the client's request");
+            signal("STOP", child);
+            e.cr().accept(ep, null);
+            Thread.sleep(KEEP_ALIVE_MILLIS + 500);
+            Thread close = Thread.ofPlatform().start(() -> ia.close(DatCloseFlags.ABRUPT));
+            close.join(STOPPED_MILLIS);
+            waited = close.isAlive();
+            signal("CONT", child);
+            close.join(10_000);
+            ended = !close.isAlive();
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+            if (child != null) {
+                signal("CONT", child);
+                end(child, output);
+            }
+        }
+        assertEquals(0, child.exitValue(), output.toString());
+        assertTrue(output.toString().contains("done"), output.toString());
+        assertTrue(waited, "the close waits while the client lives and has not taken the name in");
+        assertTrue(ended, "the close ends once the client took the name in");
+    }
+
+    /**
      * A peer that is killed while the IA's close waits for it ends the wait: its process cannot take the name in,
      * and its region is read by nobody.
      */
@@ -458,6 +503,26 @@ class OfiShmEarlyCloseTest {
                 e.cr().accept(server, null);
                 System.in.read();
                 psp.close();
+                System.out.println("done");
+            } finally {
+                ia.close(DatCloseFlags.ABRUPT);
+            }
+        }
+    }
+
+    /** The client of the accept test: connects to {@link #PORT} + 3, then waits for a line on stdin. */
+    static final class ConnectChild {
+
+        private ConnectChild() {
+        }
+
+        public static void main(String[] args) throws IOException {
+            DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
+            try {
+                DatEvd conn = ia.createEvd(8, null, DatEvdFlags.CONNECTION);
+                DatEp ep = ia.createEp(ia.createPz(), null, null, conn, DatEpAttr.builder().build());
+                ep.connect(InetAddress.getLoopbackAddress(), PORT + 3, TIMEOUT, null, DatQos.BEST_EFFORT, 0);
+                System.in.read();
                 System.out.println("done");
             } finally {
                 ia.close(DatCloseFlags.ABRUPT);

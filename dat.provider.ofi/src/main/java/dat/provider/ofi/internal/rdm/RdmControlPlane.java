@@ -3,13 +3,9 @@ package dat.provider.ofi.internal.rdm;
 
 import dat.api.DatEventType;
 import dat.provider.ofi.internal.ffm.LibFabric;
-import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -34,8 +30,6 @@ public final class RdmControlPlane implements AutoCloseable {
     /** The shm name prefix of a listen endpoint: {@code fi_shm://jdat-<qualifier>}. */
     public static final String SHM_LISTEN_PREFIX = RdmEndpoint.SHM_SCHEME + "jdat-";
 
-    /** Where shm 1.17 keeps its regions, by name ({@code SMR_DIR}). */
-    private static final String SHM_DIR = "/dev/shm/";
     /** The spellings of one listen name an IA tries, one per listener it found there (see listenPeer). */
     private static final int MAX_LISTEN_SPELLINGS = 64;
     /** A listen peer whose spelling must not be used again (see drain). */
@@ -61,6 +55,8 @@ public final class RdmControlPlane implements AutoCloseable {
     private final List<RdmAssociation> associationList = new ArrayList<>();
     private final Map<String, Long> peers = new HashMap<>();
     private final Map<Long, ListenPeer> listenPeers = new HashMap<>();
+    /** The file behind each listen name this plane inserted, by its spelling, at the insert. */
+    private final Map<String, Object> listenRegions = new HashMap<>();
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
     private final Map<Long, Pending> inFlight = new HashMap<>();
     private long nextContext = 1;
@@ -272,8 +268,12 @@ public final class RdmControlPlane implements AutoCloseable {
         // A name whose endpoint this process closed: its plain spelling resolves to the closed one's unmapped region.
         int spelling = known != null ? known.spelling() + 1
                 : RdmEndpoint.closedHere(listenName(qualifier, 0)) ? 1 : 0;
-        long p = control.insert(listenName(qualifier, spelling));
+        byte[] name = listenName(qualifier, spelling);
+        long p = control.insert(name);
         listenPeers.put(qualifier, new ListenPeer(p, region, spelling));
+        if (region != null) {
+            listenRegions.put(new String(name, 0, name.length - 1, StandardCharsets.US_ASCII), region);
+        }
         return p;
     }
 
@@ -283,12 +283,15 @@ public final class RdmControlPlane implements AutoCloseable {
      * before it looked}
      */
     private static Object regionOf(long qualifier) {
-        try {
-            return Files.readAttributes(Path.of(SHM_DIR, regionName(qualifier)), BasicFileAttributes.class)
-                    .fileKey();
-        } catch (IOException e) {
-            return null;
-        }
+        return ShmIntroductions.regionKey(regionName(qualifier));
+    }
+
+    /**
+     * {@return the file a listen name had when this plane inserted it, as the endpoint's peer table spells it, or
+     * {@code null} for another name or a file not known} ({@link ShmIntroductions#awaitedBy})
+     */
+    private Object listenRegionSentTo(String spelled) {
+        return listenRegions.get(spelled);
     }
 
     private long peer(byte[] address) {
@@ -464,7 +467,8 @@ public final class RdmControlPlane implements AutoCloseable {
                 }
                 pending.poll();
             }
-            long awaitedBy = pending.isEmpty() ? ShmIntroductions.awaitedBy(control.name()) : 0;
+            long awaitedBy = pending.isEmpty()
+                    ? ShmIntroductions.awaitedBy(control.name(), this::listenRegionSentTo) : 0;
             if (pending.isEmpty() && awaitedBy == 0) {
                 return;
             }

@@ -6,9 +6,13 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Arrays;
+import java.util.function.Function;
 
 /**
  * The introductions an shm 1.17 endpoint sent that a live process has not taken in yet. Ahead of an endpoint's first
@@ -51,8 +55,11 @@ public final class ShmIntroductions {
      * {@code address}, or 0 when there is none or the region cannot be read as shm 1.17's}
      *
      * @param address the endpoint's shm address as {@code fi_getname} gives it ({@code fi_shm://name}, NUL-terminated)
+     * @param sentTo the file ({@link #regionKey}) a peer name (as the endpoint inserted it) had when the endpoint
+     *     reached it, or {@code null}, where the name may be another region's since (a listen name, which a new
+     *     listener takes over): a request queued in the region that had it then is not in the one that has it now
      */
-    public static long awaitedBy(byte[] address) {
+    public static long awaitedBy(byte[] address, Function<String, Object> sentTo) {
         if (!isShm(address)) {
             return 0;
         }
@@ -75,7 +82,7 @@ public final class ShmIntroductions {
             if (region.getInt(at + OFF_NAME_SENT) == 0 || region.getLong(at + OFF_ID) >= 0) {
                 continue;
             }
-            long pid = owner(peerName(region, at));
+            long pid = owner(peerName(region, at), sentTo);
             if (pid != 0) {
                 return pid;
             }
@@ -92,11 +99,13 @@ public final class ShmIntroductions {
      * {@return the live process, not this one, whose region is named {@code name}, or 0} A name no longer in
      * {@code /dev/shm} took its region's queue with it; a region whose process ended is read by nobody.
      */
-    private static long owner(String name) {
-        if (name.isEmpty()) {
+    private static long owner(String name, Function<String, Object> sentTo) {
+        Path file = fileOf(name);
+        Object then = file == null ? null : sentTo.apply(name);
+        if (then != null && !then.equals(regionKey(file.getFileName().toString()))) {
             return 0;
         }
-        ByteBuffer header = read(fileOf(name), OFF_PID + 4);
+        ByteBuffer header = read(file, OFF_PID + 4);
         if (header == null || header.get(OFF_VERSION) != VERSION) {
             return 0;
         }
@@ -105,6 +114,20 @@ public final class ShmIntroductions {
             return 0;
         }
         return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) ? pid : 0;
+    }
+
+    /**
+     * {@return the identity of the region file named {@code name} ({@link BasicFileAttributes#fileKey}), or {@code
+     * null} when there is none or it cannot be told}
+     *
+     * @param name the file's name in {@code /dev/shm}
+     */
+    public static Object regionKey(String name) {
+        try {
+            return Files.readAttributes(Path.of(DIR, name), BasicFileAttributes.class).fileKey();
+        } catch (IOException | InvalidPathException e) { // none, or unreadable: unknown
+            return null;
+        }
     }
 
     private static String peerName(ByteBuffer region, int at) {

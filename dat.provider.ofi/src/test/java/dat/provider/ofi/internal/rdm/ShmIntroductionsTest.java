@@ -52,7 +52,7 @@ class ShmIntroductionsTest {
         byte[] self = region("self", ProcessHandle.current().pid(), 4);
         region("peer", sleeper.pid(), 4);
         introduce(self, 7, tag + "peer", 1, -1);
-        assertEquals(sleeper.pid(), ShmIntroductions.awaitedBy(self));
+        assertEquals(sleeper.pid(), awaited(self));
     }
 
     @Test
@@ -69,9 +69,26 @@ class ShmIntroductionsTest {
         introduce(self, 3, tag + "dead", 1, -1);
         introduce(self, 4, tag + "me", 1, -1);
         introduce(self, 5, tag + "x/../" + tag + "peer", 1, -1);
-        assertEquals(0, ShmIntroductions.awaitedBy(self));
+        assertEquals(0, awaited(self));
         introduce(self, 200, "fi_shm:///" + tag + "peer", 1, -1);
-        assertEquals(sleeper.pid(), ShmIntroductions.awaitedBy(self), "a spelling with / after the scheme");
+        assertEquals(sleeper.pid(), awaited(self), "a spelling with / after the scheme");
+    }
+
+    /**
+     * A listen name taken over by another region since the request went (a listener restarted in another process):
+     * the request was queued in the region the name had then, which the new one's process never reads.
+     */
+    @Test
+    void aNameWhoseRegionChangedSinceTheRequestWentIsNotAwaited() throws IOException {
+        byte[] self = region("self", ProcessHandle.current().pid(), 4);
+        region("old", sleeper.pid(), 4);
+        Object old = ShmIntroductions.regionKey(tag + "old");
+        region("peer", sleeper.pid(), 4);
+        Object now = ShmIntroductions.regionKey(tag + "peer");
+        String spelled = "fi_shm://" + tag + "peer";
+        introduce(self, 9, spelled, 1, -1);
+        assertEquals(0, ShmIntroductions.awaitedBy(self, n -> n.equals(spelled) ? old : null));
+        assertEquals(sleeper.pid(), ShmIntroductions.awaitedBy(self, n -> n.equals(spelled) ? now : null));
     }
 
     @Test
@@ -85,15 +102,21 @@ class ShmIntroductionsTest {
         introduce(farTable, 0, tag + "peer", 1, -1);
         for (long offset : new long[] {Long.MAX_VALUE - 8, SIZE, -TABLE, 8}) {
             setLong(farTable, 96, offset);
-            assertEquals(0, ShmIntroductions.awaitedBy(farTable), "peer table at " + offset);
+            assertEquals(0, awaited(farTable), "peer table at " + offset);
         }
         setLong(farTable, 96, TABLE);
         setLong(farTable, 40, Long.MIN_VALUE);
-        assertEquals(0, ShmIntroductions.awaitedBy(farTable), "a negative size");
-        assertEquals(0, ShmIntroductions.awaitedBy(otherVersion));
-        assertEquals(0, ShmIntroductions.awaitedBy(otherOwner));
-        assertEquals(0, ShmIntroductions.awaitedBy(address("absent")));
-        assertEquals(0, ShmIntroductions.awaitedBy(new byte[] {2, 0, 0x1d, 0x4c, 127, 0, 0, 1}), "a tcp address");
+        assertEquals(0, awaited(farTable), "a negative size");
+        assertEquals(0, awaited(otherVersion));
+        assertEquals(0, awaited(otherOwner));
+        assertEquals(0, awaited(address("absent")));
+        byte[] tcp = {2, 0, 0x1d, 0x4c, 127, 0, 0, 1};
+        assertEquals(0, awaited(tcp), "a tcp address");
+    }
+
+    /** {@link ShmIntroductions#awaitedBy} with no name's region known at the request: every live owner counts. */
+    private static long awaited(byte[] address) {
+        return ShmIntroductions.awaitedBy(address, name -> null);
     }
 
     /** Writes a region header named {@code tag + name}; returns its address as fi_getname gives it. */
