@@ -104,13 +104,9 @@ class OfiShmEarlyCloseTest {
             DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
             try {
                 requestWhileStopped(ia, child);
-                Thread.sleep(KEEP_ALIVE_MILLIS + 500);
-                Thread close = Thread.ofPlatform().start(() -> ia.close(DatCloseFlags.ABRUPT));
-                close.join(STOPPED_MILLIS);
+                Thread close = closeWhileStopped(ia);
                 waited = close.isAlive();
-                signal("CONT", child);
-                close.join(10_000);
-                ended = !close.isAlive();
+                ended = resumeAndJoin(child, close);
             } finally {
                 ia.close(DatCloseFlags.ABRUPT);
             }
@@ -118,10 +114,7 @@ class OfiShmEarlyCloseTest {
             signal("CONT", child);
             end(child, output);
         }
-        assertEquals(0, child.exitValue(), output.toString());
-        assertTrue(output.toString().contains("done"), output.toString());
-        assertTrue(waited, "the close waits while the peer lives and has not taken the name in");
-        assertTrue(ended, "the close ends once the peer took the name in");
+        assertStoodAndWasWaitedFor(child, output, waited, ended);
     }
 
     /**
@@ -149,13 +142,9 @@ class OfiShmEarlyCloseTest {
             assertEquals(DatReturn.DAT_SUCCESS, crs.await(60_000_000, 1, e), "the client's request");
             signal("STOP", child);
             e.cr().accept(ep, null);
-            Thread.sleep(KEEP_ALIVE_MILLIS + 500);
-            Thread close = Thread.ofPlatform().start(() -> ia.close(DatCloseFlags.ABRUPT));
-            close.join(STOPPED_MILLIS);
+            Thread close = closeWhileStopped(ia);
             waited = close.isAlive();
-            signal("CONT", child);
-            close.join(10_000);
-            ended = !close.isAlive();
+            ended = resumeAndJoin(child, close);
         } finally {
             ia.close(DatCloseFlags.ABRUPT);
             if (child != null) {
@@ -163,10 +152,7 @@ class OfiShmEarlyCloseTest {
                 end(child, output);
             }
         }
-        assertEquals(0, child.exitValue(), output.toString());
-        assertTrue(output.toString().contains("done"), output.toString());
-        assertTrue(waited, "the close waits while the client lives and has not taken the name in");
-        assertTrue(ended, "the close ends once the client took the name in");
+        assertStoodAndWasWaitedFor(child, output, waited, ended);
     }
 
     /**
@@ -181,9 +167,7 @@ class OfiShmEarlyCloseTest {
             DatIa ia = new OfiProvider().open(OfiRdmShmVerification.IA, "", 16);
             try {
                 requestWhileStopped(ia, child);
-                Thread.sleep(KEEP_ALIVE_MILLIS + 500);
-                Thread close = Thread.ofPlatform().start(() -> ia.close(DatCloseFlags.ABRUPT));
-                close.join(STOPPED_MILLIS);
+                Thread close = closeWhileStopped(ia);
                 assertTrue(close.isAlive(), "the close waits while the peer lives and has not taken the name in");
                 child.destroyForcibly();
                 assertTrue(child.waitFor(10, TimeUnit.SECONDS));
@@ -273,6 +257,33 @@ class OfiShmEarlyCloseTest {
         }
         assertEquals(0, child.exitValue(), output.toString());
         assertTrue(output.toString().contains("done"), output.toString());
+    }
+
+    /**
+     * Past the keep-alive interval (the refused first message given up), closes {@code ia} on a thread of its own and
+     * watches it for {@link #STOPPED_MILLIS}; returns the thread.
+     */
+    private static Thread closeWhileStopped(DatIa ia) throws InterruptedException {
+        Thread.sleep(KEEP_ALIVE_MILLIS + 500);
+        Thread close = Thread.ofPlatform().start(() -> ia.close(DatCloseFlags.ABRUPT));
+        close.join(STOPPED_MILLIS);
+        return close;
+    }
+
+    /** Continues {@code child}; returns whether {@code close} then ended within 10 s. */
+    private static boolean resumeAndJoin(Process child, Thread close) throws IOException, InterruptedException {
+        signal("CONT", child);
+        close.join(10_000);
+        return !close.isAlive();
+    }
+
+    /** The child outlived its stop and ended cleanly, and the close waited for it and then ended. */
+    private static void assertStoodAndWasWaitedFor(Process child, StringBuilder output, boolean waited,
+            boolean ended) {
+        assertEquals(0, child.exitValue(), output.toString());
+        assertTrue(output.toString().contains("done"), output.toString());
+        assertTrue(waited, "the close waits while the peer lives and has not taken the name in");
+        assertTrue(ended, "the close ends once the peer took the name in");
     }
 
     /** Stops {@code child} and sends it a connection request: the IA's first message to the child's listener. */
