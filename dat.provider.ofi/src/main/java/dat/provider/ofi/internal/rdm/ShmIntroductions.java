@@ -19,10 +19,10 @@ import java.util.function.Function;
  * message to a peer, shm queues a mapping request carrying the endpoint's name in the peer's region ({@code
  * smr_send_name}); the peer's progress then opens the region of that name ({@code smr_progress_connreq}) and, when the
  * name is gone from {@code /dev/shm} (the endpoint closed, or its process ended), compares the pid of a NULL mapping:
- * SIGSEGV in the peer (docs/ofi.md, "Open"). A peer stopped, or not progressing, past
- * any timeout jDAT gives it still has the request queued, so a closing endpoint asks its own region instead: shm marks
- * there, per peer, that the request went ({@code name_sent}) and the peer marks there that it took it in (the id it
- * gave the endpoint, {@code addr.id}).
+ * SIGSEGV in the peer (docs/ofi.md, "Open"). A peer stopped, or not progressing, past any timeout jDAT gives it still
+ * has the request queued, so a closing endpoint asks its own region instead: shm marks there, per peer, that the
+ * request went ({@code name_sent}) and the peer marks there that it took it in (the id it gave the endpoint,
+ * {@code addr.id}).
  *
  * <p>The region is read from its file as shm 1.17 lays it out on x86-64 ({@code include/ofi_shm.h}: {@code struct
  * smr_region}, {@code struct smr_peer_data}); a file that differs in any field this reads (the layout's version, the
