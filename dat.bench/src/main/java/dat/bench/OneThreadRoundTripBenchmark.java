@@ -104,6 +104,18 @@ public class OneThreadRoundTripBenchmark {
         return received;
     }
 
+    /**
+     * One {@code dat_evd_dequeue} that finds nothing, on the receive EVD of a connected endpoint with a receive
+     * posted: what each turn of a consumer's polling loop costs while it waits for a message, and so how soon after a
+     * message lands the consumer can see it.
+     *
+     * @return the dequeue's status ({@code DAT_QUEUE_EMPTY})
+     */
+    @Benchmark
+    public int emptyDequeue() {
+        return ping.recvEvd().dequeue(event);
+    }
+
     private long expect(long received) {
         if (received != size) {
             throw new IllegalStateException("received " + received + " bytes, expected " + size);
