@@ -276,6 +276,11 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
     /** When the last {@link #backgroundStep} began. Guarded by {@link #lock}. */
     private long steppedAt;
 
+    /** {@return when the last {@link #backgroundStep} began (OfiProgressTest)} Under {@link #lock}. */
+    long steppedAt() {
+        return steppedAt;
+    }
+
     /**
      * The progress thread found the lock held: the holder takes the thread's step on its way out of
      * {@code dat_evd_dequeue} ({@link #stepIfDue}).

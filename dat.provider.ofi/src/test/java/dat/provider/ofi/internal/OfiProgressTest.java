@@ -111,6 +111,65 @@ class OfiProgressTest {
     }
 
     /**
+     * A consumer's empty polls read its CQs alone ({@link OfiEvd#CQ_ONLY_POLLS}), and a poll that finds a message
+     * takes the rest of the step: the IA's own (connection events, keep-alives) is still taken in a consumer's polls
+     * every {@link OfiProgress#STEP_NANOS} while the thread leaves it to them, though every message here is in the
+     * socket before the poll that takes it.
+     */
+    @Test
+    void aConsumerThatFindsAMessageAtEachPollStillTakesTheIasStep() {
+        OfiIa ia = (OfiIa) new OfiProvider().open(OfiTcpVerification.IA, "", 16);
+        try (Arena arena = Arena.ofShared()) {
+            DatPz pz = ia.createPz();
+            DatEvd recvs = ia.createEvd(64, null, DatEvdFlags.DTO);
+            TcpPair pair = TcpPair.connect(ia, pz, recvs);
+            DatEvent e = new DatEvent();
+            DatLmr lmr = ia.createLmr(pz, arena.allocate(4096, 64), DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE);
+            int messages = 8;
+            for (int i = 0; i < messages; i++) {
+                assertEquals(DatReturn.DAT_SUCCESS, pair.passive().postRecv(1,
+                        Iov.allocate(arena, 1).set(0, lmr, 64L * i, 64), i, 0));
+            }
+            // The thread's steps write the receives' advert, so no send waits for credit below.
+            LockSupport.parkNanos(20_000_000L);
+            ia.progressThread().stop();
+            // As the thread does while it sees a consumer poll.
+            ia.delegate(true);
+            assertEquals(DatReturn.DAT_QUEUE_EMPTY, recvs.dequeue(e));
+            long stepped = steppedAt(ia);
+            int firstPolls = 0;
+            for (int i = 0; i < messages; i++) {
+                assertEquals(DatReturn.DAT_SUCCESS, pair.active().postSend(1,
+                        Iov.allocate(arena, 1).set(0, lmr, 2048, 64), i, 0));
+                LockSupport.parkNanos(2 * OfiProgress.STEP_NANOS);
+                long deadline = System.nanoTime() + 5_000_000_000L;
+                int polls = 1;
+                int rc;
+                while ((rc = recvs.dequeue(e)) == DatReturn.DAT_QUEUE_EMPTY) {
+                    polls++;
+                    assertTrue(System.nanoTime() < deadline, "message " + i + " never arrived");
+                }
+                assertEquals(DatReturn.DAT_SUCCESS, rc);
+                assertEquals(i, e.userCookie());
+                firstPolls += polls == 1 ? 1 : 0;
+            }
+            assertTrue(firstPolls > 0, "no message was taken by the poll after it arrived");
+            assertTrue(steppedAt(ia) - stepped > 0, "no IA step in " + messages + " polls 2 ms apart");
+        } finally {
+            ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    private static long steppedAt(OfiIa ia) {
+        ia.lock.lock();
+        try {
+            return ia.steppedAt();
+        } finally {
+            ia.lock.unlock();
+        }
+    }
+
+    /**
      * Events of one EVD do not wake a {@code dat_evd_wait} asleep on another. It once slept on a condition of the
      * whole IA that every queued event signalled, so a thread waiting for a connection event woke, and made the
      * polling consumer unpark it, at every completion of the data path.
