@@ -53,14 +53,6 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
     static final byte RECV = 2;
 
     private static final int BATCH = 16;
-    /**
-     * Empty polls that read only this EVD's CQs before one reads the clock and does the rest of a consumer step (the
-     * credit work, the IA's step when due). The rest was more than half of an empty {@code dat_evd_dequeue} on
-     * ofi-shm-shm-rdm (108 to 133 ns, 46 to 59 ns without: {@code OneThreadRoundTripBenchmark.emptyDequeue}), and a
-     * message is seen at the first poll after it lands, so the turns of a polling loop are what it waits. What the
-     * rest does comes at most this many polls late; a poll whose read finds something does it at once.
-     */
-    static final int CQ_ONLY_POLLS = 16;
     /** How long {@code dat_evd_wait} reads its CQs itself before it sleeps on the IA's condition. */
     private static final long SPIN_NANOS = 50_000;
 
@@ -85,11 +77,6 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
     private long drainedIn = -1;
     /** When a consumer last read this EVD's CQs itself ({@link System#nanoTime()}). Guarded by the IA's lock. */
     private long polledAt = System.nanoTime() - 2 * OfiProgress.POLLED_NANOS;
-    /**
-     * Empty polls left that read only the CQs, before the next whole consumer step ({@link #CQ_ONLY_POLLS}); none at
-     * first, so a consumer's first poll marks the CQs its own ({@link #polledAt}). Guarded by the IA's lock.
-     */
-    private int cqOnlyPolls;
     /** A dat_evd_wait sleeps on {@link #arrived}. Guarded by the IA's lock. */
     private boolean sleeping;
     /** What a sleeping {@code dat_evd_wait} waits on: an event queued here, an abort, the EVD's end. */
@@ -312,21 +299,15 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
         if (cqs.isEmpty()) {
             ia.progressLocked();
         } else {
+            polledAt = now;
             ia.steps++;
-            drainCq(false);
-            creditStep(now);
-        }
-    }
-
-    /** The credit work of a consumer's step, after its CQ reads, stamped {@code now}. Under the IA's lock. */
-    private void creditStep(long now) {
-        cqOnlyPolls = CQ_ONLY_POLLS;
-        polledAt = now;
-        ia.consumerStepBegins(now);
-        try {
-            ia.creditProgress(now);
-        } finally {
-            ia.consumerStepEnds();
+            ia.consumerStepBegins(now);
+            try {
+                drainCq(false);
+                ia.creditProgress(now);
+            } finally {
+                ia.consumerStepEnds();
+            }
         }
     }
 
@@ -495,28 +476,14 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
                 // nothing keep its time for the progress thread.
                 ia.dequeued();
             } else {
-                boolean read = false;
-                if (cqOnlyPolls > 0 && !ia.stepWanted()) {
-                    // Nothing queued and no step asked for: the CQs alone. What they hold is worth the clock and the
-                    // rest of the step at once (a held send the completion freed); their emptiness is not.
-                    cqOnlyPolls--;
-                    ia.steps++;
-                    if (!drainCq(false)) {
-                        ia.dequeued();
-                        return DatReturn.DAT_QUEUE_EMPTY;
-                    }
-                    read = true;
-                }
                 long now = System.nanoTime();
                 ia.consumerPolled(now);
                 ia.stepIfDue(now);
-                if (read) {
-                    creditStep(now);
-                } else if (count == 0) {
-                    consumerStep(now);
-                }
                 if (count == 0) {
-                    return DatReturn.DAT_QUEUE_EMPTY;
+                    consumerStep(now);
+                    if (count == 0) {
+                        return DatReturn.DAT_QUEUE_EMPTY;
+                    }
                 }
             }
             take(event);

@@ -111,10 +111,10 @@ class OfiProgressTest {
     }
 
     /**
-     * A consumer's empty polls read its CQs alone ({@link OfiEvd#CQ_ONLY_POLLS}), and a poll that finds a message
-     * takes the rest of the step: the IA's own (connection events, keep-alives) is still taken in a consumer's polls
-     * every {@link OfiProgress#STEP_NANOS} while the thread leaves it to them, though every message here is in the
-     * socket before the poll that takes it.
+     * A consumer that finds a message at each poll still takes the IA's own step (connection events, keep-alives)
+     * every {@link OfiProgress#STEP_NANOS} while the thread leaves it to the consumer's polls, though every message
+     * here is in the socket before the poll that takes it. A poll that read its CQs alone and did the rest of the step
+     * only when the read found something once skipped the IA's step there, and never took it.
      */
     @Test
     void aConsumerThatFindsAMessageAtEachPollStillTakesTheIasStep() {
