@@ -106,8 +106,9 @@ public class OneThreadRoundTripBenchmark {
 
     /**
      * One {@code dat_evd_dequeue} that finds nothing, on the receive EVD of a connected endpoint with a receive
-     * posted: what each turn of a consumer's polling loop costs while it waits for a message, and so how soon after a
-     * message lands the consumer can see it.
+     * posted: what each turn of a consumer's polling loop costs while it waits for a message. Halving it on
+     * ofi-shm-shm-rdm did not shorten a two-process ping-pong (CHANGELOG, twenty-first session): a turn's CPU is not
+     * where that round trip's time goes.
      *
      * @return the dequeue's status ({@code DAT_QUEUE_EMPTY})
      */
