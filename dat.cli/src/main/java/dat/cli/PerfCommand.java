@@ -220,9 +220,12 @@ final class PerfCommand implements Callable<Integer> {
             }
             throw new PerfException("on IA " + entry.name() + ": " + e.getMessage());
         } finally {
-            watchdog.step("closing IA " + entry.name() + " of provider " + entry.providerName(),
-                    2 * PerfEngine.STOP_GRACE.toNanos());
-            release(session, engine);
+            // Two steps: the joins bound themselves (at most two rounds of two); the close is the provider's and has
+            // --timeout, as documented (an ofi IA's close may wait seconds for a stopped peer to take in a request).
+            watchdog.step("stopping the measuring threads on IA " + entry.name(), 4 * PerfEngine.STOP_GRACE.toNanos());
+            boolean ended = stopWorkers(session, engine);
+            watchdog.step("closing IA " + entry.name() + " of provider " + entry.providerName());
+            session.close(ended);
         }
     }
 
@@ -293,6 +296,15 @@ final class PerfCommand implements Callable<Integer> {
      * (leaked) rather than pulled from under it.
      */
     static void release(PerfSession session, PerfEngine engine) {
+        session.close(stopWorkers(session, engine));
+    }
+
+    /**
+     * {@return whether every worker has ended} Stops and joins them, each join bounded by
+     * {@link PerfEngine#STOP_GRACE}; a worker still stuck in a provider call is cut off by an abrupt IA close and
+     * joined once more.
+     */
+    private static boolean stopWorkers(PerfSession session, PerfEngine engine) {
         boolean ended = true;
         if (engine != null) {
             if (engine.state == PerfEngine.RUNNING) {
@@ -304,7 +316,7 @@ final class PerfCommand implements Callable<Integer> {
                 ended = engine.joinWorkers();
             }
         }
-        session.close(ended);
+        return ended;
     }
 
     /**

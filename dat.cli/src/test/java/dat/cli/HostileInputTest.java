@@ -86,6 +86,21 @@ class HostileInputTest {
     }
 
     /**
+     * The IA's close is a step like any other: {@code --timeout} bounds it (the measuring threads' joins before it
+     * have their own bound). It once had a fixed 9 s, so a close that waits for a stopped peer failed the command
+     * under any timeout, and a close slower than the timeout passed.
+     */
+    @Test
+    void aTimeoutBoundsTheIasClose() {
+        DatCommandTest.Run r = dat("perf", "pingpong", "--ia", "slowclose0", "--sizes", "8", "--iters", "100",
+                "--timeout", "2");
+        assertEquals(Exit.USAGE, r.exit(), r.out() + r.err());
+        assertTrue(r.err().contains("closing IA slowclose0 of provider slowclose did not return within 2 s"), r.err());
+        assertOneLine(r.err(), "a close slower than --timeout");
+        assertTrue(r.out().lines().anyMatch(l -> l.trim().startsWith("8 ")), "the row was printed:\n" + r.out());
+    }
+
+    /**
      * A command told its provider asks no other for its IAs, so it never waits for another's native library (libfabric
      * takes hundreds of milliseconds to load); told an IA, it asks every provider, since any may offer the name.
      */
@@ -101,7 +116,7 @@ class HostileInputTest {
 
         DatCommandTest.Run byIa = dat(concat(perf, "--ia", "loopback0"));
         assertEquals(Exit.OK, byIa.exit(), byIa.out() + byIa.err());
-        assertEquals(Set.of("hang", "forger", "overflow", "absent"), HostileProviders.ASKED);
+        assertEquals(Set.of("hang", "forger", "overflow", "absent", "slowclose"), HostileProviders.ASKED);
     }
 
     private static String[] concat(String[] head, String... tail) {

@@ -13,8 +13,11 @@ import dat.spi.DatProviderInfo;
 import dat.spi.DatSetting;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -27,7 +30,7 @@ import java.util.function.Supplier;
  * them by class (the registry's own way to load a provider no service loader lists). Each offers the IA its
  * {@code dat.conf} line names: {@code hang0}, whose open never returns; {@code forger0}, whose strings carry newlines
  * and terminal escapes in the places the registry does not validate; {@code overflow0}, whose open overflows the
- * stack; {@code absent0}, unavailable with a forging reason.
+ * stack; {@code absent0}, unavailable with a forging reason; {@code slowclose0}, a loopback IA slow to close.
  */
 final class HostileProviders {
 
@@ -39,6 +42,9 @@ final class HostileProviders {
 
     /** Released by {@link #withConf}'s caller when a test ends, so a hung open does not outlive the test. */
     static volatile CountDownLatch release = new CountDownLatch(1);
+
+    /** How long {@link SlowClose}'s IA takes to close. */
+    static final Duration CLOSE_TAKES = Duration.ofSeconds(4);
 
     private HostileProviders() {
     }
@@ -53,7 +59,8 @@ final class HostileProviders {
                 DatRegistry.class.getModule());
         Path conf = dir.resolve("dat.conf");
         StringBuilder text = new StringBuilder();
-        for (Class<?> type : List.of(Hang.class, Forger.class, Overflow.class, Absent.class)) {
+        for (Class<?> type : List.of(Hang.class, Forger.class, Overflow.class, Absent.class,
+                SlowClose.class)) {
             String ia = type.getSimpleName().toLowerCase(Locale.ROOT) + "0";
             text.append(ia).append(" u1.2 threadsafe default ").append(type.getName()).append(" dapl.1.2 \"\" \"\"\n");
         }
@@ -158,6 +165,37 @@ final class HostileProviders {
         @Override
         public DatIa open(String iaName, String iaParams, int asyncEvdMinQlen) {
             throw new StackOverflowError();
+        }
+    }
+
+    /**
+     * A loopback IA whose close takes {@link #CLOSE_TAKES} first, as an ofi IA's may while a stopped peer has not
+     * taken in its last request. The close goes on when the wait is interrupted (the command gave up on it), so no
+     * loopback IA outlives the test.
+     */
+    public static final class SlowClose extends Base {
+        /** Instantiated by the registry. */
+        public SlowClose() {
+        }
+
+        @Override
+        public DatIa open(String iaName, String iaParams, int asyncEvdMinQlen) {
+            DatIa ia = DatRegistry.load().open("loopback0", asyncEvdMinQlen);
+            return (DatIa) Proxy.newProxyInstance(DatIa.class.getClassLoader(), new Class<?>[] {DatIa.class},
+                    (proxy, method, args) -> {
+                        if (method.getName().equals("close")) {
+                            try {
+                                Thread.sleep(CLOSE_TAKES);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        }
+                        try {
+                            return method.invoke(ia, args);
+                        } catch (InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
         }
     }
 
