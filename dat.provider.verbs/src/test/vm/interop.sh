@@ -80,37 +80,41 @@ passed() {
     esac
 }
 
-# run_prog KIND CMD LOG: runs a check's program; writes its exit status to LOG.rc. dtestsrq ends an SRQ EP by
-# waiting without a timeout for DAT_ASYNC_ERROR_EP_BROKEN on the async EVD, which libdaplofa makes of the QP's
-# IBV_EVENT_QP_LAST_WQE_REACHED; rxe in the guest's kernel raises none, so dtestsrq waits for ever whoever the
-# peer is. Once its -v log says it waits for that ("Wait for EP async event") it is given 10 s, then stopped, and
-# LOG.teardown records why.
+# stop_prog LOG WHY: stops the program whose standard output is LOG (busybox has no pgrep: /proc, by fd 1, not the
+# shells and timeout around it) and records WHY in LOG.teardown.
+stop_prog() {
+    for d in /proc/[0-9]*; do
+        case $(cat "$d/comm" 2>/dev/null) in sh | busybox | timeout | "") continue ;; esac
+        case $(readlink "$d/fd/1" 2>/dev/null) in
+            */"${1##*/}") kill "${d#/proc/}" 2>/dev/null && echo "$2" > "$1.teardown" ;;
+        esac
+    done
+}
+
+# run_prog KIND CMD LOG TAG: runs a check's program; writes its exit status to LOG.rc. Stopped early when the other
+# guest's program in this attempt crashed (TAG.crashed.<role>): it would only wait for a peer that is gone. dtestsrq
+# ends an SRQ EP by waiting without a timeout for DAT_ASYNC_ERROR_EP_BROKEN on the async EVD, which libdaplofa makes
+# of the QP's IBV_EVENT_QP_LAST_WQE_REACHED; rxe in the guest's kernel raises none, so dtestsrq waits for ever
+# whoever the peer is. Once its -v log says it waits for that ("Wait for EP async event") it is given 10 s, then
+# stopped, and LOG.teardown records why.
 run_prog() {
     rm -f "$3.rc" "$3.teardown"
     ( eval "timeout $STEP $2" < /dev/null > "$3" 2>&1; echo $? > "$3.rc" ) &
-    if [ "$1" = cdtestsrq ]; then
-        w=0
-        until [ -f "$3.rc" ] || grep -q 'Wait for EP async event' "$3" 2>/dev/null || [ $w -ge "$STEP" ]; do
-            w=$((w + 1))
-            sleep 1
+    asked=-1
+    while [ ! -f "$3.rc" ]; do
+        for f in "$DIR/$4".crashed.*; do
+            [ -f "$f" ] && [ ! -f "$3.teardown" ] && stop_prog "$3" "the other guest's program crashed: stopped"
         done
-        w=0
-        until [ -f "$3.rc" ] || [ $w -ge 10 ]; do
-            w=$((w + 1))
-            sleep 1
-        done
-        if [ ! -f "$3.rc" ]; then
-            # Our own program only: the dtestsrq whose standard output is this log (busybox has no pgrep).
-            for d in /proc/[0-9]*; do
-                [ "$(cat "$d/comm" 2>/dev/null)" = dtestsrq ] || continue
-                case $(readlink "$d/fd/1") in
-                    */"${3##*/}")
-                        kill "${d#/proc/}" && echo "dtestsrq still waited for the async EP_BROKEN 10 s after its" \
-                            "DISCONNECTED: stopped" > "$3.teardown" ;;
-                esac
-            done
+        if [ "$1" = cdtestsrq ]; then
+            [ $asked -ge 0 ] || ! grep -q 'Wait for EP async event' "$3" 2>/dev/null || asked=0
+            if [ $asked -ge 0 ]; then
+                asked=$((asked + 1))
+                [ $asked -ne 11 ] || stop_prog "$3" \
+                    "dtestsrq still waited for the async EP_BROKEN 10 s after its DISCONNECTED: stopped"
+            fi
         fi
-    fi
+        sleep 1
+    done
     wait
 }
 
@@ -124,63 +128,119 @@ ready_pattern() {
 }
 
 wait_file() {
+    wait_file_of "$1" "$1" "$2"
+}
+
+# wait_file_of FILE1 FILE2 SECONDS: waits until either file exists, at most SECONDS.
+wait_file_of() {
     w=0
-    while [ ! -f "$1" ]; do
+    while [ ! -f "$1" ] && [ ! -f "$2" ]; do
         w=$((w + 1))
-        [ $w -gt "$2" ] && return 1
+        [ $w -gt "$3" ] && return 1
         sleep 1
     done
 }
 
+# crash_of RC: the signal a program died of when it crashed (SIGILL, SIGABRT: a JVM's fatal error after its hs_err
+# file, SIGBUS, SIGFPE, SIGSEGV), or nothing. A timeout (124), dtestsrq's teardown (SIGTERM) and a clean failure are
+# not crashes.
+crash_of() {
+    case $1 in
+        132) echo SIGILL ;; 134) echo SIGABRT ;; 135) echo SIGBUS ;; 136) echo SIGFPE ;; 139) echo SIGSEGV ;;
+    esac
+}
+
+# keep_hs_err TAG: moves this guest's JVM crash files into interop/ as TAG's, so they stay with the check and the
+# harness (which retries the whole pair when a guest directory has one) sees the crash was dealt with here.
+keep_hs_err() {
+    for f in "$OUT/vm-$ROLE"/hs_err_pid*.log; do
+        [ -f "$f" ] && mv "$f" "$DIR/$1.$ROLE.${f##*/}"
+    done
+}
+
+# retried: what ended a check's first attempt, when it ran twice, for its verdict.
+retried() {
+    [ ! -f "$DIR/$name.retried" ] || echo " in attempt 2 ($(cat "$DIR/$name.retried"))"
+}
+
+# A check runs at most twice: once more only when a program crashed in the first attempt (TCG has crashed the guest's
+# JVM and OFA's programs in emulation: the harness's own retry after a JVM crash says so), its files then named
+# <check>.2.*; the note of its verdict says what ended attempt 1. Any other failure is final. The server waits for the
+# client's word on each attempt: <check>.verdict, or <tag>.again.
 failed=0
 while IFS='|' read -r name _control srole skind scmd ckind ccmd; do
     [ -n "$name" ] || continue
-    if [ "$ROLE" = "$srole" ]; then
-        log=$DIR/$name.server.log
-        echo "interop: $name: serving: $scmd"
-        run_prog "$skind" "$scmd" "$log" &
-        pat=$(ready_pattern "$skind")
-        w=0
-        # Without stdbuf C's output may stay in its buffer: ready after 60 s at the latest.
-        until grep -q "$pat" "$log" 2>/dev/null || [ -f "$log.rc" ] || [ $w -ge 60 ]; do
-            w=$((w + 1))
-            sleep 1
-        done
-        # C dtest binds its bootstrap port just after the line; give it a moment.
-        sleep 2
-        touch "$DIR/$name.ready"
-        wait
-        rc=$(cat "$log.rc")
-        if passed "$skind" "$log" "$rc"; then echo "ok" > "$DIR/$name.server"
-        else echo "exit $rc$(grep -q 'FAILED' "$log" && echo ', FAILED')" > "$DIR/$name.server"; fi
-        echo "interop: $name: server $(cat "$DIR/$name.server")"
-    else
-        log=$DIR/$name.client.log
-        if ! wait_file "$DIR/$name.ready" "$STEP"; then
-            echo "FAIL the server never became ready" > "$DIR/$name.verdict"
-            failed=1
-            continue
-        fi
-        echo "interop: $name: client: $ccmd"
-        run_prog "$ckind" "$ccmd" "$log"
-        rc=$(cat "$log.rc")
-        if ! wait_file "$DIR/$name.server" "$STEP"; then
-            echo "FAIL the server did not end within ${STEP}s" > "$DIR/$name.verdict"
-            failed=1
-            continue
-        fi
-        server=$(cat "$DIR/$name.server")
-        if passed "$ckind" "$log" "$rc" && [ "$server" = ok ]; then
-            echo "PASS" > "$DIR/$name.verdict"
-            cat "$DIR/$name".*.log.teardown > "$DIR/$name.note" 2>/dev/null || rm -f "$DIR/$name.note"
+    attempt=1
+    while :; do
+        tag=$name
+        [ $attempt = 1 ] || tag=$name.$attempt
+        if [ "$ROLE" = "$srole" ]; then
+            log=$DIR/$tag.server.log
+            echo "interop: $tag: serving: $scmd"
+            run_prog "$skind" "$scmd" "$log" "$tag" &
+            pat=$(ready_pattern "$skind")
+            w=0
+            # Without stdbuf C's output may stay in its buffer: ready after 60 s at the latest.
+            until grep -q "$pat" "$log" 2>/dev/null || [ -f "$log.rc" ] || [ $w -ge 60 ]; do
+                w=$((w + 1))
+                sleep 1
+            done
+            # C dtest binds its bootstrap port just after the line; give it a moment.
+            sleep 2
+            touch "$DIR/$tag.ready"
+            wait
+            rc=$(cat "$log.rc")
+            crash=$(crash_of "$rc")
+            [ -z "$crash" ] || echo "$crash" > "$DIR/$tag.crashed.$ROLE"
+            keep_hs_err "$tag"
+            if passed "$skind" "$log" "$rc"; then echo "ok" > "$DIR/$tag.server"
+            else echo "exit $rc${crash:+ ($crash)}$(grep -q 'FAILED' "$log" && echo ', FAILED')" > "$DIR/$tag.server"; fi
+            echo "interop: $tag: server $(cat "$DIR/$tag.server")"
+            wait_file_of "$DIR/$name.verdict" "$DIR/$tag.again" $((STEP + 60)) || true
+            [ -f "$DIR/$tag.again" ] || break
+            attempt=2
         else
+            log=$DIR/$tag.client.log
+            if ! wait_file "$DIR/$tag.ready" "$STEP"; then
+                echo "FAIL the server never became ready$(retried)" > "$DIR/$name.verdict"
+                failed=1
+                break
+            fi
+            echo "interop: $tag: client: $ccmd"
+            run_prog "$ckind" "$ccmd" "$log" "$tag"
+            rc=$(cat "$log.rc")
+            crash=$(crash_of "$rc")
+            [ -z "$crash" ] || echo "$crash" > "$DIR/$tag.crashed.$ROLE"
+            keep_hs_err "$tag"
+            if ! wait_file "$DIR/$tag.server" "$STEP"; then
+                echo "FAIL the server did not end within ${STEP}s$(retried)" > "$DIR/$name.verdict"
+                failed=1
+                break
+            fi
+            server=$(cat "$DIR/$tag.server")
+            if passed "$ckind" "$log" "$rc" && [ "$server" = ok ]; then
+                cat "$DIR/$name".*.log.teardown "$DIR/$name.retried" > "$DIR/$name.note" 2>/dev/null
+                [ -s "$DIR/$name.note" ] || rm -f "$DIR/$name.note"
+                echo "PASS" > "$DIR/$name.verdict"
+                echo "interop: $tag: PASS"
+                break
+            fi
             client=ok
-            passed "$ckind" "$log" "$rc" || client="exit $rc"
-            echo "FAIL client $client, server $server" > "$DIR/$name.verdict"
+            passed "$ckind" "$log" "$rc" || client="exit $rc${crash:+ ($crash)}"
+            case $attempt:$crash:$server in
+                1:?*:* | 1:*:*"(SIG"*)
+                    echo "attempt 1 crashed: client $client, server $server" > "$DIR/$name.retried"
+                    echo "interop: $tag: $(cat "$DIR/$name.retried"); running it again"
+                    touch "$DIR/$tag.again"
+                    attempt=2
+                    continue ;;
+            esac
+            echo "FAIL client $client, server $server$(retried)" > "$DIR/$name.verdict"
             failed=1
+            echo "interop: $tag: $(cat "$DIR/$name.verdict")"
+            break
         fi
-        echo "interop: $name: $(cat "$DIR/$name.verdict")"
-    fi
+    done
 done < "$CHECKS"
 # The verdict files carry the result (a check whose control failed is OFA's, not this guest's failure).
 echo "interop: done, $failed check(s) of this client failed"

@@ -5,7 +5,8 @@
 #
 #   rxe-vm-selftest.sh [--image DIR] [--out DIR] [CASE...]
 #
-# CASE names: usage smoke exit crash-once crash-twice timeout interrupt pair pair-fail (default: all). Every case checks
+# CASE names: usage smoke exit crash-once crash-twice timeout interrupt pair pair-fail interop-retry (default: all;
+# interop-retry runs interop.sh on the host, without guests). Every case checks
 # what the harness promises and fails when it does not; exit 0 only when every selected case passed.
 set -euo pipefail
 
@@ -14,7 +15,7 @@ readonly HERE
 ROOT_DIR=$(cd "$HERE/../../../.." && pwd)
 readonly ROOT_DIR
 readonly VM=$HERE/rxe-vm.sh
-readonly ALL_CASES=(usage smoke exit crash-once crash-twice timeout interrupt pair pair-fail)
+readonly ALL_CASES=(usage smoke exit crash-once crash-twice timeout interrupt pair pair-fail interop-retry)
 
 image=$ROOT_DIR/jlink-image/target/maven-jlink/default
 base=$ROOT_DIR/dat.provider.verbs/target/rxe-vm-selftest
@@ -204,6 +205,93 @@ case_pair-fail() {
     expect_log 'guest b: command exited 5'
     expect_log 'guest a: stopped 10s after the other'
     ((case_secs < 400)) || fail "guest a was not stopped after the grace period (run took ${case_secs}s)"
+}
+
+# interop.sh's retry, on the host without guests: both roles run against fake programs (dtest, dtestsrq, dat) that
+# crash or fail where told. A check whose program crashed in attempt 1 runs once more and passes with a note; the
+# crash file goes with the check, out of the guest's directory; the other guest's program waiting on a crashed peer
+# is stopped rather than left to its timeout; a check that crashes twice fails; a plain failure is not retried.
+case_interop-retry() {
+    case_out=$base/interop-retry case_log=$base/interop-retry.log
+    rm -rf "$case_out"
+    mkdir -p "$case_out/bin" "$case_out/vm-a" "$case_out/vm-b"
+    cat > "$case_out/bin/fake" <<'FAKE'
+#!/bin/sh
+me=${0##*/}
+sub=
+[ "$me" = dat ] && { sub=$1; shift; }
+if [ "$sub" = info ]; then
+    printf 'IA PROVIDER VERSION STATUS\nofa-v2-cma-roe udapl 2.0 available\n'
+    exit 0
+fi
+role=client
+case " $* " in *" -s "*) role=server ;; esac
+[ "$sub" = tck-peer ] && role=server
+key=$me:$sub:$role
+count=$DAT_VM_OUT/fake-count.$(echo "$key" | tr ':' '_')
+n=$(cat "$count" 2>/dev/null || echo 0)
+echo $((n + 1)) > "$count"
+for c in $FAKE_CRASH; do
+    if [ "${c%=*}" = "$key" ] && [ "$n" -lt "${c#*=}" ]; then
+        echo "fake: $key crashes" > "$DAT_VM_OUT/vm-$DAT_VM_ROLE/hs_err_pid$$.log"
+        exit 134
+    fi
+done
+# A client that fails ends its server's wait, as a real one's disconnect would.
+for c in $FAKE_FAIL; do [ "$c" = "$key" ] && { touch "$DAT_VM_OUT/fake-served"; echo "fake: $key fails"; exit 1; }; done
+if [ $role = server ]; then
+    rm -f "$DAT_VM_OUT/fake-served"
+    echo 'Server is waiting for client connection; ready on port; waiting on TCP port; dat tck-peer: listening'
+    i=0
+    until [ -f "$DAT_VM_OUT/fake-served" ]; do
+        i=$((i + 1))
+        [ $i -lt 300 ] || exit 9
+        sleep 0.1
+    done
+    rm -f "$DAT_VM_OUT/fake-served"
+else
+    touch "$DAT_VM_OUT/fake-served"
+fi
+echo 'DAPL Test Complete. PASSED'
+echo 'DAPL RC SRQ Test Complete'
+FAKE
+    chmod +x "$case_out/bin/fake"
+    for p in dat dtest dtestsrq; do ln -s fake "$case_out/bin/$p"; done
+    local started=$SECONDS pids=() r
+    for r in a b; do
+        DAT_VM_ROLE=$r DAT_VM_OUT=$case_out DAT_INTEROP_STEP_SECONDS=60 PATH=$case_out/bin:$PATH \
+            FAKE_CRASH='dat:dtest:server=1 dat:dtestsrq:client=2 dtestsrq::client=1' FAKE_FAIL='dat:tck:client' \
+            sh "$HERE/interop.sh" > "$case_log.$r" 2>&1 &
+        pids+=($!)
+    done
+    wait "${pids[@]}"
+    cat "$case_log.a" "$case_log.b" > "$case_log"
+    case_secs=$((SECONDS - started))
+    local d=interop
+    expect_content $d/c-dtest~c-dtest.verdict '^PASS$'
+    expect_content $d/java-dtest-server~c-dtest-client.verdict '^PASS$'
+    expect_content $d/java-dtest-server~c-dtest-client.note \
+        '^attempt 1 crashed: client (ok|exit 143), server exit 134 \(SIGABRT\)'
+    expect_file "$d/java-dtest-server~c-dtest-client.a.hs_err_pid*.log"
+    expect_file "$d/java-dtest-server~c-dtest-client.2.server.log"
+    expect_no_file 'vm-a/hs_err_pid*.log'
+    expect_no_file 'vm-b/hs_err_pid*.log'
+    expect_content $d/c-dtest-server~java-dtest-client.verdict '^PASS$'
+    expect_no_file "$d/c-dtest-server~java-dtest-client.note"
+    # The C client crashed while the server waited for it: the server was stopped, not left to its 60 s.
+    expect_content $d/c-dtestsrq~c-dtestsrq.verdict '^PASS$'
+    expect_content $d/c-dtestsrq~c-dtestsrq.server.log.teardown "the other guest's program crashed: stopped"
+    expect_content $d/c-dtestsrq~c-dtestsrq.note 'attempt 1 crashed: client exit 134 \(SIGABRT\), server exit 143'
+    expect_content $d/java-dtestsrq-server~c-dtestsrq-client.verdict '^PASS$'
+    expect_content $d/c-dtestsrq-server~java-dtestsrq-client.verdict \
+        '^FAIL client exit 134 \(SIGABRT\), server exit 143 in attempt 2 \(attempt 1 crashed: client exit 134'
+    expect_file "$d/c-dtestsrq-server~java-dtestsrq-client.b.hs_err_pid*.log"
+    expect_file "$d/c-dtestsrq-server~java-dtestsrq-client.2.b.hs_err_pid*.log"
+    expect_content $d/kit-verbs~tck-peer-udapl.verdict '^FAIL client exit 1, server ok$'
+    expect_no_file "$d/kit-verbs~tck-peer-udapl.2.*"
+    expect_content $d/kit-udapl~tck-peer-verbs.verdict '^FAIL client exit 1, server ok$'
+    expect_content interop/checks.txt 'kit-udapl~tck-peer-verbs'
+    ((case_secs < 150)) || fail "the checks took ${case_secs}s: a crashed peer's partner waited for its timeout"
 }
 
 for c in "${cases[@]}"; do
