@@ -241,6 +241,8 @@ final class OfiEpData {
         /** The oldest open slot as {@link #oldestOpen} last found it, or -1, and its order then. */
         private int oldest = -1;
         private long oldestOrder;
+        /** The slots open (posted, transmitted or done): none or one is the common case, known without a scan. */
+        private int openCount;
 
         Queue(int capacity, int maxIov) {
             this.capacity = capacity;
@@ -277,12 +279,20 @@ final class OfiEpData {
             for (int s = 0; s < segments[slot]; s++) {
                 lmr[slot * maxIov + s] = null;
             }
+            if (open(state[slot])) {
+                openCount--;
+            }
             state[slot] = FREE;
             free[freeCount++] = slot;
         }
 
         /** The slot is handed to the fabric (or flushed as if it had been): it is open from now on. */
         void posted(int slot) {
+            if (!open(state[slot]) && openCount++ == 0) {
+                // The only open slot: the oldest, whatever the cache said.
+                oldest = slot;
+                oldestOrder = order[slot];
+            }
             state[slot] = POSTED;
             if (oldest >= 0 && order[slot] < oldestOrder) {
                 // A held request released behind younger ones that went first: it is the oldest open now.
@@ -294,12 +304,16 @@ final class OfiEpData {
         /**
          * {@return the oldest request handed to the fabric and not reported yet, or -1} The answer is kept while its
          * slot stays open under the same order (a slot only opens through {@link #posted}, which keeps it right), so
-         * a poll that waits for the peer's advert does not scan the queue.
+         * a poll that waits for the peer's advert does not scan the queue; nor does a send posted while none is open.
          */
         int oldestOpen() {
             int c = oldest;
             if (c >= 0 && order[c] == oldestOrder && open(state[c])) {
                 return c;
+            }
+            if (openCount == 0) {
+                oldest = -1;
+                return -1;
             }
             int best = -1;
             for (int i = 0; i < capacity; i++) {
