@@ -426,6 +426,7 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
      * @return whether it handed anything to the fabric
      */
     boolean creditProgress(long now) {
+        creditSteps++;
         boolean any = false;
         if (!creditEps.isEmpty()) {
             for (int i = 0; i < creditEps.size(); i++) {
@@ -433,6 +434,14 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
             }
         }
         return any;
+    }
+
+    /** {@link #creditProgress} calls. Guarded by {@link #lock}. */
+    private long creditSteps;
+
+    /** {@return how often the credit work ran (OfiProgressTest)} Under {@link #lock}. */
+    long creditSteps() {
+        return creditSteps;
     }
 
     /** {@return whether an advert waits for its grace: the progress thread keeps to its shortest sleep} */
@@ -450,13 +459,25 @@ final class OfiIa extends AbstractIa<OfiIa, OfiPz, OfiEvd, OfiSrq, OfiEp> {
      * #inConsumerStep}: an advert falling due in the step stamps its grace from it ({@link OfiCredit#receivesChanged})
      * rather than read the clock again, which took 32 ns here, once per message received. Guarded by {@link #lock}.
      */
-    private long consumerStepClock;
+    private long consumerStepClock = System.nanoTime();
+    /** Consumer polls in a row that returned what their first CQ read found (OfiEvd#QUICK_POLLS). Under the lock. */
+    int quickPolls;
     /** Whether a consumer step is under way. Guarded by {@link #lock}. */
     private boolean inConsumerStep;
 
     /** A consumer step begins, its clock read at {@code now}. Under {@link #lock}. */
     void consumerStepBegins(long now) {
         consumerStepClock = now;
+        inConsumerStep = true;
+    }
+
+    /**
+     * A consumer's poll reads its CQs before it reads the clock ({@link OfiEvd}'s dequeue): the last consumer step's
+     * reading stands for the clock, one empty poll old while the consumer polls back to back. A consumer that polls
+     * seldom may so find an advert due at its next step rather than a grace later: one write the more, never one
+     * fewer. Under {@link #lock}.
+     */
+    void consumerDrainBegins() {
         inConsumerStep = true;
     }
 
