@@ -80,7 +80,7 @@ final class Dto {
     int load(ContextTable contexts, LoopbackPz pz, int n, Iov iov, int privilege, long[] triplet) {
         long sum = 0;
         for (int i = 0; i < n; i++) {
-            // One read of the whole triplet (one check of its memory, not one per field), into the poster's own
+            // One read of the whole triplet (one index check, not one per field), into the poster's own
             // padded scratch, not into a holder object beside this descriptor: a holder's fields, written on every
             // post, shared a cache line with this descriptor's words, which the peer's delivering thread reads
             // (LmrTriplet's rule kept: an IOV whose memory this thread cannot read is a bad argument).
