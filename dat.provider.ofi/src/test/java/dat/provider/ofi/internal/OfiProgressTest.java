@@ -120,27 +120,17 @@ class OfiProgressTest {
     void aConsumerThatFindsAMessageAtEachPollStillTakesTheIasStep() {
         OfiIa ia = (OfiIa) new OfiProvider().open(OfiTcpVerification.IA, "", 16);
         try (Arena arena = Arena.ofShared()) {
-            DatPz pz = ia.createPz();
-            DatEvd recvs = ia.createEvd(64, null, DatEvdFlags.DTO);
-            TcpPair pair = TcpPair.connect(ia, pz, recvs);
-            DatEvent e = new DatEvent();
-            DatLmr lmr = ia.createLmr(pz, arena.allocate(4096, 64), DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE);
             int messages = 8;
-            for (int i = 0; i < messages; i++) {
-                assertEquals(DatReturn.DAT_SUCCESS, pair.passive().postRecv(1,
-                        Iov.allocate(arena, 1).set(0, lmr, 64L * i, 64), i, 0));
-            }
-            // The thread's steps write the receives' advert, so no send waits for credit below.
-            LockSupport.parkNanos(20_000_000L);
-            ia.progressThread().stop();
+            Receiving r = Receiving.posted(ia, arena, messages);
+            DatEvd recvs = r.recvs();
+            DatEvent e = new DatEvent();
             // As the thread does while it sees a consumer poll.
             ia.delegate(true);
             assertEquals(DatReturn.DAT_QUEUE_EMPTY, recvs.dequeue(e));
             long stepped = steppedAt(ia);
             int firstPolls = 0;
             for (int i = 0; i < messages; i++) {
-                assertEquals(DatReturn.DAT_SUCCESS, pair.active().postSend(1,
-                        Iov.allocate(arena, 1).set(0, lmr, 2048, 64), i, 0));
+                r.send(arena, i);
                 LockSupport.parkNanos(2 * OfiProgress.STEP_NANOS);
                 long deadline = System.nanoTime() + 5_000_000_000L;
                 int polls = 1;
@@ -170,24 +160,15 @@ class OfiProgressTest {
     void aPollWhoseFirstReadFindsAMessageLeavesTheCreditWorkToALaterPoll() {
         OfiIa ia = (OfiIa) new OfiProvider().open(OfiTcpVerification.IA, "", 16);
         try (Arena arena = Arena.ofShared()) {
-            DatPz pz = ia.createPz();
-            DatEvd recvs = ia.createEvd(64, null, DatEvdFlags.DTO);
-            TcpPair pair = TcpPair.connect(ia, pz, recvs);
-            DatEvent e = new DatEvent();
-            DatLmr lmr = ia.createLmr(pz, arena.allocate(4096, 64), DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE);
             int messages = 15;
-            for (int i = 0; i < messages; i++) {
-                assertEquals(DatReturn.DAT_SUCCESS, pair.passive().postRecv(1,
-                        Iov.allocate(arena, 1).set(0, lmr, 64L * i, 64), i, 0));
-            }
-            LockSupport.parkNanos(20_000_000L);
-            ia.progressThread().stop();
+            Receiving r = Receiving.posted(ia, arena, messages);
+            DatEvd recvs = r.recvs();
+            DatEvent e = new DatEvent();
             assertEquals(DatReturn.DAT_QUEUE_EMPTY, recvs.dequeue(e));
             int firstPolls = 0;
             int withCreditWork = 0;
             for (int i = 0; i < messages; i++) {
-                assertEquals(DatReturn.DAT_SUCCESS, pair.active().postSend(1,
-                        Iov.allocate(arena, 1).set(0, lmr, 2048, 64), i, 0));
+                r.send(arena, i);
                 LockSupport.parkNanos(2_000_000L);
                 long deadline = System.nanoTime() + 5_000_000_000L;
                 long before = creditSteps(ia);
@@ -210,6 +191,34 @@ class OfiProgressTest {
                     + " polls that found the message at their first read ran the credit work (at most " + most + ")");
         } finally {
             ia.close(DatCloseFlags.ABRUPT);
+        }
+    }
+
+    /**
+     * A connected tcp pair whose passive side has receives posted 64 B apart in {@link #lmr}, completing on {@link
+     * #recvs}, with the progress thread stopped once its steps wrote the receives' advert (so no send waits for
+     * credit).
+     */
+    private record Receiving(DatEvd recvs, TcpPair pair, DatLmr lmr) {
+
+        static Receiving posted(OfiIa ia, Arena arena, int receives) {
+            DatPz pz = ia.createPz();
+            DatEvd recvs = ia.createEvd(64, null, DatEvdFlags.DTO);
+            TcpPair pair = TcpPair.connect(ia, pz, recvs);
+            DatLmr lmr = ia.createLmr(pz, arena.allocate(4096, 64), DatMemPriv.LOCAL_READ | DatMemPriv.LOCAL_WRITE);
+            for (int i = 0; i < receives; i++) {
+                assertEquals(DatReturn.DAT_SUCCESS, pair.passive().postRecv(1,
+                        Iov.allocate(arena, 1).set(0, lmr, 64L * i, 64), i, 0));
+            }
+            LockSupport.parkNanos(20_000_000L);
+            ia.progressThread().stop();
+            return new Receiving(recvs, pair, lmr);
+        }
+
+        /** The active side sends 64 B with {@code cookie}. */
+        void send(Arena arena, int cookie) {
+            assertEquals(DatReturn.DAT_SUCCESS, pair.active().postSend(1,
+                    Iov.allocate(arena, 1).set(0, lmr, 2048, 64), cookie, 0));
         }
     }
 
