@@ -333,8 +333,8 @@ final class OfiEvd extends AbstractEvd<OfiIa> {
      * out of events into, or for the poll after {@link #QUICK_POLLS} such polls in a row: the credit word read, held
      * sends released, a due advert written ({@link OfiIa#creditProgress}), and the IA's step when due ({@link
      * OfiIa#stepIfDue}); a consumer that stops polling leaves them to the progress thread, as it does after any
-     * poll. An advert falling due here stamps its grace from
-     * the last consumer step's clock ({@link OfiIa#consumerDrainBegins}). Under the IA's lock; a new step begins.
+     * poll. An advert falling due here stamps its grace from the last consumer step's clock ({@link
+     * OfiIa#consumerDrainBegins}). Under the IA's lock; a new step begins.
      *
      * @return whether it read the CQs
      */
