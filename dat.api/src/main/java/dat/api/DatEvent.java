@@ -140,11 +140,18 @@ public final class DatEvent {
      */
     public DatEvent setDtoCompletion(DatEvd from, DatEp endpoint, long cookie, DatDtoStatus status,
                                      long length) {
-        clear(DatEventType.DTO_COMPLETION, from);
-        this.ep = endpoint;
-        this.userCookie = cookie;
-        this.dtoStatus = status;
-        this.transferredLength = length;
+        if (type != DatEventType.DTO_COMPLETION) {
+            clear(DatEventType.DTO_COMPLETION, from);
+        } else {
+            // The holder of a polling loop: every field a DTO completion does not carry is already clear (only the
+            // set* methods write those, each after clear, and copyFrom copies a holder written the same way).
+            evd = from;
+            nmore = 0;
+        }
+        ep = endpoint;
+        userCookie = cookie;
+        dtoStatus = status;
+        transferredLength = length;
         return this;
     }
 
