@@ -180,20 +180,18 @@ final class OfiRdmLink {
     }
 
     private static boolean listenAt(OfiIa ia, String call, int port, Consumer<RdmControl> onRequest, boolean must) {
-        boolean taken;
-        FiException why = null;
+        String why;
         try {
-            taken = !ia.rdm.listen(port, onRequest);
+            why = ia.rdm.listen(port, onRequest);
         } catch (FiException e) {
-            // shm's fi_enable refuses a name another endpoint of the host holds.
-            taken = true;
-            why = e;
+            // shm's fi_enable refuses a name the plane found free, when another endpoint took it meanwhile.
+            why = e.getMessage();
         }
-        if (taken && must) {
+        if (why != null && must) {
             throw new DatException(DatReturn.CONN_QUAL_IN_USE, call + ": conn_qual " + port + " is in use on "
-                    + ia.name() + (why == null ? "" : " (" + why.getMessage() + ")"));
+                    + ia.name() + " (" + why + ")");
         }
-        return !taken;
+        return why == null;
     }
 
     long peer() {

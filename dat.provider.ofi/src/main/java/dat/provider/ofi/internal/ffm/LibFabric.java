@@ -192,6 +192,8 @@ public final class LibFabric {
     public static final int FI_ENOMEM = 12;
     /** {@code FI_EACCES}. */
     public static final int FI_EACCES = 13;
+    /** {@code FI_EBUSY}. */
+    public static final int FI_EBUSY = 16;
     /** {@code FI_EINVAL}. */
     public static final int FI_EINVAL = 22;
     /** {@code FI_ENOSYS}. */

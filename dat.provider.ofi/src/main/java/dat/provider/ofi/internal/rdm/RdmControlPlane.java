@@ -2,6 +2,7 @@
 package dat.provider.ofi.internal.rdm;
 
 import dat.api.DatEventType;
+import dat.provider.ofi.internal.ffm.FiException;
 import dat.provider.ofi.internal.ffm.LibFabric;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -141,20 +142,36 @@ public final class RdmControlPlane implements AutoCloseable {
      *
      * @param qualifier its connection qualifier
      * @param onRequest called from {@link #progress} with every well-formed request that arrives
-     * @return false when the IA already listens there
-     * @throws dat.provider.ofi.internal.ffm.FiException when the fabric refuses the name (another process holds
-     *     it)
+     * @return {@code null} when it listens, or why not: the IA listens there already, or a live process (this one
+     *     included) holds the qualifier's name
+     * @throws FiException when the fabric refuses the name
      */
-    public boolean listen(long qualifier, Consumer<RdmControl> onRequest) {
+    public String listen(long qualifier, Consumer<RdmControl> onRequest) {
         if (listens.containsKey(qualifier)) {
-            return false;
+            return "this IA listens there";
+        }
+        String region = regionName(qualifier);
+        long holder = ShmIntroductions.holder(region);
+        if (holder > 0) {
+            // Asked first, as shm's refusal of a held name removes the holder's file (ShmIntroductions#holder).
+            return "process " + holder + " listens there";
         }
         byte[] name = listenName(qualifier);
-        RdmEndpoint ep = new RdmEndpoint(fi, domain, info, Arrays.copyOf(name, name.length - 1));
+        byte[] address = Arrays.copyOf(name, name.length - 1);
+        RdmEndpoint ep;
+        try {
+            ep = new RdmEndpoint(fi, domain, info, address);
+        } catch (FiException e) {
+            if (holder != ShmIntroductions.STALE || e.errno() != LibFabric.FI_EBUSY) {
+                throw e;
+            }
+            // A file no process maps whose pid lives: shm took it for held and removed it, so the name is free now.
+            ep = new RdmEndpoint(fi, domain, info, address);
+        }
         Listen added = new Listen(qualifier, ep, onRequest);
         listens.put(qualifier, added);
         listenList.add(added);
-        return true;
+        return null;
     }
 
     /**

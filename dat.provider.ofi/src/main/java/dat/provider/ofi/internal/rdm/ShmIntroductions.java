@@ -2,6 +2,7 @@
 package dat.provider.ofi.internal.rdm;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
@@ -13,6 +14,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Arrays;
 import java.util.function.Function;
+import java.util.stream.Stream;
 
 /**
  * The introductions an shm 1.17 endpoint sent that a live process has not taken in yet. Ahead of an endpoint's first
@@ -28,6 +30,8 @@ import java.util.function.Function;
  * smr_region}, {@code struct smr_peer_data}); a file that differs in any field this reads (the layout's version, the
  * owner's pid, the region's size, where the peer table lies) is not interpreted, and the endpoint is taken to await
  * nobody, as before this check.
+ *
+ * <p>It also tells who holds a region's name ({@link #holder}), which a listen endpoint asks before it takes one.
  */
 public final class ShmIntroductions {
 
@@ -46,6 +50,11 @@ public final class ShmIntroductions {
     private static final int PEER_DATA = NAME_MAX + 8 + 4 + 4;
     private static final int OFF_ID = NAME_MAX;
     private static final int OFF_NAME_SENT = NAME_MAX + 12;
+
+    /** {@link #holder}: no file of that name. */
+    public static final long NONE = -1;
+    /** {@link #holder}: a file that no live process maps. */
+    public static final long STALE = 0;
 
     private ShmIntroductions() {
     }
@@ -90,6 +99,36 @@ public final class ShmIntroductions {
         return 0;
     }
 
+    /**
+     * {@return who holds the region file {@code name}: the pid of a live process that maps it (this one included),
+     * {@link #STALE} for a file no live process maps, or {@link #NONE} when there is no file} shm 1.17's
+     * {@code fi_enable} of an endpoint named after an existing region reads the pid the file records and, when that
+     * process lives, refuses the name ({@code -FI_EBUSY}) and removes the file on the way out ({@code smr_retry_map}):
+     * the holder's endpoint stays, but no process can look its name up any more. A pid is checked against the
+     * process's mappings, as a listener that ended without removing its file (killed) leaves a pid another process
+     * may have since; shm takes that one for a holder too, and removes the file.
+     *
+     * @param name the file's name in {@code /dev/shm}
+     */
+    public static long holder(String name) {
+        Path file = fileOf(name);
+        ByteBuffer header = read(file, OFF_PID + 4);
+        if (header == null) {
+            return file != null && Files.exists(file) ? STALE : NONE;
+        }
+        long pid = livePid(header);
+        if (pid == 0) {
+            return STALE;
+        }
+        String path = file.toString();
+        try (Stream<String> maps = Files.lines(Path.of("/proc", Long.toString(pid), "maps"))) {
+            // A mapping of the file as it is now ends with its path; one of a removed file ends "(deleted)".
+            return maps.anyMatch(m -> m.endsWith(path)) ? pid : STALE;
+        } catch (IOException | UncheckedIOException e) { // its mappings cannot be read (another user's): a holder
+            return pid;
+        }
+    }
+
     private static boolean isShm(byte[] address) {
         byte[] scheme = RdmEndpoint.SHM_SCHEME.getBytes(StandardCharsets.US_ASCII);
         return address.length > scheme.length && Arrays.equals(address, 0, scheme.length, scheme, 0, scheme.length);
@@ -105,15 +144,17 @@ public final class ShmIntroductions {
         if (then != null && !then.equals(regionKey(file.getFileName().toString()))) {
             return 0;
         }
-        ByteBuffer header = read(file, OFF_PID + 4);
+        long pid = livePid(read(file, OFF_PID + 4));
+        return pid == self() ? 0 : pid;
+    }
+
+    /** {@return the pid a region's header records when it is laid out as 1.17's and that process lives, or 0} */
+    private static long livePid(ByteBuffer header) {
         if (header == null || header.get(OFF_VERSION) != VERSION) {
             return 0;
         }
         long pid = header.getInt(OFF_PID);
-        if (pid <= 0 || pid == self()) {
-            return 0;
-        }
-        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) ? pid : 0;
+        return pid > 0 && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) ? pid : 0;
     }
 
     /**

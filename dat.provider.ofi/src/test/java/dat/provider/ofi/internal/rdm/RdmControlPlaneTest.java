@@ -3,13 +3,15 @@ package dat.provider.ofi.internal.rdm;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dat.api.DatEventType;
-import dat.provider.ofi.internal.ffm.FiException;
 import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -87,8 +89,8 @@ class RdmControlPlaneTest {
         long q = qualifier();
         try (RdmControlPlane active = plane(); RdmControlPlane passive = plane()) {
             List<RdmControl> requests = new ArrayList<>();
-            assertTrue(passive.listen(q, requests::add));
-            assertFalse(passive.listen(q, requests::add), "the IA listens there already");
+            assertNull(passive.listen(q, requests::add));
+            assertEquals("this IA listens there", passive.listen(q, requests::add));
             Ep a = new Ep();
             Ep p = new Ep();
             RdmAssociation ca = active.associate(1, RdmTags.epTarget(1), new byte[0], 4, a::event, () -> a.flushes++,
@@ -128,13 +130,13 @@ class RdmControlPlaneTest {
     void aQualifierListenedAtAgainIsReachedByAPlaneThatNeverSawIt() {
         long q = qualifier();
         try (RdmControlPlane passive = plane()) {
-            assertTrue(passive.listen(q, r -> { }));
+            assertNull(passive.listen(q, r -> { }));
             passive.unlisten(q);
             // A plane opened between takes the closed region's address, so the stale entry does not meet the new
             // listener's region there by chance: it names this plane's.
             try (RdmControlPlane between = plane(); RdmControlPlane active = plane()) {
                 List<RdmControl> requests = new ArrayList<>();
-                assertTrue(passive.listen(q, requests::add), "listens again");
+                assertNull(passive.listen(q, requests::add), "listens again");
                 Ep a = new Ep();
                 RdmAssociation ca = active.associate(1, RdmTags.epTarget(1), new byte[0], 4, a::event,
                         () -> a.flushes++, message -> { });
@@ -175,14 +177,50 @@ class RdmControlPlaneTest {
         }
     }
 
+    /**
+     * The name stays the first IA's: shm's own refusal ({@code fi_enable}, EBUSY) removed the region's file on the way
+     * out, and the first listener was reached by no process that looked its name up afterwards.
+     */
     @Test
-    void aQualifierAnotherIaListensAtIsRefused() {
+    void aQualifierAnotherIaListensAtIsRefusedAndStaysTheFirstIas() {
         long q = qualifier();
+        String file = "jdat-" + q;
         try (RdmControlPlane one = plane(); RdmControlPlane two = plane()) {
-            one.listen(q, r -> { });
-            assertThrows(FiException.class, () -> two.listen(q, r -> { }));
+            assertNull(one.listen(q, r -> { }));
+            Object region = ShmIntroductions.regionKey(file);
+            assertEquals("process " + ProcessHandle.current().pid() + " listens there", two.listen(q, r -> { }));
+            assertEquals(region, ShmIntroductions.regionKey(file), "the first listener's region file");
             one.unlisten(q);
-            assertTrue(two.listen(q, r -> { }), "free again once unlistened");
+            assertNull(two.listen(q, r -> { }), "free again once unlistened");
+        }
+    }
+
+    /**
+     * A listener killed leaves its region's file, and its pid may be another process's by the time the qualifier is
+     * listened at again: shm took that process for the name's holder, refused the name and removed the file, and
+     * {@code dat_psp_create} failed with CONN_QUAL_IN_USE where nobody listened (OfiShmEarlyCloseTest's listener,
+     * with the host's pids wrapped around).
+     */
+    @Test
+    void aQualifierWhoseLeftFileNamesALiveProcessThatDoesNotMapItIsListenedAt() throws Exception {
+        long q = qualifier();
+        Path file = Path.of("/dev/shm", "jdat-" + q);
+        Process other = new ProcessBuilder("sleep", "60").start();
+        try (RdmControlPlane passive = plane(); RdmControlPlane active = plane()) {
+            ByteBuffer header = ByteBuffer.allocate(4096).order(ByteOrder.nativeOrder());
+            header.put(0, (byte) 4).putInt(4, (int) other.pid());
+            Files.write(file, header.array());
+            List<RdmControl> requests = new ArrayList<>();
+            assertNull(passive.listen(q, requests::add));
+            assertEquals(ProcessHandle.current().pid(), ShmIntroductions.holder("jdat-" + q), "the name is this one's");
+            Ep a = new Ep();
+            RdmAssociation ca = active.associate(1, RdmTags.epTarget(1), new byte[0], 4, a::event, () -> a.flushes++,
+                    message -> { });
+            ca.connect(5, q, null, 5000 * MS, System.nanoTime());
+            until(() -> !requests.isEmpty(), active, passive);
+        } finally {
+            other.destroyForcibly();
+            Files.deleteIfExists(file);
         }
     }
 

@@ -3,6 +3,7 @@ package dat.provider.ofi.internal.rdm;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dat.api.DatEventType;
@@ -82,7 +83,7 @@ class RdmPeerGoneTest {
             assertEquals(2, events.size(), "one outcome, nothing after it");
             // The killed process left its listen name's region behind (/dev/shm/jdat-<q>): the qualifier must
             // still be usable by a new listener, as a TCP port of a dead process is.
-            assertTrue(plane.listen(q, r -> { }), "the dead process's qualifier listens again");
+            assertNull(plane.listen(q, r -> { }), "the dead process's qualifier listens again");
             plane.unlisten(q);
         } finally {
             victim.destroyForcibly();

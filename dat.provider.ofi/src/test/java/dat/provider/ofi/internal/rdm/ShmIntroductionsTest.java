@@ -6,9 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -112,6 +115,34 @@ class ShmIntroductionsTest {
         assertEquals(0, awaited(address("absent")));
         byte[] tcp = {2, 0, 0x1d, 0x4c, 127, 0, 0, 1};
         assertEquals(0, awaited(tcp), "a tcp address");
+    }
+
+    @Test
+    void aRegionIsHeldByTheLiveProcessThatMapsIt() throws IOException {
+        region("mine", ProcessHandle.current().pid(), 4);
+        try (FileChannel c = FileChannel.open(Path.of("/dev/shm", tag + "mine"), StandardOpenOption.READ)) {
+            MappedByteBuffer mapped = c.map(FileChannel.MapMode.READ_ONLY, 0, 4096);
+            assertEquals(ProcessHandle.current().pid(), ShmIntroductions.holder(tag + "mine"));
+            assertEquals(4, mapped.get(0), "the mapping the holder is known by");
+        }
+    }
+
+    @Test
+    void aRegionNoLiveProcessMapsIsStaleAndAMissingOneIsNone() throws Exception {
+        region("reused", sleeper.pid(), 4);
+        assertEquals(ShmIntroductions.STALE, ShmIntroductions.holder(tag + "reused"), "a live pid that maps it not");
+        Process ended = new ProcessBuilder("true").start();
+        ended.waitFor();
+        region("dead", ended.pid(), 4);
+        assertEquals(ShmIntroductions.STALE, ShmIntroductions.holder(tag + "dead"));
+        region("other", ProcessHandle.current().pid(), 3);
+        assertEquals(ShmIntroductions.STALE, ShmIntroductions.holder(tag + "other"), "another layout's");
+        Path empty = Path.of("/dev/shm", tag + "empty");
+        files.add(empty);
+        Files.write(empty, new byte[0]);
+        assertEquals(ShmIntroductions.STALE, ShmIntroductions.holder(tag + "empty"), "a file not written yet");
+        assertEquals(ShmIntroductions.NONE, ShmIntroductions.holder(tag + "absent"));
+        assertEquals(ShmIntroductions.NONE, ShmIntroductions.holder("a/b"), "a name with a '/' names no region");
     }
 
     /** {@link ShmIntroductions#awaitedBy} with no name's region known at the request: every live owner counts. */
