@@ -285,16 +285,15 @@ final class OfiRdmLink {
             FiAvAttr.count(avAttr, 4);
             ia.fi.check("fi_av_open", Fi.fi_av_open(domain, avAttr, out));
             av = out.get(ADDRESS, 0).reinterpret(FidAv.SIZEOF);
-            ia.fi.check("fi_endpoint", Fi.fi_endpoint(domain, ia.info, out));
-            MemorySegment e = out.get(ADDRESS, 0).reinterpret(FidEp.SIZEOF);
-            fid = e;
             OfiEvd tx = ep.requestEvd != null ? ep.requestEvd : ia.orphanCq;
             OfiEvd rx = ep.recvEvd != null ? ep.recvEvd : ia.orphanCq;
-            ia.fi.check("fi_ep_bind(av)", Fi.fi_ep_bind(e, av, 0));
             MemorySegment txCq = tx.cqFor(call, domain);
             MemorySegment rxCq = rx.cqFor(call, domain);
-            ia.bindCqs(e, txCq, rxCq);
-            ia.fi.check("fi_enable", Fi.fi_enable(e));
+            MemorySegment e = RdmEndpoint.enabled(ia.fi, domain, ia.info, RdmEndpoint.STALE_NAMES, d -> {
+                ia.fi.check("fi_ep_bind(av)", Fi.fi_ep_bind(d, av, 0));
+                ia.bindCqs(d, txCq, rxCq);
+            });
+            fid = e;
             MemorySegment buf = arena.allocate(RdmControl.MAX_ADDRESS);
             MemorySegment len = arena.allocate(JAVA_LONG);
             len.set(JAVA_LONG, 0, RdmControl.MAX_ADDRESS);

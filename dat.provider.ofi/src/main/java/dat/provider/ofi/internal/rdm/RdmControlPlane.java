@@ -2,7 +2,6 @@
 package dat.provider.ofi.internal.rdm;
 
 import dat.api.DatEventType;
-import dat.provider.ofi.internal.ffm.FiException;
 import dat.provider.ofi.internal.ffm.LibFabric;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -144,7 +143,7 @@ public final class RdmControlPlane implements AutoCloseable {
      * @param onRequest called from {@link #progress} with every well-formed request that arrives
      * @return {@code null} when it listens, or why not: the IA listens there already, or a live process (this one
      *     included) holds the qualifier's name
-     * @throws FiException when the fabric refuses the name
+     * @throws dat.provider.ofi.internal.ffm.FiException when the fabric refuses the name
      */
     public String listen(long qualifier, Consumer<RdmControl> onRequest) {
         if (listens.containsKey(qualifier)) {
@@ -157,17 +156,8 @@ public final class RdmControlPlane implements AutoCloseable {
             return "process " + holder + " listens there";
         }
         byte[] name = listenName(qualifier);
-        byte[] address = Arrays.copyOf(name, name.length - 1);
-        RdmEndpoint ep;
-        try {
-            ep = new RdmEndpoint(fi, domain, info, address);
-        } catch (FiException e) {
-            if (holder != ShmIntroductions.STALE || e.errno() != LibFabric.FI_EBUSY) {
-                throw e;
-            }
-            // A file no process maps whose pid lives: shm took it for held and removed it, so the name is free now.
-            ep = new RdmEndpoint(fi, domain, info, address);
-        }
+        RdmEndpoint ep = new RdmEndpoint(fi, domain, info, Arrays.copyOf(name, name.length - 1),
+                holder == ShmIntroductions.STALE);
         Listen added = new Listen(qualifier, ep, onRequest);
         listens.put(qualifier, added);
         listenList.add(added);

@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * One RDM endpoint with its own address vector and completion queue: what the protocol's control and listen
@@ -46,6 +47,9 @@ public final class RdmEndpoint implements AutoCloseable {
     public static final int RECEIVES = 16;
 
     private static final int CQ_SIZE = 256;
+
+    /** How many endpoints in a row a name shm picks may find left by an ended process ({@link #enabled}). */
+    public static final int STALE_NAMES = 64;
 
     // Context of a receive: its slot with this bit set, so a completion tells receives from sends.
     private static final long RECEIVE_BIT = 1L << 62;
@@ -109,8 +113,24 @@ public final class RdmEndpoint implements AutoCloseable {
      * @param name the endpoint's address in the fabric's format, or {@code null} for one the fabric picks
      * @throws FiException when libfabric refuses; nothing stays open then
      */
-    @SuppressWarnings("MustBeClosedChecker") // the arena belongs to the endpoint: close() closes it
     public RdmEndpoint(LibFabric fi, MemorySegment domain, MemorySegment info, byte[] name) {
+        this(fi, domain, info, name, false);
+    }
+
+    /**
+     * Opens the endpoint as {@link #RdmEndpoint(LibFabric, MemorySegment, MemorySegment, byte[])} does.
+     *
+     * @param fi libfabric
+     * @param domain the IA's domain
+     * @param info the IA's {@code fi_info} (an {@code FI_EP_RDM} entry)
+     * @param name the endpoint's address in the fabric's format, or {@code null} for one the fabric picks
+     * @param staleName whether a file under {@code name} was found that no live process maps
+     *     ({@link ShmIntroductions#holder}): shm refuses such a name once and removes the file, and the endpoint is
+     *     opened again ({@link #enabled})
+     * @throws FiException when libfabric refuses; nothing stays open then
+     */
+    @SuppressWarnings("MustBeClosedChecker") // the arena belongs to the endpoint: close() closes it
+    public RdmEndpoint(LibFabric fi, MemorySegment domain, MemorySegment info, byte[] name, boolean staleName) {
         this.fi = fi;
         this.named = name != null;
         MemorySegment a = MemorySegment.NULL;
@@ -129,16 +149,19 @@ public final class RdmEndpoint implements AutoCloseable {
             FiCqAttr.waitObj(cqAttr, LibFabric.FI_WAIT_NONE);
             fi.check("fi_cq_open", Fi.fi_cq_open(domain, cqAttr, out));
             c = out.get(ADDRESS, 0).reinterpret(FidCq.SIZEOF);
-            fi.check("fi_endpoint", Fi.fi_endpoint(domain, info, out));
-            e = out.get(ADDRESS, 0).reinterpret(FidEp.SIZEOF);
-            fi.check("fi_ep_bind(av)", Fi.fi_ep_bind(e, a, 0));
-            fi.check("fi_ep_bind(cq)", Fi.fi_ep_bind(e, c, LibFabric.FI_SEND | LibFabric.FI_RECV));
-            if (name != null) {
-                MemorySegment n = arena.allocate(name.length + 1L);
+            MemorySegment boundAv = a;
+            MemorySegment boundCq = c;
+            MemorySegment n = name == null ? null : arena.allocate(name.length + 1L);
+            if (n != null) {
                 n.copyFrom(MemorySegment.ofArray(name));
-                fi.check("fi_setname", Fi.fi_setname(e, n, name.length + 1L));
             }
-            fi.check("fi_enable", Fi.fi_enable(e));
+            e = enabled(fi, domain, info, name == null ? STALE_NAMES : staleName ? 1 : 0, ep -> {
+                fi.check("fi_ep_bind(av)", Fi.fi_ep_bind(ep, boundAv, 0));
+                fi.check("fi_ep_bind(cq)", Fi.fi_ep_bind(ep, boundCq, LibFabric.FI_SEND | LibFabric.FI_RECV));
+                if (n != null) {
+                    fi.check("fi_setname", Fi.fi_setname(ep, n, n.byteSize()));
+                }
+            });
             this.name = getname(e);
             this.key = key(this.name);
             record(key);
@@ -167,6 +190,43 @@ public final class RdmEndpoint implements AutoCloseable {
             if (rc < 0) {
                 close();
                 fi.check("fi_trecvmsg", rc);
+            }
+        }
+    }
+
+    /**
+     * {@return an endpoint of {@code info} on {@code domain}, bound by {@code bind}, enabled} shm 1.17 refuses to
+     * enable an endpoint whose region's file exists and records a live pid ({@code -FI_EBUSY}, {@code smr_retry_map})
+     * and removes that file as it refuses. A name shm picks is the process's pid and a count, so a file under it is
+     * one a process that had this pid left when it ended without closing (killed), once the host's pids came round to
+     * this process (a JVM's threads take pids too); such a process left one file per endpoint it had, named in a row,
+     * and each refusal here meets the next. An endpoint refused so is opened again, at most {@code reopen} times: an IA
+     * whose first control endpoint met one could not open ({@code OfiShmEarlyCloseTest}'s listener, in CI).
+     *
+     * @param fi libfabric
+     * @param domain the domain
+     * @param info the {@code fi_info} to open
+     * @param reopen how many times an endpoint refused EBUSY is opened again
+     * @param bind binds the new endpoint (AV, CQs, name) before it is enabled
+     * @throws FiException when libfabric refuses otherwise, or more often; the endpoint is closed then
+     */
+    public static MemorySegment enabled(LibFabric fi, MemorySegment domain, MemorySegment info, int reopen,
+            Consumer<MemorySegment> bind) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(ADDRESS);
+            for (int tries = 0; ; tries++) {
+                fi.check("fi_endpoint", Fi.fi_endpoint(domain, info, out));
+                MemorySegment e = out.get(ADDRESS, 0).reinterpret(FidEp.SIZEOF);
+                try {
+                    bind.accept(e);
+                    fi.check("fi_enable", Fi.fi_enable(e));
+                    return e;
+                } catch (FiException x) {
+                    Fi.fi_close(e);
+                    if (x.errno() != LibFabric.FI_EBUSY || tries >= reopen) {
+                        throw x;
+                    }
+                }
             }
         }
     }
